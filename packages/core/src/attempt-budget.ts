@@ -1,0 +1,70 @@
+import { BudgetExhaustedError } from './errors/errors.js'
+import { throwIfAborted } from './sync.js'
+import { assertSafeInteger } from './validate.js'
+
+/** What {@link AttemptBudget.take} returns: the 1-based number of the attempt it accepted. */
+export interface AttemptTicket {
+  readonly attempt: number
+  readonly limit: number
+}
+
+/**
+ * A call-attempt port: at most `limit` attempts are ever accepted.
+ *
+ * Resolving what to call, or finding the signal already aborted, consumes nothing. An accepted attempt
+ * takes one unit synchronously (so atomically, before any I/O starts) and is never refunded, even when
+ * the call then fails. Share one budget between bindings to meter them together.
+ *
+ * @example
+ * ```ts
+ * import { AttemptBudget } from '@agent-core/core'
+ * const budget = new AttemptBudget(2)
+ * budget.take({ signal })   // attempt 1
+ * budget.take({ signal })   // attempt 2
+ * budget.take({ signal })   // throws BudgetExhaustedError
+ * ```
+ */
+export class AttemptBudget {
+  readonly limit: number
+  #used = 0
+
+  /** @param limit - how many attempts may be accepted; a non-negative safe integer */
+  constructor(limit: number) {
+    assertSafeInteger(limit, 'AttemptBudget limit', { min: 0 })
+    this.limit = limit
+  }
+
+  /** Attempts accepted so far. */
+  get used(): number {
+    return this.#used
+  }
+
+  /** Attempts still available. */
+  get remaining(): number {
+    return this.limit - this.#used
+  }
+
+  /**
+   * Accepts one attempt. Checks the signal first (an aborted signal consumes nothing), then the limit.
+   * @throws {@link AbortedError} when the signal is aborted; {@link BudgetExhaustedError} when none is left
+   */
+  take(options: { readonly signal?: AbortSignal | undefined; readonly label?: string } = {}): AttemptTicket {
+    throwIfAborted(options.signal, `before attempt${options.label ? ` "${options.label}"` : ''}`)
+    if (this.#used >= this.limit) {
+      throw new BudgetExhaustedError(
+        `The attempt budget of ${this.limit} is used up${options.label ? ` (at "${options.label}")` : ''}. Give the run a larger AttemptBudget or stop retrying.`,
+        { details: { limit: this.limit, used: this.#used, label: options.label } },
+      )
+    }
+    this.#used += 1
+    return { attempt: this.#used, limit: this.limit }
+  }
+
+  /** Like {@link AttemptBudget.take} but returns `undefined` instead of throwing when none is left. */
+  tryTake(options: { readonly signal?: AbortSignal | undefined; readonly label?: string } = {}): AttemptTicket | undefined {
+    throwIfAborted(options.signal, `before attempt${options.label ? ` "${options.label}"` : ''}`)
+    if (this.#used >= this.limit) return undefined
+    this.#used += 1
+    return { attempt: this.#used, limit: this.limit }
+  }
+}

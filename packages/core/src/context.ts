@@ -1,0 +1,95 @@
+import type { AttemptBudget } from './attempt-budget.js'
+import { createDiagnostics, type DiagnosticSink, type Diagnostics } from './diagnostics.js'
+import { describeValue } from './errors/agent-core-error.js'
+import { InvalidInputError } from './errors/errors.js'
+import { isAbortSignal } from './validate.js'
+
+/**
+ * The per-run context every I/O-facing kit receives. Definitions are static; whatever belongs to one run
+ * (identity, stores, budgets) travels here, in `app`.
+ */
+export interface OperationContext<App = unknown> {
+  /** Cancels the run. */
+  readonly signal: AbortSignal
+  /** The App's own per-run state: identity, stores, quotas. agent-core never reads inside it. */
+  readonly app: App
+  /** Where this scope's diagnostics go. */
+  readonly diagnostics: Diagnostics
+  /** Optional call-attempt port shared by the run's model and tool calls. */
+  readonly attemptBudget?: AttemptBudget | undefined
+  /** The run's clock in epoch milliseconds. Default `Date.now`. */
+  readonly now: () => number
+}
+
+/**
+ * What callers may pass where a context is expected: every field is optional, and `diagnostics` may be a
+ * ready {@link Diagnostics} or just a sink.
+ */
+export interface OperationContextInit<App = unknown> {
+  readonly signal?: AbortSignal | undefined
+  readonly app?: App
+  readonly diagnostics?: Diagnostics | DiagnosticSink | undefined
+  readonly attemptBudget?: AttemptBudget | undefined
+  readonly now?: (() => number) | undefined
+}
+
+const NEVER_ABORTED: AbortSignal = new AbortController().signal
+
+function isDiagnostics(value: unknown): value is Diagnostics {
+  return typeof value === 'object' && value !== null && typeof (value as Diagnostics).emit === 'function' && typeof (value as Diagnostics).child === 'function'
+}
+
+/**
+ * Builds a complete {@link OperationContext} from a partial one, checking each field's type. A complete
+ * context is returned unchanged.
+ * @throws {@link InvalidInputError} when a field has the wrong type
+ * @example
+ * ```ts
+ * import { createOperationContext } from '@agent-core/core'
+ * const controller = new AbortController()
+ * const context = createOperationContext({ app: { userId: 'u1' }, signal: controller.signal })
+ * ```
+ */
+export function createOperationContext<App = undefined>(init: OperationContextInit<App> = {}): OperationContext<App> {
+  if (typeof init !== 'object' || init === null) {
+    throw new InvalidInputError(`An operation context must be an object, but got ${describeValue(init)}. Pass { signal, app, diagnostics }.`)
+  }
+  const { signal, diagnostics, attemptBudget, now } = init
+  if (signal !== undefined && !isAbortSignal(signal)) {
+    throw new InvalidInputError(`context.signal must be an AbortSignal, but got ${describeValue(signal)}.`, { details: { field: 'signal' } })
+  }
+  if (now !== undefined && typeof now !== 'function') {
+    throw new InvalidInputError(`context.now must be a function returning epoch milliseconds, but got ${describeValue(now)}.`, { details: { field: 'now' } })
+  }
+  if (attemptBudget !== undefined && (typeof attemptBudget !== 'object' || attemptBudget === null || typeof attemptBudget.take !== 'function')) {
+    throw new InvalidInputError(`context.attemptBudget must be an AttemptBudget, but got ${describeValue(attemptBudget)}.`, { details: { field: 'attemptBudget' } })
+  }
+  if (diagnostics !== undefined && typeof diagnostics !== 'function' && !isDiagnostics(diagnostics)) {
+    throw new InvalidInputError(`context.diagnostics must be a Diagnostics or a sink function, but got ${describeValue(diagnostics)}.`, { details: { field: 'diagnostics' } })
+  }
+  if (signal !== undefined && isDiagnostics(diagnostics) && now !== undefined && 'app' in init) {
+    return init as OperationContext<App>
+  }
+  const clock = now ?? Date.now
+  return {
+    signal: signal ?? NEVER_ABORTED,
+    app: init.app as App,
+    diagnostics: isDiagnostics(diagnostics) ? diagnostics : createDiagnostics(typeof diagnostics === 'function' ? { sink: diagnostics, now: clock } : { now: clock }),
+    attemptBudget,
+    now: clock,
+  }
+}
+
+/**
+ * A context for a named sub-scope: same signal, app, budget and clock; diagnostics carry `name` appended
+ * to the scope path.
+ * @example
+ * ```ts
+ * import { childContext } from '@agent-core/core'
+ * const loopContext = childContext(context, 'loop')
+ * loopContext.diagnostics.scope // [...context.diagnostics.scope, 'loop']
+ * ```
+ */
+export function childContext<App>(context: OperationContext<App>, name: string): OperationContext<App> {
+  return { ...context, diagnostics: context.diagnostics.child(name) }
+}

@@ -1,0 +1,86 @@
+const MARKER = Symbol.for('@agent-core/error')
+
+/** Options shared by every agent-core error. */
+export interface AgentCoreErrorOptions {
+  /** The underlying error or value that caused this one. */
+  readonly cause?: unknown
+  /** Structured fields that say what was wrong (ids, limits, the offending value's type, ...). */
+  readonly details?: Readonly<Record<string, unknown>>
+}
+
+/**
+ * The one base class of every error agent-core throws.
+ *
+ * Branch on the stable string {@link AgentCoreError.code}, never on the message. `isInstance` works across
+ * two loaded copies of the package (it checks a `Symbol.for` marker, not the prototype chain), so it is
+ * safe where `instanceof` is not.
+ *
+ * @example
+ * ```ts
+ * import { AgentCoreError, DuplicateIdError } from '@agent-core/core'
+ *
+ * try {
+ *   registry.register({ id: 'search' })
+ * } catch (error) {
+ *   if (DuplicateIdError.isInstance(error)) console.log(error.details.id)
+ *   else if (AgentCoreError.isInstance(error)) console.log(error.code)
+ *   else throw error
+ * }
+ * ```
+ */
+export class AgentCoreError extends Error {
+  /** The code an instance of this class carries; `undefined` on the base class (any code). */
+  static readonly code: string | undefined = undefined
+  /** A stable, machine-readable reason such as `duplicate-id` or `budget-exhausted`. */
+  readonly code: string
+  /** Structured fields describing the failure. */
+  readonly details: Readonly<Record<string, unknown>>
+
+  constructor(code: string, message: string, options: AgentCoreErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause })
+    this.name = new.target.name
+    this.code = code
+    this.details = Object.freeze({ ...(options.details ?? {}) })
+    Object.defineProperty(this, MARKER, { value: true, enumerable: false })
+  }
+
+  /**
+   * True when `value` is an agent-core error of this class's code, even when it was thrown by another
+   * loaded copy of the package. On the base class, true for any agent-core error.
+   */
+  static isInstance<T extends abstract new (...args: never[]) => AgentCoreError>(
+    this: T & { readonly code: string | undefined },
+    value: unknown,
+  ): value is InstanceType<T> {
+    if (typeof value !== 'object' || value === null || (value as Record<symbol, unknown>)[MARKER] !== true)
+      return false
+    return this.code === undefined || (value as { code?: unknown }).code === this.code
+  }
+}
+
+/** Describes a value for an error message without printing it whole. */
+export function describeValue(value: unknown): string {
+  if (value === null) return 'null'
+  if (Array.isArray(value)) return `an array of length ${value.length}`
+  switch (typeof value) {
+    case 'undefined':
+      return 'undefined'
+    case 'number':
+      return Number.isNaN(value) ? 'NaN' : `the number ${value}`
+    case 'bigint':
+      return `the bigint ${value}n`
+    case 'string':
+      return value.length > 40 ? `a string of length ${value.length}` : `the string ${JSON.stringify(value)}`
+    case 'boolean':
+      return `the boolean ${value}`
+    case 'symbol':
+      return 'a symbol'
+    case 'function':
+      return 'a function'
+    default: {
+      if (typeof (value as { then?: unknown }).then === 'function') return 'a thenable (Promise)'
+      const name = Object.getPrototypeOf(value)?.constructor?.name
+      return name && name !== 'Object' ? `an instance of ${name}` : 'an object'
+    }
+  }
+}

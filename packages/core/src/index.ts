@@ -1,0 +1,69 @@
+/**
+ * The shared layer of agent-core: the per-run {@link OperationContext}, the {@link Registry} contract,
+ * the {@link AttemptBudget} port, structured diagnostics, the error classes, the sync/async discipline
+ * helpers, {@link ModelTool} definitions and the provider-neutral chat types.
+ *
+ * @example
+ * ```ts
+ * import { AttemptBudget, Registry, createOperationContext } from '@agent-core/core'
+ * const registry = Registry.create([{ id: 'a' }], { kind: 'thing' })
+ * const context = createOperationContext({ app: { user: 'u1' }, attemptBudget: new AttemptBudget(3) })
+ * ```
+ *
+ * @module
+ */
+export { AttemptBudget, type AttemptTicket } from './attempt-budget.js'
+export * from './chat.js'
+export { childContext, createOperationContext, type OperationContext, type OperationContextInit } from './context.js'
+export {
+  consoleDiagnosticSink,
+  consoleDiagnosticSinkFromEnv,
+  createDiagnostics,
+  type CreateDiagnosticsOptions,
+  DIAGNOSTICS_ENV_VAR,
+  type DiagnosticEvent,
+  type DiagnosticLevel,
+  type DiagnosticSink,
+  type Diagnostics,
+  MemoryDiagnosticSink,
+  silentDiagnostics,
+} from './diagnostics.js'
+export { AgentCoreError, type AgentCoreErrorOptions, describeValue } from './errors/agent-core-error.js'
+export * from './errors/errors.js'
+export {
+  compileJsonSchema,
+  formatSchemaIssues,
+  type JsonSchema,
+  type JsonSchemaValidator,
+  type SchemaIssue,
+  type SchemaValidation,
+} from './json-schema.js'
+export { type Identified, Registry, type RegistryErrorFactories, type RegistryPolicy } from './registry.js'
+export {
+  abortedError,
+  assertBoolean,
+  assertNotThenable,
+  consumeRejection,
+  deadlineSignal,
+  isThenable,
+  type MaybePromise,
+  raceSignal,
+  throwIfAborted,
+} from './sync.js'
+export {
+  createInvocationId,
+  defineModelTool,
+  invokeModelTool,
+  type ModelTool,
+  TOOL_ID_PATTERN,
+  type ToolExecutionContext,
+  type ToolInvocation,
+} from './tools.js'
+export {
+  assertFunction,
+  assertNonEmptyString,
+  assertObject,
+  assertSafeInteger,
+  type IntegerBounds,
+  isAbortSignal,
+} from './validate.js'

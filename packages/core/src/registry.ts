@@ -1,0 +1,186 @@
+import { describeValue } from './errors/agent-core-error.js'
+import { DuplicateIdError, InvalidDefinitionError, InvalidIdError, RegistrySealedError, UnknownIdError } from './errors/errors.js'
+import { assertNotThenable } from './sync.js'
+
+/** Anything registrable: an object with a string `id`. */
+export interface Identified {
+  readonly id: string
+}
+
+/** Error factories a registry uses; each may be replaced to throw a domain-specific error. */
+export interface RegistryErrorFactories {
+  duplicate(id: string, kind: string): Error
+  unknown(id: string, kind: string, known: readonly string[]): Error
+  sealed(id: string, kind: string): Error
+  invalidId(id: unknown, kind: string, pattern: RegExp | undefined): Error
+}
+
+/** How a registry validates what it accepts. */
+export interface RegistryPolicy<Definition extends Identified> {
+  /** What the definitions are called in messages, e.g. `"intent"`. Default `"definition"`. */
+  readonly kind?: string
+  /** Ids must match this pattern in full (anchor it yourself). Default: any non-empty string. */
+  readonly idPattern?: RegExp
+  /** Synchronous check of a definition; throw to reject it. Runs after the id and duplicate checks. */
+  readonly assertDefinition?: (definition: Definition) => void
+  /** Replacements for the default error factories. */
+  readonly errors?: Partial<RegistryErrorFactories>
+}
+
+const defaultErrors: RegistryErrorFactories = {
+  duplicate: (id, kind) =>
+    new DuplicateIdError(`A ${kind} with id "${id}" is already registered. Ids must be unique; rename one of them.`, { details: { id, kind } }),
+  unknown: (id, kind, known) =>
+    new UnknownIdError(
+      `No ${kind} is registered with id "${id}". Known ids: ${known.length ? known.map((k) => `"${k}"`).join(', ') : '(none)'}.`,
+      { details: { id, kind, known } },
+    ),
+  sealed: (id, kind) =>
+    new RegistrySealedError(`Cannot register ${kind} "${id}": the registry is sealed. Register everything before seal(), or build a new registry.`, {
+      details: { id, kind },
+    }),
+  invalidId: (id, kind, pattern) =>
+    new InvalidIdError(
+      typeof id === 'string' && id.length > 0
+        ? `The ${kind} id "${id}" does not match the required pattern ${pattern}. Choose an id that matches it.`
+        : `A ${kind} id must be a non-empty string, but got ${describeValue(id)}.`,
+      { details: { id: typeof id === 'string' ? id : describeValue(id), kind, pattern: pattern?.source } },
+    ),
+}
+
+/**
+ * The shared registration contract: ordered, id-keyed, validated definitions that can be sealed.
+ *
+ * Checks run in this order for each definition: sealed, shape, id pattern, duplicate, `assertDefinition`.
+ * `registerAll` is atomic: when any definition is rejected, none of the batch is registered. Definitions
+ * are stored as given (class instances keep their prototype); the registry never copies or freezes them.
+ *
+ * @example
+ * ```ts
+ * import { Registry } from '@agent-core/core'
+ * const tools = Registry.create([{ id: 'search' }, { id: 'fetch' }], { kind: 'tool', idPattern: /^[a-z-]+$/ })
+ * tools.ids() // ['search', 'fetch']
+ * tools.require('search')
+ * ```
+ */
+export class Registry<Definition extends Identified> {
+  readonly #map = new Map<string, Definition>()
+  readonly #policy: RegistryPolicy<Definition>
+  readonly #errors: RegistryErrorFactories
+  readonly #kind: string
+  #sealed = false
+
+  constructor(policy: RegistryPolicy<Definition> = {}) {
+    if (typeof policy !== 'object' || policy === null) {
+      throw new InvalidDefinitionError(`A registry policy must be an object, but got ${describeValue(policy)}.`)
+    }
+    if (policy.idPattern !== undefined && !(policy.idPattern instanceof RegExp)) {
+      throw new InvalidDefinitionError(`policy.idPattern must be a RegExp, but got ${describeValue(policy.idPattern)}.`)
+    }
+    if (policy.assertDefinition !== undefined && typeof policy.assertDefinition !== 'function') {
+      throw new InvalidDefinitionError(`policy.assertDefinition must be a function, but got ${describeValue(policy.assertDefinition)}.`)
+    }
+    this.#policy = policy
+    this.#kind = policy.kind ?? 'definition'
+    this.#errors = { ...defaultErrors, ...(policy.errors ?? {}) }
+  }
+
+  /** Builds, fills and seals a registry in one step. */
+  static create<Definition extends Identified>(definitions: Iterable<Definition>, policy: RegistryPolicy<Definition> = {}): Registry<Definition> {
+    return new Registry<Definition>(policy).registerAll(definitions).seal()
+  }
+
+  /** True after {@link Registry.seal}. */
+  get sealed(): boolean {
+    return this.#sealed
+  }
+
+  /** Number of registered definitions. */
+  get size(): number {
+    return this.#map.size
+  }
+
+  /** Registers one definition. */
+  register(definition: Definition): this {
+    return this.registerAll([definition])
+  }
+
+  /** Registers several definitions atomically, in order. */
+  registerAll(definitions: Iterable<Definition>): this {
+    if (definitions === null || typeof definitions !== 'object' || typeof (definitions as Iterable<Definition>)[Symbol.iterator] !== 'function') {
+      throw new InvalidDefinitionError(`registerAll expects an array (or iterable) of ${this.#kind} definitions, but got ${describeValue(definitions)}.`)
+    }
+    const batch = [...definitions]
+    if (this.#sealed && batch.length > 0) {
+      const first = batch[0] as { id?: unknown } | null | undefined
+      throw this.#errors.sealed(typeof first?.id === 'string' ? first.id : describeValue(first?.id), this.#kind)
+    }
+    const seen = new Set<string>()
+    for (const definition of batch) {
+      const id = this.#checkId(definition)
+      if (this.#map.has(id) || seen.has(id)) throw this.#errors.duplicate(id, this.#kind)
+      seen.add(id)
+      if (this.#policy.assertDefinition) {
+        assertNotThenable(this.#policy.assertDefinition(definition), `assertDefinition for ${this.#kind} "${id}"`)
+      }
+    }
+    for (const definition of batch) this.#map.set(definition.id, definition)
+    return this
+  }
+
+  /** Forbids further registration. Idempotent. */
+  seal(): this {
+    this.#sealed = true
+    return this
+  }
+
+  /** Registered ids in registration order. */
+  ids(): readonly string[] {
+    return [...this.#map.keys()]
+  }
+
+  has(id: string): boolean {
+    return typeof id === 'string' && this.#map.has(id)
+  }
+
+  /** The definition, or `undefined` when the id is not registered. */
+  get(id: string): Definition | undefined {
+    return typeof id === 'string' ? this.#map.get(id) : undefined
+  }
+
+  /** The definition; throws the registry's unknown-id error when absent. */
+  require(id: string): Definition {
+    const definition = typeof id === 'string' ? this.#map.get(id) : undefined
+    if (definition === undefined) {
+      if (typeof id !== 'string') throw this.#errors.invalidId(id, this.#kind, this.#policy.idPattern)
+      throw this.#errors.unknown(id, this.#kind, this.ids())
+    }
+    return definition
+  }
+
+  /** `[id, definition]` pairs in registration order. */
+  entries(): readonly (readonly [string, Definition])[] {
+    return [...this.#map.entries()]
+  }
+
+  /** Definitions in registration order. */
+  values(): readonly Definition[] {
+    return [...this.#map.values()]
+  }
+
+  #checkId(definition: unknown): string {
+    if (typeof definition !== 'object' || definition === null) {
+      throw new InvalidDefinitionError(`A ${this.#kind} definition must be an object with an id, but got ${describeValue(definition)}.`)
+    }
+    const id = (definition as { id?: unknown }).id
+    if (typeof id !== 'string' || id.length === 0) throw this.#errors.invalidId(id, this.#kind, this.#policy.idPattern)
+    const pattern = this.#policy.idPattern
+    if (pattern) {
+      pattern.lastIndex = 0
+      const ok = pattern.test(id)
+      pattern.lastIndex = 0
+      if (!ok) throw this.#errors.invalidId(id, this.#kind, pattern)
+    }
+    return id
+  }
+}

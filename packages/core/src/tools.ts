@@ -1,0 +1,138 @@
+import type { OperationContext } from './context.js'
+import { describeValue } from './errors/agent-core-error.js'
+import { InvalidDefinitionError, InvalidInputError, InvalidOutputError } from './errors/errors.js'
+import { compileJsonSchema, formatSchemaIssues, type JsonSchema, type JsonSchemaValidator } from './json-schema.js'
+import { throwIfAborted, type MaybePromise } from './sync.js'
+
+/** Ids of tools: letters, digits, `_` and `-`, 1 to 64 characters (what model providers accept). */
+export const TOOL_ID_PATTERN: RegExp = /^[A-Za-z0-9_-]{1,64}$/
+
+/** The context a tool's `execute` receives: the run's context plus the invocation id core allocated. */
+export interface ToolExecutionContext<App = unknown> extends OperationContext<App> {
+  readonly invocationId: string
+}
+
+/**
+ * A tool a model may call: JSON Schema input (and optionally output), executed with the run's context.
+ */
+export interface ModelTool<Input = unknown, Output = unknown, App = unknown> {
+  readonly id: string
+  readonly description: string
+  readonly inputSchema: JsonSchema
+  readonly outputSchema?: JsonSchema | undefined
+  execute(input: Input, context: ToolExecutionContext<App>): MaybePromise<Output>
+}
+
+/** The record of one invocation, as journaled. */
+export interface ToolInvocation<Output = unknown> {
+  readonly invocationId: string
+  readonly toolId: string
+  readonly startedAtMs: number
+  readonly finishedAtMs: number
+  readonly output: Output
+}
+
+const validators = new WeakMap<object, { input: JsonSchemaValidator; output: JsonSchemaValidator | undefined }>()
+
+/**
+ * Checks a tool definition (id, description, schemas compile, execute is a function) and returns it
+ * unchanged, typed. Checking happens once here, not on each call.
+ * @throws {@link InvalidDefinitionError}
+ * @example
+ * ```ts
+ * import { defineModelTool } from '@agent-core/core'
+ * const add = defineModelTool<{ a: number; b: number }, number>({
+ *   id: 'add',
+ *   description: 'Adds two numbers',
+ *   inputSchema: { type: 'object', required: ['a', 'b'], properties: { a: { type: 'number' }, b: { type: 'number' } } },
+ *   execute: ({ a, b }) => a + b,
+ * })
+ * ```
+ */
+export function defineModelTool<Input = unknown, Output = unknown, App = unknown>(
+  tool: ModelTool<Input, Output, App>,
+): ModelTool<Input, Output, App> {
+  if (typeof tool !== 'object' || tool === null) throw new InvalidDefinitionError(`A model tool must be an object, but got ${describeValue(tool)}.`)
+  if (typeof tool.id !== 'string' || !TOOL_ID_PATTERN.test(tool.id)) {
+    throw new InvalidDefinitionError(`A model tool id must match ${TOOL_ID_PATTERN} (letters, digits, _ and -, at most 64), but got ${describeValue(tool.id)}.`, {
+      details: { id: typeof tool.id === 'string' ? tool.id : undefined },
+    })
+  }
+  if (typeof tool.description !== 'string') throw new InvalidDefinitionError(`Tool "${tool.id}" needs a description string for the model.`, { details: { id: tool.id } })
+  if (typeof tool.execute !== 'function') throw new InvalidDefinitionError(`Tool "${tool.id}" needs an execute function.`, { details: { id: tool.id } })
+  validators.set(tool, {
+    input: compileJsonSchema(tool.inputSchema, `Tool "${tool.id}" inputSchema`),
+    output: tool.outputSchema === undefined ? undefined : compileJsonSchema(tool.outputSchema, `Tool "${tool.id}" outputSchema`),
+  })
+  return tool
+}
+
+let counter = 0
+/**
+ * Allocates a new invocation id: unique within the process and, with `crypto.randomUUID`, across
+ * processes. Kits reuse the id core allocated instead of making their own.
+ * @example
+ * ```ts
+ * import { createInvocationId } from '@agent-core/core'
+ * createInvocationId() // 'inv_…'
+ * ```
+ */
+export function createInvocationId(): string {
+  counter += 1
+  const random = (globalThis.crypto as Crypto | undefined)?.randomUUID?.() ?? `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`
+  return `inv_${random}_${counter.toString(36)}`
+}
+
+/**
+ * Validates the input, allocates an invocation id, runs the tool with the run's context, validates the
+ * output and journals start and finish to the context's diagnostics (`tool-invocation-start`,
+ * `tool-invocation-finish`, `tool-invocation-fail`).
+ * @throws {@link InvalidInputError} before execute when the input fails the schema;
+ *   {@link InvalidOutputError} when the output fails `outputSchema`; {@link AbortedError} when the signal is aborted before execution
+ * @example
+ * ```ts
+ * import { createOperationContext, invokeModelTool } from '@agent-core/core'
+ * const { output, invocationId } = await invokeModelTool(add, { a: 1, b: 2 }, createOperationContext())
+ * ```
+ */
+export async function invokeModelTool<Input, Output, App>(
+  tool: ModelTool<Input, Output, App>,
+  input: unknown,
+  context: OperationContext<App>,
+  options: { readonly invocationId?: string } = {},
+): Promise<ToolInvocation<Output>> {
+  let compiled = validators.get(tool)
+  if (!compiled) {
+    defineModelTool(tool)
+    compiled = validators.get(tool)!
+  }
+  const checked = compiled.input.validate(input)
+  if (!checked.ok) {
+    throw new InvalidInputError(`Input for tool "${tool.id}" does not match its inputSchema: ${formatSchemaIssues(checked.issues)}.`, {
+      details: { toolId: tool.id, issues: checked.issues },
+    })
+  }
+  throwIfAborted(context.signal, `before tool "${tool.id}"`)
+  const invocationId = options.invocationId ?? createInvocationId()
+  const startedAtMs = context.now()
+  context.diagnostics.emit('tool-invocation-start', { toolId: tool.id, invocationId })
+  let output: Output
+  try {
+    output = await tool.execute(input as Input, { ...context, invocationId })
+  } catch (error) {
+    context.diagnostics.emit('tool-invocation-fail', { toolId: tool.id, invocationId, error: String(error) }, 'warn')
+    throw error
+  }
+  if (compiled.output) {
+    const result = compiled.output.validate(output)
+    if (!result.ok) {
+      context.diagnostics.emit('tool-invocation-fail', { toolId: tool.id, invocationId, error: 'invalid-output' }, 'warn')
+      throw new InvalidOutputError(`Tool "${tool.id}" returned output that does not match its outputSchema: ${formatSchemaIssues(result.issues)}.`, {
+        details: { toolId: tool.id, invocationId, issues: result.issues },
+      })
+    }
+  }
+  const finishedAtMs = context.now()
+  context.diagnostics.emit('tool-invocation-finish', { toolId: tool.id, invocationId, durationMs: finishedAtMs - startedAtMs })
+  return { invocationId, toolId: tool.id, startedAtMs, finishedAtMs, output }
+}

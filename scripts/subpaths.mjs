@@ -1,0 +1,164 @@
+/**
+ * The single source of truth for the monorepo's public subpaths.
+ *
+ * Every `index.ts` directly under a kit folder (`packages/kits/src/<kit>/index.ts`) or one level deeper
+ * (`packages/kits/src/<kit>/<variant>/index.ts`, e.g. `durable/sqlite`) is a public subpath. From that list
+ * this script derives the `exports` map of each package, the tsup entries and one api-extractor config per
+ * subpath. `--write` rewrites them; `--check` fails when the committed files disagree with the folders
+ * (or when an API report is missing), which CI runs.
+ */
+import { existsSync, readdirSync, readFileSync, writeFileSync, mkdirSync, statSync } from 'node:fs'
+import { dirname, join, relative } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..')
+const SOURCE_CONDITION = '@agent-core/source'
+const PRIVATE_FOLDERS = new Set(['internal', '__fixtures__', 'test', 'testing'])
+
+/** Fixed subpaths of core and mock; kits are discovered from folders. */
+const FIXED = {
+  core: ['.'],
+  mock: ['.', './node', './web'],
+}
+
+/** Extra build entries that are not subpaths (binaries). */
+const EXTRA_ENTRIES = {
+  mock: { 'node/cli': 'src/node/cli.ts' },
+}
+
+function kitSubpaths() {
+  const src = join(root, 'packages/kits/src')
+  const out = []
+  if (!existsSync(src)) return out
+  for (const kit of readdirSync(src).sort()) {
+    const dir = join(src, kit)
+    if (!statSync(dir).isDirectory() || PRIVATE_FOLDERS.has(kit)) continue
+    if (existsSync(join(dir, 'index.ts'))) out.push(`./${kit}`)
+    for (const variant of readdirSync(dir).sort()) {
+      const sub = join(dir, variant)
+      if (PRIVATE_FOLDERS.has(variant) || !statSync(sub).isDirectory()) continue
+      if (existsSync(join(sub, 'index.ts'))) out.push(`./${kit}/${variant}`)
+    }
+  }
+  return out
+}
+
+/** @returns {{ pkg: string, dir: string, name: string, subpaths: string[] }[]} */
+export function packages() {
+  return [
+    { pkg: 'core', dir: 'packages/core', name: '@agent-core/core', subpaths: FIXED.core },
+    { pkg: 'kits', dir: 'packages/kits', name: '@agent-core/kits', subpaths: kitSubpaths() },
+    { pkg: 'mock', dir: 'packages/mock', name: '@agent-core/mock', subpaths: FIXED.mock },
+  ]
+}
+
+const stem = (subpath) => (subpath === '.' ? 'index' : `${subpath.slice(2)}/index`)
+
+/** tsup entries for one package, e.g. `{ 'search/index': 'src/search/index.ts' }`. */
+export function entriesFor(pkg) {
+  const p = packages().find((x) => x.pkg === pkg)
+  if (!p) throw new Error(`unknown package ${pkg}`)
+  const entries = {}
+  for (const s of p.subpaths) entries[stem(s)] = `src/${stem(s)}.ts`
+  return { ...entries, ...(EXTRA_ENTRIES[pkg] ?? {}) }
+}
+
+function exportsFor(p) {
+  const map = {}
+  for (const s of p.subpaths) {
+    map[s] = {
+      [SOURCE_CONDITION]: `./src/${stem(s)}.ts`,
+      types: `./dist/${stem(s)}.d.ts`,
+      import: `./dist/${stem(s)}.js`,
+    }
+  }
+  map['./package.json'] = './package.json'
+  return map
+}
+
+/** Report name of a subpath: `kits-durable-sqlite`, `core`, `mock-node`. */
+export function reportName(p, subpath) {
+  return subpath === '.' ? p.pkg : `${p.pkg}-${subpath.slice(2).replaceAll('/', '-')}`
+}
+
+export function apiTargets() {
+  const out = []
+  for (const p of packages()) {
+    for (const s of p.subpaths) {
+      out.push({
+        name: reportName(p, s),
+        config: `config/api-extractor/${reportName(p, s)}.json`,
+        entry: `${p.dir}/dist/${stem(s)}.d.ts`,
+        subpath: s === '.' ? p.name : `${p.name}/${s.slice(2)}`,
+      })
+    }
+  }
+  return out
+}
+
+function apiConfig(t) {
+  return {
+    $schema: 'https://developer.microsoft.com/json-schemas/api-extractor/v7/api-extractor.schema.json',
+    extends: '../../api-extractor.json',
+    projectFolder: '../..',
+    mainEntryPointFilePath: `<projectFolder>/${t.entry}`,
+    apiReport: { enabled: true, reportFileName: t.name },
+  }
+}
+
+const json = (v) => `${JSON.stringify(v, null, 2)}\n`
+
+function plannedFiles() {
+  const files = new Map()
+  for (const p of packages()) {
+    const file = join(root, p.dir, 'package.json')
+    const manifest = JSON.parse(readFileSync(file, 'utf8'))
+    manifest.exports = exportsFor(p)
+    files.set(file, json(manifest))
+  }
+  for (const t of apiTargets()) files.set(join(root, t.config), json(apiConfig(t)))
+  return files
+}
+
+function main() {
+  const mode = process.argv[2]
+  const problems = []
+  const planned = plannedFiles()
+  for (const [file, text] of planned) {
+    const current = existsSync(file) ? readFileSync(file, 'utf8') : undefined
+    if (current === text) continue
+    if (mode === '--write') {
+      mkdirSync(dirname(file), { recursive: true })
+      writeFileSync(file, text)
+      console.log(`wrote ${relative(root, file)}`)
+    } else problems.push(`${relative(root, file)} disagrees with the kit folders (run \`pnpm sync\`)`)
+  }
+  const configDir = join(root, 'config/api-extractor')
+  if (existsSync(configDir)) {
+    for (const f of readdirSync(configDir)) {
+      if (![...planned.keys()].includes(join(configDir, f))) problems.push(`config/api-extractor/${f} belongs to no subpath (delete it)`)
+    }
+  }
+  for (const t of apiTargets()) {
+    if (!existsSync(join(root, 'etc/api', `${t.name}.api.md`))) problems.push(`etc/api/${t.name}.api.md is missing (run \`pnpm build && pnpm api\`)`)
+    const src = join(root, t.entry.replace('/dist/', '/src/').replace(/\.d\.ts$/, '.ts'))
+    if (existsSync(src) && !/@module/.test(readFileSync(src, 'utf8'))) problems.push(`${relative(root, src)} has no @module TSDoc comment`)
+  }
+  const reportDir = join(root, 'etc/api')
+  if (existsSync(reportDir)) {
+    const names = new Set(apiTargets().map((t) => `${t.name}.api.md`))
+    for (const f of readdirSync(reportDir)) if (!names.has(f)) problems.push(`etc/api/${f} belongs to no subpath (delete it)`)
+  }
+  if (mode === '--check') {
+    if (problems.length) {
+      console.error(`layout check failed:\n- ${problems.join('\n- ')}`)
+      process.exit(1)
+    }
+    console.log(`layout ok: ${apiTargets().length} subpaths agree across folders, exports, build entries and API reports`)
+  } else if (mode !== '--write') {
+    console.error('usage: subpaths.mjs --write | --check')
+    process.exit(2)
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) main()
