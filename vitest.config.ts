@@ -4,7 +4,12 @@ export default defineConfig({
   resolve: { conditions: ['@agent-core/source'] },
   ssr: { resolve: { conditions: ['@agent-core/source'], externalConditions: ['@agent-core/source'] } },
   test: {
-    include: ['packages/*/src/**/*.test.ts', 'examples/**/*.test.ts', 'docs/**/*.test.ts', 'scripts/**/*.test.ts'],
+    include: [
+      'packages/*/src/**/*.test.ts',
+      'examples/**/*.test.ts',
+      'docs/**/*.test.ts',
+      'scripts/**/*.test.ts',
+    ],
     typecheck: { enabled: true, include: ['packages/*/src/**/*.test-d.ts'], tsconfig: './tsconfig.json' },
     testTimeout: 30_000,
     hookTimeout: 120_000,

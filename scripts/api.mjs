@@ -20,12 +20,18 @@ for (const target of apiTargets()) {
     continue
   }
   const config = ExtractorConfig.loadFileAndPrepare(join(root, target.config))
-  const result = Extractor.invoke(config, { localBuild, showVerboseMessages: false, messageCallback: (m) => {
-    if (m.logLevel === 'warning' && m.category === 'Compiler') m.logLevel = 'none'
-  } })
+  const result = Extractor.invoke(config, {
+    localBuild,
+    showVerboseMessages: false,
+    messageCallback: (m) => {
+      if (m.logLevel === 'warning' && m.category === 'Compiler') m.logLevel = 'none'
+    },
+  })
   if (!result.succeeded) {
     failed++
-    console.error(`${target.subpath}: ${result.apiReportChanged ? 'API changed; run `pnpm api` and commit etc/api' : `${result.errorCount} errors`}`)
+    console.error(
+      `${target.subpath}: ${result.apiReportChanged ? 'API changed; run `pnpm api` and commit etc/api' : `${result.errorCount} errors`}`,
+    )
   } else if (result.apiReportChanged) console.log(`${target.subpath}: report updated`)
 }
 if (failed) {

@@ -20,10 +20,14 @@ if (wanted.length && names.length !== wanted.length) {
 let failed = 0
 for (const name of names) {
   console.log(`\n=== bench/${name} ===`)
-  const run = spawnSync(process.execPath, ['--conditions=@agent-core/source', '--import', 'tsx', '--expose-gc', join('bench', name, 'main.ts')], {
-    cwd: root,
-    stdio: 'inherit',
-  })
+  const run = spawnSync(
+    process.execPath,
+    ['--conditions=@agent-core/source', '--import', 'tsx', '--expose-gc', join('bench', name, 'main.ts')],
+    {
+      cwd: root,
+      stdio: 'inherit',
+    },
+  )
   if (run.status !== 0) failed++
 }
 process.exit(failed ? 1 : 0)

@@ -30,8 +30,16 @@ export function extractBlocks() {
       const start = i + 1
       let end = start
       while (end < lines.length && !/^```\s*$/.test(lines[end])) end++
-      const name = `${relative(docs, file).replace(/\.md$/, '').replaceAll(/[^\w]+/g, '-')}-L${start}.ts`
-      blocks.push({ source: relative(root, file), file: join(out, name), line: start, run: !open[2], code: lines.slice(start, end).join('\n') })
+      const name = `${relative(docs, file)
+        .replace(/\.md$/, '')
+        .replaceAll(/[^\w]+/g, '-')}-L${start}.ts`
+      blocks.push({
+        source: relative(root, file),
+        file: join(out, name),
+        line: start,
+        run: !open[2],
+        code: lines.slice(start, end).join('\n'),
+      })
       i = end
     }
   }
@@ -42,7 +50,8 @@ export function writeBlocks() {
   rmSync(out, { recursive: true, force: true })
   mkdirSync(out, { recursive: true })
   const blocks = extractBlocks()
-  for (const b of blocks) writeFileSync(b.file, `// extracted from ${b.source}:${b.line}; do not edit\nexport {}\n${b.code}\n`)
+  for (const b of blocks)
+    writeFileSync(b.file, `// extracted from ${b.source}:${b.line}; do not edit\nexport {}\n${b.code}\n`)
   return blocks
 }
 

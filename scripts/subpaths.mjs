@@ -7,7 +7,7 @@
  * subpath. `--write` rewrites them; `--check` fails when the committed files disagree with the folders
  * (or when an API report is missing), which CI runs.
  */
-import { existsSync, readdirSync, readFileSync, writeFileSync, mkdirSync, statSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { dirname, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -136,25 +136,31 @@ function main() {
   const configDir = join(root, 'config/api-extractor')
   if (existsSync(configDir)) {
     for (const f of readdirSync(configDir)) {
-      if (![...planned.keys()].includes(join(configDir, f))) problems.push(`config/api-extractor/${f} belongs to no subpath (delete it)`)
+      if (![...planned.keys()].includes(join(configDir, f)))
+        problems.push(`config/api-extractor/${f} belongs to no subpath (delete it)`)
     }
   }
   for (const t of apiTargets()) {
-    if (!existsSync(join(root, 'etc/api', `${t.name}.api.md`))) problems.push(`etc/api/${t.name}.api.md is missing (run \`pnpm build && pnpm api\`)`)
+    if (!existsSync(join(root, 'etc/api', `${t.name}.api.md`)))
+      problems.push(`etc/api/${t.name}.api.md is missing (run \`pnpm build && pnpm api\`)`)
     const src = join(root, t.entry.replace('/dist/', '/src/').replace(/\.d\.ts$/, '.ts'))
-    if (existsSync(src) && !/@module/.test(readFileSync(src, 'utf8'))) problems.push(`${relative(root, src)} has no @module TSDoc comment`)
+    if (existsSync(src) && !/@module/.test(readFileSync(src, 'utf8')))
+      problems.push(`${relative(root, src)} has no @module TSDoc comment`)
   }
   const reportDir = join(root, 'etc/api')
   if (existsSync(reportDir)) {
     const names = new Set(apiTargets().map((t) => `${t.name}.api.md`))
-    for (const f of readdirSync(reportDir)) if (!names.has(f)) problems.push(`etc/api/${f} belongs to no subpath (delete it)`)
+    for (const f of readdirSync(reportDir))
+      if (!names.has(f)) problems.push(`etc/api/${f} belongs to no subpath (delete it)`)
   }
   if (mode === '--check') {
     if (problems.length) {
       console.error(`layout check failed:\n- ${problems.join('\n- ')}`)
       process.exit(1)
     }
-    console.log(`layout ok: ${apiTargets().length} subpaths agree across folders, exports, build entries and API reports`)
+    console.log(
+      `layout ok: ${apiTargets().length} subpaths agree across folders, exports, build entries and API reports`,
+    )
   } else if (mode !== '--write') {
     console.error('usage: subpaths.mjs --write | --check')
     process.exit(2)

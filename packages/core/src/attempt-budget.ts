@@ -61,7 +61,9 @@ export class AttemptBudget {
   }
 
   /** Like {@link AttemptBudget.take} but returns `undefined` instead of throwing when none is left. */
-  tryTake(options: { readonly signal?: AbortSignal | undefined; readonly label?: string } = {}): AttemptTicket | undefined {
+  tryTake(
+    options: { readonly signal?: AbortSignal | undefined; readonly label?: string } = {},
+  ): AttemptTicket | undefined {
     throwIfAborted(options.signal, `before attempt${options.label ? ` "${options.label}"` : ''}`)
     if (this.#used >= this.limit) return undefined
     this.#used += 1

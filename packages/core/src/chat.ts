@@ -66,7 +66,12 @@ export type ToolChoice = 'auto' | 'none' | 'required' | { readonly name: string 
 export type ResponseFormat =
   | { readonly type: 'text' }
   | { readonly type: 'json_object' }
-  | { readonly type: 'json_schema'; readonly name: string; readonly schema: JsonSchema; readonly strict?: boolean }
+  | {
+      readonly type: 'json_schema'
+      readonly name: string
+      readonly schema: JsonSchema
+      readonly strict?: boolean
+    }
 
 /** One request to a chat model. */
 export interface ModelRequest {
@@ -107,7 +112,12 @@ export type ModelStreamEvent =
   | { readonly type: 'tool-call-start'; readonly index: number; readonly id: string; readonly name: string }
   | { readonly type: 'tool-call-delta'; readonly index: number; readonly argumentsDelta: string }
   | { readonly type: 'tool-call-end'; readonly index: number; readonly call: ToolCall }
-  | { readonly type: 'finish'; readonly finishReason: FinishReason; readonly usage: ModelUsage; readonly model?: string | undefined }
+  | {
+      readonly type: 'finish'
+      readonly finishReason: FinishReason
+      readonly usage: ModelUsage
+      readonly model?: string | undefined
+    }
 
 /** A chat model as the loop and ModelCalls use it. */
 export interface ChatModel<App = unknown> {
@@ -119,7 +129,11 @@ export interface ChatModel<App = unknown> {
 
 /** Adds usages. */
 export function addUsage(a: ModelUsage, b: ModelUsage): ModelUsage {
-  return { inputTokens: a.inputTokens + b.inputTokens, outputTokens: a.outputTokens + b.outputTokens, totalTokens: a.totalTokens + b.totalTokens }
+  return {
+    inputTokens: a.inputTokens + b.inputTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+    totalTokens: a.totalTokens + b.totalTokens,
+  }
 }
 
 /** Zero usage. */
@@ -165,7 +179,12 @@ export async function collectModelStream(events: AsyncIterable<ModelStreamEvent>
   }
   const toolCalls = [...calls.entries()].sort((a, b) => a[0] - b[0]).map(([, c]) => c)
   return {
-    message: { role: 'assistant', content: text, ...(toolCalls.length ? { toolCalls } : {}), ...(thinking ? { thinking } : {}) },
+    message: {
+      role: 'assistant',
+      content: text,
+      ...(toolCalls.length ? { toolCalls } : {}),
+      ...(thinking ? { thinking } : {}),
+    },
     finishReason: finish?.finishReason ?? (toolCalls.length ? 'tool-calls' : 'stop'),
     usage: finish?.usage ?? ZERO_USAGE,
     model: finish?.model,

@@ -36,7 +36,12 @@ export interface OperationContextInit<App = unknown> {
 const NEVER_ABORTED: AbortSignal = new AbortController().signal
 
 function isDiagnostics(value: unknown): value is Diagnostics {
-  return typeof value === 'object' && value !== null && typeof (value as Diagnostics).emit === 'function' && typeof (value as Diagnostics).child === 'function'
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as Diagnostics).emit === 'function' &&
+    typeof (value as Diagnostics).child === 'function'
+  )
 }
 
 /**
@@ -50,22 +55,40 @@ function isDiagnostics(value: unknown): value is Diagnostics {
  * const context = createOperationContext({ app: { userId: 'u1' }, signal: controller.signal })
  * ```
  */
-export function createOperationContext<App = undefined>(init: OperationContextInit<App> = {}): OperationContext<App> {
+export function createOperationContext<App = undefined>(
+  init: OperationContextInit<App> = {},
+): OperationContext<App> {
   if (typeof init !== 'object' || init === null) {
-    throw new InvalidInputError(`An operation context must be an object, but got ${describeValue(init)}. Pass { signal, app, diagnostics }.`)
+    throw new InvalidInputError(
+      `An operation context must be an object, but got ${describeValue(init)}. Pass { signal, app, diagnostics }.`,
+    )
   }
   const { signal, diagnostics, attemptBudget, now } = init
   if (signal !== undefined && !isAbortSignal(signal)) {
-    throw new InvalidInputError(`context.signal must be an AbortSignal, but got ${describeValue(signal)}.`, { details: { field: 'signal' } })
+    throw new InvalidInputError(`context.signal must be an AbortSignal, but got ${describeValue(signal)}.`, {
+      details: { field: 'signal' },
+    })
   }
   if (now !== undefined && typeof now !== 'function') {
-    throw new InvalidInputError(`context.now must be a function returning epoch milliseconds, but got ${describeValue(now)}.`, { details: { field: 'now' } })
+    throw new InvalidInputError(
+      `context.now must be a function returning epoch milliseconds, but got ${describeValue(now)}.`,
+      { details: { field: 'now' } },
+    )
   }
-  if (attemptBudget !== undefined && (typeof attemptBudget !== 'object' || attemptBudget === null || typeof attemptBudget.take !== 'function')) {
-    throw new InvalidInputError(`context.attemptBudget must be an AttemptBudget, but got ${describeValue(attemptBudget)}.`, { details: { field: 'attemptBudget' } })
+  if (
+    attemptBudget !== undefined &&
+    (typeof attemptBudget !== 'object' || attemptBudget === null || typeof attemptBudget.take !== 'function')
+  ) {
+    throw new InvalidInputError(
+      `context.attemptBudget must be an AttemptBudget, but got ${describeValue(attemptBudget)}.`,
+      { details: { field: 'attemptBudget' } },
+    )
   }
   if (diagnostics !== undefined && typeof diagnostics !== 'function' && !isDiagnostics(diagnostics)) {
-    throw new InvalidInputError(`context.diagnostics must be a Diagnostics or a sink function, but got ${describeValue(diagnostics)}.`, { details: { field: 'diagnostics' } })
+    throw new InvalidInputError(
+      `context.diagnostics must be a Diagnostics or a sink function, but got ${describeValue(diagnostics)}.`,
+      { details: { field: 'diagnostics' } },
+    )
   }
   if (signal !== undefined && isDiagnostics(diagnostics) && now !== undefined && 'app' in init) {
     return init as OperationContext<App>
@@ -74,7 +97,11 @@ export function createOperationContext<App = undefined>(init: OperationContextIn
   return {
     signal: signal ?? NEVER_ABORTED,
     app: init.app as App,
-    diagnostics: isDiagnostics(diagnostics) ? diagnostics : createDiagnostics(typeof diagnostics === 'function' ? { sink: diagnostics, now: clock } : { now: clock }),
+    diagnostics: isDiagnostics(diagnostics)
+      ? diagnostics
+      : createDiagnostics(
+          typeof diagnostics === 'function' ? { sink: diagnostics, now: clock } : { now: clock },
+        ),
     attemptBudget,
     now: clock,
   }

@@ -146,7 +146,9 @@ export function consoleDiagnosticSink(filter = '*'): DiagnosticSink {
   return (event) => {
     const path = event.scope.join('/')
     if (!all && !prefixes.some((p) => path === p || path.startsWith(`${p}/`))) return
-    console.error(`[agent-core] ${new Date(event.atMs).toISOString()} ${event.level} ${path || '-'} ${event.kind} ${safeJson(event.data)}`)
+    console.error(
+      `[agent-core] ${new Date(event.atMs).toISOString()} ${event.level} ${path || '-'} ${event.kind} ${safeJson(event.data)}`,
+    )
   }
 }
 

@@ -14,12 +14,17 @@
  */
 export { AttemptBudget, type AttemptTicket } from './attempt-budget.js'
 export * from './chat.js'
-export { childContext, createOperationContext, type OperationContext, type OperationContextInit } from './context.js'
 export {
+  childContext,
+  createOperationContext,
+  type OperationContext,
+  type OperationContextInit,
+} from './context.js'
+export {
+  type CreateDiagnosticsOptions,
   consoleDiagnosticSink,
   consoleDiagnosticSinkFromEnv,
   createDiagnostics,
-  type CreateDiagnosticsOptions,
   DIAGNOSTICS_ENV_VAR,
   type DiagnosticEvent,
   type DiagnosticLevel,

@@ -14,7 +14,9 @@ export interface SchemaIssue {
 }
 
 /** The result of {@link JsonSchemaValidator.validate}. */
-export type SchemaValidation = { readonly ok: true } | { readonly ok: false; readonly issues: readonly SchemaIssue[] }
+export type SchemaValidation =
+  | { readonly ok: true }
+  | { readonly ok: false; readonly issues: readonly SchemaIssue[] }
 
 /** A compiled JSON Schema. */
 export interface JsonSchemaValidator {
@@ -23,7 +25,9 @@ export interface JsonSchemaValidator {
 }
 
 // ajv-formats is CommonJS; its default export arrives either as the function or wrapped in `default`.
-const addFormats = ((addFormatsImport as unknown as { default?: unknown }).default ?? addFormatsImport) as (ajv: Ajv) => Ajv
+const addFormats = ((addFormatsImport as unknown as { default?: unknown }).default ?? addFormatsImport) as (
+  ajv: Ajv,
+) => Ajv
 
 let shared: Ajv | undefined
 const cache = new WeakMap<object, JsonSchemaValidator>()
@@ -40,7 +44,10 @@ function toIssues(errors: readonly ErrorObject[] | null | undefined): SchemaIssu
   return (errors ?? []).map((e) => ({
     path: e.instancePath || '/',
     keyword: e.keyword,
-    message: e.keyword === 'additionalProperties' ? `has unexpected property "${(e.params as { additionalProperty: string }).additionalProperty}"` : (e.message ?? 'is invalid'),
+    message:
+      e.keyword === 'additionalProperties'
+        ? `has unexpected property "${(e.params as { additionalProperty: string }).additionalProperty}"`
+        : (e.message ?? 'is invalid'),
   }))
 }
 
@@ -60,8 +67,13 @@ export function formatSchemaIssues(issues: readonly SchemaIssue[]): string {
  * ```
  */
 export function compileJsonSchema(schema: JsonSchema, what = 'schema'): JsonSchemaValidator {
-  if (typeof schema !== 'boolean' && (typeof schema !== 'object' || schema === null || Array.isArray(schema))) {
-    throw new InvalidDefinitionError(`${what} must be a JSON Schema object or boolean, but got ${describeValue(schema)}.`)
+  if (
+    typeof schema !== 'boolean' &&
+    (typeof schema !== 'object' || schema === null || Array.isArray(schema))
+  ) {
+    throw new InvalidDefinitionError(
+      `${what} must be a JSON Schema object or boolean, but got ${describeValue(schema)}.`,
+    )
   }
   if (typeof schema === 'object') {
     const hit = cache.get(schema)
@@ -71,7 +83,9 @@ export function compileJsonSchema(schema: JsonSchema, what = 'schema'): JsonSche
   try {
     fn = ajv().compile(schema as object | boolean)
   } catch (error) {
-    throw new InvalidDefinitionError(`${what} is not a valid JSON Schema: ${(error as Error).message}`, { cause: error })
+    throw new InvalidDefinitionError(`${what} is not a valid JSON Schema: ${(error as Error).message}`, {
+      cause: error,
+    })
   }
   const validator: JsonSchemaValidator = {
     schema,

@@ -1,5 +1,11 @@
 import { describeValue } from './errors/agent-core-error.js'
-import { DuplicateIdError, InvalidDefinitionError, InvalidIdError, RegistrySealedError, UnknownIdError } from './errors/errors.js'
+import {
+  DuplicateIdError,
+  InvalidDefinitionError,
+  InvalidIdError,
+  RegistrySealedError,
+  UnknownIdError,
+} from './errors/errors.js'
 import { assertNotThenable } from './sync.js'
 
 /** Anything registrable: an object with a string `id`. */
@@ -29,16 +35,22 @@ export interface RegistryPolicy<Definition extends Identified> {
 
 const defaultErrors: RegistryErrorFactories = {
   duplicate: (id, kind) =>
-    new DuplicateIdError(`A ${kind} with id "${id}" is already registered. Ids must be unique; rename one of them.`, { details: { id, kind } }),
+    new DuplicateIdError(
+      `A ${kind} with id "${id}" is already registered. Ids must be unique; rename one of them.`,
+      { details: { id, kind } },
+    ),
   unknown: (id, kind, known) =>
     new UnknownIdError(
       `No ${kind} is registered with id "${id}". Known ids: ${known.length ? known.map((k) => `"${k}"`).join(', ') : '(none)'}.`,
       { details: { id, kind, known } },
     ),
   sealed: (id, kind) =>
-    new RegistrySealedError(`Cannot register ${kind} "${id}": the registry is sealed. Register everything before seal(), or build a new registry.`, {
-      details: { id, kind },
-    }),
+    new RegistrySealedError(
+      `Cannot register ${kind} "${id}": the registry is sealed. Register everything before seal(), or build a new registry.`,
+      {
+        details: { id, kind },
+      },
+    ),
   invalidId: (id, kind, pattern) =>
     new InvalidIdError(
       typeof id === 'string' && id.length > 0
@@ -72,13 +84,19 @@ export class Registry<Definition extends Identified> {
 
   constructor(policy: RegistryPolicy<Definition> = {}) {
     if (typeof policy !== 'object' || policy === null) {
-      throw new InvalidDefinitionError(`A registry policy must be an object, but got ${describeValue(policy)}.`)
+      throw new InvalidDefinitionError(
+        `A registry policy must be an object, but got ${describeValue(policy)}.`,
+      )
     }
     if (policy.idPattern !== undefined && !(policy.idPattern instanceof RegExp)) {
-      throw new InvalidDefinitionError(`policy.idPattern must be a RegExp, but got ${describeValue(policy.idPattern)}.`)
+      throw new InvalidDefinitionError(
+        `policy.idPattern must be a RegExp, but got ${describeValue(policy.idPattern)}.`,
+      )
     }
     if (policy.assertDefinition !== undefined && typeof policy.assertDefinition !== 'function') {
-      throw new InvalidDefinitionError(`policy.assertDefinition must be a function, but got ${describeValue(policy.assertDefinition)}.`)
+      throw new InvalidDefinitionError(
+        `policy.assertDefinition must be a function, but got ${describeValue(policy.assertDefinition)}.`,
+      )
     }
     this.#policy = policy
     this.#kind = policy.kind ?? 'definition'
@@ -86,7 +104,10 @@ export class Registry<Definition extends Identified> {
   }
 
   /** Builds, fills and seals a registry in one step. */
-  static create<Definition extends Identified>(definitions: Iterable<Definition>, policy: RegistryPolicy<Definition> = {}): Registry<Definition> {
+  static create<Definition extends Identified>(
+    definitions: Iterable<Definition>,
+    policy: RegistryPolicy<Definition> = {},
+  ): Registry<Definition> {
     return new Registry<Definition>(policy).registerAll(definitions).seal()
   }
 
@@ -107,13 +128,22 @@ export class Registry<Definition extends Identified> {
 
   /** Registers several definitions atomically, in order. */
   registerAll(definitions: Iterable<Definition>): this {
-    if (definitions === null || typeof definitions !== 'object' || typeof (definitions as Iterable<Definition>)[Symbol.iterator] !== 'function') {
-      throw new InvalidDefinitionError(`registerAll expects an array (or iterable) of ${this.#kind} definitions, but got ${describeValue(definitions)}.`)
+    if (
+      definitions === null ||
+      typeof definitions !== 'object' ||
+      typeof (definitions as Iterable<Definition>)[Symbol.iterator] !== 'function'
+    ) {
+      throw new InvalidDefinitionError(
+        `registerAll expects an array (or iterable) of ${this.#kind} definitions, but got ${describeValue(definitions)}.`,
+      )
     }
     const batch = [...definitions]
     if (this.#sealed && batch.length > 0) {
       const first = batch[0] as { id?: unknown } | null | undefined
-      throw this.#errors.sealed(typeof first?.id === 'string' ? first.id : describeValue(first?.id), this.#kind)
+      throw this.#errors.sealed(
+        typeof first?.id === 'string' ? first.id : describeValue(first?.id),
+        this.#kind,
+      )
     }
     const seen = new Set<string>()
     for (const definition of batch) {
@@ -121,7 +151,10 @@ export class Registry<Definition extends Identified> {
       if (this.#map.has(id) || seen.has(id)) throw this.#errors.duplicate(id, this.#kind)
       seen.add(id)
       if (this.#policy.assertDefinition) {
-        assertNotThenable(this.#policy.assertDefinition(definition), `assertDefinition for ${this.#kind} "${id}"`)
+        assertNotThenable(
+          this.#policy.assertDefinition(definition),
+          `assertDefinition for ${this.#kind} "${id}"`,
+        )
       }
     }
     for (const definition of batch) this.#map.set(definition.id, definition)
@@ -170,10 +203,13 @@ export class Registry<Definition extends Identified> {
 
   #checkId(definition: unknown): string {
     if (typeof definition !== 'object' || definition === null) {
-      throw new InvalidDefinitionError(`A ${this.#kind} definition must be an object with an id, but got ${describeValue(definition)}.`)
+      throw new InvalidDefinitionError(
+        `A ${this.#kind} definition must be an object with an id, but got ${describeValue(definition)}.`,
+      )
     }
     const id = (definition as { id?: unknown }).id
-    if (typeof id !== 'string' || id.length === 0) throw this.#errors.invalidId(id, this.#kind, this.#policy.idPattern)
+    if (typeof id !== 'string' || id.length === 0)
+      throw this.#errors.invalidId(id, this.#kind, this.#policy.idPattern)
     const pattern = this.#policy.idPattern
     if (pattern) {
       pattern.lastIndex = 0

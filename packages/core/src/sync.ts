@@ -105,7 +105,11 @@ export function abortedError(signal: AbortSignal, point: string): AbortedError |
  * const body = await raceSignal(fetchSomething(), context.signal, 'reading artifact')
  * ```
  */
-export function raceSignal<T>(promise: PromiseLike<T>, signal: AbortSignal | undefined, point: string): Promise<T> {
+export function raceSignal<T>(
+  promise: PromiseLike<T>,
+  signal: AbortSignal | undefined,
+  point: string,
+): Promise<T> {
   if (!signal) return Promise.resolve(promise)
   if (signal.aborted) {
     consumeRejection(promise)

@@ -1,8 +1,13 @@
 import type { OperationContext } from './context.js'
 import { describeValue } from './errors/agent-core-error.js'
 import { InvalidDefinitionError, InvalidInputError, InvalidOutputError } from './errors/errors.js'
-import { compileJsonSchema, formatSchemaIssues, type JsonSchema, type JsonSchemaValidator } from './json-schema.js'
-import { throwIfAborted, type MaybePromise } from './sync.js'
+import {
+  compileJsonSchema,
+  formatSchemaIssues,
+  type JsonSchema,
+  type JsonSchemaValidator,
+} from './json-schema.js'
+import { type MaybePromise, throwIfAborted } from './sync.js'
 
 /** Ids of tools: letters, digits, `_` and `-`, 1 to 64 characters (what model providers accept). */
 export const TOOL_ID_PATTERN: RegExp = /^[A-Za-z0-9_-]{1,64}$/
@@ -32,7 +37,10 @@ export interface ToolInvocation<Output = unknown> {
   readonly output: Output
 }
 
-const validators = new WeakMap<object, { input: JsonSchemaValidator; output: JsonSchemaValidator | undefined }>()
+const validators = new WeakMap<
+  object,
+  { input: JsonSchemaValidator; output: JsonSchemaValidator | undefined }
+>()
 
 /**
  * Checks a tool definition (id, description, schemas compile, execute is a function) and returns it
@@ -52,17 +60,30 @@ const validators = new WeakMap<object, { input: JsonSchemaValidator; output: Jso
 export function defineModelTool<Input = unknown, Output = unknown, App = unknown>(
   tool: ModelTool<Input, Output, App>,
 ): ModelTool<Input, Output, App> {
-  if (typeof tool !== 'object' || tool === null) throw new InvalidDefinitionError(`A model tool must be an object, but got ${describeValue(tool)}.`)
+  if (typeof tool !== 'object' || tool === null)
+    throw new InvalidDefinitionError(`A model tool must be an object, but got ${describeValue(tool)}.`)
   if (typeof tool.id !== 'string' || !TOOL_ID_PATTERN.test(tool.id)) {
-    throw new InvalidDefinitionError(`A model tool id must match ${TOOL_ID_PATTERN} (letters, digits, _ and -, at most 64), but got ${describeValue(tool.id)}.`, {
-      details: { id: typeof tool.id === 'string' ? tool.id : undefined },
-    })
+    throw new InvalidDefinitionError(
+      `A model tool id must match ${TOOL_ID_PATTERN} (letters, digits, _ and -, at most 64), but got ${describeValue(tool.id)}.`,
+      {
+        details: { id: typeof tool.id === 'string' ? tool.id : undefined },
+      },
+    )
   }
-  if (typeof tool.description !== 'string') throw new InvalidDefinitionError(`Tool "${tool.id}" needs a description string for the model.`, { details: { id: tool.id } })
-  if (typeof tool.execute !== 'function') throw new InvalidDefinitionError(`Tool "${tool.id}" needs an execute function.`, { details: { id: tool.id } })
+  if (typeof tool.description !== 'string')
+    throw new InvalidDefinitionError(`Tool "${tool.id}" needs a description string for the model.`, {
+      details: { id: tool.id },
+    })
+  if (typeof tool.execute !== 'function')
+    throw new InvalidDefinitionError(`Tool "${tool.id}" needs an execute function.`, {
+      details: { id: tool.id },
+    })
   validators.set(tool, {
     input: compileJsonSchema(tool.inputSchema, `Tool "${tool.id}" inputSchema`),
-    output: tool.outputSchema === undefined ? undefined : compileJsonSchema(tool.outputSchema, `Tool "${tool.id}" outputSchema`),
+    output:
+      tool.outputSchema === undefined
+        ? undefined
+        : compileJsonSchema(tool.outputSchema, `Tool "${tool.id}" outputSchema`),
   })
   return tool
 }
@@ -79,7 +100,9 @@ let counter = 0
  */
 export function createInvocationId(): string {
   counter += 1
-  const random = (globalThis.crypto as Crypto | undefined)?.randomUUID?.() ?? `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`
+  const random =
+    (globalThis.crypto as Crypto | undefined)?.randomUUID?.() ??
+    `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`
   return `inv_${random}_${counter.toString(36)}`
 }
 
@@ -108,9 +131,12 @@ export async function invokeModelTool<Input, Output, App>(
   }
   const checked = compiled.input.validate(input)
   if (!checked.ok) {
-    throw new InvalidInputError(`Input for tool "${tool.id}" does not match its inputSchema: ${formatSchemaIssues(checked.issues)}.`, {
-      details: { toolId: tool.id, issues: checked.issues },
-    })
+    throw new InvalidInputError(
+      `Input for tool "${tool.id}" does not match its inputSchema: ${formatSchemaIssues(checked.issues)}.`,
+      {
+        details: { toolId: tool.id, issues: checked.issues },
+      },
+    )
   }
   throwIfAborted(context.signal, `before tool "${tool.id}"`)
   const invocationId = options.invocationId ?? createInvocationId()
@@ -120,19 +146,34 @@ export async function invokeModelTool<Input, Output, App>(
   try {
     output = await tool.execute(input as Input, { ...context, invocationId })
   } catch (error) {
-    context.diagnostics.emit('tool-invocation-fail', { toolId: tool.id, invocationId, error: String(error) }, 'warn')
+    context.diagnostics.emit(
+      'tool-invocation-fail',
+      { toolId: tool.id, invocationId, error: String(error) },
+      'warn',
+    )
     throw error
   }
   if (compiled.output) {
     const result = compiled.output.validate(output)
     if (!result.ok) {
-      context.diagnostics.emit('tool-invocation-fail', { toolId: tool.id, invocationId, error: 'invalid-output' }, 'warn')
-      throw new InvalidOutputError(`Tool "${tool.id}" returned output that does not match its outputSchema: ${formatSchemaIssues(result.issues)}.`, {
-        details: { toolId: tool.id, invocationId, issues: result.issues },
-      })
+      context.diagnostics.emit(
+        'tool-invocation-fail',
+        { toolId: tool.id, invocationId, error: 'invalid-output' },
+        'warn',
+      )
+      throw new InvalidOutputError(
+        `Tool "${tool.id}" returned output that does not match its outputSchema: ${formatSchemaIssues(result.issues)}.`,
+        {
+          details: { toolId: tool.id, invocationId, issues: result.issues },
+        },
+      )
     }
   }
   const finishedAtMs = context.now()
-  context.diagnostics.emit('tool-invocation-finish', { toolId: tool.id, invocationId, durationMs: finishedAtMs - startedAtMs })
+  context.diagnostics.emit('tool-invocation-finish', {
+    toolId: tool.id,
+    invocationId,
+    durationMs: finishedAtMs - startedAtMs,
+  })
   return { invocationId, toolId: tool.id, startedAtMs, finishedAtMs, output }
 }

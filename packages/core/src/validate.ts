@@ -19,7 +19,11 @@ export interface IntegerBounds {
  * assertSafeInteger(request.limit, 'limit', { min: 0 })
  * ```
  */
-export function assertSafeInteger(value: unknown, name: string, bounds: IntegerBounds = {}): asserts value is number {
+export function assertSafeInteger(
+  value: unknown,
+  name: string,
+  bounds: IntegerBounds = {},
+): asserts value is number {
   const min = bounds.min ?? Number.MIN_SAFE_INTEGER
   const max = bounds.max ?? Number.MAX_SAFE_INTEGER
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max) {

@@ -1,0 +1,22 @@
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1
+
+/** Encodes the first `length` floats of `values` as base64 of their little-endian IEEE-754 bytes. */
+export function float32ToBase64(values: Float32Array, length: number): string {
+  const bytes = new Uint8Array(values.buffer, values.byteOffset, length * 4)
+  if (LITTLE_ENDIAN) return Buffer.from(bytes).toString('base64')
+  const copy = new Uint8Array(length * 4)
+  const view = new DataView(copy.buffer)
+  for (let i = 0; i < length; i++) view.setFloat32(i * 4, values[i]!, true)
+  return Buffer.from(copy).toString('base64')
+}
+
+/** Decodes {@link float32ToBase64}; returns `undefined` when the text is not base64 of whole floats. */
+export function base64ToFloat32(text: string): Float32Array | undefined {
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(text) || text.length % 4 !== 0) return undefined
+  const bytes = Buffer.from(text, 'base64')
+  if (bytes.length % 4 !== 0) return undefined
+  const out = new Float32Array(bytes.length / 4)
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length)
+  for (let i = 0; i < out.length; i++) out[i] = view.getFloat32(i * 4, true)
+  return out
+}

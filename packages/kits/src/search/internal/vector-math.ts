@@ -1,0 +1,95 @@
+import { describeValue, InvalidInputError } from '@agent-core/core'
+
+/** What a vector may be given as. */
+export type VectorInput = readonly number[] | Float32Array | Float64Array
+
+/**
+ * Checks `value` (exactly `dimensions` finite numbers, not all zero, no holes) and writes its unit-length
+ * version to `target` from `offset`. The norm is computed on values scaled by their largest magnitude, so
+ * very large or very small vectors neither overflow nor underflow.
+ */
+export function writeNormalized(
+  value: unknown,
+  dimensions: number,
+  target: Float32Array | Float64Array,
+  offset: number,
+  where: string,
+): void {
+  const isArray = Array.isArray(value)
+  if (!isArray && !(value instanceof Float32Array) && !(value instanceof Float64Array)) {
+    throw new InvalidInputError(
+      `${where} must be an array, Float32Array or Float64Array of ${dimensions} numbers, but got ${describeValue(value)}.`,
+      { details: { where, dimensions, received: describeValue(value) } },
+    )
+  }
+  const vector = value as ArrayLike<number>
+  if (vector.length !== dimensions) {
+    throw new InvalidInputError(
+      `${where} has ${vector.length} dimensions, but this VectorSearch expects ${dimensions}. Embed with the model the index was built for.`,
+      { details: { where, dimensions, received: vector.length } },
+    )
+  }
+  let maxAbs = 0
+  for (let i = 0; i < dimensions; i++) {
+    const x = vector[i]
+    if (typeof x !== 'number' || !Number.isFinite(x)) {
+      const hole = isArray && !(i in (value as readonly number[]))
+      throw new InvalidInputError(
+        hole
+          ? `${where} is a sparse array: dimension ${i} has no value. Give every dimension a finite number.`
+          : `${where} dimension ${i} is ${describeValue(x)}; every dimension must be a finite number.`,
+        { details: { where, index: i, received: hole ? 'hole' : describeValue(x) } },
+      )
+    }
+    const abs = x < 0 ? -x : x
+    if (abs > maxAbs) maxAbs = abs
+  }
+  if (maxAbs === 0) {
+    throw new InvalidInputError(`${where} is all zeros, so it has no direction for cosine similarity.`, {
+      details: { where },
+    })
+  }
+  let sum = 0
+  for (let i = 0; i < dimensions; i++) {
+    const x = vector[i]! / maxAbs
+    sum += x * x
+  }
+  const scale = 1 / (maxAbs * Math.sqrt(sum))
+  if (Number.isFinite(scale)) {
+    for (let i = 0; i < dimensions; i++) target[offset + i] = vector[i]! * scale
+  } else {
+    // maxAbs below ~1e-308: dividing first keeps the values representable.
+    const norm = Math.sqrt(sum)
+    for (let i = 0; i < dimensions; i++) target[offset + i] = vector[i]! / maxAbs / norm
+  }
+}
+
+/**
+ * Writes the dot product of `query` with each of the first `count` rows of `data` (row length
+ * `dimensions`) to `out`. Four independent accumulators let the CPU pipeline the multiply-adds.
+ */
+export function scoreAll(
+  data: Float32Array,
+  count: number,
+  dimensions: number,
+  query: Float64Array,
+  out: Float64Array,
+): void {
+  const tail = dimensions & 3
+  const body = dimensions - tail
+  for (let row = 0, base = 0; row < count; row++, base += dimensions) {
+    let s0 = 0
+    let s1 = 0
+    let s2 = 0
+    let s3 = 0
+    let j = 0
+    for (; j < body; j += 4) {
+      s0 += query[j]! * data[base + j]!
+      s1 += query[j + 1]! * data[base + j + 1]!
+      s2 += query[j + 2]! * data[base + j + 2]!
+      s3 += query[j + 3]! * data[base + j + 3]!
+    }
+    for (; j < dimensions; j++) s0 += query[j]! * data[base + j]!
+    out[row] = s0 + s1 + (s2 + s3)
+  }
+}

@@ -1,0 +1,32 @@
+/** Folds any safe integer into 32 bits without losing its high half. */
+export function foldSeed(seed: number): number {
+  return (seed ^ Math.floor(seed / 0x1_0000_0000)) >>> 0
+}
+
+/** FNV-1a over UTF-16 code units with a murmur3 finaliser: a stable 32-bit hash of `text` under `seed`. */
+export function hashString(text: string, seed = 0): number {
+  let h = (0x811c9dc5 ^ foldSeed(seed)) >>> 0
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i)
+    h = Math.imul(h, 0x01000193) >>> 0
+  }
+  h ^= h >>> 16
+  h = Math.imul(h, 0x85ebca6b) >>> 0
+  h ^= h >>> 13
+  h = Math.imul(h, 0xc2b2ae35) >>> 0
+  h ^= h >>> 16
+  return h >>> 0
+}
+
+const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'
+
+/** A deterministic identifier body of `length` characters derived from `seed` and `salt`. */
+export function deterministicId(seed: number, salt: string, length: number): string {
+  let out = ''
+  let h = hashString(salt, seed)
+  while (out.length < length) {
+    out += ALPHABET[h % ALPHABET.length]
+    h = hashString(String(h), seed ^ out.length)
+  }
+  return out
+}

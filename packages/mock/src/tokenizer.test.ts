@@ -1,0 +1,51 @@
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { countTokens, tokenize } from './tokenizer.js'
+
+/** A reference model written as a plain character loop, independent of the regular expression. */
+function referenceCount(text: string): number {
+  const chars = [...text]
+  const kind = (c: string) => (/\s/u.test(c) ? 's' : /[\p{L}\p{M}]/u.test(c) ? 'l' : /\p{N}/u.test(c) ? 'n' : 'o')
+  let count = 0
+  let i = 0
+  while (i < chars.length) {
+    const k = kind(chars[i] as string)
+    if (k === 's') {
+      let j = i
+      while (j < chars.length && kind(chars[j] as string) === 's') j++
+      if (j === chars.length) count++
+      i = j
+      continue
+    }
+    let j = i
+    while (j < chars.length && kind(chars[j] as string) === k) j++
+    const run = j - i
+    count += k === 'l' ? Math.ceil(run / 4) : k === 'n' ? Math.ceil(run / 3) : run
+    i = j
+  }
+  return count
+}
+
+describe('tokenize', () => {
+  it('splits words into pieces of at most four letters with the leading space attached', () => {
+    expect(tokenize('Hello, world')).toEqual(['Hell', 'o', ',', ' worl', 'd'])
+    expect(tokenize('  12345 ')).toEqual(['  123', '45', ' '])
+    expect(tokenize('')).toEqual([])
+  })
+
+  it('pieces always join back to the input and the count matches a reference loop', () => {
+    const text = fc.oneof(
+      fc.string({ unit: 'grapheme' }),
+      fc.string({ unit: fc.constantFrom('a', 'b', ' ', '\n', '1', '2', ',', 'é', '\u0301', '😀', '\t') }),
+    )
+    fc.assert(
+      fc.property(text, (value) => {
+        const pieces = tokenize(value)
+        expect(pieces.join('')).toBe(value)
+        expect(countTokens(value)).toBe(pieces.length)
+        expect(pieces.length).toBe(referenceCount(value))
+      }),
+      { numRuns: 500 },
+    )
+  })
+})
