@@ -1,4 +1,5 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
+import { Ajv2020 } from 'ajv/dist/2020.js'
 import addFormatsImport from 'ajv-formats'
 import { describeValue } from './errors/agent-core-error.js'
 import { InvalidDefinitionError } from './errors/errors.js'
@@ -29,15 +30,43 @@ const addFormats = ((addFormatsImport as unknown as { default?: unknown }).defau
   ajv: Ajv,
 ) => Ajv
 
-let shared: Ajv | undefined
+type Draft = '2020-12' | 'draft-07'
+const instances = new Map<Draft, Ajv>()
 const cache = new WeakMap<object, JsonSchemaValidator>()
 
-function ajv(): Ajv {
-  if (!shared) {
-    shared = new Ajv({ allErrors: true, strict: false, validateFormats: true })
-    addFormats(shared)
+function ajv(draft: Draft): Ajv {
+  let instance = instances.get(draft)
+  if (!instance) {
+    // addUsedSchema: false so that a schema's `$id` is not registered globally (two requests may reuse one).
+    const options = { allErrors: true, strict: false, validateFormats: true, addUsedSchema: false } as const
+    instance = draft === '2020-12' ? new Ajv2020(options) : new Ajv(options)
+    addFormats(instance)
+    instances.set(draft, instance)
   }
-  return shared
+  return instance
+}
+
+/** The draft a `$schema` URI names; `undefined` when absent or unrecognized. */
+function declaredDraft(schema: JsonSchema): Draft | undefined {
+  const uri = typeof schema === 'object' ? schema.$schema : undefined
+  if (typeof uri !== 'string') return undefined
+  if (/draft-0[67]/.test(uri)) return 'draft-07'
+  if (/20(19-09|20-12)/.test(uri)) return '2020-12'
+  return undefined
+}
+
+function compileWith(draft: Draft, schema: JsonSchema): ValidateFunction {
+  const instance = ajv(draft)
+  // `$schema` chose the draft; ajv itself would reject URI spellings it does not know, so it is left out.
+  let body = schema
+  if (typeof schema === 'object' && '$schema' in schema) {
+    const { $schema: _declared, ...rest } = schema
+    body = rest
+  }
+  const fn = instance.compile(body as object | boolean)
+  // ajv keeps every compiled schema in a strong cache; drop it so per-request schemas do not accumulate.
+  if (typeof body === 'object') instance.removeSchema(body)
+  return fn
 }
 
 function toIssues(errors: readonly ErrorObject[] | null | undefined): SchemaIssue[] {
@@ -79,18 +108,35 @@ export function compileJsonSchema(schema: JsonSchema, what = 'schema'): JsonSche
     const hit = cache.get(schema)
     if (hit) return hit
   }
+  const declared = declaredDraft(schema)
   let fn: ValidateFunction
   try {
-    fn = ajv().compile(schema as object | boolean)
+    fn = compileWith(declared ?? '2020-12', schema)
   } catch (error) {
-    throw new InvalidDefinitionError(`${what} is not a valid JSON Schema: ${(error as Error).message}`, {
-      cause: error,
-    })
+    // Without a `$schema`, a schema that is only valid as draft-07 (tuple `items: [...]`) still compiles.
+    let fallback: ValidateFunction | undefined
+    if (!declared) {
+      try {
+        fallback = compileWith('draft-07', schema)
+      } catch {}
+    }
+    if (!fallback) {
+      throw new InvalidDefinitionError(`${what} is not a valid JSON Schema: ${(error as Error).message}`, {
+        cause: error,
+      })
+    }
+    fn = fallback
   }
   const validator: JsonSchemaValidator = {
     schema,
     validate(value) {
-      return fn(value) ? { ok: true } : { ok: false, issues: toIssues(fn.errors) }
+      try {
+        return fn(value) ? { ok: true } : { ok: false, issues: toIssues(fn.errors) }
+      } catch (error) {
+        // ajv's deep equality (enum/const) throws on values with a non-function own `valueOf`/`toString`.
+        const message = `could not be validated: ${(error as Error).message}`
+        return { ok: false, issues: [{ path: '/', keyword: 'validation', message }] }
+      }
     },
   }
   if (typeof schema === 'object') cache.set(schema, validator)

@@ -127,3 +127,38 @@ describe('ModelTool', () => {
     expect(compileJsonSchema(true).validate(1)).toEqual({ ok: true })
   })
 })
+
+describe('compileJsonSchema drafts and hygiene', () => {
+  it('compiles 2020-12 by default (prefixItems) and draft-07 when declared or needed (tuple items)', () => {
+    const tuple2020 = compileJsonSchema({
+      type: 'array',
+      prefixItems: [{ type: 'string' }, { type: 'number' }],
+      items: false,
+    })
+    expect(tuple2020.validate(['a', 1]).ok).toBe(true)
+    expect(tuple2020.validate(['a', 1, 2]).ok).toBe(false)
+    const tuple07 = compileJsonSchema({ type: 'array', items: [{ type: 'string' }], additionalItems: false })
+    expect(tuple07.validate(['a']).ok).toBe(true)
+    expect(tuple07.validate(['a', 'b']).ok).toBe(false)
+    const declared = compileJsonSchema({ $schema: 'http://json-schema.org/draft-07/schema', type: 'string' })
+    expect(declared.validate('x').ok).toBe(true)
+    const meta2020 = compileJsonSchema({
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'integer',
+    })
+    expect(meta2020.validate(1.5).ok).toBe(false)
+  })
+
+  it('accepts the same $id in many fresh schema objects (per-request schemas)', () => {
+    for (let i = 0; i < 3; i++) {
+      const v = compileJsonSchema({ $id: 'https://example.com/answer', type: 'object', required: ['a'] })
+      expect(v.validate({ a: 1 }).ok).toBe(true)
+    }
+  })
+
+  it('reports, rather than throws, when a value cannot be compared', () => {
+    const v = compileJsonSchema({ enum: [{ a: 1 }] })
+    const odd = { a: 1, valueOf: 5 }
+    expect(v.validate(odd).ok).toBe(false)
+  })
+})

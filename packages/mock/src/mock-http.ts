@@ -4,7 +4,13 @@
  * engine for a {@link MockHttpResponse} and writes that out; it never decides anything itself.
  */
 
-/** One HTTP request as the engine sees it. Header names are lower case. */
+/** One HTTP request as the engine sees it. Header names are lower case.  * @example
+ * ```ts
+ * import { createMockGPT, type MockHttpRequest } from '@agent-core/mock'
+ * const request: MockHttpRequest = { method: 'GET', url: '/v1/models', headers: { authorization: 'Bearer sk-test' } }
+ * const response = createMockGPT().handle(request)
+ * ```
+ */
 export interface MockHttpRequest {
   readonly method: string
   /** The path with an optional query (`/v1/models?x=1`) or an absolute URL. */
@@ -16,16 +22,30 @@ export interface MockHttpRequest {
 
 /**
  * One step of a streamed body.
- * - `data`: write `text` (already SSE-framed) after waiting `delayMs`.
+ * - `data`: write `chunk` (already SSE-framed text, or its UTF-8 bytes) after waiting `delayMs`.
  * - `disconnect`: drop the connection without finishing the body (the client sees a network error).
  * - `hang`: write nothing more until the client gives up or the server closes.
+ * @example
+ * ```ts
+ * import type { MockStreamStep } from '@agent-core/mock'
+ * const steps: MockStreamStep[] = [
+ *   { type: 'data', chunk: 'data: {"choices":[]}\n\n', delayMs: 10 },
+ *   { type: 'disconnect' },
+ * ]
+ * ```
  */
 export type MockStreamStep =
-  | { readonly type: 'data'; readonly text: string; readonly delayMs?: number | undefined }
+  | { readonly type: 'data'; readonly chunk: string | Uint8Array; readonly delayMs?: number | undefined }
   | { readonly type: 'disconnect'; readonly delayMs?: number | undefined }
   | { readonly type: 'hang' }
 
-/** The body of a {@link MockHttpResponse}. */
+/** The body of a {@link MockHttpResponse}.  * @example
+ * ```ts
+ * import { createMockGPT } from '@agent-core/mock'
+ * const { body } = createMockGPT().handle({ method: 'GET', url: '/v1/models', headers: {} })
+ * if (body.type === 'text') console.log(JSON.parse(body.text).object) // 'list'
+ * ```
+ */
 export type MockHttpBody =
   | { readonly type: 'text'; readonly text: string }
   | { readonly type: 'empty' }
@@ -34,7 +54,13 @@ export type MockHttpBody =
   /** Send no status line at all until the client times out or the server closes. */
   | { readonly type: 'hang' }
 
-/** What a transport must write: status, headers, then the body, after `firstByteDelayMs`. */
+/** What a transport must write: status, headers, then the body, after `firstByteDelayMs`.  * @example
+ * ```ts
+ * import { createMockGPT } from '@agent-core/mock'
+ * const response = createMockGPT().handle({ method: 'GET', url: '/v1/nope', headers: {} })
+ * console.log(response.status, response.headers['content-type']) // 404 'application/json'
+ * ```
+ */
 export interface MockHttpResponse {
   readonly status: number
   readonly headers: Readonly<Record<string, string>>

@@ -5,7 +5,8 @@ import { countTokens, tokenize } from './tokenizer.js'
 /** A reference model written as a plain character loop, independent of the regular expression. */
 function referenceCount(text: string): number {
   const chars = [...text]
-  const kind = (c: string) => (/\s/u.test(c) ? 's' : /[\p{L}\p{M}]/u.test(c) ? 'l' : /\p{N}/u.test(c) ? 'n' : 'o')
+  const kind = (c: string) =>
+    /\s/u.test(c) ? 's' : /[\p{L}\p{M}]/u.test(c) ? 'l' : /\p{N}/u.test(c) ? 'n' : 'o'
   let count = 0
   let i = 0
   while (i < chars.length) {

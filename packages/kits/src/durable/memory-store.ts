@@ -17,7 +17,14 @@ import type {
   StoredCheckpoint,
 } from './store.js'
 
-/** Options of {@link createMemoryDurableStore}. */
+/**
+ * Options of {@link createMemoryDurableStore}.
+ * @example
+ * ```ts
+ * import { createMemoryDurableStore } from '@agent-core/kits/durable'
+ * const store = createMemoryDurableStore({ leaseMs: 50 })
+ * ```
+ */
 export interface MemoryDurableStoreOptions {
   /**
    * When set, a lease lapses this many milliseconds after it was granted (the memory store never renews
@@ -26,7 +33,15 @@ export interface MemoryDurableStoreOptions {
   readonly leaseMs?: number | undefined
 }
 
-/** One stored record of a {@link MemoryDurableStore}: the serialized checkpoint and its fencing token. */
+/**
+ * One stored record of a {@link MemoryDurableStore}: the serialized checkpoint and its fencing token.
+ * @example
+ * ```ts
+ * import { createMemoryDurableStore } from '@agent-core/kits/durable'
+ * const store = createMemoryDurableStore()
+ * store.records.set('task-1', { text: '{"version":2,', version: 1 }) // a corrupt record, for a test
+ * ```
+ */
 export interface MemoryDurableRecord {
   text: string
   version: number
@@ -59,13 +74,21 @@ export class MemoryDurableStore implements DurableStore {
 
   constructor(options: MemoryDurableStoreOptions = {}) {
     if (typeof options !== 'object' || options === null) {
-      throw new InvalidInputError('Memory durable store options must be an object, such as { leaseMs: 1000 }.')
+      throw new InvalidInputError(
+        'Memory durable store options must be an object, such as { leaseMs: 1000 }.',
+      )
     }
     const { leaseMs } = options
-    if (leaseMs !== undefined && (typeof leaseMs !== 'number' || !Number.isSafeInteger(leaseMs) || leaseMs < 1)) {
-      throw new InvalidInputError(`leaseMs must be a safe integer of at least 1, or omitted for leases that never lapse.`, {
-        details: { name: 'leaseMs', received: String(leaseMs) },
-      })
+    if (
+      leaseMs !== undefined &&
+      (typeof leaseMs !== 'number' || !Number.isSafeInteger(leaseMs) || leaseMs < 1)
+    ) {
+      throw new InvalidInputError(
+        `leaseMs must be a safe integer of at least 1, or omitted for leases that never lapse.`,
+        {
+          details: { name: 'leaseMs', received: String(leaseMs) },
+        },
+      )
     }
     this.#leaseMs = leaseMs ?? Number.POSITIVE_INFINITY
   }
@@ -79,7 +102,9 @@ export class MemoryDurableStore implements DurableStore {
     assertFunction(operation, 'MemoryDurableStore.exclusive operation')
     const signal = options?.signal
     if (signal !== undefined && !isAbortSignal(signal)) {
-      throw new InvalidInputError('MemoryDurableStore.exclusive: options.signal must be an AbortSignal.', { details: { name: 'signal' } })
+      throw new InvalidInputError('MemoryDurableStore.exclusive: options.signal must be an AbortSignal.', {
+        details: { name: 'signal' },
+      })
     }
     const ownerId = newOwnerId('memory')
     await this.#acquire(taskId, ownerId, signal)
@@ -95,16 +120,24 @@ export class MemoryDurableStore implements DurableStore {
     await Promise.resolve()
     const record = this.records.get(taskId)
     if (record === undefined) return undefined
-    return { checkpoint: deserializeCheckpoint(taskId, record.text, 'MemoryDurableStore.load'), version: record.version }
+    return {
+      checkpoint: deserializeCheckpoint(taskId, record.text, 'MemoryDurableStore.load'),
+      version: record.version,
+    }
   }
 
-  async save(taskId: string, checkpoint: CheckpointV2, options: DurableSaveOptions): Promise<DurableSaveResult> {
+  async save(
+    taskId: string,
+    checkpoint: CheckpointV2,
+    options: DurableSaveOptions,
+  ): Promise<DurableSaveResult> {
     assertTaskId(taskId, 'MemoryDurableStore.save')
     const expected = assertExpectedVersion(options, 'MemoryDurableStore.save')
     const text = serializeCheckpoint(taskId, checkpoint, 'MemoryDurableStore.save')
     await Promise.resolve()
     const current = this.records.get(taskId)
-    if (current?.version !== expected) throw versionConflict(taskId, expected, current?.version, 'MemoryDurableStore.save')
+    if (current?.version !== expected)
+      throw versionConflict(taskId, expected, current?.version, 'MemoryDurableStore.save')
     const version = (current?.version ?? 0) + 1
     this.records.set(taskId, { text, version })
     return { version }
@@ -126,7 +159,9 @@ export class MemoryDurableStore implements DurableStore {
           this.#waiters.set(taskId, waiters)
         }
         const set = waiters
-        const timer = Number.isFinite(held.expiresAtMs) ? setTimeout(wake, Math.max(1, held.expiresAtMs - now)) : undefined
+        const timer = Number.isFinite(held.expiresAtMs)
+          ? setTimeout(wake, Math.max(1, held.expiresAtMs - now))
+          : undefined
         function wake(): void {
           if (timer !== undefined) clearTimeout(timer)
           set.delete(wake)

@@ -8,12 +8,24 @@
  *   store changes on every successful save, used for compare-and-set.
  */
 
-/** How a step is treated when a task resumes at it after an interruption. */
+/**
+ * How a step is treated when a task resumes at it after an interruption.
+ * @example
+ * ```ts
+ * import type { DurableReplayPolicy } from '@agent-core/kits/durable'
+ * const policy: DurableReplayPolicy = 'reconcile'
+ * ```
+ */
 export type DurableReplayPolicy = 'safe' | 'reconcile'
 
 /**
  * Where a checkpoint is in its life. `running` is the only non-terminal status; `completed`, `failed`
  * (attempts exhausted) and `expired` (deadline passed) are final.
+ * @example
+ * ```ts
+ * import type { DurableStatus } from '@agent-core/kits/durable'
+ * const isFinal = (status: DurableStatus) => status !== 'running'
+ * ```
  */
 export type DurableStatus = 'running' | 'completed' | 'failed' | 'expired'
 
@@ -21,6 +33,12 @@ export type DurableStatus = 'running' | 'completed' | 'failed' | 'expired'
  * The model-call allowance of a task, persisted in its checkpoint. Every attempt reserves
  * `min(maxCallsPerAttempt, maxCalls - reservedCalls)` calls before it executes; reservations are never
  * refunded, so a crash cannot reset the quota.
+ * @example
+ * ```ts
+ * import type { DurableModelBudget } from '@agent-core/kits/durable'
+ * const budget: DurableModelBudget = { maxCalls: 10, reservedCalls: 4, maxCallsPerAttempt: 2 }
+ * const left = budget.maxCalls - budget.reservedCalls // 6
+ * ```
  */
 export interface DurableModelBudget {
   /** Calls the task may reserve over its whole life. */
@@ -31,7 +49,24 @@ export interface DurableModelBudget {
   readonly maxCallsPerAttempt: number
 }
 
-/** The persisted progress of one durable task (checkpoint format 2). */
+/**
+ * The persisted progress of one durable task (checkpoint format 2).
+ * @example
+ * ```ts
+ * import type { CheckpointV2 } from '@agent-core/kits/durable'
+ * const checkpoint: CheckpointV2<{ count: number }> = {
+ *   version: 2,
+ *   definitionId: 'counter',
+ *   revision: '1',
+ *   nextStepIndex: 1,
+ *   attemptCount: 1,
+ *   maxAttempts: 3,
+ *   deadlineAtMs: null,
+ *   status: 'running',
+ *   state: { count: 1 },
+ * }
+ * ```
+ */
 export interface CheckpointV2<State = unknown> {
   /** The format marker; always `2`. Any other value is refused on load. */
   readonly version: 2
@@ -54,7 +89,15 @@ export interface CheckpointV2<State = unknown> {
   readonly modelBudget?: DurableModelBudget
 }
 
-/** What {@link DurableStore.load} returns for an existing task. */
+/**
+ * What {@link DurableStore.load} returns for an existing task.
+ * @example
+ * ```ts
+ * import { createMemoryDurableStore } from '@agent-core/kits/durable'
+ * const store = createMemoryDurableStore()
+ * const stored = await store.load('task-1') // { checkpoint, version } or undefined
+ * ```
+ */
 export interface StoredCheckpoint {
   /**
    * The deserialized checkpoint exactly as stored, not yet validated: the task runner checks its format,
@@ -65,7 +108,17 @@ export interface StoredCheckpoint {
   readonly version: number
 }
 
-/** Options of {@link DurableStore.save}. */
+/**
+ * Options of {@link DurableStore.save}.
+ * @example
+ * ```ts
+ * import { createMemoryDurableStore, type CheckpointV2 } from '@agent-core/kits/durable'
+ * declare const checkpoint: CheckpointV2
+ * const store = createMemoryDurableStore()
+ * const created = await store.save('task-1', checkpoint, { expectedVersion: undefined })
+ * await store.save('task-1', checkpoint, { expectedVersion: created.version })
+ * ```
+ */
 export interface DurableSaveOptions {
   /**
    * The fencing token the caller last loaded, or `undefined` to create the task. The save is refused with
@@ -75,19 +128,42 @@ export interface DurableSaveOptions {
   readonly expectedVersion: number | undefined
 }
 
-/** What {@link DurableStore.save} returns. */
+/**
+ * What {@link DurableStore.save} returns.
+ * @example
+ * ```ts
+ * import { createMemoryDurableStore, type CheckpointV2 } from '@agent-core/kits/durable'
+ * declare const checkpoint: CheckpointV2
+ * const { version } = await createMemoryDurableStore().save('task-1', checkpoint, { expectedVersion: undefined })
+ * ```
+ */
 export interface DurableSaveResult {
   /** The new fencing token; differs from every earlier token of the same task. */
   readonly version: number
 }
 
-/** Options of {@link DurableStore.exclusive}. */
+/**
+ * Options of {@link DurableStore.exclusive}.
+ * @example
+ * ```ts
+ * import { createMemoryDurableStore } from '@agent-core/kits/durable'
+ * const controller = new AbortController()
+ * await createMemoryDurableStore().exclusive('task-1', async () => 'work', { signal: controller.signal })
+ * ```
+ */
 export interface DurableExclusiveOptions {
   /** Stops waiting for the lease; an operation that already started is not interrupted by the store. */
   readonly signal?: AbortSignal | undefined
 }
 
-/** The lease an {@link DurableStore.exclusive} operation holds. */
+/**
+ * The lease an {@link DurableStore.exclusive} operation holds.
+ * @example
+ * ```ts
+ * import { createMemoryDurableStore } from '@agent-core/kits/durable'
+ * await createMemoryDurableStore().exclusive('task-1', async (lease) => console.log(lease.taskId, lease.ownerId))
+ * ```
+ */
 export interface DurableLease {
   readonly taskId: string
   /** Identifies this holder (unique per `exclusive` call), for diagnostics. */

@@ -1,7 +1,7 @@
 /**
  * Policy sets: declare named policies (`id`, `description`, a synchronous `when` predicate and the name of
  * the App handler responsible for a match) and assess an input against all of them at once. `assess`
- * reports every matching policy in declaration order, never only the first hit, so an App can show all
+ * reports every matching policy in declaration order instead of stopping at the first match, so an App can show all
  * the reasons a request needs attention. Pure and synchronous: no signal, no context, no I/O.
  *
  * @example

@@ -14,4 +14,4 @@
  *
  * @module
  */
-export { type TextBlock, TextBlocks, type TextBlockSplitOptions } from './split.js'
+export { type TextBlock, type TextBlockSplitOptions, TextBlocks } from './split.js'

@@ -19,7 +19,14 @@ export const EQUALS = 5
 /** Three or more backticks or tildes: opens (or closes) a fenced code block. */
 export const FENCE = 6
 
-export type LineKind = typeof TEXT | typeof BLANK | typeof HEADING | typeof RULE | typeof DASHES | typeof EQUALS | typeof FENCE
+export type LineKind =
+  | typeof TEXT
+  | typeof BLANK
+  | typeof HEADING
+  | typeof RULE
+  | typeof DASHES
+  | typeof EQUALS
+  | typeof FENCE
 
 const SPACE = 32
 const TAB = 9
@@ -30,6 +37,16 @@ const UNDERSCORE = 95
 const EQUAL_SIGN = 61
 const BACKTICK = 96
 const TILDE = 126
+
+/**
+ * 1 for the characters a structural or blank line can start with (space, tab, `#`, `-`, `*`, `_`, `=`,
+ * backtick, `~`); a line starting with anything else is {@link TEXT} without further reading.
+ */
+export const STRUCTURE_START: Uint8Array = (() => {
+  const table = new Uint8Array(128)
+  for (const code of [SPACE, TAB, HASH, DASH, STAR, UNDERSCORE, EQUAL_SIGN, BACKTICK, TILDE]) table[code] = 1
+  return table
+})()
 
 /** The fence a {@link FENCE} line opened: its character and run length, written by {@link classifyLine}. */
 export interface FenceMark {

@@ -1,4 +1,4 @@
-import { assertObject, describeValue, InvalidInputError } from '@agent-core/core'
+import { describeValue, InvalidInputError } from '@agent-core/core'
 import {
   BLANK,
   classifyLine,
@@ -10,6 +10,7 @@ import {
   HEADING,
   type LineKind,
   RULE,
+  STRUCTURE_START,
   TEXT,
 } from './line-kind.js'
 
@@ -28,7 +29,7 @@ export interface TextBlock {
   readonly end: number
 }
 
-/** Options of {@link TextBlocks.split}. */
+/** Options of `TextBlocks.split`. */
 export interface TextBlockSplitOptions {
   /**
    * The size (in UTF-16 code units, line terminators included) a run of lines should not grow past. A
@@ -39,7 +40,6 @@ export interface TextBlockSplitOptions {
 }
 
 const LF = 10
-const CR = 13
 
 function checkArguments(text: unknown, options: unknown): number {
   if (typeof text !== 'string') {
@@ -48,12 +48,24 @@ function checkArguments(text: unknown, options: unknown): number {
       { details: { name: 'text', received: describeValue(text) } },
     )
   }
-  assertObject(options, 'TextBlocks.split options')
-  const targetChars = options.targetChars
+  if (typeof options !== 'object' || options === null) {
+    throw new InvalidInputError(
+      `TextBlocks.split expects options { targetChars }, but got ${describeValue(options)}. Pass for example { targetChars: 2000 }.`,
+      { details: { name: 'options', received: describeValue(options) } },
+    )
+  }
+  const targetChars = (options as { targetChars?: unknown }).targetChars
   if (typeof targetChars !== 'number' || !Number.isSafeInteger(targetChars) || targetChars < 1) {
     throw new InvalidInputError(
       `TextBlocks.split options.targetChars must be a positive safe integer (a block size in UTF-16 code units), but got ${describeValue(targetChars)}. Pass a whole number of at least 1, such as 2000.`,
-      { details: { name: 'targetChars', min: 1, max: Number.MAX_SAFE_INTEGER, received: describeValue(targetChars) } },
+      {
+        details: {
+          name: 'targetChars',
+          min: 1,
+          max: Number.MAX_SAFE_INTEGER,
+          received: describeValue(targetChars),
+        },
+      },
     )
   }
   return targetChars
@@ -122,7 +134,14 @@ function split(text: string, options: TextBlockSplitOptions): readonly TextBlock
       if (next - blockStart > targetChars && hasContent) cutAt = lineStart
       previousIsParagraph = false
     } else {
-      kind = classifyLine(text, lineStart, lineEnd, fence)
+      // An empty line is blank, and a line that does not start with a space, a tab or a marker character
+      // is text: neither needs a classification call.
+      if (lineStart === lineEnd) kind = BLANK
+      else {
+        const first = text.charCodeAt(lineStart)
+        kind =
+          first < 128 && STRUCTURE_START[first] === 1 ? classifyLine(text, lineStart, lineEnd, fence) : TEXT
+      }
       if (kind === BLANK) {
         if (hasContent) closed = true
         previousIsParagraph = false
@@ -143,7 +162,12 @@ function split(text: string, options: TextBlockSplitOptions): readonly TextBlock
     }
 
     if (cutAt !== -1) {
-      blocks.push({ number: blocks.length + 1, text: text.slice(blockStart, cutAt), start: blockStart, end: cutAt })
+      blocks.push({
+        number: blocks.length + 1,
+        text: text.slice(blockStart, cutAt),
+        start: blockStart,
+        end: cutAt,
+      })
       contentLines = cutAt === lineStart ? 0 : 1
       blockStart = cutAt
       closed = false
@@ -152,7 +176,12 @@ function split(text: string, options: TextBlockSplitOptions): readonly TextBlock
     contentLines++
     previousStart = lineStart
   }
-  blocks.push({ number: blocks.length + 1, text: text.slice(blockStart, length), start: blockStart, end: length })
+  blocks.push({
+    number: blocks.length + 1,
+    text: text.slice(blockStart, length),
+    start: blockStart,
+    end: length,
+  })
   return blocks
 }
 

@@ -1,3 +1,5 @@
+import { mulberry32 } from './prng.js'
+
 /** Folds any safe integer into 32 bits without losing its high half. */
 export function foldSeed(seed: number): number {
   return (seed ^ Math.floor(seed / 0x1_0000_0000)) >>> 0
@@ -22,11 +24,8 @@ const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789
 
 /** A deterministic identifier body of `length` characters derived from `seed` and `salt`. */
 export function deterministicId(seed: number, salt: string, length: number): string {
+  const random = mulberry32(hashString(salt, seed))
   let out = ''
-  let h = hashString(salt, seed)
-  while (out.length < length) {
-    out += ALPHABET[h % ALPHABET.length]
-    h = hashString(String(h), seed ^ out.length)
-  }
+  for (let i = 0; i < length; i++) out += ALPHABET[Math.floor(random() * ALPHABET.length)]
   return out
 }

@@ -20,7 +20,11 @@ export interface OpenAIErrorFields {
 }
 
 /** An OpenAI-shaped error response: `{ error: { message, type, param, code } }`. */
-export function openAIErrorResponse(status: number, message: string, fields: OpenAIErrorFields = {}): MockHttpResponse {
+export function openAIErrorResponse(
+  status: number,
+  message: string,
+  fields: OpenAIErrorFields = {},
+): MockHttpResponse {
   const error = {
     message,
     type: fields.type ?? errorTypeFor(status),
@@ -42,8 +46,17 @@ export function openAIErrorResponse(status: number, message: string, fields: Ope
  */
 export class MockRequestError extends AgentCoreError {
   static override readonly code = 'mock-request-rejected'
-  declare readonly details: Readonly<{ status: number; type?: string; code?: string | null; param?: string | null }>
-  constructor(status: number, message: string, fields: { type?: string; code?: string | null; param?: string | null; cause?: unknown } = {}) {
+  declare readonly details: Readonly<{
+    status: number
+    type?: string
+    code?: string | null
+    param?: string | null
+  }>
+  constructor(
+    status: number,
+    message: string,
+    fields: { type?: string; code?: string | null; param?: string | null; cause?: unknown } = {},
+  ) {
     super('mock-request-rejected', message, {
       details: { status, type: fields.type, code: fields.code, param: fields.param },
       cause: fields.cause,
@@ -56,6 +69,10 @@ export class MockRequestError extends AgentCoreError {
 }
 
 /** A 400 `invalid_request_error` naming the offending parameter. */
-export function badRequest(message: string, param: string | null = null, code: string | null = null): MockRequestError {
+export function badRequest(
+  message: string,
+  param: string | null = null,
+  code: string | null = null,
+): MockRequestError {
   return new MockRequestError(400, message, { param, code })
 }

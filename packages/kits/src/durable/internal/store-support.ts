@@ -32,9 +32,12 @@ export function assertExpectedVersion(options: unknown, where: string): number |
 /** Serializes a checkpoint to JSON text, refusing what JSON cannot carry. */
 export function serializeCheckpoint(taskId: string, checkpoint: unknown, where: string): string {
   if (typeof checkpoint !== 'object' || checkpoint === null || Array.isArray(checkpoint)) {
-    throw new InvalidInputError(`${where}: the checkpoint of task "${taskId}" must be an object, but got ${describeValue(checkpoint)}.`, {
-      details: { taskId, received: describeValue(checkpoint) },
-    })
+    throw new InvalidInputError(
+      `${where}: the checkpoint of task "${taskId}" must be an object, but got ${describeValue(checkpoint)}.`,
+      {
+        details: { taskId, received: describeValue(checkpoint) },
+      },
+    )
   }
   let text: string | undefined
   try {
@@ -67,7 +70,12 @@ export function deserializeCheckpoint(taskId: string, text: unknown, where: stri
 }
 
 /** The refusal of a save whose fencing token is stale. */
-export function versionConflict(taskId: string, expected: number | undefined, actual: number | undefined, where: string): ConflictError {
+export function versionConflict(
+  taskId: string,
+  expected: number | undefined,
+  actual: number | undefined,
+  where: string,
+): ConflictError {
   const found = actual === undefined ? 'no checkpoint is stored' : `the stored version is ${actual}`
   const wanted = expected === undefined ? 'to create it' : `version ${expected}`
   return new ConflictError(
@@ -85,9 +93,12 @@ export function newOwnerId(prefix: string): string {
 export function optionalPositiveInteger(value: unknown, name: string, fallback: number): number {
   if (value === undefined) return fallback
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
-    throw new InvalidInputError(`${name} must be a safe integer of at least 1, but got ${describeValue(value)}.`, {
-      details: { name, received: describeValue(value) },
-    })
+    throw new InvalidInputError(
+      `${name} must be a safe integer of at least 1, but got ${describeValue(value)}.`,
+      {
+        details: { name, received: describeValue(value) },
+      },
+    )
   }
   return value
 }

@@ -41,7 +41,11 @@ export function assertFiniteNumber(
 }
 
 /** Checks a list of distinct non-empty field names. */
-export function assertFieldList(value: unknown, name: string, options: { readonly nonEmpty: boolean }): string[] {
+export function assertFieldList(
+  value: unknown,
+  name: string,
+  options: { readonly nonEmpty: boolean },
+): string[] {
   if (!Array.isArray(value)) {
     throw new InvalidInputError(`${name} must be an array of field names, but got ${describeValue(value)}.`, {
       details: { name, received: describeValue(value) },
@@ -105,10 +109,17 @@ export function groupKey<A, B>(groupBy: (a: A, b: B) => unknown, a: A, b: B, hoo
 }
 
 /** Checks that a request is a plain object, with a message that says what a valid one looks like. */
-export function assertRequest(value: unknown, where: string, shape: string): asserts value is Record<string, unknown> {
+export function assertRequest(
+  value: unknown,
+  where: string,
+  shape: string,
+): asserts value is Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new InvalidInputError(`${where} takes a request object like ${shape}, but got ${describeValue(value)}.`, {
-      details: { where, received: describeValue(value) },
-    })
+    throw new InvalidInputError(
+      `${where} takes a request object like ${shape}, but got ${describeValue(value)}.`,
+      {
+        details: { where, received: describeValue(value) },
+      },
+    )
   }
 }

@@ -1,7 +1,13 @@
 import { describeValue, InvalidInputError } from '@agent-core/core'
 
 /** Plain data a search index may keep: what survives both `structuredClone` and a JSON round trip. */
-export type JsonData = null | boolean | number | string | readonly JsonData[] | { readonly [key: string]: JsonData }
+export type JsonData =
+  | null
+  | boolean
+  | number
+  | string
+  | readonly JsonData[]
+  | { readonly [key: string]: JsonData }
 
 const MAX_DEPTH = 256
 
@@ -12,7 +18,8 @@ function isPlainObject(value: object): boolean {
 
 function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
   // `__proto__` is an ordinary data key in JSON; assigning it would change the prototype instead.
-  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
+  if (key === '__proto__')
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
   else target[key] = value
 }
 
@@ -73,7 +80,12 @@ function copyChecked(value: unknown, what: string, path: string, seen: Set<objec
       return copy
     }
     case 'undefined':
-      return reject(what, path, 'is undefined (only object properties may be undefined; they are dropped)', value)
+      return reject(
+        what,
+        path,
+        'is undefined (only object properties may be undefined; they are dropped)',
+        value,
+      )
     default:
       return reject(what, path, `is ${describeValue(value)}`, value)
   }
@@ -88,6 +100,7 @@ export function cloneJsonData<T>(value: T): T {
     return out as T
   }
   const out: Record<string, unknown> = {}
-  for (const key of Object.keys(value)) setOwn(out, key, cloneJsonData((value as Record<string, unknown>)[key]))
+  for (const key of Object.keys(value))
+    setOwn(out, key, cloneJsonData((value as Record<string, unknown>)[key]))
   return out as T
 }

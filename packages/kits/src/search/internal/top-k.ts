@@ -52,7 +52,13 @@ export function topK(
 }
 
 /** Replaces the root of a worst-first heap with `slot` and restores the heap. */
-function siftDownWorst(heap: Int32Array, size: number, scores: Float64Array, ids: readonly string[], slot: number) {
+function siftDownWorst(
+  heap: Int32Array,
+  size: number,
+  scores: Float64Array,
+  ids: readonly string[],
+  slot: number,
+) {
   let i = 0
   for (;;) {
     const left = 2 * i + 1

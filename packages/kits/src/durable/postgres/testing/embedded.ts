@@ -14,7 +14,6 @@
  *   possibly with its postmaster still running) are stopped and deleted by the next start.
  */
 import { execFile } from 'node:child_process'
-import { existsSync } from 'node:fs'
 import { chown, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { createServer } from 'node:net'
 import { tmpdir, userInfo } from 'node:os'
@@ -121,8 +120,17 @@ async function stopPostmaster(dataDir: string, graceMs: number): Promise<void> {
   await waitForExit(pid, graceMs)
 }
 
-/** Deletes the data directories of earlier runs whose owning process is gone, stopping their servers. */
-async function removeLeftovers(): Promise<void> {
+/**
+ * Deletes the data directories of earlier runs whose owning process is gone, stopping their servers.
+ * {@link startEmbeddedPostgres} calls it first; tests that kill a process owning a server call it too.
+ *
+ * @example
+ * ```ts
+ * import { removeEmbeddedLeftovers } from './testing/embedded.js'
+ * await removeEmbeddedLeftovers()
+ * ```
+ */
+export async function removeEmbeddedLeftovers(): Promise<void> {
   const base = tmpdir()
   let names: string[]
   try {
@@ -193,11 +201,13 @@ async function postgresUser(): Promise<{ uid: number; gid: number }> {
  * afterAll(() => server?.stop())
  * ```
  */
-export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions = {}): Promise<EmbeddedPostgresServer> {
+export async function startEmbeddedPostgres(
+  options: EmbeddedPostgresOptions = {},
+): Promise<EmbeddedPostgresServer> {
   const database = options.database ?? 'agent_core_test'
   const log: string[] = []
   const onLog = options.onLog ?? ((message: string) => void log.push(message))
-  await removeLeftovers()
+  await removeEmbeddedLeftovers()
 
   const root = await mkdtemp(join(tmpdir(), PREFIX))
   await writeFile(join(root, OWNER_FILE), `${process.pid}\n`)
@@ -207,8 +217,17 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions = {
     const { uid, gid } = await postgresUser()
     await chown(root, uid, gid)
   }
-  const settings = { fsync: 'off', listen_addresses: '127.0.0.1', max_connections: '200', ...options.settings }
-  const flags = ['-k', root, ...Object.entries(settings).flatMap(([name, value]) => ['-c', `${name}=${value}`])]
+  const settings = {
+    fsync: 'off',
+    listen_addresses: '127.0.0.1',
+    max_connections: '200',
+    ...options.settings,
+  }
+  const flags = [
+    '-k',
+    root,
+    ...Object.entries(settings).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
+  ]
 
   let instance: EmbeddedPostgres | undefined
   let port = 0
@@ -298,9 +317,4 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions = {
     },
     stop,
   }
-}
-
-/** True when a data directory of the harness still exists (used by the harness's own test). */
-export function embeddedDataDirExists(server: EmbeddedPostgresServer): boolean {
-  return existsSync(server.dataDir)
 }

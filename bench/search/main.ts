@@ -1,0 +1,345 @@
+/**
+ * The search kit against its peers, every figure a ratio measured in the same run (see corpus.ts for
+ * the data). Run with `pnpm bench search`.
+ *
+ * 1. TextSearch vs raw minisearch (same fields, stored fields and queries): indexing and query time.
+ *    Target: at most 10% overhead.
+ * 2. TextSearch query latency vs @orama/orama and lunr on the same corpus and queries (top 10).
+ * 3. VectorSearch exact top-10 at N = 100,000, D = 384 (the real Fiori embeddings tiled with noise):
+ *    vectors scanned per second, against a bare unrolled Float32Array dot-product loop over the same
+ *    vectors. Target: at least 80% of the bare loop.
+ * 4. reciprocalRankFusion over 10 lists: time at 1k, 10k and 100k hits per list (linear growth).
+ */
+import { reciprocalRankFusion, TextSearch, VectorSearch } from '@agent-core/kits/search'
+import { create, insertMultiple, search as oramaSearch } from '@orama/orama'
+import lunr from 'lunr'
+import MiniSearch from 'minisearch'
+import {
+  type Corpus,
+  FIORI_DIMENSIONS,
+  loadFiori,
+  loadSotu,
+  type Passage,
+  queriesFor,
+  random,
+} from './corpus.js'
+import { fastest, ms, ratio, row } from './measure.js'
+
+const LIMIT = 10
+const FIELDS = ['title', 'content'] as const
+const STORED = ['title', 'source'] as const
+
+function rawMiniSearch(passages: readonly Passage[]) {
+  const index = new MiniSearch<Passage>({ fields: [...FIELDS], storeFields: [...STORED] })
+  index.addAll(passages)
+  return index
+}
+
+function kitTextSearch(passages: readonly Passage[]) {
+  const index = new TextSearch<Passage>({
+    indexRevision: 'bench',
+    fields: [...FIELDS],
+    storedFields: [...STORED],
+  })
+  index.addAll(passages)
+  return index
+}
+
+async function textBench(corpus: Corpus): Promise<void> {
+  const { passages } = corpus
+  const chars = passages.reduce((sum, p) => sum + p.content.length, 0)
+  console.log(
+    `\n## Text search: ${corpus.name} (${passages.length} passages, ${(chars / 1e6).toFixed(1)} M chars)`,
+  )
+
+  const build = await fastest(
+    [
+      { name: 'minisearch', run: () => rawMiniSearch(passages) },
+      { name: 'TextSearch', run: () => kitTextSearch(passages) },
+    ],
+    corpus.passages.length > 5000 ? 5 : 9,
+  )
+  const buildRaw = build.get('minisearch')!
+  const buildKit = build.get('TextSearch')!
+
+  const raw = rawMiniSearch(passages)
+  const kit = kitTextSearch(passages)
+  const orama = create({
+    schema: { id: 'string', title: 'string', content: 'string', source: 'string' } as const,
+  })
+  await insertMultiple(orama, passages, 1000)
+  const lunrIndex = lunr(function build() {
+    this.ref('id')
+    this.field('title')
+    this.field('content')
+    for (const p of passages) this.add(p)
+  })
+
+  const exact = queriesFor(corpus, 300, 7)
+  let sink = 0
+  const rounds = 9
+  const queryTimes = await fastest(
+    [
+      { name: 'minisearch', run: () => (sink += sum(exact, (q) => raw.search(q).slice(0, LIMIT).length)) },
+      {
+        name: 'TextSearch',
+        run: () => (sink += sum(exact, (q) => kit.search({ query: q, limit: LIMIT }).length)),
+      },
+      {
+        name: 'minisearch prefix+fuzzy',
+        run: () =>
+          (sink += sum(exact, (q) => raw.search(q, { prefix: true, fuzzy: 0.2 }).slice(0, LIMIT).length)),
+      },
+      {
+        name: 'TextSearch prefix+fuzzy',
+        run: () =>
+          (sink += sum(
+            exact,
+            (q) => kit.search({ query: q, limit: LIMIT, prefix: true, fuzzy: 0.2 }).length,
+          )),
+      },
+      {
+        name: 'orama',
+        run: async () => {
+          for (const q of exact) sink += (await oramaSearch(orama, { term: q, limit: LIMIT })).hits.length
+        },
+      },
+      { name: 'lunr', run: () => (sink += sum(exact, (q) => lunrIndex.search(q).slice(0, LIMIT).length)) },
+    ],
+    rounds,
+  )
+  const perQuery = (name: string) => (queryTimes.get(name)! * 1000) / exact.length
+  const widths = [34, 12, 16]
+  console.log(row(['', 'time', 'vs minisearch'], widths))
+  console.log(row(['index: minisearch', `${ms(buildRaw)} ms`, ratio(1)], widths))
+  console.log(
+    row(
+      [
+        'index: TextSearch',
+        `${ms(buildKit)} ms`,
+        `${ratio(buildKit / buildRaw)} (${pct(buildKit / buildRaw)})`,
+      ],
+      widths,
+    ),
+  )
+  const base = perQuery('minisearch')
+  for (const name of ['minisearch', 'TextSearch', 'orama', 'lunr']) {
+    const us = perQuery(name)
+    const note = name === 'TextSearch' ? ` (${pct(us / base)})` : ''
+    console.log(
+      row([`query top-${LIMIT}: ${name}`, `${us.toFixed(1)} µs`, `${ratio(us / base)}${note}`], widths),
+    )
+  }
+  const fuzzyBase = perQuery('minisearch prefix+fuzzy')
+  for (const name of ['minisearch prefix+fuzzy', 'TextSearch prefix+fuzzy']) {
+    const us = perQuery(name)
+    console.log(row([`query: ${name}`, `${us.toFixed(1)} µs`, `${ratio(us / fuzzyBase)}`], widths))
+  }
+  const kitUs = perQuery('TextSearch')
+  console.log(
+    `TextSearch query speed vs peers: ${ratio(perQuery('orama') / kitUs)} faster than orama, ${ratio(perQuery('lunr') / kitUs)} faster than lunr (> 1 means TextSearch is faster)`,
+  )
+  console.log(
+    `target: index and query overhead <= 10%: index ${verdict(buildKit / buildRaw <= 1.1)}, query ${verdict(kitUs / base <= 1.1)}`,
+  )
+  if (sink < 0) console.log(sink)
+}
+
+/** Sums `measure` over `items`; the sum feeds a sink so that no work can be optimized away. */
+function sum<T>(items: readonly T[], measure: (item: T) => number): number {
+  let total = 0
+  for (const item of items) total += measure(item)
+  return total
+}
+
+function pct(r: number): string {
+  const p = (r - 1) * 100
+  return `${p >= 0 ? '+' : ''}${p.toFixed(1)}%`
+}
+
+function verdict(ok: boolean): string {
+  return ok ? 'met' : 'NOT met'
+}
+
+/** The bare loop: an unrolled Float32Array dot product over every row, keeping the best score. */
+function bareScan(data: Float32Array, count: number, dims: number, query: Float32Array): number {
+  let best = Number.NEGATIVE_INFINITY
+  for (let row = 0, base = 0; row < count; row++, base += dims) {
+    let s0 = 0
+    let s1 = 0
+    let s2 = 0
+    let s3 = 0
+    for (let j = 0; j < dims; j += 4) {
+      s0 += query[j]! * data[base + j]!
+      s1 += query[j + 1]! * data[base + j + 1]!
+      s2 += query[j + 2]! * data[base + j + 2]!
+      s3 += query[j + 3]! * data[base + j + 3]!
+    }
+    const s = s0 + s1 + (s2 + s3)
+    if (s > best) best = s
+  }
+  return best
+}
+
+function gaussian(next: () => number): number {
+  return Math.sqrt(-2 * Math.log(1 - next())) * Math.cos(2 * Math.PI * next())
+}
+
+async function vectorBench(): Promise<void> {
+  const N = 100_000
+  const D = FIORI_DIMENSIONS
+  const { embeddings, corpus, model } = loadFiori()
+  const base = corpus.passages.length
+  console.log(
+    `\n## Vector search: N = ${N.toLocaleString('en')}, D = ${D} (${base} real embeddings tiled with noise)`,
+  )
+  const next = random(42)
+  const data = new Float32Array(N * D)
+  for (let i = 0; i < N; i++) {
+    const from = (i % base) * D
+    let norm = 0
+    for (let j = 0; j < D; j++) {
+      const x = embeddings[from + j]! + 0.02 * gaussian(next)
+      data[i * D + j] = x
+      norm += x * x
+    }
+    norm = Math.sqrt(norm)
+    for (let j = 0; j < D; j++) data[i * D + j] = data[i * D + j]! / norm
+  }
+  const vectors = new VectorSearch<{ id: string; source: string }>({ identity: model, dimensions: D })
+  const upsertStart = performance.now()
+  const BATCH = 10_000
+  for (let start = 0; start < N; start += BATCH) {
+    const batch = []
+    for (let i = start; i < Math.min(N, start + BATCH); i++) {
+      batch.push({
+        document: { id: `v${i}`, source: corpus.passages[i % base]!.source },
+        vector: data.subarray(i * D, (i + 1) * D),
+      })
+    }
+    vectors.upsertMany(batch)
+  }
+  const upsertMs = performance.now() - upsertStart
+
+  const queries: Float32Array[] = []
+  for (let q = 0; q < 16; q++) {
+    const from = Math.floor(next() * base) * D
+    const v = new Float32Array(D)
+    for (let j = 0; j < D; j++) v[j] = embeddings[from + j]! + 0.05 * gaussian(next)
+    queries.push(v)
+  }
+  let sink = 0
+  const everyOther = (_document: unknown, id: string) => id.charCodeAt(id.length - 1) % 2 === 0
+  const times = await fastest(
+    [
+      { name: 'bare', run: () => (sink += sum(queries, (q) => bareScan(data, N, D, q))) },
+      {
+        name: 'VectorSearch',
+        run: () => (sink += sum(queries, (q) => vectors.search({ vector: q, limit: LIMIT })[0]!.score)),
+      },
+      {
+        name: 'VectorSearch filter 50%',
+        run: () =>
+          (sink += sum(
+            queries,
+            (q) => vectors.search({ vector: q, limit: LIMIT, filter: everyOther }).length,
+          )),
+      },
+      {
+        name: 'VectorSearch groupBy source',
+        run: () =>
+          (sink += sum(
+            queries,
+            (q) => vectors.search({ vector: q, limit: LIMIT, groupBy: (d) => d.source }).length,
+          )),
+      },
+    ],
+    7,
+  )
+  const perSecond = (name: string) => (N * queries.length) / (times.get(name)! / 1000)
+  const bare = perSecond('bare')
+  const widths = [34, 14, 16, 12]
+  console.log(row(['', 'ms/query', 'vectors/s', 'vs bare'], widths))
+  for (const name of ['bare', 'VectorSearch', 'VectorSearch filter 50%', 'VectorSearch groupBy source']) {
+    const v = perSecond(name)
+    console.log(
+      row(
+        [
+          name === 'bare' ? 'bare unrolled Float32Array loop' : name,
+          ms(times.get(name)! / queries.length),
+          `${(v / 1e6).toFixed(2)} M`,
+          ratio(v / bare),
+        ],
+        widths,
+      ),
+    )
+  }
+  console.log(
+    `upsert of ${N.toLocaleString('en')} vectors: ${ms(upsertMs)} ms (${(((N / upsertMs) * 1000) / 1e6).toFixed(2)} M/s)`,
+  )
+  console.log(
+    `target: VectorSearch >= 80% of the bare loop: ${verdict(perSecond('VectorSearch') / bare >= 0.8)}`,
+  )
+  if (sink === Number.POSITIVE_INFINITY) console.log(sink)
+}
+
+async function rrfBench(): Promise<void> {
+  console.log('\n## reciprocalRankFusion: 10 lists')
+  const widths = [20, 12, 16, 14]
+  console.log(row(['hits per list', 'ms', 'ns per input hit', 'distinct ids'], widths))
+  for (const perList of [1_000, 10_000, 100_000]) {
+    const next = random(perList)
+    const universe = perList * 3
+    const lists = Array.from({ length: 10 }, (_, l) => {
+      // A random permutation prefix of the universe: lists overlap like real rankings of one corpus.
+      const ids = Array.from({ length: universe }, (_, i) => i)
+      for (let i = 0; i < perList; i++) {
+        const j = i + Math.floor(next() * (universe - i))
+        ;[ids[i], ids[j]] = [ids[j]!, ids[i]!]
+      }
+      return { sourceId: `s${l}`, hits: ids.slice(0, perList).map((i) => ({ id: `doc-${i}` })) }
+    })
+    let distinct = 0
+    const time = await fastest(
+      [{ name: 'rrf', run: () => (distinct = reciprocalRankFusion(lists).length) }],
+      7,
+    )
+    const t = time.get('rrf')!
+    console.log(
+      row(
+        [
+          perList.toLocaleString('en'),
+          ms(t),
+          ((t * 1e6) / (perList * 10)).toFixed(0),
+          distinct.toLocaleString('en'),
+        ],
+        widths,
+      ),
+    )
+    if (perList === 10_000) {
+      const top = await fastest([{ name: 'rrf', run: () => reciprocalRankFusion(lists, { limit: 100 }) }], 7)
+      console.log(
+        row(
+          [
+            '10,000 (limit 100)',
+            ms(top.get('rrf')!),
+            ((top.get('rrf')! * 1e6) / (perList * 10)).toFixed(0),
+            '100',
+          ],
+          widths,
+        ),
+      )
+    }
+  }
+}
+
+// `node ... bench/search/main.ts vector rrf` runs only the named sections (text, vector, rrf).
+const sections = process.argv.slice(2)
+const wanted = (name: string) => sections.length === 0 || sections.includes(name)
+console.log(`search kit benchmark (node ${process.version}, ${process.arch})`)
+if (wanted('text')) {
+  await textBench(loadFiori().corpus)
+  await textBench(loadSotu())
+}
+if (wanted('vector')) await vectorBench()
+if (wanted('rrf')) await rrfBench()

@@ -1,0 +1,51 @@
+/**
+ * Timing helpers: contenders run interleaved, round after round, and each reports its fastest round.
+ * The minimum, not the median, because the benchmark may share its cores with other work: interference
+ * only ever adds time, so the fastest round is the best estimate of a contender's own cost.
+ */
+
+const gc = (globalThis as { gc?: () => void }).gc
+
+export interface Contender {
+  readonly name: string
+  /** Runs the measured work once; may return a promise. */
+  readonly run: () => unknown
+}
+
+/**
+ * Runs every contender `rounds` times, interleaved (A B C A B C ...) after one warm-up round each, and
+ * returns the fastest round's milliseconds by name.
+ */
+export async function fastest(
+  contenders: readonly Contender[],
+  rounds: number,
+): Promise<Map<string, number>> {
+  const times = new Map<string, number[]>(contenders.map((c) => [c.name, []]))
+  for (let round = -1; round < rounds; round++) {
+    for (const contender of contenders) {
+      gc?.()
+      const start = performance.now()
+      const result = contender.run()
+      if (result instanceof Promise) await result
+      const elapsed = performance.now() - start
+      if (round >= 0) times.get(contender.name)!.push(elapsed)
+    }
+  }
+  const out = new Map<string, number>()
+  for (const [name, list] of times) {
+    out.set(name, Math.min(...list))
+  }
+  return out
+}
+
+export function ms(value: number): string {
+  return value >= 100 ? value.toFixed(0) : value >= 10 ? value.toFixed(1) : value.toFixed(2)
+}
+
+export function ratio(value: number): string {
+  return `${value.toFixed(2)}x`
+}
+
+export function row(cells: readonly string[], widths: readonly number[]): string {
+  return cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ')
+}

@@ -1,0 +1,263 @@
+import {
+  assertNotThenable,
+  describeValue,
+  InvalidDefinitionError,
+  InvalidInputError,
+  InvalidOutputError,
+} from '@agent-core/core'
+
+/** Where a duplicate was met: its key and its position in the inputs. */
+export interface DuplicateItem {
+  readonly key: string
+  /** Index of the input list the incoming item came from. */
+  readonly inputIndex: number
+  /** Index of the incoming item within its input list. */
+  readonly itemIndex: number
+}
+
+/**
+ * What happens when an item's key was already seen: `'keep-first'` ignores the newcomer, `'keep-last'`
+ * lets it replace the kept item, and a function returns the item to keep (for example a merge). In every
+ * case the item stays at the position where its key first appeared.
+ */
+export type DuplicatePolicy<Item, Context> =
+  | 'keep-first'
+  | 'keep-last'
+  | ((kept: Item, incoming: Item, duplicate: DuplicateItem, context: Context) => Item)
+
+/**
+ * How to merge the results of several queries into one list. `Context` is whatever the caller declares;
+ * `collect` hands it to the hooks untouched and gives it no lifecycle.
+ */
+export interface QueryAggregationDefinition<Item, Context = undefined> {
+  /** Names the aggregation in error messages. */
+  readonly id: string
+  /** The deduplication key of an item. Synchronous; must return a string. */
+  key(item: Item, context: Context): string
+  /** The override rule for an item whose key was already seen. Default `'keep-first'`. */
+  readonly onDuplicate?: DuplicatePolicy<Item, Context>
+  /**
+   * The most items `collect` returns, counted in distinct keys in serial order. A non-negative safe
+   * integer; default: no limit.
+   */
+  readonly limit?: number
+}
+
+/** Counts of one input list. */
+export interface QueryInputCounts {
+  /** Items in this input, duplicates included. */
+  readonly received: number
+  /** Items of this input whose key had not appeared in an earlier input or earlier in this one. */
+  readonly added: number
+}
+
+/** Every count names its basis, so a "37 results" never leaves open whether duplicates were counted. */
+export interface QueryAggregationCounts {
+  /** How many input lists were collected. */
+  readonly inputs: number
+  /** All items of all inputs, duplicates included. */
+  readonly received: number
+  /** Distinct keys over all inputs (the limit does not change it). */
+  readonly unique: number
+  /** `received - unique`: items whose key was already seen. */
+  readonly duplicates: number
+  /** Items returned: `min(unique, limit)`. */
+  readonly returned: number
+  /** Distinct keys left out by the limit: `unique - returned`. */
+  readonly overLimit: number
+  /** Per input, in input order. */
+  readonly perInput: readonly QueryInputCounts[]
+}
+
+/** The merged list and its counts. */
+export interface QueryAggregationResult<Item> {
+  /** One item per key, in the serial order of first appearance (input by input, item by item). */
+  readonly items: readonly Item[]
+  readonly counts: QueryAggregationCounts
+}
+
+/** The context argument of `collect`: optional when `Context` admits `undefined`. */
+export type AggregationContextArgument<Context> = undefined extends Context
+  ? [context?: Context]
+  : [context: Context]
+
+/** A compiled query aggregation. */
+export interface QueryAggregation<Item, Context = undefined> {
+  readonly id: string
+  /**
+   * Merges the inputs (one array per query, in the order the queries ran) into one deduplicated list.
+   * Synchronous. Throws InvalidInputError for inputs that are not arrays of arrays, RejectedThenableError
+   * when a hook returns a Promise and InvalidOutputError when `key` returns a non-string.
+   */
+  collect(
+    inputs: readonly (readonly Item[])[],
+    ...context: AggregationContextArgument<Context>
+  ): QueryAggregationResult<Item>
+}
+
+function definitionError(id: string, field: string, message: string, value: unknown): InvalidDefinitionError {
+  return new InvalidDefinitionError(
+    `query aggregation "${id}": ${message}, but got ${describeValue(value)}.`,
+    {
+      details: { id, field, received: describeValue(value) },
+    },
+  )
+}
+
+/**
+ * Defines how the results of several queries merge into one list.
+ *
+ * `collect(inputs, context)` walks the inputs serially (input by input, item by item), computes each item's
+ * key and keeps one item per key at the position where the key first appeared. A later item with a seen
+ * key is handled by `onDuplicate` (keep the first, keep the last, or a function's choice); the function runs
+ * only for keys that are returned. `limit` caps the returned items in distinct keys; the counts always cover
+ * every input and say which basis they use (received, unique, duplicates, returned, over the limit, per
+ * input).
+ *
+ * Members are read once here (prototype getters work); `key` and a duplicate function are called with the
+ * definition as `this`.
+ *
+ * @throws InvalidDefinitionError when the definition is malformed
+ * @example
+ * ```ts
+ * import { defineQueryAggregation } from '@agent-core/kits/aggregation'
+ *
+ * const hits = defineQueryAggregation<{ id: string; score: number }>({ id: 'hits', key: (hit) => hit.id })
+ * const { items, counts } = hits.collect([
+ *   [{ id: 'a', score: 3 }, { id: 'b', score: 2 }],
+ *   [{ id: 'b', score: 9 }, { id: 'c', score: 1 }],
+ * ])
+ * items.map((hit) => hit.id) // ['a', 'b', 'c']
+ * counts.received // 4
+ * counts.unique // 3
+ * ```
+ */
+export function defineQueryAggregation<Item, Context = undefined>(
+  definition: QueryAggregationDefinition<Item, Context>,
+): QueryAggregation<Item, Context> {
+  if (typeof definition !== 'object' || definition === null) {
+    throw new InvalidDefinitionError(
+      `A query aggregation definition must be an object { id, key, onDuplicate?, limit? }, but got ${describeValue(definition)}.`,
+      { details: { received: describeValue(definition) } },
+    )
+  }
+  const id = definition.id
+  if (typeof id !== 'string' || id.length === 0) {
+    throw new InvalidDefinitionError(
+      `A query aggregation needs a non-empty string id (used in error messages), but got ${describeValue(id)}.`,
+      { details: { field: 'id', received: describeValue(id) } },
+    )
+  }
+  const what = `query aggregation "${id}"`
+  const key = definition.key as unknown
+  if (typeof key !== 'function') {
+    throw definitionError(id, 'key', 'key must be a function returning the deduplication key of an item', key)
+  }
+  const onDuplicate = (definition.onDuplicate ?? 'keep-first') as unknown
+  if (onDuplicate !== 'keep-first' && onDuplicate !== 'keep-last' && typeof onDuplicate !== 'function') {
+    throw definitionError(
+      id,
+      'onDuplicate',
+      "onDuplicate must be 'keep-first', 'keep-last' or a function",
+      onDuplicate,
+    )
+  }
+  const limit = (definition.limit ?? Number.MAX_SAFE_INTEGER) as unknown
+  if (typeof limit !== 'number' || !Number.isSafeInteger(limit) || limit < 0) {
+    throw definitionError(
+      id,
+      'limit',
+      'limit must be a non-negative safe integer (or left out for no limit)',
+      limit,
+    )
+  }
+
+  function keyOf(item: Item, context: Context, inputIndex: number, itemIndex: number): string {
+    const hook = `${what} key`
+    const value = assertNotThenable(
+      Reflect.apply(key as (...args: never[]) => unknown, definition, [item, context]),
+      hook,
+    )
+    if (typeof value !== 'string') {
+      throw new InvalidOutputError(
+        `${hook} must return a string, but returned ${describeValue(value)} for item ${itemIndex} of input ${inputIndex}. Convert ids with String(id).`,
+        { details: { id, hook: 'key', inputIndex, itemIndex, returned: describeValue(value) } },
+      )
+    }
+    return value
+  }
+
+  return Object.freeze({
+    id,
+    collect(
+      inputs: readonly (readonly Item[])[],
+      ...rest: AggregationContextArgument<Context>
+    ): QueryAggregationResult<Item> {
+      const context = rest[0] as Context
+      if (!Array.isArray(inputs)) {
+        throw new InvalidInputError(
+          `${what}: collect expects an array of input lists (one array of items per query), but got ${describeValue(inputs)}.`,
+          { details: { id, received: describeValue(inputs) } },
+        )
+      }
+      for (let inputIndex = 0; inputIndex < inputs.length; inputIndex++) {
+        const input: unknown = inputs[inputIndex]
+        if (!Array.isArray(input)) {
+          throw new InvalidInputError(
+            `${what}: input ${inputIndex} must be an array of items, but got ${describeValue(input)}. Pass [] for a query that found nothing.`,
+            { details: { id, inputIndex, received: describeValue(input) } },
+          )
+        }
+      }
+      const slots = new Map<string, number>()
+      const items: Item[] = []
+      const perInput: QueryInputCounts[] = []
+      let received = 0
+      let unique = 0
+      for (let inputIndex = 0; inputIndex < inputs.length; inputIndex++) {
+        const input = inputs[inputIndex] as readonly Item[]
+        let added = 0
+        for (let itemIndex = 0; itemIndex < input.length; itemIndex++) {
+          const item = input[itemIndex] as Item
+          received++
+          const itemKey = keyOf(item, context, inputIndex, itemIndex)
+          const slot = slots.get(itemKey)
+          if (slot === undefined) {
+            slots.set(itemKey, unique)
+            if (unique < limit) items.push(item)
+            unique++
+            added++
+          } else if (slot < limit && onDuplicate !== 'keep-first') {
+            if (onDuplicate === 'keep-last') items[slot] = item
+            else {
+              const duplicate: DuplicateItem = Object.freeze({ key: itemKey, inputIndex, itemIndex })
+              items[slot] = assertNotThenable(
+                Reflect.apply(onDuplicate as (...args: never[]) => unknown, definition, [
+                  items[slot],
+                  item,
+                  duplicate,
+                  context,
+                ]),
+                `${what} onDuplicate`,
+              ) as Item
+            }
+          }
+        }
+        perInput.push(Object.freeze({ received: input.length, added }))
+      }
+      const returned = items.length
+      return Object.freeze({
+        items: Object.freeze(items),
+        counts: Object.freeze({
+          inputs: inputs.length,
+          received,
+          unique,
+          duplicates: received - unique,
+          returned,
+          overLimit: unique - returned,
+          perInput: Object.freeze(perInput),
+        }),
+      })
+    },
+  })
+}

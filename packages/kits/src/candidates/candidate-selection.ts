@@ -1,0 +1,254 @@
+import {
+  assertNotThenable,
+  describeValue,
+  InvalidDefinitionError,
+  InvalidInputError,
+  InvalidStateError,
+} from '@agent-core/core'
+
+/**
+ * The declaration given to {@link defineCandidateSelection}.
+ * @example
+ * ```ts
+ * import { type CandidateSelectionDefinition } from '@agent-core/kits/candidates'
+ * const definition: CandidateSelectionDefinition = { maxCandidates: 3, minCandidates: 2 }
+ * ```
+ */
+export interface CandidateSelectionDefinition {
+  /** Most candidates one submission may carry. Required: a safe integer of at least `minCandidates`. */
+  readonly maxCandidates: number
+  /** Fewest candidates a submission must carry while candidates are accepted. Default 1; at least 1. */
+  readonly minCandidates?: number
+  /**
+   * Name of the field that marks a candidate envelope, `{ [envelopeField]: [...] }`. Default
+   * `'candidates'`. Pick a name your ordinary values never use as a key.
+   */
+  readonly envelopeField?: string
+}
+
+/**
+ * The named request of {@link CandidateSelection.parse}.
+ * @example
+ * ```ts
+ * import { type CandidateParseRequest } from '@agent-core/kits/candidates'
+ * const request: CandidateParseRequest = { value: { candidates: ['a', 'b'] }, allowed: true }
+ * ```
+ */
+export interface CandidateParseRequest {
+  /** What was submitted: an ordinary value, or an envelope `{ candidates: [...] }`. */
+  readonly value: unknown
+  /** Whether this task accepts a candidate envelope at all. Required. */
+  readonly allowed: boolean
+  /**
+   * True once the task has taken over, that is, once it committed to one candidate and started working
+   * with it. From then on no envelope (no new candidates) is accepted; an ordinary value still is.
+   * Default false.
+   */
+  readonly takenOver?: boolean
+}
+
+/**
+ * A compiled candidate selection. `parse` always returns an array in submission order: the envelope's
+ * candidates, or a single-element array for an ordinary value.
+ *
+ * @example
+ * ```ts
+ * import { defineCandidateSelection } from '@agent-core/kits/candidates'
+ * const selection = defineCandidateSelection({ maxCandidates: 3 })
+ * selection.parse({ value: { candidates: ['a', 'b'] }, allowed: true }) // ['a', 'b']
+ * selection.parse({ value: 'a', allowed: true }) // ['a']
+ * ```
+ */
+export interface CandidateSelection {
+  readonly minCandidates: number
+  readonly maxCandidates: number
+  readonly envelopeField: string
+  /**
+   * Parses one submission.
+   *
+   * - An ordinary value (anything but a plain object with the envelope field) becomes `[value]`.
+   * - An envelope is accepted only when `allowed` is true and `takenOver` is not; its candidates are
+   *   returned in the submitted order, without reordering, deduplication or padding.
+   * - While candidates are accepted (`allowed` and not `takenOver`), the count, with an ordinary value
+   *   counting as one, must lie within `[minCandidates, maxCandidates]`. Otherwise the result is always
+   *   the single ordinary value.
+   *
+   * @throws `InvalidInputError` for a malformed request, a missing (`undefined`) value or candidate, an
+   * envelope where none is allowed, an envelope with extra fields, a nested envelope, or a count out of bounds
+   * @throws `InvalidStateError` for an envelope after the task has taken over
+   * @throws `RejectedThenableError` when the value or a candidate is a Promise
+   */
+  parse(request: CandidateParseRequest): readonly unknown[]
+}
+
+const DEFAULT_FIELD = 'candidates'
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false
+  const prototype = Object.getPrototypeOf(value)
+  return prototype === Object.prototype || prototype === null
+}
+
+function definitionError(message: string, details: Record<string, unknown>): InvalidDefinitionError {
+  return new InvalidDefinitionError(message, { details })
+}
+
+function readCount(value: unknown, name: string, min: number, why = ''): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) {
+    throw definitionError(
+      `${name} must be a safe integer of at least ${min}${why}, but got ${describeValue(value)}. Configure it explicitly, for example ${name}: 3.`,
+      { name, min, received: describeValue(value) },
+    )
+  }
+  return value
+}
+
+class CandidateSelectionImpl implements CandidateSelection {
+  constructor(
+    readonly minCandidates: number,
+    readonly maxCandidates: number,
+    readonly envelopeField: string,
+  ) {
+    Object.freeze(this)
+  }
+
+  parse(request: CandidateParseRequest): readonly unknown[] {
+    if (typeof request !== 'object' || request === null || Array.isArray(request)) {
+      throw new InvalidInputError(
+        `parse expects a request { value, allowed }, but got ${describeValue(request)}. Pass parse({ value, allowed: true | false }).`,
+        { details: { received: describeValue(request) } },
+      )
+    }
+    const { value, allowed, takenOver = false } = request
+    if (typeof allowed !== 'boolean') {
+      throw new InvalidInputError(
+        `parse request.allowed must be a boolean saying whether this task accepts candidates, but got ${describeValue(allowed)}.`,
+        { details: { field: 'allowed', received: describeValue(allowed) } },
+      )
+    }
+    if (typeof takenOver !== 'boolean') {
+      throw new InvalidInputError(
+        `parse request.takenOver must be a boolean (true once the task has taken over), or left out, but got ${describeValue(takenOver)}.`,
+        { details: { field: 'takenOver', received: describeValue(takenOver) } },
+      )
+    }
+    const submitted = this.#readCandidate(value, 'value')
+    const open = allowed && !takenOver
+    if (!this.#isEnvelope(submitted)) {
+      if (open) this.#assertCount(1, 'an ordinary value')
+      return Object.freeze([submitted])
+    }
+    const field = this.envelopeField
+    if (takenOver) {
+      throw new InvalidStateError(
+        `A candidate envelope was submitted after the task had taken over, so new candidates cannot be accepted. Submit an ordinary value for the task that took over.`,
+        { details: { field } },
+      )
+    }
+    if (!allowed) {
+      throw new InvalidInputError(
+        `This task does not accept a candidate envelope ({ ${field}: [...] }). Submit a single ordinary value instead.`,
+        { details: { field } },
+      )
+    }
+    const extra = Object.keys(submitted).filter((key) => key !== field)
+    if (extra.length > 0) {
+      throw new InvalidInputError(
+        `A candidate envelope may only contain the field "${field}", but it also has ${extra.map((k) => `"${k}"`).join(', ')}. Move that data into the candidates themselves.`,
+        { details: { field, extra } },
+      )
+    }
+    const list = submitted[field]
+    if (!Array.isArray(list)) {
+      throw new InvalidInputError(
+        `A candidate envelope's "${field}" must be an array of candidates, but got ${describeValue(list)}. Submit { ${field}: [first, second, ...] }.`,
+        { details: { field, received: describeValue(list) } },
+      )
+    }
+    this.#assertCount(list.length, 'the envelope')
+    const candidates: unknown[] = []
+    for (let index = 0; index < list.length; index++) {
+      const candidate = this.#readCandidate(list[index], `${field}[${index}]`)
+      if (this.#isEnvelope(candidate)) {
+        throw new InvalidInputError(
+          `${field}[${index}] is itself a candidate envelope, and envelopes may not contain envelopes. Flatten them into one "${field}" array.`,
+          { details: { field, index } },
+        )
+      }
+      candidates.push(candidate)
+    }
+    return Object.freeze(candidates)
+  }
+
+  #isEnvelope(value: unknown): value is Record<string, unknown> {
+    return isPlainObject(value) && Object.hasOwn(value, this.envelopeField)
+  }
+
+  #readCandidate(value: unknown, name: string): unknown {
+    const plain = assertNotThenable(value, `candidate ${name}`)
+    if (plain === undefined) {
+      throw new InvalidInputError(
+        `The candidate ${name} is missing (undefined). Submit a value; 0, false, '' and null are accepted.`,
+        { details: { name } },
+      )
+    }
+    return plain
+  }
+
+  #assertCount(count: number, what: string): void {
+    if (count < this.minCandidates || count > this.maxCandidates) {
+      const range =
+        this.minCandidates === this.maxCandidates
+          ? `exactly ${this.minCandidates}`
+          : `from ${this.minCandidates} to ${this.maxCandidates}`
+      throw new InvalidInputError(
+        `This task accepts ${range} candidates, but ${what} carries ${count}. Submit ${range} candidates.`,
+        { details: { count, minCandidates: this.minCandidates, maxCandidates: this.maxCandidates } },
+      )
+    }
+  }
+}
+
+/**
+ * Builds a {@link CandidateSelection}: how many candidates one submission may carry, and what an envelope
+ * of candidates looks like. `maxCandidates` must be configured; `minCandidates` defaults to 1.
+ *
+ * The definition is read once (class instances with getters work); the selection itself is immutable
+ * and holds no per-task state: whether the task allows candidates and whether it has taken over are
+ * passed to every `parse` call.
+ *
+ * @throws `InvalidDefinitionError` when `maxCandidates` is missing or not a safe integer of at least
+ * `minCandidates`, when `minCandidates` is not a safe integer of at least 1, or when `envelopeField` is
+ * not a non-empty string
+ * @example
+ * ```ts
+ * import { defineCandidateSelection } from '@agent-core/kits/candidates'
+ * const selection = defineCandidateSelection({ maxCandidates: 2 })
+ * selection.parse({ value: { candidates: [0, false] }, allowed: true }) // [0, false]
+ * selection.parse({ value: 'plain', allowed: false }) // ['plain']
+ * ```
+ */
+export function defineCandidateSelection(definition: CandidateSelectionDefinition): CandidateSelection {
+  if (typeof definition !== 'object' || definition === null || Array.isArray(definition)) {
+    throw definitionError(
+      `defineCandidateSelection expects a definition object, but got ${describeValue(definition)}. Pass { maxCandidates, minCandidates? }.`,
+      { received: describeValue(definition) },
+    )
+  }
+  const { maxCandidates, minCandidates = 1, envelopeField = DEFAULT_FIELD } = definition
+  if (maxCandidates === undefined) {
+    throw definitionError(
+      'maxCandidates must be configured explicitly; there is no default. Pass, for example, { maxCandidates: 3 }.',
+      { name: 'maxCandidates' },
+    )
+  }
+  const min = readCount(minCandidates, 'minCandidates', 1)
+  const max = readCount(maxCandidates, 'maxCandidates', min, min > 1 ? ' (minCandidates)' : '')
+  if (typeof envelopeField !== 'string' || envelopeField.length === 0) {
+    throw definitionError(
+      `envelopeField must be a non-empty string, but got ${describeValue(envelopeField)}. Leave it out to use "${DEFAULT_FIELD}".`,
+      { name: 'envelopeField', received: describeValue(envelopeField) },
+    )
+  }
+  return new CandidateSelectionImpl(min, max, envelopeField)
+}

@@ -1,0 +1,121 @@
+import {
+  AgentCoreError,
+  assertBoolean,
+  describeValue,
+  InvalidInputError,
+  InvalidOutputError,
+  InvalidStateError,
+  isThenable,
+  type OperationContext,
+  UnauthorizedError,
+} from '@agent-core/core'
+import type { DurableStep, DurableTaskDefinition } from '../durable-task.js'
+import type { CheckpointV2, DurableModelBudget } from '../store.js'
+
+/** Clones a step's result and checks it with `isState`; a failure is the step's {@link InvalidOutputError}. */
+export function checkStepOutput<State, App>(
+  definition: DurableTaskDefinition<State, App>,
+  taskId: string,
+  output: unknown,
+  step: DurableStep<State, App>,
+): State {
+  let copy: unknown
+  try {
+    copy = structuredClone(output)
+  } catch (error) {
+    throw new InvalidOutputError(
+      `Step "${step.id}" of task "${taskId}" returned a state that cannot be cloned. Return plain JSON data.`,
+      { cause: error, details: { taskId, stepId: step.id } },
+    )
+  }
+  if (!assertBoolean(definition.isState(copy), `durable task "${definition.id}" isState`)) {
+    throw new InvalidOutputError(
+      `Step "${step.id}" of task "${taskId}" returned ${describeValue(output)}, which isState rejects. Return the next state.`,
+      { details: { taskId, stepId: step.id, received: describeValue(output) } },
+    )
+  }
+  return copy as State
+}
+
+/**
+ * Clones a state and checks it with `isState`: a bad `input` is an {@link InvalidInputError}, a bad stored
+ * state an {@link InvalidStateError} (`reason: 'bad-state'`).
+ */
+export function checkState<State, App>(
+  definition: DurableTaskDefinition<State, App>,
+  taskId: string,
+  value: unknown,
+  origin: 'input' | 'stored',
+): State {
+  const bad = (problem: string, cause?: unknown): AgentCoreError =>
+    origin === 'input'
+      ? new InvalidInputError(
+          `The input of task "${taskId}" is not a valid state: ${problem}. Pass a value isState accepts.`,
+          {
+            cause,
+            details: { taskId },
+          },
+        )
+      : new InvalidStateError(
+          `The stored checkpoint of task "${taskId}" is refused: its state is not valid (${problem}). Nothing was written; repair or delete the stored record.`,
+          { cause, details: { taskId, definitionId: definition.id, reason: 'bad-state' } },
+        )
+  let copy: unknown
+  try {
+    copy = structuredClone(value)
+  } catch (error) {
+    throw bad('it cannot be cloned', error)
+  }
+  if (!assertBoolean(definition.isState(copy), `durable task "${definition.id}" isState`)) {
+    throw bad(`isState rejects ${describeValue(value)}`)
+  }
+  return copy as State
+}
+
+/**
+ * Calls the definition's `authorize` with a deep-frozen copy of the checkpoint. A thrown non-agent-core
+ * error becomes {@link UnauthorizedError}; a returned value is an {@link InvalidOutputError}.
+ */
+export async function authorizeCheckpoint<State, App>(
+  definition: DurableTaskDefinition<State, App>,
+  taskId: string,
+  checkpoint: CheckpointV2<State>,
+  context: OperationContext<App>,
+): Promise<void> {
+  const authorize = definition.authorize
+  if (authorize === undefined) return
+  let result: unknown
+  try {
+    const returned: unknown = authorize(deepFreeze(structuredClone(checkpoint)), context)
+    result = isThenable(returned) ? await returned : returned
+  } catch (error) {
+    if (AgentCoreError.isInstance(error)) throw error
+    throw new UnauthorizedError(
+      `Task "${taskId}" was refused by authorize: ${error instanceof Error ? error.message : describeValue(error)}.`,
+      { cause: error, details: { taskId, definitionId: definition.id } },
+    )
+  }
+  if (result !== undefined) {
+    throw new InvalidOutputError(
+      `authorize of durable task "${definition.id}" returned ${describeValue(result)}; it must return nothing to allow or throw to refuse.`,
+      { details: { taskId, returned: describeValue(result) } },
+    )
+  }
+}
+
+/** The reservation of one attempt: `min(perAttempt, max - reserved)`, added to `reservedCalls`. */
+export function reserve(
+  budget: DurableModelBudget | undefined,
+): { readonly granted: number; readonly budget: DurableModelBudget } | undefined {
+  if (budget === undefined) return undefined
+  const granted = Math.min(budget.maxCallsPerAttempt, budget.maxCalls - budget.reservedCalls)
+  return { granted, budget: { ...budget, reservedCalls: budget.reservedCalls + granted } }
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value)
+    for (const inner of Object.values(value)) deepFreeze(inner)
+  }
+  return value
+}

@@ -1,0 +1,153 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import { join } from 'node:path'
+import { createInterface } from 'node:readline'
+import { fileURLToPath } from 'node:url'
+import { afterEach, describe, expect, it } from 'vitest'
+import type { CheckpointV2 } from '../store.js'
+import { type CrashWorkerConfig, linesOf, supersededTask } from '../testing/crash-tasks.js'
+import { tempDir } from '../testing/temp-dir.js'
+import { createSqliteDurableStore } from './sqlite-store.js'
+
+const WORKER = fileURLToPath(new URL('../testing/crash-worker.ts', import.meta.url))
+const ROOT = fileURLToPath(new URL('../../../../../', import.meta.url))
+
+interface WorkerOutcome {
+  readonly exitCode: number | null
+  readonly signal: NodeJS.Signals | null
+  readonly lines: Record<string, unknown>[]
+  readonly stderr: string
+}
+
+function startWorker(
+  config: CrashWorkerConfig,
+  onLine?: (line: Record<string, unknown>, child: ChildProcess) => void,
+) {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', '--conditions=@agent-core/source', WORKER, JSON.stringify(config)],
+    {
+      cwd: ROOT,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    },
+  )
+  const lines: Record<string, unknown>[] = []
+  let stderr = ''
+  child.stderr.on('data', (chunk) => {
+    stderr += String(chunk)
+  })
+  createInterface({ input: child.stdout }).on('line', (text) => {
+    const line = JSON.parse(text) as Record<string, unknown>
+    lines.push(line)
+    onLine?.(line, child)
+  })
+  const done = new Promise<WorkerOutcome>((resolve) => {
+    child.on('close', (exitCode, signal) => resolve({ exitCode, signal, lines, stderr }))
+  })
+  return { child, done }
+}
+
+const runWorker = (config: CrashWorkerConfig) => startWorker(config).done
+
+describe('crash faults (child processes on a shared SQLite file)', () => {
+  const dirs: { remove(): void }[] = []
+  afterEach(() => {
+    for (const dir of dirs.splice(0)) dir.remove()
+  })
+  function setup(scenario: CrashWorkerConfig['scenario']): CrashWorkerConfig {
+    const dir = tempDir()
+    dirs.push(dir)
+    return {
+      scenario,
+      dbPath: join(dir.path, 'tasks.db'),
+      effectFile: join(dir.path, 'effects.log'),
+      taskId: 'task-1',
+      leaseMs: 300,
+    }
+  }
+  async function checkpointOf(config: CrashWorkerConfig): Promise<CheckpointV2<{ trail: string[] }>> {
+    const store = createSqliteDurableStore(config.dbPath)
+    try {
+      return (await store.load(config.taskId))?.checkpoint as CheckpointV2<{ trail: string[] }>
+    } finally {
+      store.close()
+    }
+  }
+
+  it('SIGKILL after a reconcile step effect, before its save: the restart reconciles, the effect happened once', async () => {
+    const config = setup('payment')
+    const crashed = await runWorker({ ...config, crashAfterEffect: true })
+    expect(crashed.signal, crashed.stderr).toBe('SIGKILL')
+    const before = await checkpointOf(config)
+    expect(before).toMatchObject({
+      status: 'running',
+      nextStepIndex: 1,
+      attemptCount: 1,
+      state: { trail: ['prepare'] },
+    })
+    expect(linesOf(config.effectFile)).toEqual(['charge'])
+
+    const restarted = await runWorker(config)
+    expect(restarted.exitCode, restarted.stderr).toBe(0)
+    expect(restarted.lines).toEqual([
+      { event: 'done', result: { trail: ['prepare', 'charge (reconciled)', 'finish'] } },
+    ])
+    expect(linesOf(config.effectFile)).toEqual(['charge', 'reconcile'])
+    const after = await checkpointOf(config)
+    expect(after).toMatchObject({
+      status: 'completed',
+      attemptCount: before.attemptCount + 1,
+      deadlineAtMs: before.deadlineAtMs,
+    })
+    expect(after.deadlineAtMs).toEqual(expect.any(Number))
+  })
+
+  it('a crash loop with maxAttempts 3 ends as failed after the third attempt, without a fourth execution', async () => {
+    const config = setup('crash-loop')
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      const outcome = await runWorker(config)
+      expect(outcome.signal, outcome.stderr).toBe('SIGKILL')
+      expect(await checkpointOf(config)).toMatchObject({
+        status: 'running',
+        attemptCount: attempt,
+        maxAttempts: 3,
+      })
+    }
+    const last = await runWorker(config)
+    expect(last.exitCode, last.stderr).toBe(0)
+    expect(last.lines).toEqual([expect.objectContaining({ event: 'error', code: 'budget-exhausted' })])
+    expect(await checkpointOf(config)).toMatchObject({ status: 'failed', attemptCount: 3, nextStepIndex: 0 })
+    expect(linesOf(config.effectFile)).toEqual(['boom', 'boom', 'boom'])
+  })
+
+  it('a superseded owner (stopped past its lease while another worker finished the task) cannot save over it', async () => {
+    const config = setup('superseded')
+    const store = createSqliteDurableStore(config.dbPath, { leaseMs: config.leaseMs })
+    try {
+      let takeover: Promise<unknown> | undefined
+      const workerA = startWorker(config, (line, child) => {
+        if (line.event !== 'in-step') return
+        child.kill('SIGSTOP')
+        // Worker B waits until A's unrenewed lease expires, then resumes and completes the task.
+        takeover = supersededTask()
+          .run({ taskId: config.taskId, store }, { app: { worker: 'B' } })
+          .finally(() => {
+            child.kill('SIGCONT')
+            child.stdin?.write('go\n')
+          })
+      })
+      const outcome = await workerA.done
+      expect(await takeover).toEqual({ trail: ['slow by B', 'next'] })
+      expect(outcome.exitCode, outcome.stderr).toBe(0)
+      expect(outcome.lines).toEqual([
+        { event: 'in-step' },
+        expect.objectContaining({ event: 'error', code: 'conflict' }),
+      ])
+      expect(await store.load(config.taskId)).toMatchObject({
+        checkpoint: { status: 'completed', attemptCount: 2, state: { trail: ['slow by B', 'next'] } },
+        version: 4,
+      })
+    } finally {
+      store.close()
+    }
+  })
+})

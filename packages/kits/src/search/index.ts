@@ -1,0 +1,54 @@
+/**
+ * Hybrid search over a local corpus: {@link TextSearch} (BM25 full-text search on minisearch),
+ * {@link VectorSearch} (exact cosine similarity over embedding vectors) and {@link reciprocalRankFusion}
+ * to merge their rankings without comparing their scores.
+ *
+ * Every search takes a named request (`{ query | vector, limit, filter }`), copies documents in and out
+ * so that nothing is shared with the index, calls App filters synchronously, and orders equal scores by
+ * id. Both indexes snapshot to JSON with a configuration fingerprint that restore checks.
+ *
+ * @example
+ * ```ts
+ * import { TextSearch, VectorSearch, reciprocalRankFusion } from '@agent-core/kits/search'
+ * interface Doc { id: string; title: string }
+ * const text = new TextSearch<Doc>({ indexRevision: 'v1', fields: ['title'], storedFields: ['title'] })
+ * const vectors = new VectorSearch<Doc>({ identity: 'toy-2d', dimensions: 2 })
+ * text.addAll([{ id: 'a', title: 'red apple' }, { id: 'b', title: 'green pear' }])
+ * vectors.upsertMany([
+ *   { document: { id: 'a', title: 'red apple' }, vector: [1, 0] },
+ *   { document: { id: 'b', title: 'green pear' }, vector: [0, 1] },
+ * ])
+ * const fused = reciprocalRankFusion([
+ *   { sourceId: 'text', hits: text.search({ query: 'apple', limit: 10 }) },
+ *   { sourceId: 'vector', hits: vectors.search({ vector: [0.9, 0.1], limit: 10 }) },
+ * ])
+ * console.log(fused[0]?.id) // "a"
+ * ```
+ *
+ * @module
+ */
+export type { JsonData } from './internal/json-data.js'
+export {
+  type FusedRank,
+  type RankContribution,
+  type RankedItem,
+  type Ranking,
+  type ReciprocalRankFusionOptions,
+  reciprocalRankFusion,
+} from './reciprocal-rank-fusion.js'
+export type { SearchHit, TextSearchHit, VectorSearchHit } from './search-hit.js'
+export {
+  type TextQueryOptions,
+  TextSearch,
+  type TextSearchOptions,
+  type TextSearchRequest,
+  type TextSearchSnapshot,
+} from './text-search.js'
+export {
+  type VectorInput,
+  VectorSearch,
+  type VectorSearchOptions,
+  type VectorSearchRequest,
+  type VectorSearchSnapshot,
+  type VectorUpsert,
+} from './vector-search.js'

@@ -1,0 +1,137 @@
+import { assertSafeInteger, describeValue, InvalidInputError } from '@agent-core/core'
+import type { SearchOptions } from 'minisearch'
+import { assertFiniteNumber } from './checks.js'
+
+/**
+ * The minisearch query options that {@link TextSearch} exposes, per request or as defaults.
+ * @see https://lucaong.github.io/minisearch/types/MiniSearch.SearchOptions.html
+ */
+export interface TextQueryOptions<Field extends string = string> {
+  /** Also match indexed terms that start with a query term (weighted by `weights.prefix`). */
+  readonly prefix?: boolean
+  /**
+   * Also match terms within an edit distance: a number below 1 is a fraction of the term length, 1 or
+   * more is the distance itself, `true` means 0.2. Weighted by `weights.fuzzy`.
+   */
+  readonly fuzzy?: boolean | number
+  /** The largest edit distance a fractional `fuzzy` may reach (minisearch's default: 6). */
+  readonly maxFuzzy?: number
+  /** Multiplies the score of matches in a field, e.g. `{ title: 2 }`. Positive finite numbers. */
+  readonly boost?: Readonly<Partial<Record<Field, number>>>
+  /** How the terms of a query combine: `"OR"` (the default), `"AND"` or `"AND_NOT"`. */
+  readonly combineWith?: 'OR' | 'AND' | 'AND_NOT' | 'or' | 'and' | 'and_not'
+  /** Search only these indexed fields. */
+  readonly fields?: readonly Field[]
+  /** Relative weights of prefix and fuzzy matches against exact ones (defaults 0.375 and 0.45). */
+  readonly weights?: { readonly fuzzy?: number; readonly prefix?: number }
+  /** BM25 parameters (defaults `k` 1.2, `b` 0.7, `d` 0.5). */
+  readonly bm25?: { readonly k?: number; readonly b?: number; readonly d?: number }
+}
+
+const KEYS = ['prefix', 'fuzzy', 'maxFuzzy', 'boost', 'combineWith', 'fields', 'weights', 'bm25'] as const
+const COMBINE = new Set(['OR', 'AND', 'AND_NOT', 'or', 'and', 'and_not'])
+const DEFAULT_WEIGHTS = { fuzzy: 0.45, prefix: 0.375 }
+const DEFAULT_BM25 = { k: 1.2, b: 0.7, d: 0.5 }
+
+/** True when `source` sets any query option. */
+export function hasQueryOptions(source: Readonly<Record<string, unknown>>): boolean {
+  for (const key of KEYS) if (source[key] !== undefined) return true
+  return false
+}
+
+function assertPlainObject(value: unknown, name: string): asserts value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new InvalidInputError(`${name} must be an object, but got ${describeValue(value)}.`, {
+      details: { name, received: describeValue(value) },
+    })
+  }
+}
+
+function assertIndexedField(field: unknown, fields: ReadonlySet<string>, name: string): void {
+  if (typeof field !== 'string' || !fields.has(field)) {
+    throw new InvalidInputError(
+      `${name} names ${describeValue(field)}, which is not an indexed field. Indexed fields: ${[...fields].join(', ')}.`,
+      { details: { name, received: describeValue(field), fields: [...fields] } },
+    )
+  }
+}
+
+/**
+ * Checks the query options in `source` and writes them, in minisearch's shape, over `base`.
+ * @param where - e.g. `"TextSearch search"`, for errors
+ */
+export function readQueryOptions(
+  source: Readonly<Record<string, unknown>>,
+  fields: ReadonlySet<string>,
+  base: SearchOptions,
+  where: string,
+): SearchOptions {
+  const out: SearchOptions = { ...base }
+  const { prefix, fuzzy, maxFuzzy, boost, combineWith, fields: only, weights, bm25 } = source
+  if (prefix !== undefined) {
+    if (typeof prefix !== 'boolean') {
+      throw new InvalidInputError(`${where} prefix must be a boolean, but got ${describeValue(prefix)}.`, {
+        details: { name: 'prefix', received: describeValue(prefix) },
+      })
+    }
+    out.prefix = prefix
+  }
+  if (fuzzy !== undefined) {
+    if (typeof fuzzy !== 'boolean') assertFiniteNumber(fuzzy, `${where} fuzzy`, { min: 0 })
+    out.fuzzy = fuzzy
+  }
+  if (maxFuzzy !== undefined) {
+    assertSafeInteger(maxFuzzy, `${where} maxFuzzy`, { min: 0 })
+    out.maxFuzzy = maxFuzzy
+  }
+  if (boost !== undefined) {
+    assertPlainObject(boost, `${where} boost`)
+    const checked: Record<string, number> = {}
+    for (const [field, factor] of Object.entries(boost)) {
+      assertIndexedField(field, fields, `${where} boost`)
+      assertFiniteNumber(factor, `${where} boost.${field}`, { min: 0, exclusiveMin: true })
+      checked[field] = factor
+    }
+    out.boost = checked
+  }
+  if (combineWith !== undefined) {
+    if (typeof combineWith !== 'string' || !COMBINE.has(combineWith)) {
+      throw new InvalidInputError(
+        `${where} combineWith must be "OR", "AND" or "AND_NOT", but got ${describeValue(combineWith)}.`,
+        { details: { name: 'combineWith', received: describeValue(combineWith) } },
+      )
+    }
+    out.combineWith = combineWith as SearchOptions['combineWith']
+  }
+  if (only !== undefined) {
+    if (!Array.isArray(only) || only.length === 0) {
+      throw new InvalidInputError(
+        `${where} fields must be a non-empty array of indexed fields, but got ${describeValue(only)}.`,
+        { details: { name: 'fields', received: describeValue(only) } },
+      )
+    }
+    for (const field of only) assertIndexedField(field, fields, `${where} fields`)
+    out.fields = [...(only as string[])]
+  }
+  if (weights !== undefined) {
+    assertPlainObject(weights, `${where} weights`)
+    const merged = { ...DEFAULT_WEIGHTS, ...base.weights }
+    for (const key of ['fuzzy', 'prefix'] as const) {
+      if (weights[key] === undefined) continue
+      assertFiniteNumber(weights[key], `${where} weights.${key}`, { min: 0 })
+      merged[key] = weights[key]
+    }
+    out.weights = merged
+  }
+  if (bm25 !== undefined) {
+    assertPlainObject(bm25, `${where} bm25`)
+    const merged = { ...DEFAULT_BM25, ...base.bm25 }
+    for (const key of ['k', 'b', 'd'] as const) {
+      if (bm25[key] === undefined) continue
+      assertFiniteNumber(bm25[key], `${where} bm25.${key}`, { min: 0 })
+      merged[key] = bm25[key]
+    }
+    out.bm25 = merged
+  }
+  return out
+}

@@ -1,0 +1,171 @@
+import { DuplicateIdError, InvalidInputError } from '@agent-core/core'
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { type Ranking, reciprocalRankFusion } from './index.js'
+
+/** Reference model: the RRF formula applied naively, then sorted by the documented order. */
+function formula(lists: readonly Ranking[], k: number, window: number) {
+  const ids = new Set(lists.flatMap((l) => l.hits.slice(0, window).map((h) => h.id)))
+  const rows = [...ids].map((id) => {
+    let score = 0
+    let bestRank = Number.POSITIVE_INFINITY
+    const contributions: { sourceId: string; rank: number; weight: number; contribution: number }[] = []
+    for (const list of lists) {
+      const index = list.hits.slice(0, window).findIndex((h) => h.id === id)
+      if (index < 0) continue
+      const weight = list.weight ?? 1
+      const contribution = weight / (k + index + 1)
+      score += contribution
+      bestRank = Math.min(bestRank, index + 1)
+      contributions.push({ sourceId: list.sourceId, rank: index + 1, weight, contribution })
+    }
+    return { id, score, bestRank, contributions }
+  })
+  rows.sort((a, b) => b.score - a.score || a.bestRank - b.bestRank || (a.id < b.id ? -1 : 1))
+  return rows.map(({ id, score, contributions }, i) => ({ id, score, rank: i + 1, contributions }))
+}
+
+const ranking = (sourceId: string) =>
+  fc.record({
+    sourceId: fc.constant(sourceId),
+    hits: fc
+      .uniqueArray(fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'), { maxLength: 8 })
+      .map((ids) => ids.map((id) => ({ id }))),
+    weight: fc.option(fc.constantFrom(0.5, 1, 2, 3), { nil: undefined }),
+  })
+
+describe('reciprocalRankFusion', () => {
+  it('scores 1 / (k + rank) with k = 60 and ranks from 1', () => {
+    const fused = reciprocalRankFusion([
+      { sourceId: 'text', hits: [{ id: 'a' }, { id: 'b' }] },
+      { sourceId: 'vector', hits: [{ id: 'b' }, { id: 'c' }] },
+    ])
+    expect(fused.map((f) => [f.id, f.rank])).toEqual([
+      ['b', 1],
+      ['a', 2],
+      ['c', 3],
+    ])
+    expect(fused[0]!.score).toBe(1 / 62 + 1 / 61)
+    expect(fused[0]!.contributions).toEqual([
+      { sourceId: 'text', rank: 2, weight: 1, contribution: 1 / 62, hit: { id: 'b' } },
+      { sourceId: 'vector', rank: 1, weight: 1, contribution: 1 / 61, hit: { id: 'b' } },
+    ])
+  })
+
+  it('equals the formula for any lists, weights, k and rank window (property)', () => {
+    fc.assert(
+      fc.property(
+        fc
+          .tuple(ranking('s1'), ranking('s2'), ranking('s3'))
+          .chain((all) => fc.subarray(all).map((lists) => lists as Ranking[])),
+        fc.constantFrom(0, 1, 60, 2.5),
+        fc.option(fc.integer({ min: 1, max: 9 }), { nil: undefined }),
+        fc.option(fc.integer({ min: 0, max: 10 }), { nil: undefined }),
+        (lists, k, rankWindow, limit) => {
+          const actual = reciprocalRankFusion(lists, { k, rankWindow, limit })
+          const expected = formula(lists, k, rankWindow ?? Number.POSITIVE_INFINITY).slice(0, limit)
+          expect(
+            actual.map(({ id, score, rank, contributions }) => ({
+              id,
+              score,
+              rank,
+              contributions: contributions.map(({ hit: _hit, ...rest }) => rest),
+            })),
+          ).toEqual(expected)
+        },
+      ),
+      { numRuns: 500 },
+    )
+  })
+
+  it('orders equal scores by best rank, then id', () => {
+    // x and y both score 1/61 + 1/62; z scores the same from ranks 1 and 2 in other lists.
+    const fused = reciprocalRankFusion([
+      { sourceId: 'a', hits: [{ id: 'y' }, { id: 'x' }] },
+      { sourceId: 'b', hits: [{ id: 'x' }, { id: 'y' }] },
+      { sourceId: 'c', hits: [{ id: 'w' }] },
+      { sourceId: 'd', hits: [{ id: 'v' }] },
+    ])
+    expect(fused.map((f) => f.id)).toEqual(['x', 'y', 'v', 'w'])
+    // With k = 0: p scores 2 / 2 (rank 2, weight 2), q scores 1 / 1 (rank 1): equal, q has the better rank.
+    const weighted = reciprocalRankFusion(
+      [
+        { sourceId: 'a', hits: [{ id: 'o' }, { id: 'p' }], weight: 2 },
+        { sourceId: 'b', hits: [{ id: 'q' }] },
+      ],
+      { k: 0 },
+    )
+    expect(weighted.map((f) => [f.id, f.score])).toEqual([
+      ['o', 2],
+      ['q', 1],
+      ['p', 1],
+    ])
+  })
+
+  it('fuses search hits without looking at their scores, and keeps the hits', () => {
+    const text = [
+      { id: 'a', score: 120.5, document: { title: 'A' } },
+      { id: 'b', score: 3, document: { title: 'B' } },
+    ]
+    const vector = [
+      { id: 'b', score: 0.2, document: { title: 'B' } },
+      { id: 'a', score: 0.1, document: { title: 'A' } },
+    ]
+    const fused = reciprocalRankFusion([
+      { sourceId: 'text', hits: text },
+      { sourceId: 'vector', hits: vector, weight: 2 },
+    ])
+    expect(fused.map((f) => f.id)).toEqual(['b', 'a'])
+    expect(fused[0]!.contributions[1]!.hit).toBe(vector[0])
+  })
+
+  it('handles no lists, empty lists and limit 0', () => {
+    expect(reciprocalRankFusion([])).toEqual([])
+    expect(reciprocalRankFusion([{ sourceId: 'a', hits: [] }])).toEqual([])
+    expect(reciprocalRankFusion([{ sourceId: 'a', hits: [{ id: 'x' }] }], { limit: 0 })).toEqual([])
+  })
+
+  it('rejects bad input', () => {
+    const ok = { sourceId: 's', hits: [{ id: 'a' }] }
+    const badLists: unknown[] = [
+      'lists',
+      [null],
+      [{ hits: [] }],
+      [{ sourceId: '', hits: [] }],
+      [{ sourceId: 's', hits: 'a' }],
+      [{ sourceId: 's', hits: [{ id: '' }] }],
+      [{ sourceId: 's', hits: [{ id: 3 }] }],
+      [{ sourceId: 's', hits: [null] }],
+      [{ sourceId: 's', hits: [{ id: 'a' }, { id: 'a' }] }],
+      [{ ...ok, weight: 0 }],
+      [{ ...ok, weight: -1 }],
+      [{ ...ok, weight: Number.NaN }],
+    ]
+    for (const lists of badLists) {
+      expect(() => reciprocalRankFusion(lists as Ranking[]), JSON.stringify(lists)).toThrow(InvalidInputError)
+    }
+    expect(() => reciprocalRankFusion([ok, ok])).toThrow(DuplicateIdError)
+    for (const options of [
+      { k: -1 },
+      { k: Number.NaN },
+      { k: Number.POSITIVE_INFINITY },
+      { rankWindow: 0 },
+      { rankWindow: 1.5 },
+      { limit: -1 },
+      { limit: Number.NaN },
+      { limit: 1.5 },
+      null,
+    ]) {
+      expect(() => reciprocalRankFusion([ok], options as never), JSON.stringify(options)).toThrow(
+        InvalidInputError,
+      )
+    }
+  })
+
+  it('a repeated id outside the rank window is not an error', () => {
+    const fused = reciprocalRankFusion([{ sourceId: 's', hits: [{ id: 'a' }, { id: 'b' }, { id: 'a' }] }], {
+      rankWindow: 2,
+    })
+    expect(fused.map((f) => f.id)).toEqual(['a', 'b'])
+  })
+})

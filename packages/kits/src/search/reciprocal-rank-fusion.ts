@@ -1,0 +1,310 @@
+import {
+  assertNonEmptyString,
+  assertSafeInteger,
+  DuplicateIdError,
+  describeValue,
+  InvalidInputError,
+} from '@agent-core/core'
+import { assertFiniteNumber } from './internal/checks.js'
+
+/**
+ * Anything with an id can be ranked: search hits, database rows, ...
+ *
+ * @example
+ * ```ts
+ * import type { RankedItem } from '@agent-core/kits/search'
+ * const item: RankedItem = { id: 'doc-1' }
+ * ```
+ */
+export interface RankedItem {
+  readonly id: string
+}
+
+/**
+ * One input ranking of {@link reciprocalRankFusion}: the hits of one source, best first.
+ *
+ * @example
+ * ```ts
+ * import type { Ranking } from '@agent-core/kits/search'
+ * const lexical: Ranking = { sourceId: 'text', hits: [{ id: 'a' }, { id: 'b' }], weight: 1 }
+ * ```
+ */
+export interface Ranking<Item extends RankedItem = RankedItem> {
+  /** Names the source (e.g. `"text"`, `"vector"`); unique among the lists of one call. */
+  readonly sourceId: string
+  /** Best first; the first hit has rank 1. An id may occur only once per list. */
+  readonly hits: readonly Item[]
+  /** Multiplies this list's contributions; a positive finite number, default 1. */
+  readonly weight?: number
+}
+
+/**
+ * Options of {@link reciprocalRankFusion}.
+ *
+ * @example
+ * ```ts
+ * import type { ReciprocalRankFusionOptions } from '@agent-core/kits/search'
+ * const options: ReciprocalRankFusionOptions = { k: 60, rankWindow: 100, limit: 10 }
+ * ```
+ */
+export interface ReciprocalRankFusionOptions {
+  /** The rank constant: a finite number of at least 0, default 60 (Cormack, Clarke and Büttcher, 2009). */
+  readonly k?: number
+  /** Only ranks 1 to `rankWindow` of each list contribute (a safe integer of at least 1); default all. */
+  readonly rankWindow?: number
+  /** The most fused results to return (a safe integer of at least 0); default all. */
+  readonly limit?: number
+}
+
+/**
+ * One list's share of a {@link FusedRank}.
+ *
+ * @example
+ * ```ts
+ * import type { RankContribution } from '@agent-core/kits/search'
+ * const part: RankContribution = { sourceId: 'text', rank: 1, weight: 1, contribution: 1 / 61, hit: { id: 'a' } }
+ * ```
+ */
+export interface RankContribution<Item extends RankedItem = RankedItem> {
+  /** The list it comes from. */
+  readonly sourceId: string
+  /** The 1-based rank of the id in that list. */
+  readonly rank: number
+  /** That list's weight. */
+  readonly weight: number
+  /** `weight / (k + rank)`. */
+  readonly contribution: number
+  /** The hit as given in that list (the same object, not a copy). */
+  readonly hit: Item
+}
+
+/**
+ * One fused result of {@link reciprocalRankFusion}.
+ *
+ * @example
+ * ```ts
+ * import { reciprocalRankFusion, type FusedRank } from '@agent-core/kits/search'
+ * const [first]: FusedRank[] = reciprocalRankFusion([{ sourceId: 'a', hits: [{ id: 'x' }] }])
+ * console.log(first?.score) // 1 / 61
+ * ```
+ */
+export interface FusedRank<Item extends RankedItem = RankedItem> {
+  /** The id shared by the fused hits. */
+  readonly id: string
+  /** The sum of the contributions. Only comparable with other scores of the same call. */
+  readonly score: number
+  /** The 1-based position in the fused ranking. */
+  readonly rank: number
+  /** One entry per list the id occurs in (within the rank window), in the order of the lists. */
+  readonly contributions: readonly RankContribution<Item>[]
+}
+
+/**
+ * Fuses rankings with Reciprocal Rank Fusion: each id scores the sum, over the lists it occurs in, of
+ * `weight / (k + rank)`, with ranks counted from 1 and `k` 60 by default (Cormack, Clarke and Büttcher,
+ * SIGIR 2009). Only ranks are used, never the lists' own scores, so lexical and vector results fuse
+ * without comparing their incompatible scales.
+ *
+ * Order: higher fused score first; on equal scores, the id with the better (smaller) best rank in any
+ * list first; then ids in ascending UTF-16 code-unit order. The result is fully deterministic. The work
+ * is linear in the number of input hits, plus sorting the distinct ids (or a heap of `limit` entries).
+ *
+ * @throws InvalidInputError on bad lists, ids, weights or options, or an id repeated within one list
+ * @throws DuplicateIdError when two lists share a sourceId
+ * @example
+ * ```ts
+ * import { reciprocalRankFusion } from '@agent-core/kits/search'
+ * const fused = reciprocalRankFusion([
+ *   { sourceId: 'text', hits: [{ id: 'a' }, { id: 'b' }] },
+ *   { sourceId: 'vector', hits: [{ id: 'b' }, { id: 'c' }] },
+ * ])
+ * console.log(fused.map((f) => f.id)) // ["b", "a", "c"]
+ * ```
+ */
+export function reciprocalRankFusion<Item extends RankedItem>(
+  lists: readonly Ranking<Item>[],
+  options: ReciprocalRankFusionOptions = {},
+): FusedRank<Item>[] {
+  if (!Array.isArray(lists)) {
+    throw new InvalidInputError(
+      `reciprocalRankFusion takes an array of rankings like [{ sourceId: 'text', hits }], but got ${describeValue(lists)}.`,
+      { details: { received: describeValue(lists) } },
+    )
+  }
+  if (typeof options !== 'object' || options === null) {
+    throw new InvalidInputError(
+      `reciprocalRankFusion options must be an object, but got ${describeValue(options)}.`,
+      {
+        details: { received: describeValue(options) },
+      },
+    )
+  }
+  const k = options.k ?? 60
+  assertFiniteNumber(k, 'reciprocalRankFusion k', { min: 0 })
+  const window = options.rankWindow ?? Number.MAX_SAFE_INTEGER
+  assertSafeInteger(window, 'reciprocalRankFusion rankWindow', { min: 1 })
+  const limit = options.limit ?? Number.MAX_SAFE_INTEGER
+  assertSafeInteger(limit, 'reciprocalRankFusion limit', { min: 0 })
+
+  // Check every list first, so the fusion loop below only reads.
+  const sources = new Set<string>()
+  const weights = new Float64Array(lists.length)
+  let total = 0
+  for (let l = 0; l < lists.length; l++) {
+    const list = lists[l]
+    if (typeof list !== 'object' || list === null) {
+      throw new InvalidInputError(
+        `reciprocalRankFusion list ${l} must be an object, but got ${describeValue(list)}.`,
+        {
+          details: { index: l, received: describeValue(list) },
+        },
+      )
+    }
+    const { sourceId, hits } = list
+    assertNonEmptyString(sourceId, `reciprocalRankFusion list ${l} sourceId`)
+    if (sources.has(sourceId)) {
+      throw new DuplicateIdError(
+        `reciprocalRankFusion got two lists with sourceId "${sourceId}". Give each list its own sourceId, or merge them first.`,
+        { details: { id: sourceId } },
+      )
+    }
+    sources.add(sourceId)
+    const weight = list.weight ?? 1
+    assertFiniteNumber(weight, `reciprocalRankFusion list "${sourceId}" weight`, {
+      min: 0,
+      exclusiveMin: true,
+    })
+    weights[l] = weight
+    if (!Array.isArray(hits)) {
+      throw new InvalidInputError(
+        `reciprocalRankFusion list "${sourceId}" hits must be an array, but got ${describeValue(hits)}.`,
+        { details: { sourceId, received: describeValue(hits) } },
+      )
+    }
+    total += Math.min(hits.length, window)
+  }
+
+  // Struct-of-arrays accumulation: one slot per distinct id, one node per (list, rank) contribution,
+  // chained per slot in list order. No object is allocated per input hit.
+  const slotOf = new Map<string, number>()
+  const ids: string[] = []
+  const scores = new Float64Array(total)
+  const bestRanks = new Int32Array(total)
+  const lastList = new Int32Array(total)
+  const firstNode = new Int32Array(total)
+  const lastNode = new Int32Array(total)
+  const nodeList = new Int32Array(total)
+  const nodeRank = new Int32Array(total)
+  const nodeNext = new Int32Array(total)
+  let node = 0
+  for (let l = 0; l < lists.length; l++) {
+    const { sourceId, hits } = lists[l]!
+    const weight = weights[l]!
+    const end = Math.min(hits.length, window)
+    for (let i = 0; i < end; i++) {
+      const hit = hits[i]
+      const id = typeof hit === 'object' && hit !== null ? hit.id : undefined
+      if (typeof id !== 'string' || id.length === 0) {
+        throw new InvalidInputError(
+          `reciprocalRankFusion list "${sourceId}" hit ${i} must be an object with a non-empty string id, but its id is ${describeValue(id)}.`,
+          { details: { sourceId, index: i, received: describeValue(id) } },
+        )
+      }
+      const rank = i + 1
+      const contribution = weight / (k + rank)
+      let slot = slotOf.get(id)
+      if (slot === undefined) {
+        slot = ids.length
+        slotOf.set(id, slot)
+        ids.push(id)
+        scores[slot] = contribution
+        bestRanks[slot] = rank
+        firstNode[slot] = node
+      } else {
+        if (lastList[slot] === l) {
+          const first = nodeRank[lastNode[slot]!]!
+          throw new InvalidInputError(
+            `reciprocalRankFusion list "${sourceId}" has the id "${id}" at ranks ${first} and ${rank}. A ranking lists each id once: keep its best rank and drop the rest.`,
+            { details: { sourceId, id, ranks: [first, rank] } },
+          )
+        }
+        scores[slot] = scores[slot]! + contribution
+        if (rank < bestRanks[slot]!) bestRanks[slot] = rank
+        nodeNext[lastNode[slot]!] = node
+      }
+      lastList[slot] = l
+      lastNode[slot] = node
+      nodeList[node] = l
+      nodeRank[node] = rank
+      nodeNext[node] = -1
+      node++
+    }
+  }
+
+  const order = (a: number, b: number): number => {
+    const sa = scores[a]!
+    const sb = scores[b]!
+    if (sa !== sb) return sb - sa
+    const ra = bestRanks[a]!
+    const rb = bestRanks[b]!
+    if (ra !== rb) return ra - rb
+    const ia = ids[a]!
+    const ib = ids[b]!
+    return ia < ib ? -1 : ia > ib ? 1 : 0
+  }
+  const count = ids.length
+  const selected =
+    limit < count ? selectBest(count, limit, order) : Array.from({ length: count }, (_, i) => i).sort(order)
+  const out: FusedRank<Item>[] = new Array(selected.length)
+  for (let i = 0; i < selected.length; i++) {
+    const slot = selected[i]!
+    const contributions: RankContribution<Item>[] = []
+    for (let n = firstNode[slot]!; n !== -1; n = nodeNext[n]!) {
+      const l = nodeList[n]!
+      const rank = nodeRank[n]!
+      const list = lists[l]!
+      const weight = weights[l]!
+      contributions.push({
+        sourceId: list.sourceId,
+        rank,
+        weight,
+        contribution: weight / (k + rank),
+        hit: list.hits[rank - 1]!,
+      })
+    }
+    out[i] = { id: ids[slot]!, score: scores[slot]!, rank: i + 1, contributions }
+  }
+  return out
+}
+
+/** The best `limit` of slots 0..count-1 under `order`, best first, with a worst-first heap of `limit`. */
+function selectBest(count: number, limit: number, order: (a: number, b: number) => number): number[] {
+  if (limit === 0) return []
+  const heap = new Int32Array(limit)
+  let size = 0
+  for (let slot = 0; slot < count; slot++) {
+    if (size < limit) {
+      let i = size++
+      while (i > 0) {
+        const parent = (i - 1) >> 1
+        if (order(slot, heap[parent]!) <= 0) break
+        heap[i] = heap[parent]!
+        i = parent
+      }
+      heap[i] = slot
+    } else if (order(slot, heap[0]!) < 0) {
+      let i = 0
+      for (;;) {
+        const left = 2 * i + 1
+        if (left >= limit) break
+        const right = left + 1
+        const child = right < limit && order(heap[right]!, heap[left]!) > 0 ? right : left
+        if (order(heap[child]!, slot) <= 0) break
+        heap[i] = heap[child]!
+        i = child
+      }
+      heap[i] = slot
+    }
+  }
+  return Array.from(heap).sort(order)
+}

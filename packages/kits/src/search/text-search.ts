@@ -1,0 +1,569 @@
+import {
+  assertNonEmptyString,
+  assertNotThenable,
+  DuplicateIdError,
+  describeValue,
+  InvalidInputError,
+  InvalidOutputError,
+  InvalidStateError,
+} from '@agent-core/core'
+import MiniSearch, {
+  type Options as MiniSearchOptions,
+  type SearchOptions,
+  type SearchResult,
+} from 'minisearch'
+import {
+  assertFieldList,
+  assertLimit,
+  assertOptionalFunction,
+  assertRequest,
+  keepByFilter,
+  readDocumentId,
+} from './internal/checks.js'
+import { configurationFingerprint } from './internal/fingerprint.js'
+import { cloneJsonData, copyJsonData } from './internal/json-data.js'
+import { hasQueryOptions, readQueryOptions, type TextQueryOptions } from './internal/text-query-options.js'
+import type { TextSearchHit } from './search-hit.js'
+
+export type { TextQueryOptions } from './internal/text-query-options.js'
+
+/** The engine named in {@link TextSearchSnapshot}: minisearch 7's JSON serialization. */
+const TEXT_ENGINE = 'minisearch-7'
+
+/** Field names of `Document` with string keys. */
+type FieldOf<Document> = Extract<keyof Document, string>
+
+/**
+ * Options of {@link TextSearch}.
+ *
+ * @example
+ * ```ts
+ * import { TextSearch, type TextSearchOptions } from '@agent-core/kits/search'
+ * interface Page { id: string; title: string; body: string; url: string }
+ * const options: TextSearchOptions<Page> = {
+ *   indexRevision: 'pages-v1',
+ *   fields: ['title', 'body'],
+ *   storedFields: ['title', 'url'],
+ *   searchOptions: { boost: { title: 2 }, prefix: true },
+ * }
+ * const pages = new TextSearch(options)
+ * ```
+ */
+export interface TextSearchOptions<Document extends object> {
+  /**
+   * The App's revision of how documents are indexed. It is part of the snapshot fingerprint; change it
+   * whenever `tokenize` or `processTerm` change (functions cannot be fingerprinted) or the meaning of a
+   * field changes, so that old snapshots are refused instead of silently mismatching.
+   */
+  readonly indexRevision: string
+  /** The fields whose text is indexed: strings, finite numbers, booleans or arrays of strings. */
+  readonly fields: readonly FieldOf<Document>[]
+  /** The fields copied into the index and returned as each hit's `document` (plain data). Default none. */
+  readonly storedFields?: readonly FieldOf<Document>[]
+  /** The field holding the document's id, a non-empty string. Default `"id"`. */
+  readonly idField?: FieldOf<Document>
+  /** Splits a field's text into terms (minisearch's default splits on spaces and punctuation). */
+  readonly tokenize?: (text: string, fieldName?: string) => string[]
+  /** Normalizes a term; return a falsy value to drop it (minisearch's default lower-cases). */
+  readonly processTerm?: (term: string, fieldName?: string) => string | string[] | null | undefined | false
+  /** Query options every search starts from; a request's own options override them. */
+  readonly searchOptions?: TextQueryOptions<FieldOf<Document>>
+}
+
+/**
+ * A request to {@link TextSearch.search}: the query, the most hits wanted, an optional filter, and any
+ * minisearch query options (prefix, fuzzy, boost, combineWith, ...) for this request only.
+ *
+ * @example
+ * ```ts
+ * import type { TextSearchRequest } from '@agent-core/kits/search'
+ * const request: TextSearchRequest<{ id: string; title: string; lang: string }> = {
+ *   query: 'vector search',
+ *   limit: 10,
+ *   prefix: true,
+ *   filter: (document) => document.lang === 'en',
+ * }
+ * ```
+ */
+export interface TextSearchRequest<Document extends object> extends TextQueryOptions<FieldOf<Document>> {
+  /** Free text; it is tokenized and processed like the indexed fields. */
+  readonly query: string
+  /** The most hits to return: a safe integer of at least 0 (0 returns no hits). */
+  readonly limit: number
+  /**
+   * Keeps a hit when it returns `true`. Must return a boolean synchronously. Receives its own copy of the
+   * stored fields; it is called best-first and only until `limit` hits are found.
+   */
+  readonly filter?: (document: Partial<Document>, id: string) => boolean
+}
+
+/**
+ * What {@link TextSearch.snapshot} returns; JSON-serializable.
+ *
+ * @example
+ * ```ts
+ * import { TextSearch, type TextSearchSnapshot } from '@agent-core/kits/search'
+ * const search = new TextSearch<{ id: string; text: string }>({ indexRevision: 'r1', fields: ['text'] })
+ * const snapshot: TextSearchSnapshot = JSON.parse(JSON.stringify(search.snapshot()))
+ * search.restore(snapshot)
+ * ```
+ */
+export interface TextSearchSnapshot {
+  /** The snapshot format; only version 2 is accepted. */
+  readonly version: 2
+  /** The engine and serialization the index was written with. */
+  readonly engine: string
+  /** Fingerprint of indexRevision, idField, fields and storedFields. */
+  readonly configurationFingerprint: string
+  /** The index in the engine's JSON serialization, without any removed document. */
+  readonly serializedIndex: string
+}
+
+/** Batch size of the vacuum run after removals: large, so one removal yields to the event loop rarely. */
+const VACUUM = { batchSize: 50_000, batchWait: 1 }
+
+/**
+ * Full-text search with BM25 ranking, built on minisearch.
+ *
+ * Only the declared `fields` (indexed) and `storedFields` (returned) are copied out of a document, so
+ * the caller's objects, filter callbacks and returned hits never share nested data with the index.
+ * Hits are ordered by score, then by id (ascending UTF-16 code units) among equal scores. A snapshot
+ * carries a fingerprint of the configuration, and restore refuses one taken with another configuration.
+ *
+ * @example
+ * ```ts
+ * import { TextSearch } from '@agent-core/kits/search'
+ * const notes = new TextSearch<{ id: string; title: string; body: string }>({
+ *   indexRevision: 'notes-v1',
+ *   fields: ['title', 'body'],
+ *   storedFields: ['title'],
+ * })
+ * notes.addAll([
+ *   { id: 'n1', title: 'Groceries', body: 'milk, eggs and bread' },
+ *   { id: 'n2', title: 'Garden', body: 'water the tomatoes' },
+ * ])
+ * const [best] = notes.search({ query: 'tomatoes', limit: 5 })
+ * console.log(best?.id, best?.document.title) // "n2" "Garden"
+ * ```
+ */
+export class TextSearch<Document extends object = Record<string, unknown>> {
+  /** The App's index revision, part of the fingerprint. */
+  readonly indexRevision: string
+  /** The indexed fields. */
+  readonly fields: readonly FieldOf<Document>[]
+  /** The stored (returned) fields. */
+  readonly storedFields: readonly FieldOf<Document>[]
+  /** The id field. */
+  readonly idField: FieldOf<Document>
+  /** Fingerprint of indexRevision, idField, fields and storedFields, as written into snapshots. */
+  readonly configurationFingerprint: string
+
+  readonly #engineOptions: MiniSearchOptions<Record<string, unknown>>
+  readonly #fieldSet: ReadonlySet<string>
+  readonly #defaults: SearchOptions
+  #index: MiniSearch<Record<string, unknown>>
+  /** How many searches are inside a filter callback right now (changes are refused then). */
+  #callbackDepth = 0
+
+  constructor(options: TextSearchOptions<Document>) {
+    assertRequest(options, 'new TextSearch', "{ indexRevision: 'v1', fields: ['title', 'body'] }")
+    assertNonEmptyString(options.indexRevision, 'TextSearch indexRevision')
+    const fields = assertFieldList(options.fields, 'TextSearch fields', {
+      nonEmpty: true,
+    }) as FieldOf<Document>[]
+    const storedFields = assertFieldList(options.storedFields ?? [], 'TextSearch storedFields', {
+      nonEmpty: false,
+    }) as FieldOf<Document>[]
+    const idField = (options.idField ?? 'id') as FieldOf<Document>
+    assertNonEmptyString(idField, 'TextSearch idField')
+    assertOptionalFunction(options.tokenize, 'TextSearch tokenize')
+    assertOptionalFunction(options.processTerm, 'TextSearch processTerm')
+    this.indexRevision = options.indexRevision
+    this.fields = Object.freeze(fields)
+    this.storedFields = Object.freeze(storedFields)
+    this.idField = idField
+    this.#fieldSet = new Set(fields)
+    const defaults = options.searchOptions ?? {}
+    assertRequest(defaults, 'TextSearch searchOptions', '{ prefix: true }')
+    this.#defaults = readQueryOptions(defaults, this.#fieldSet, {}, 'TextSearch searchOptions')
+    this.configurationFingerprint = configurationFingerprint('text-search', {
+      engine: TEXT_ENGINE,
+      indexRevision: this.indexRevision,
+      idField,
+      fields,
+      storedFields,
+    })
+    this.#engineOptions = {
+      fields,
+      storeFields: storedFields,
+      idField,
+      stringifyField: stringifyIndexedValue,
+      autoVacuum: false,
+      searchOptions: this.#defaults,
+      ...(options.tokenize ? { tokenize: checkedTokenize(options.tokenize) } : {}),
+      ...(options.processTerm ? { processTerm: checkedProcessTerm(options.processTerm) } : {}),
+    }
+    this.#index = new MiniSearch(this.#engineOptions)
+  }
+
+  /** How many documents the index holds. */
+  get size(): number {
+    return this.#index.documentCount
+  }
+
+  /** True when a document with this id is indexed. */
+  has(id: string): boolean {
+    return this.#index.has(id)
+  }
+
+  /** A copy of the stored fields of the document with this id, or `undefined` when it is not indexed. */
+  get(id: string): Partial<Document> | undefined {
+    if (!this.#index.has(id)) return undefined
+    return cloneJsonData(this.#index.getStoredFields(id) ?? {}) as Partial<Document>
+  }
+
+  /**
+   * Indexes one document.
+   * @throws DuplicateIdError when a document with the same id is indexed
+   * @throws InvalidInputError when the id is missing or a field holds something else than text or data
+   */
+  add(document: Document): void {
+    this.addAll([document])
+  }
+
+  /**
+   * Indexes many documents, all or nothing: every document is checked first, and ids must be new and
+   * distinct.
+   */
+  addAll(documents: readonly Document[]): void {
+    this.#assertNotInCallback('add')
+    if (!Array.isArray(documents)) {
+      throw new InvalidInputError(
+        `TextSearch addAll takes an array of documents, but got ${describeValue(documents)}.`,
+        {
+          details: { received: describeValue(documents) },
+        },
+      )
+    }
+    const single = documents.length === 1
+    const projected: Record<string, unknown>[] = new Array(documents.length)
+    const batch = new Set<string>()
+    for (let i = 0; i < documents.length; i++) {
+      const where = single ? 'TextSearch add document' : `TextSearch addAll document ${i}`
+      const id = readDocumentId(documents[i], this.idField, where)
+      if (batch.has(id) || this.#index.has(id)) {
+        throw new DuplicateIdError(
+          `${where} has the id "${id}", which is ${batch.has(id) ? 'repeated in this batch' : 'already indexed'}. Use replace() to update a document.`,
+          { details: { id } },
+        )
+      }
+      batch.add(id)
+      projected[i] = this.#project(documents[i] as Record<string, unknown>, id, where)
+    }
+    let added = 0
+    try {
+      for (const document of projected) {
+        added++
+        this.#index.add(document)
+      }
+    } catch (error) {
+      // A tokenize or processTerm hook threw midway: undo this batch (including the document that was
+      // being added) so that it stays all or nothing.
+      const ids = projected.slice(0, added).map((document) => document[this.idField] as string)
+      this.#index.discardAll(ids.filter((id) => this.#index.has(id)))
+      this.#index.vacuum(VACUUM).catch(() => {})
+      throw error
+    }
+  }
+
+  /**
+   * Replaces the indexed document that has the same id (or adds it), and waits until the old version's
+   * terms are purged from the index.
+   */
+  async replace(document: Document): Promise<void> {
+    this.#assertNotInCallback('replace')
+    const id = readDocumentId(document, this.idField, 'TextSearch replace document')
+    const projected = this.#project(document as Record<string, unknown>, id, 'TextSearch replace document')
+    if (this.#index.has(id)) this.#index.discard(id)
+    this.#index.add(projected)
+    await this.#index.vacuum(VACUUM)
+  }
+
+  /**
+   * Removes the document with this id and waits until its terms are purged from the index (minisearch's
+   * vacuum), so the next snapshot holds nothing of it. Resolves `false` when it was not indexed.
+   */
+  async remove(id: string): Promise<boolean> {
+    return (await this.removeMany([id])) === 1
+  }
+
+  /** Removes several documents with one purge of the index; resolves how many were indexed. */
+  async removeMany(ids: readonly string[]): Promise<number> {
+    if (!Array.isArray(ids)) {
+      throw new InvalidInputError(
+        `TextSearch removeMany takes an array of ids, but got ${describeValue(ids)}.`,
+        {
+          details: { received: describeValue(ids) },
+        },
+      )
+    }
+    this.#assertNotInCallback('remove')
+    for (const id of ids) {
+      if (typeof id !== 'string') {
+        throw new InvalidInputError(`TextSearch remove takes string ids, but got ${describeValue(id)}.`, {
+          details: { received: describeValue(id) },
+        })
+      }
+    }
+    const present = [...new Set(ids)].filter((id) => this.#index.has(id))
+    if (present.length === 0) return 0
+    this.#index.discardAll(present)
+    await this.#index.vacuum(VACUUM)
+    return present.length
+  }
+
+  /**
+   * The best `limit` hits for `query`, by BM25 score; equal scores are ordered by id.
+   *
+   * @throws InvalidInputError on a bad query, limit, option or filter
+   * @throws RejectedThenableError when `filter` returns a Promise
+   * @throws InvalidOutputError when `filter` returns a non-boolean
+   */
+  search(request: TextSearchRequest<Document>): TextSearchHit<Document>[] {
+    assertRequest(request, 'TextSearch search', "{ query: 'words', limit: 10 }")
+    const { query, limit, filter } = request
+    if (typeof query !== 'string') {
+      throw new InvalidInputError(
+        `TextSearch search query must be a string, but got ${describeValue(query)}.`,
+        {
+          details: { received: describeValue(query) },
+        },
+      )
+    }
+    assertLimit(limit, 'TextSearch search')
+    assertOptionalFunction(filter, 'TextSearch search filter')
+    const options = hasQueryOptions(request as Record<string, unknown>)
+      ? readQueryOptions(
+          request as Record<string, unknown>,
+          this.#fieldSet,
+          this.#defaults,
+          'TextSearch search',
+        )
+      : undefined
+    if (limit === 0) return []
+    const results = this.#index.search(query, options)
+    const hits: TextSearchHit<Document>[] = []
+    this.#callbackDepth++
+    try {
+      // Results arrive sorted by score; each run of equal scores is put in id order before it is used.
+      for (let start = 0; start < results.length && hits.length < limit; ) {
+        const score = results[start]!.score
+        let end = start + 1
+        while (end < results.length && results[end]!.score === score) end++
+        const run = end - start > 1 ? results.slice(start, end).sort(byId) : [results[start]!]
+        for (const result of run) {
+          if (hits.length === limit) break
+          const id = result.id as string
+          const stored = this.#index.getStoredFields(id)
+          if (filter && !keepByFilter(filter, this.#copyStored(stored), id, 'TextSearch search filter'))
+            continue
+          hits.push({ id, score, document: this.#copyStored(stored) })
+        }
+        start = end
+      }
+    } finally {
+      this.#callbackDepth--
+    }
+    return hits
+  }
+
+  /**
+   * A JSON-serializable snapshot of the index. Removed documents are never in it, even while a removal's
+   * purge is still running. Equal indexes give equal snapshots: restoring one and taking a snapshot again
+   * reproduces the same text.
+   */
+  snapshot(): TextSearchSnapshot {
+    const plain = this.#index.toJSON()
+    if ((plain.dirtCount ?? 0) > 0) purgeRemoved(plain)
+    // Terms in code-unit order, so that equal indexes give equal text (the radix tree's own order
+    // depends on insertion history, and a restored tree iterates in reverse).
+    plain.index.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
+    return {
+      version: 2,
+      engine: TEXT_ENGINE,
+      configurationFingerprint: this.configurationFingerprint,
+      serializedIndex: JSON.stringify(plain),
+    }
+  }
+
+  /**
+   * Replaces the contents with a snapshot. All or nothing: a rejected snapshot leaves the index unchanged.
+   *
+   * @throws InvalidStateError when the version is not 2, the engine differs, the fingerprint does not
+   *   match this configuration (another indexRevision, idField, fields or storedFields), or the index is
+   *   corrupt
+   */
+  restore(snapshot: TextSearchSnapshot): void {
+    this.#assertNotInCallback('restore')
+    const bad = (problem: string, details: Record<string, unknown> = {}) =>
+      new InvalidStateError(`Cannot restore this TextSearch snapshot: ${problem}`, {
+        details: { indexRevision: this.indexRevision, ...details },
+      })
+    if (typeof snapshot !== 'object' || snapshot === null) {
+      throw bad(`expected an object, got ${describeValue(snapshot)}.`)
+    }
+    const { version, engine, serializedIndex } = snapshot as unknown as Record<string, unknown>
+    const fingerprint: unknown = snapshot.configurationFingerprint
+    if (version !== 2) {
+      throw bad(
+        `its version is ${describeValue(version)}, but only version 2 is supported. Rebuild the index from the documents.`,
+        { version },
+      )
+    }
+    if (engine !== TEXT_ENGINE) {
+      throw bad(`its engine is ${describeValue(engine)}, expected "${TEXT_ENGINE}".`, { engine })
+    }
+    if (fingerprint !== this.configurationFingerprint) {
+      throw bad(
+        `it was taken with another configuration (fingerprint ${describeValue(fingerprint)}, this index has "${this.configurationFingerprint}"): indexRevision, idField, fields or storedFields differ. Rebuild the index from the documents, or restore into a TextSearch configured like the one that took the snapshot.`,
+        { expected: this.configurationFingerprint, received: fingerprint },
+      )
+    }
+    if (typeof serializedIndex !== 'string') throw bad('serializedIndex is not a string.')
+    let restored: MiniSearch<Record<string, unknown>>
+    try {
+      const plain = JSON.parse(serializedIndex) as Record<string, unknown>
+      checkSerializedIndex(plain, this.fields)
+      restored = MiniSearch.loadJS(plain as never, this.#engineOptions)
+    } catch (error) {
+      throw bad(`serializedIndex is corrupt (${(error as Error).message}).`, { cause: String(error) })
+    }
+    this.#index = restored
+  }
+
+  #assertNotInCallback(operation: string): void {
+    if (this.#callbackDepth > 0) {
+      throw new InvalidStateError(
+        `TextSearch ${operation} was called from inside a search filter. Collect the changes and apply them after search returns.`,
+        { details: { operation } },
+      )
+    }
+  }
+
+  /** The declared fields of a checked document, copied: indexed values as text, stored values as data. */
+  #project(document: Record<string, unknown>, id: string, where: string): Record<string, unknown> {
+    const out: Record<string, unknown> = { [this.idField]: id }
+    for (const field of this.fields) {
+      const value = document[field]
+      if (value === undefined || value === null) continue
+      if (typeof value === 'string' || typeof value === 'boolean') out[field] = value
+      else if (typeof value === 'number' && Number.isFinite(value)) out[field] = value
+      else if (Array.isArray(value) && value.every((item) => typeof item === 'string'))
+        out[field] = [...value]
+      else {
+        throw new InvalidInputError(
+          `${where} "${id}" field "${field}" holds ${describeValue(value)}, but an indexed field must hold a string, a finite number, a boolean or an array of strings.`,
+          { details: { id, field, received: describeValue(value) } },
+        )
+      }
+    }
+    for (const field of this.storedFields) {
+      const value = document[field]
+      if (value === undefined) continue
+      out[field] = copyJsonData(value, `${where} "${id}" stored field "${field}"`, field)
+    }
+    return out
+  }
+
+  #copyStored(stored: Record<string, unknown> | undefined): Partial<Document> {
+    const out: Record<string, unknown> = {}
+    if (stored === undefined) return out as Partial<Document>
+    for (const field of this.storedFields) {
+      const value = stored[field]
+      if (value !== undefined) out[field] = typeof value === 'object' ? cloneJsonData(value) : value
+    }
+    return out as Partial<Document>
+  }
+}
+
+function byId(a: SearchResult, b: SearchResult): number {
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0
+}
+
+function stringifyIndexedValue(value: unknown): string {
+  return Array.isArray(value) ? value.join(' ') : String(value)
+}
+
+function checkedTokenize(tokenize: (text: string, fieldName?: string) => string[]) {
+  return (text: string, fieldName?: string): string[] => {
+    const terms: unknown = assertNotThenable(tokenize(text, fieldName), 'TextSearch tokenize')
+    if (!Array.isArray(terms) || !terms.every((term) => typeof term === 'string')) {
+      throw new InvalidOutputError(
+        `TextSearch tokenize must return an array of strings, but returned ${describeValue(terms)}.`,
+        { details: { hook: 'TextSearch tokenize', returned: describeValue(terms) } },
+      )
+    }
+    return terms
+  }
+}
+
+function checkedProcessTerm(
+  processTerm: (term: string, fieldName?: string) => string | string[] | null | undefined | false,
+) {
+  return (term: string, fieldName?: string): string | string[] | null | undefined | false => {
+    const out: unknown = assertNotThenable(processTerm(term, fieldName), 'TextSearch processTerm')
+    if (out === null || out === undefined || out === false || typeof out === 'string') return out
+    if (Array.isArray(out) && out.every((t) => typeof t === 'string')) return out
+    throw new InvalidOutputError(
+      `TextSearch processTerm must return a string, an array of strings, or a falsy value to drop the term, but returned ${describeValue(out)}.`,
+      { details: { hook: 'TextSearch processTerm', returned: describeValue(out) } },
+    )
+  }
+}
+
+/** Drops postings of discarded documents from minisearch's plain-object form (what vacuum would do). */
+function purgeRemoved(plain: ReturnType<MiniSearch['toJSON']>): void {
+  const live = plain.documentIds
+  const index: typeof plain.index = []
+  for (const [term, byField] of plain.index) {
+    const kept: (typeof plain.index)[number][1] = {}
+    let any = false
+    for (const [fieldId, postings] of Object.entries(byField)) {
+      const keptPostings: Record<string, number> = {}
+      let fieldAny = false
+      for (const [shortId, frequency] of Object.entries(postings as Record<string, number>)) {
+        if (!Object.hasOwn(live, shortId)) continue
+        keptPostings[shortId] = frequency
+        fieldAny = true
+      }
+      if (fieldAny) {
+        kept[fieldId] = keptPostings as never
+        any = true
+      }
+    }
+    if (any) index.push([term, kept])
+  }
+  plain.index = index
+  plain.dirtCount = 0
+}
+
+/** Structural checks of a parsed serialized index before minisearch loads it. */
+function checkSerializedIndex(plain: Record<string, unknown>, fields: readonly string[]): void {
+  if (typeof plain !== 'object' || plain === null) throw new TypeError('not an object')
+  if (plain.serializationVersion !== 2)
+    throw new TypeError(`serializationVersion ${String(plain.serializationVersion)}`)
+  const fieldIds = plain.fieldIds as Record<string, unknown> | undefined
+  if (typeof fieldIds !== 'object' || fieldIds === null) throw new TypeError('fieldIds missing')
+  if (Object.keys(fieldIds).length !== fields.length || fields.some((field, i) => fieldIds[field] !== i)) {
+    throw new TypeError('its fields do not match')
+  }
+  const ids = plain.documentIds as Record<string, unknown> | undefined
+  if (
+    typeof ids !== 'object' ||
+    ids === null ||
+    !Object.values(ids).every((id) => typeof id === 'string' && id !== '')
+  ) {
+    throw new TypeError('documentIds must map to non-empty strings')
+  }
+  if (!Array.isArray(plain.index)) throw new TypeError('index missing')
+}

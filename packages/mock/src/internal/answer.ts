@@ -1,0 +1,321 @@
+import {
+  formatSchemaIssues,
+  InvalidDefinitionError,
+  InvalidInputError,
+  type JsonSchemaValidator,
+} from '@agent-core/core'
+import { generateFromSchema } from '../schema/index.js'
+import type { MockReply } from '../script.js'
+import { countTokens, tokenize } from '../tokenizer.js'
+import { hashString } from './hash.js'
+import type { NormalizedRequest, NormalizedTool } from './normalize.js'
+import { assertGeneratable } from './normalize.js'
+import { badRequest, MockRequestError } from './openai-error.js'
+import { mulberry32 } from './prng.js'
+
+export interface AnswerToolCall {
+  readonly id: string
+  readonly name: string
+  readonly arguments: string
+}
+
+/** The assistant turn MockGPT will send, independent of the wire format. */
+export interface Answer {
+  readonly text: string
+  /** The content deltas of a stream; they join to `text`. */
+  readonly pieces: readonly string[]
+  readonly toolCalls: readonly AnswerToolCall[]
+  readonly finishReason: 'stop' | 'length' | 'tool_calls'
+  readonly outputTokens: number
+}
+
+export interface AnswerContext {
+  /** Seeds everything derived from the request's content (text, JSON values, tool arguments). */
+  readonly contentSeed: number
+  /** A deterministic tool call id for call `i` of this answer. */
+  readonly callId: (i: number) => string
+}
+
+const WORDS = [
+  'amber',
+  'basil',
+  'cedar',
+  'delta',
+  'ember',
+  'fable',
+  'garnet',
+  'harbor',
+  'indigo',
+  'juniper',
+  'kernel',
+  'lumen',
+  'meadow',
+  'nectar',
+  'orbit',
+  'pebble',
+  'quartz',
+  'ripple',
+  'saffron',
+  'timber',
+  'umber',
+  'velvet',
+  'willow',
+  'yonder',
+  'zephyr',
+  'signal',
+  'lantern',
+  'compass',
+  'thistle',
+  'marble',
+  'canyon',
+  'glacier',
+]
+
+function snippet(text: string, max = 120): string {
+  const flat = text.replace(/\s+/g, ' ').trim()
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat
+}
+
+/** The default text: an echo of the last user message plus seeded words, so answers differ by prompt and seed. */
+export function defaultText(request: NormalizedRequest, contentSeed: number): string {
+  const random = mulberry32(contentSeed)
+  const count = 6 + Math.floor(random() * 7)
+  const words: string[] = []
+  for (let i = 0; i < count; i++) words.push(WORDS[Math.floor(random() * WORDS.length)] as string)
+  const last = request.messages.at(-1)
+  const tail = `${words.join(' ')}.`
+  if (last?.role === 'tool') return `MockGPT read the tool result "${snippet(last.text, 80)}": ${tail}`
+  const user = [...request.messages].reverse().find((m) => m.role === 'user')
+  return user ? `MockGPT reply to "${snippet(user.text)}": ${tail}` : `MockGPT reply: ${tail}`
+}
+
+function checkedJson(
+  value: unknown,
+  validator: JsonSchemaValidator | undefined,
+  what: string,
+  generated: boolean,
+): string {
+  if (validator) {
+    const result = validator.validate(value)
+    if (!result.ok) {
+      const issues = formatSchemaIssues(result.issues)
+      throw generated
+        ? new MockRequestError(
+            500,
+            `MockGPT generated a value for ${what} that fails its schema (${issues}); nothing invalid was sent. This is a generator bug: report the schema and seed.`,
+            { code: 'generated_value_invalid' },
+          )
+        : new MockRequestError(
+            500,
+            `The scripted value for ${what} fails its schema (${issues}); fix the script, or use a "text" reply to send invalid output on purpose.`,
+            {
+              code: 'scripted_value_invalid',
+            },
+          )
+    }
+  }
+  const text = JSON.stringify(value)
+  if (text === undefined)
+    throw new MockRequestError(500, `The value for ${what} is not JSON-serializable; script a JSON value.`, {
+      code: 'scripted_value_invalid',
+    })
+  return text
+}
+
+function generate(
+  tool: { schema: NormalizedTool['parameters']; validator: JsonSchemaValidator },
+  seed: number,
+  what: string,
+  hint: string,
+): string {
+  assertGeneratable(tool.schema, what, hint)
+  let value: unknown
+  try {
+    value = generateFromSchema(tool.schema, { seed })
+  } catch (error) {
+    if (InvalidInputError.isInstance(error) || InvalidDefinitionError.isInstance(error))
+      throw badRequest(
+        `MockGPT cannot generate a value for ${what}: ${error.message} ${hint}`,
+        what,
+        'unsupported_schema',
+      )
+    throw error
+  }
+  return checkedJson(value, tool.validator, what, true)
+}
+
+function toolParam(request: NormalizedRequest, i: number): string {
+  return request.endpoint === 'chat.completions'
+    ? `tools[${i}].function.parameters`
+    : `tools[${i}].parameters`
+}
+
+function callArguments(request: NormalizedRequest, name: string, args: unknown, seed: number): string {
+  const index = request.tools.findIndex((t) => t.name === name)
+  const tool = request.tools[index]
+  if (typeof args === 'string') return args
+  if (args === undefined) {
+    if (!tool) {
+      throw new MockRequestError(
+        500,
+        `The script calls the tool "${name}" without arguments, but the request offers no such tool to generate them from; script the arguments.`,
+        {
+          code: 'scripted_value_invalid',
+        },
+      )
+    }
+    return generate(
+      { schema: tool.parameters, validator: tool.validator },
+      seed,
+      toolParam(request, index),
+      'Script the call arguments instead.',
+    )
+  }
+  return checkedJson(
+    args,
+    tool?.validator,
+    tool ? toolParam(request, index) : `the arguments of "${name}"`,
+    false,
+  )
+}
+
+function jsonAnswer(text: string): Answer {
+  // JSON answers are never cut by max tokens or stop sequences: what is sent always parses and validates.
+  const pieces = tokenize(text)
+  return { text, pieces, toolCalls: [], finishReason: 'stop', outputTokens: pieces.length }
+}
+
+const pieceCache = new Map<string, readonly string[]>()
+
+/** Tokenizes once per distinct long text (scripted replies repeat); bounded. */
+function piecesOf(text: string): readonly string[] {
+  if (text.length < 256) return tokenize(text)
+  let pieces = pieceCache.get(text)
+  if (!pieces) {
+    pieces = tokenize(text)
+    if (pieceCache.size >= 64) pieceCache.delete(pieceCache.keys().next().value as string)
+    pieceCache.set(text, pieces)
+  }
+  return pieces
+}
+
+function textAnswer(
+  request: NormalizedRequest,
+  text: string,
+  chunks: readonly string[] | undefined,
+  finishReason: 'stop' | 'length',
+): Answer {
+  let finalText = text
+  let reason: Answer['finishReason'] = finishReason
+  for (const stop of request.stop) {
+    const at = finalText.indexOf(stop)
+    if (at >= 0) {
+      finalText = finalText.slice(0, at)
+      chunks = undefined
+    }
+  }
+  let tokens = piecesOf(finalText)
+  if (request.maxOutputTokens !== undefined && tokens.length > request.maxOutputTokens) {
+    tokens = tokens.slice(0, request.maxOutputTokens)
+    finalText = tokens.join('')
+    chunks = undefined
+    reason = 'length'
+  }
+  return {
+    text: finalText,
+    pieces: chunks ?? tokens,
+    toolCalls: [],
+    finishReason: reason,
+    outputTokens: tokens.length,
+  }
+}
+
+function callsAnswer(calls: readonly AnswerToolCall[], text: string): Answer {
+  let outputTokens = countTokens(text)
+  for (const c of calls) outputTokens += countTokens(c.name) + countTokens(c.arguments)
+  return { text, pieces: tokenize(text), toolCalls: calls, finishReason: 'tool_calls', outputTokens }
+}
+
+/** Which tools the default responder calls, or `[]` for a text (or JSON) answer. */
+function defaultToolNames(request: NormalizedRequest, contentSeed: number): string[] {
+  const choice = request.toolChoice
+  if (request.tools.length === 0 || choice === 'none') return []
+  if (typeof choice === 'object') return [choice.name]
+  const last = request.messages.at(-1)
+  const lastText = last?.role === 'user' ? last.text.toLowerCase() : ''
+  const mentioned = lastText
+    ? request.tools.filter((t) => lastText.includes(t.name.toLowerCase())).map((t) => t.name)
+    : []
+  if (mentioned.length) return request.parallelToolCalls ? mentioned : mentioned.slice(0, 1)
+  if (choice === 'required')
+    return [
+      (
+        request.tools[
+          Math.floor(mulberry32(contentSeed ^ 0x5bd1e995)() * request.tools.length)
+        ] as NormalizedTool
+      ).name,
+    ]
+  return []
+}
+
+/** Builds the answer for a request from a scripted reply (text, tool-calls, json) or the default responder. */
+export function planAnswer(
+  request: NormalizedRequest,
+  reply: Extract<MockReply, { type: 'text' | 'tool-calls' | 'json' }> | undefined,
+  context: AnswerContext,
+): Answer {
+  const { contentSeed } = context
+  if (reply?.type === 'text')
+    return textAnswer(request, reply.text, reply.chunks, reply.finishReason ?? 'stop')
+  if (reply?.type === 'tool-calls') {
+    const calls = reply.calls.map((call, i) => ({
+      id: call.id ?? context.callId(i),
+      name: call.name,
+      arguments: callArguments(
+        request,
+        call.name,
+        call.arguments,
+        hashString(`${call.name}:${i}`, contentSeed),
+      ),
+    }))
+    return callsAnswer(calls, reply.text ?? '')
+  }
+  const format = request.format
+  if (reply?.type === 'json') {
+    const validator = format.type === 'json_schema' ? format.validator : undefined
+    const what =
+      request.endpoint === 'chat.completions' ? 'response_format.json_schema.schema' : 'text.format.schema'
+    if (reply.value === undefined) {
+      if (format.type !== 'json_schema') {
+        throw new MockRequestError(
+          500,
+          `The script has a "json" reply without a value, but the request has no json_schema to generate one from; add a value.`,
+          {
+            code: 'scripted_value_invalid',
+          },
+        )
+      }
+      return jsonAnswer(
+        generate({ schema: format.schema, validator: format.validator }, contentSeed, what, ''),
+      )
+    }
+    return jsonAnswer(checkedJson(reply.value, validator, what, false))
+  }
+  const names = defaultToolNames(request, contentSeed)
+  if (names.length) {
+    const calls = names.map((name, i) => ({
+      id: context.callId(i),
+      name,
+      arguments: callArguments(request, name, undefined, hashString(`${name}:${i}`, contentSeed)),
+    }))
+    return callsAnswer(calls, '')
+  }
+  if (format.type === 'json_schema') {
+    const what =
+      request.endpoint === 'chat.completions' ? 'response_format.json_schema.schema' : 'text.format.schema'
+    return jsonAnswer(generate({ schema: format.schema, validator: format.validator }, contentSeed, what, ''))
+  }
+  if (format.type === 'json_object')
+    return jsonAnswer(JSON.stringify({ message: defaultText(request, contentSeed) }))
+  return textAnswer(request, defaultText(request, contentSeed), undefined, 'stop')
+}

@@ -1,0 +1,312 @@
+import { InvalidInputError, InvalidStateError } from '@agent-core/core'
+import { describe, expect, it } from 'vitest'
+import { createMockGPT, type MockGPT, type MockGPTOptions } from './mock-gpt.js'
+import type { MockHttpResponse } from './mock-http.js'
+import { parseMockScript } from './parse-mock-script.js'
+import { pumpMockBody } from './pump-mock-body.js'
+import type { MockScriptEntry } from './script.js'
+import { createStreamController } from './stream-controller.js'
+
+// biome-ignore lint/suspicious/noExplicitAny: test-side access to JSON bodies
+type Json = Record<string, any>
+
+function call(mock: MockGPT, path: string, body: unknown): MockHttpResponse {
+  return mock.handle({
+    method: 'POST',
+    url: path,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  })
+}
+
+function bodyOf(response: MockHttpResponse): Json {
+  if (response.body.type !== 'text') throw new Error(`expected a text body, got ${response.body.type}`)
+  return JSON.parse(response.body.text) as Json
+}
+
+const chat = (content: string, extra: Record<string, unknown> = {}) => ({
+  model: 'gpt-4o-mini',
+  messages: [{ role: 'user', content }],
+  ...extra,
+})
+
+describe('createMockGPT options', () => {
+  it.each([
+    ['seed NaN', { seed: Number.NaN }],
+    ['seed fraction', { seed: 1.5 }],
+    ['seed unsafe', { seed: 2 ** 60 }],
+    ['seed string', { seed: '1' }],
+    ['apiKey empty', { apiKey: '' }],
+    ['apiKey empty list', { apiKey: [] }],
+    ['models with a number', { models: [1] }],
+    ['script not an array', { script: {} }],
+    ['script entry empty', { script: [{}] }],
+    ['script reply type unknown', { script: [{ reply: { type: 'banana' } }] }],
+    ['script text chunks not joining', { script: [{ reply: { type: 'text', text: 'ab', chunks: ['a'] } }] }],
+    ['script tool calls empty', { script: [{ reply: { type: 'tool-calls', calls: [] } }] }],
+    ['script error status 200', { script: [{ reply: { type: 'error', status: 200 } }] }],
+    ['script times 0', { script: [{ reply: { type: 'text', text: 'x' }, times: 0 }] }],
+    ['script fault negative delay', { script: [{ faults: [{ type: 'slow-chunks', delayMs: -1 }] }] }],
+    ['script match unknown key', { script: [{ reply: { type: 'text', text: 'x' }, match: { modle: 'x' } }] }],
+    [
+      'script text reply for embeddings',
+      { script: [{ reply: { type: 'text', text: 'x' }, match: { endpoint: 'embeddings' } }] },
+    ],
+    ['chaos rate 2', { chaos: { rate: 2 } }],
+    ['chaos rate NaN', { chaos: { rate: Number.NaN } }],
+    ['budget negative', { budget: { maxCalls: -1 } }],
+    ['budget NaN tokens', { budget: { maxTokens: Number.NaN } }],
+    ['now not a function', { now: 5 }],
+  ])('rejects %s with InvalidInputError', (_, options) => {
+    expect(() => createMockGPT(options as unknown as MockGPTOptions)).toThrow(InvalidInputError)
+  })
+
+  it('names the bad field in the message', () => {
+    expect(() =>
+      createMockGPT({ script: [{ reply: { type: 'text', text: 1 } } as unknown as MockScriptEntry] }),
+    ).toThrow('MockGPT options.script[0].reply.text must be a string')
+  })
+})
+
+describe('determinism', () => {
+  it('gives the same ids and content for the same seed, and different content for another seed', () => {
+    const run = (seed: number) => {
+      const mock = createMockGPT({ seed, now: () => 0 })
+      return [
+        bodyOf(call(mock, '/v1/chat/completions', chat('same question'))),
+        bodyOf(call(mock, '/v1/responses', { model: 'm', input: 'x' })),
+      ]
+    }
+    expect(run(1)).toEqual(run(1))
+    expect(run(1)[0]?.choices[0].message.content).not.toBe(run(2)[0]?.choices[0].message.content)
+    expect(run(1)[0]?.id).not.toBe(run(2)[0]?.id)
+  })
+
+  it('restarts every sequence on reset()', () => {
+    const mock = createMockGPT({
+      seed: 4,
+      now: () => 0,
+      script: [{ reply: { type: 'text', text: 'scripted' } }],
+    })
+    const before = [
+      call(mock, '/v1/chat/completions', chat('a')),
+      call(mock, '/v1/chat/completions', chat('a')),
+    ].map(bodyOf)
+    mock.reset()
+    const after = [
+      call(mock, '/v1/chat/completions', chat('a')),
+      call(mock, '/v1/chat/completions', chat('a')),
+    ].map(bodyOf)
+    expect(after).toEqual(before)
+    expect(before[0]?.choices[0].message.content).toBe('scripted')
+  })
+
+  it('mixes the request seed into the content', () => {
+    const mock = createMockGPT({ seed: 4 })
+    const a = bodyOf(call(mock, '/v1/chat/completions', chat('a', { seed: 1 })))
+    const b = bodyOf(call(mock, '/v1/chat/completions', chat('a', { seed: 2 })))
+    expect(a.choices[0].message.content).not.toBe(b.choices[0].message.content)
+  })
+})
+
+describe('scripts that misbehave become 500s that say why', () => {
+  it('rejects a predicate that returns a Promise or a non-boolean', () => {
+    const mock = createMockGPT({
+      script: [
+        {
+          reply: { type: 'text', text: 'x' },
+          match: (() => Promise.resolve(true)) as unknown as () => boolean,
+        },
+      ],
+    })
+    const response = call(mock, '/v1/chat/completions', chat('a'))
+    expect(response.status).toBe(500)
+    expect(bodyOf(response).error.message).toMatch(/must be synchronous/)
+    const other = createMockGPT({
+      script: [{ reply: { type: 'text', text: 'x' }, match: (() => 'yes') as unknown as () => boolean }],
+    })
+    expect(bodyOf(call(other, '/v1/chat/completions', chat('a'))).error.message).toMatch(
+      /must return a boolean/,
+    )
+  })
+
+  it('checks scripted JSON values and tool arguments against the request schemas', () => {
+    const schema = { type: 'object', required: ['n'], properties: { n: { type: 'integer' } } }
+    const mock = createMockGPT({
+      script: [
+        { reply: { type: 'json', value: { n: 'one' } } },
+        { reply: { type: 'tool-calls', calls: [{ name: 'f', arguments: { n: 1.5 } }] } },
+      ],
+    })
+    const json = call(
+      mock,
+      '/v1/chat/completions',
+      chat('a', { response_format: { type: 'json_schema', json_schema: { name: 's', schema } } }),
+    )
+    expect(json.status).toBe(500)
+    expect(bodyOf(json).error.code).toBe('scripted_value_invalid')
+    const tools = call(
+      mock,
+      '/v1/chat/completions',
+      chat('a', { tools: [{ type: 'function', function: { name: 'f', parameters: schema } }] }),
+    )
+    expect(bodyOf(tools).error.message).toMatch(/\/n must be integer/)
+  })
+
+  it('sends string tool arguments verbatim, to simulate broken model output', () => {
+    const mock = createMockGPT({
+      script: [{ reply: { type: 'tool-calls', calls: [{ name: 'f', arguments: '{"n": ' }] } }],
+    })
+    const body = bodyOf(
+      call(
+        mock,
+        '/v1/chat/completions',
+        chat('a', { tools: [{ type: 'function', function: { name: 'f' } }] }),
+      ),
+    )
+    expect(body.choices[0].message.tool_calls[0].function.arguments).toBe('{"n": ')
+  })
+
+  it('refuses to reuse a stream controller, and a closed controller refuses writes', () => {
+    const controller = createStreamController()
+    const mock = createMockGPT({ script: [{ reply: { type: 'controlled-stream', controller }, times: 2 }] })
+    expect(call(mock, '/v1/chat/completions', chat('a', { stream: true })).status).toBe(200)
+    const second = call(mock, '/v1/chat/completions', chat('a', { stream: true }))
+    expect(second.status).toBe(500)
+    expect(bodyOf(second).error.message).toMatch(/one controller per scripted stream/)
+    controller.close()
+    expect(() => controller.write('x')).toThrow(InvalidStateError)
+  })
+})
+
+describe('request validation', () => {
+  it.each([
+    ['no model', { messages: [{ role: 'user', content: 'x' }] }, 'model'],
+    ['bad role', { model: 'm', messages: [{ role: 'robot', content: 'x' }] }, 'messages[0].role'],
+    ['n = 2', chat('x', { n: 2 }), 'n'],
+    [
+      'stream_options without stream',
+      chat('x', { stream_options: { include_usage: true } }),
+      'stream_options',
+    ],
+    [
+      'tool_choice names an unknown tool',
+      chat('x', { tool_choice: { type: 'function', function: { name: 'nope' } } }),
+      'tool_choice',
+    ],
+    [
+      'duplicate tool names',
+      chat('x', {
+        tools: [
+          { type: 'function', function: { name: 'a' } },
+          { type: 'function', function: { name: 'a' } },
+        ],
+      }),
+      'tools[1].name',
+    ],
+    ['a non-function tool', chat('x', { tools: [{ type: 'web_search' }] }), 'tools[0]'],
+    ['max_tokens 0', chat('x', { max_tokens: 0 }), 'max_tokens'],
+    [
+      'json_schema without schema',
+      chat('x', { response_format: { type: 'json_schema', json_schema: { name: 'a' } } }),
+      'response_format.json_schema.schema',
+    ],
+  ])('answers 400 for %s, naming the parameter', (_, body, param) => {
+    const response = call(createMockGPT(), '/v1/chat/completions', body)
+    expect(response.status).toBe(400)
+    expect(bodyOf(response).error.param).toBe(param)
+  })
+
+  it('answers a non-object JSON body and an empty body with 400', () => {
+    const mock = createMockGPT()
+    expect(
+      bodyOf(mock.handle({ method: 'POST', url: '/v1/chat/completions', headers: {}, body: '[1]' })).error
+        .message,
+    ).toMatch(/must be a JSON object/)
+    expect(
+      bodyOf(mock.handle({ method: 'POST', url: '/v1/chat/completions', headers: {}, body: '' })).error
+        .message,
+    ).toMatch(/body is empty/)
+  })
+
+  it('cuts text at a stop sequence and marks Responses cut by max_output_tokens as incomplete', () => {
+    const mock = createMockGPT({ script: [{ reply: { type: 'text', text: 'one two STOP three' } }] })
+    expect(
+      bodyOf(call(mock, '/v1/chat/completions', chat('x', { stop: 'STOP' }))).choices[0].message.content,
+    ).toBe('one two ')
+    const response = bodyOf(
+      call(mock, '/v1/responses', { model: 'm', input: 'write a lot', max_output_tokens: 2 }),
+    )
+    expect(response.status).toBe('incomplete')
+    expect(response.incomplete_details).toEqual({ reason: 'max_output_tokens' })
+  })
+
+  it('answers CORS preflights and tags responses when an Origin is sent', () => {
+    const mock = createMockGPT()
+    const preflight = mock.handle({
+      method: 'OPTIONS',
+      url: '/v1/chat/completions',
+      headers: { origin: 'http://app.local' },
+    })
+    expect(preflight.status).toBe(204)
+    expect(preflight.headers['access-control-allow-origin']).toBe('*')
+    expect(
+      mock.handle({
+        method: 'GET',
+        url: 'http://x/v1/models?limit=1',
+        headers: { origin: 'http://app.local' },
+      }).headers['access-control-allow-origin'],
+    ).toBe('*')
+  })
+})
+
+describe('parseMockScript', () => {
+  it('accepts an array, { script }, or one entry, and says what is wrong otherwise', () => {
+    const entry = { reply: { type: 'text', text: 'x' } }
+    expect(parseMockScript(JSON.stringify([entry]))).toEqual([entry])
+    expect(parseMockScript({ script: [entry] })).toEqual([entry])
+    expect(parseMockScript(entry)).toEqual([entry])
+    expect(() => parseMockScript('{oops', 'responses.json')).toThrow(/responses.json is not valid JSON/)
+    expect(() => parseMockScript([{ reply: { type: 'error', status: 99 } }])).toThrow(
+      /script\[0\]\.reply\.status must be an integer from 400 to 599/,
+    )
+  })
+})
+
+describe('pumpMockBody', () => {
+  it('batches undelayed steps, stops at a disconnect, and ends a hang when aborted', async () => {
+    const writes: string[] = []
+    let dropped = 0
+    const sink = {
+      write: (t: string | Uint8Array) => void writes.push(String(t)),
+      disconnect: () => void dropped++,
+    }
+    const signal = new AbortController().signal
+    expect(
+      await pumpMockBody(
+        [
+          { type: 'data', chunk: 'a' },
+          { type: 'data', chunk: 'b' },
+          { type: 'disconnect' },
+          { type: 'data', chunk: 'c' },
+        ],
+        sink,
+        signal,
+      ),
+    ).toBe('disconnect')
+    expect(writes).toEqual(['ab'])
+    expect(dropped).toBe(1)
+    const abort = new AbortController()
+    const hanging = pumpMockBody([{ type: 'data', chunk: 'x' }, { type: 'hang' }], sink, abort.signal)
+    abort.abort()
+    expect(await hanging).toBe('aborted')
+    const controller = createStreamController()
+    const mock = createMockGPT({ script: [{ reply: { type: 'controlled-stream', controller } }] })
+    const response = call(mock, '/v1/chat/completions', chat('x', { stream: true }))
+    if (response.body.type !== 'stream') throw new Error('expected a stream')
+    const waiting = new AbortController()
+    const pumping = pumpMockBody(response.body.steps, sink, waiting.signal)
+    waiting.abort()
+    expect(await pumping).toBe('aborted')
+  })
+})

@@ -1,0 +1,141 @@
+import { InvalidInputError } from '@agent-core/core'
+
+/** The `mockgpt` flags, parsed. */
+export interface CliArgs {
+  readonly help: boolean
+  readonly version: boolean
+  readonly port: number
+  readonly host: string
+  readonly seed: number
+  readonly script: string | undefined
+  readonly apiKeys: readonly string[]
+  readonly models: readonly string[]
+  readonly chaosRate: number | undefined
+  readonly maxCalls: number | undefined
+  readonly maxTokens: number | undefined
+}
+
+export const HELP = `mockgpt: an OpenAI-compatible model simulator for tests and CI (MockGPT).
+
+Usage: mockgpt [options]
+
+Options:
+  --port <n>          Port to listen on; 0 picks a free one. Default 8787.
+  --host <address>    Address to bind. Default 127.0.0.1 (loopback only).
+  --seed <n>          Integer seed for every generated text, JSON value, id, embedding
+                      and chaos roll. Same seed + same requests = same answers. Default 0.
+  --script <file>     JSON script: an array of entries { reply?, match?, times?, faults? }
+                      (or { "script": [...] }) answered in order before the default responder.
+  --api-key <key>     Require "Authorization: Bearer <key>" on /v1/*. Repeat for several keys.
+  --model <id>        A model id for GET /v1/models. Repeat for several (replaces the defaults).
+  --chaos-rate <r>    Fail this fraction (0..1) of model requests with a seeded random fault
+                      (429/500/503 with retry headers, a dropped stream, a malformed chunk).
+  --max-calls <n>     Budget: after n answered model calls, answer 429 with the usage so far.
+  --max-tokens <n>    Budget: after n total tokens, answer 429 with the usage so far.
+  -h, --help          Show this help and exit.
+  -v, --version       Print the version and exit.
+
+Endpoints: POST /v1/chat/completions, POST /v1/responses, POST /v1/embeddings, GET /v1/models[/{id}].
+Admin: GET /_mock/requests, GET /_mock/usage, POST /_mock/reset, POST /_mock/script (body: entries).
+
+Example:
+  mockgpt --port 8787 --seed 1 --script responses.json
+  OPENAI_BASE_URL=http://127.0.0.1:8787/v1 OPENAI_API_KEY=test node my-app.js
+`
+
+function integer(flag: string, text: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  const value = Number(text)
+  if (!/^-?\d+$/.test(text) || !Number.isSafeInteger(value) || value < min || value > max) {
+    throw new InvalidInputError(
+      `${flag} must be an integer from ${min} to ${max}, but got "${text}". Run mockgpt --help.`,
+      { details: { flag } },
+    )
+  }
+  return value
+}
+
+/**
+ * Parses `mockgpt` command-line arguments (everything after the script name).
+ * @throws InvalidInputError naming the flag and what it accepts
+ */
+export function parseCliArgs(argv: readonly string[]): CliArgs {
+  let help = false
+  let version = false
+  let port = 8787
+  let host = '127.0.0.1'
+  let seed = 0
+  let script: string | undefined
+  const apiKeys: string[] = []
+  const models: string[] = []
+  let chaosRate: number | undefined
+  let maxCalls: number | undefined
+  let maxTokens: number | undefined
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string
+    const eq = arg.startsWith('--') ? arg.indexOf('=') : -1
+    const flag = eq > 0 ? arg.slice(0, eq) : arg
+    const inline = eq > 0 ? arg.slice(eq + 1) : undefined
+    const value = (): string => {
+      if (inline !== undefined) return inline
+      const next = argv[i + 1]
+      if (next === undefined || next.startsWith('--')) {
+        throw new InvalidInputError(`${flag} needs a value. Run mockgpt --help.`, { details: { flag } })
+      }
+      i++
+      return next
+    }
+    switch (flag) {
+      case '-h':
+      case '--help':
+        help = true
+        break
+      case '-v':
+      case '--version':
+        version = true
+        break
+      case '--port':
+        port = integer(flag, value(), 0, 65535)
+        break
+      case '--host':
+        host = value()
+        if (host === '')
+          throw new InvalidInputError('--host must not be empty. Run mockgpt --help.', { details: { flag } })
+        break
+      case '--seed':
+        seed = integer(flag, value(), Number.MIN_SAFE_INTEGER)
+        break
+      case '--script':
+        script = value()
+        break
+      case '--api-key':
+        apiKeys.push(value())
+        break
+      case '--model':
+        models.push(value())
+        break
+      case '--chaos-rate': {
+        const text = value()
+        const rate = Number(text)
+        if (text.trim() === '' || !(rate >= 0 && rate <= 1)) {
+          throw new InvalidInputError(
+            `--chaos-rate must be a number from 0 to 1, but got "${text}". Run mockgpt --help.`,
+            { details: { flag } },
+          )
+        }
+        chaosRate = rate
+        break
+      }
+      case '--max-calls':
+        maxCalls = integer(flag, value(), 0)
+        break
+      case '--max-tokens':
+        maxTokens = integer(flag, value(), 0)
+        break
+      default:
+        throw new InvalidInputError(`Unknown option "${arg}". Run mockgpt --help for the list of options.`, {
+          details: { flag: arg },
+        })
+    }
+  }
+  return { help, version, port, host, seed, script, apiKeys, models, chaosRate, maxCalls, maxTokens }
+}

@@ -1,0 +1,198 @@
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { assertSafeInteger } from '@agent-core/core'
+import { PackedFrames } from '../internal/frame-writer.js'
+import { sleep, untilAborted } from '../internal/sleep.js'
+import type { MockGPT } from '../mock-gpt.js'
+import type { MockHttpResponse, MockStreamStep } from '../mock-http.js'
+import { type MockBodySink, pumpMockBody } from '../pump-mock-body.js'
+
+/** Options of {@link createMockGPTRequestListener}.  * @example
+ * ```ts
+ * import { createServer } from 'node:http'
+ * import { createMockGPT } from '@agent-core/mock'
+ * import { createMockGPTRequestListener } from '@agent-core/mock/node'
+ * const lifetime = new AbortController()
+ * const server = createServer(createMockGPTRequestListener(createMockGPT(), { maxBodyBytes: 1_000_000, signal: lifetime.signal }))
+ * ```
+ */
+export interface MockGPTRequestListenerOptions {
+  /** Bodies larger than this are answered 413. Default 16 MiB. */
+  readonly maxBodyBytes?: number | undefined
+  /** Aborting it ends every slow, hung or streaming response at once (the server's `close` uses it). */
+  readonly signal?: AbortSignal | undefined
+}
+
+function headersOf(request: IncomingMessage): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value !== undefined) out[name] = Array.isArray(value) ? value.join(', ') : value
+  }
+  return out
+}
+
+function disconnect(response: ServerResponse): Promise<void> {
+  const socket = response.socket
+  if (!socket || socket.destroyed) return Promise.resolve()
+  // end() flushes what was written, then sends FIN before the chunked body is complete: the client sees a
+  // truncated stream (a network error), never the final frame.
+  return new Promise((resolve) => {
+    socket.once('close', () => resolve())
+    socket.end(() => {
+      socket.destroy()
+    })
+  })
+}
+
+const CLOSED = new Error('MockGPT: the connection closed or the server is closing.')
+
+function needsFlush(steps: Iterable<MockStreamStep> | AsyncIterable<MockStreamStep>): boolean {
+  if (steps instanceof PackedFrames) return false
+  if (!Array.isArray(steps)) return true
+  const first = (steps as readonly MockStreamStep[])[0]
+  return first === undefined || first.type !== 'data' || Boolean(first.delayMs)
+}
+
+async function writeTimed(
+  response: MockHttpResponse,
+  res: ServerResponse,
+  signal: AbortSignal,
+): Promise<void> {
+  if (response.firstByteDelayMs > 0) await sleep(response.firstByteDelayMs, signal)
+  if (signal.aborted) {
+    res.destroy()
+    return
+  }
+  const body = response.body
+  switch (body.type) {
+    case 'hang':
+      await untilAborted(signal)
+      res.destroy()
+      return
+    case 'empty':
+    case 'text':
+      writeNow(response, res)
+      return
+    case 'stream': {
+      res.writeHead(response.status, response.headers)
+      // Headers go out with the first chunk unless that chunk waits (a delay or a test-driven stream).
+      if (needsFlush(body.steps)) res.flushHeaders()
+      const sink: MockBodySink = {
+        write(chunk) {
+          if (res.write(chunk)) return
+          return new Promise<void>((resolve) => {
+            const done = () => {
+              res.off('drain', done)
+              res.off('close', done)
+              resolve()
+            }
+            res.on('drain', done)
+            res.on('close', done)
+          })
+        },
+        disconnect: () => disconnect(res),
+      }
+      const ended = await pumpMockBody(body.steps, sink, signal)
+      if (ended === 'end') res.end()
+      else if (ended === 'aborted') res.destroy()
+      return
+    }
+  }
+}
+
+/** Writes a complete text or empty body at once. */
+function writeNow(response: MockHttpResponse, res: ServerResponse): void {
+  const body = response.body
+  if (body.type === 'text') {
+    res.writeHead(response.status, {
+      ...response.headers,
+      'content-length': String(Buffer.byteLength(body.text)),
+    })
+    res.end(body.text)
+  } else {
+    res.writeHead(response.status, response.headers)
+    res.end()
+  }
+}
+
+function respond(
+  response: MockHttpResponse,
+  res: ServerResponse,
+  serverSignal: AbortSignal | undefined,
+): void {
+  const type = response.body.type
+  if (response.firstByteDelayMs === 0 && (type === 'text' || type === 'empty')) {
+    writeNow(response, res)
+    return
+  }
+  // Only responses that wait (delays, hangs, streams) need a signal that the server's close or the
+  // client's disconnect can abort.
+  const controller = new AbortController()
+  const abort = () => controller.abort(CLOSED)
+  if (serverSignal?.aborted) abort()
+  serverSignal?.addEventListener('abort', abort, { once: true })
+  res.once('close', abort)
+  writeTimed(response, res, controller.signal)
+    .catch(() => res.destroy())
+    .finally(() => serverSignal?.removeEventListener('abort', abort))
+}
+
+/**
+ * A `node:http` request listener serving a MockGPT engine; use it to mount MockGPT in a server of your own.
+ * Streams use chunked transfer (no Content-Length); faults become real network behaviour (a delayed status
+ * line, a dropped socket, a hang).
+ * @example
+ * ```ts
+ * import { createServer } from 'node:http'
+ * import { createMockGPT } from '@agent-core/mock'
+ * import { createMockGPTRequestListener } from '@agent-core/mock/node'
+ * const server = createServer(createMockGPTRequestListener(createMockGPT({ seed: 1 })))
+ * ```
+ */
+export function createMockGPTRequestListener(
+  mock: MockGPT,
+  options: MockGPTRequestListenerOptions = {},
+): (req: IncomingMessage, res: ServerResponse) => void {
+  const maxBodyBytes = options.maxBodyBytes ?? 16 * 1024 * 1024
+  assertSafeInteger(maxBodyBytes, 'maxBodyBytes', { min: 1 })
+  const serverSignal = options.signal
+  return (req, res) => {
+    const chunks: Buffer[] = []
+    let size = 0
+    let tooLarge = false
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length
+      if (size > maxBodyBytes) tooLarge = true
+      else chunks.push(chunk)
+    })
+    req.on('error', () => res.destroy())
+    req.on('end', () => {
+      const response: MockHttpResponse = tooLarge
+        ? {
+            status: 413,
+            headers: { 'content-type': 'application/json', connection: 'close' },
+            firstByteDelayMs: 0,
+            body: {
+              type: 'text',
+              text: JSON.stringify({
+                error: {
+                  message: `The request body exceeds ${maxBodyBytes} bytes; send less or raise maxBodyBytes.`,
+                  type: 'invalid_request_error',
+                  param: null,
+                  code: 'request_too_large',
+                },
+              }),
+            },
+          }
+        : mock.handle({
+            method: req.method ?? 'GET',
+            url: req.url ?? '/',
+            headers: headersOf(req),
+            body:
+              chunks.length === 0
+                ? undefined
+                : (chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)).toString('utf8'),
+          })
+      respond(response, res, serverSignal)
+    })
+  }
+}

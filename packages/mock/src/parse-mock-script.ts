@@ -1,0 +1,38 @@
+import { InvalidInputError } from '@agent-core/core'
+import { assertScript } from './internal/validate-script.js'
+import type { MockScriptEntry } from './script.js'
+
+/**
+ * Parses a JSON script (text or an already parsed value): an array of {@link MockScriptEntry} objects,
+ * `{ "script": [...] }`, or a single entry. JSON scripts use declarative `match` objects; predicates and controlled streams
+ * exist only in code.
+ * @throws InvalidInputError naming the first bad entry and field
+ * @example
+ * ```ts
+ * import { createMockGPT, parseMockScript } from '@agent-core/mock'
+ * const script = parseMockScript('[{ "reply": { "type": "text", "text": "Hi" }, "times": 2 }]')
+ * const mock = createMockGPT({ script })
+ * ```
+ */
+export function parseMockScript(source: unknown, where = 'script'): MockScriptEntry[] {
+  let value = source
+  if (typeof source === 'string') {
+    try {
+      value = JSON.parse(source)
+    } catch (error) {
+      throw new InvalidInputError(
+        `${where} is not valid JSON: ${(error as Error).message}. Fix the file and try again.`,
+        {
+          details: { where },
+          cause: error,
+        },
+      )
+    }
+  }
+  if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+    // `{ "script": [...] }`, or a single entry.
+    value = 'script' in value ? (value as { script: unknown }).script : [value]
+  }
+  assertScript(value, where)
+  return [...value]
+}
