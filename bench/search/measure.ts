@@ -1,10 +1,17 @@
 /**
- * Timing helpers: contenders run interleaved, round after round, and each reports its fastest round.
- * The minimum, not the median, because the benchmark may share its cores with other work: interference
- * only ever adds time, so the fastest round is the best estimate of a contender's own cost.
+ * Timing helpers: contenders run interleaved, round after round, and each reports its fastest round in
+ * CPU time of this process (`process.cpuUsage`, user + system). The benchmark may share its cores with
+ * other work, which inflates wall-clock time by whatever the scheduler gives away; CPU time and the
+ * fastest round both filter that out (interference only ever adds time).
  */
 
 const gc = (globalThis as { gc?: () => void }).gc
+
+/** Milliseconds of CPU this process has used so far. */
+export function cpuMs(): number {
+  const { user, system } = process.cpuUsage()
+  return (user + system) / 1000
+}
 
 export interface Contender {
   readonly name: string
@@ -24,10 +31,10 @@ export async function fastest(
   for (let round = -1; round < rounds; round++) {
     for (const contender of contenders) {
       gc?.()
-      const start = performance.now()
+      const start = cpuMs()
       const result = contender.run()
       if (result instanceof Promise) await result
-      const elapsed = performance.now() - start
+      const elapsed = cpuMs() - start
       if (round >= 0) times.get(contender.name)!.push(elapsed)
     }
   }

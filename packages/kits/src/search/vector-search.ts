@@ -242,12 +242,14 @@ export class VectorSearch<Document extends object = Record<string, unknown>> {
       writeNormalized(entry.vector, dims, staged, i * dims, `${where} vector of "${id}"`)
       ids[i] = id
     }
+    let fresh = 0
+    for (const id of new Set(ids)) if (!this.#slots.has(id)) fresh++
+    this.#ensureCapacity(this.#ids.length + fresh)
     for (let i = 0; i < ids.length; i++) {
       const id = ids[i]!
       let slot = this.#slots.get(id)
       if (slot === undefined) {
         slot = this.#ids.length
-        this.#ensureCapacity(slot + 1)
         this.#ids.push(id)
         this.#documents.push(documents[i]!)
         this.#slots.set(id, slot)

@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 /**
- * The `mockgpt` command: starts MockGPT on node:http. `mockgpt --help` lists the flags.
+ * The `mockgpt` command (the package's bin): starts MockGPT on node:http. `mockgpt --help` lists the flags.
  * Prints `MockGPT listening on <url>` once ready; stops cleanly on SIGINT/SIGTERM.
+ *
+ * @module
  */
 import { readFileSync } from 'node:fs'
 import { AgentCoreError } from '@agent-core/core'

@@ -181,6 +181,17 @@ describe('the official openai SDK, unchanged, against the real server', () => {
     }
   })
 
+  it('turns a hang into the SDK timeout error', async () => {
+    const impatient = new OpenAI({ baseURL: server.baseURL, apiKey: KEY, maxRetries: 0, timeout: 150 })
+    server.mock.script({ faults: [{ type: 'hang' }] })
+    await expect(
+      impatient.chat.completions.create({
+        model: 'gpt-4o-mini',
+        messages: [{ role: 'user', content: 'wait' }],
+      }),
+    ).rejects.toBeInstanceOf(OpenAI.APIConnectionTimeoutError)
+  })
+
   it('rejects a wrong key with an AuthenticationError', async () => {
     const wrong = new OpenAI({ baseURL: server.baseURL, apiKey: 'sk-wrong', maxRetries: 0 })
     await expect(wrong.models.list()).rejects.toBeInstanceOf(OpenAI.AuthenticationError)

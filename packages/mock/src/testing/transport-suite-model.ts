@@ -230,6 +230,19 @@ export function modelSuite(current: () => TransportUnderTest): void {
       expect(((await scripted.json()) as Json).error.message).toMatch(/patternProperties/)
     })
 
+    it('streams non-ASCII text byte-exact, split on token boundaries', async () => {
+      const text = 'Grüße, 世界! 😀 naïve café — ok'
+      t.mock.script({ reply: { type: 'text', text }, times: 2 })
+      const stream = await readSse(await post(t, '/v1/chat/completions', chat('unicode', { stream: true })))
+      const deltas = (payloads(stream.events) as Json[]).map((c) => c.choices[0]?.delta.content ?? '')
+      expect(deltas.join('')).toBe(text)
+      const responses = await readSse(
+        await post(t, '/v1/responses', { model: 'gpt-4o-mini', input: 'unicode', stream: true }),
+      )
+      const done = (payloads(responses.events) as Json[]).find((d) => d.type === 'response.output_text.done')
+      expect(done?.text).toBe(text)
+    })
+
     it('honours max_completion_tokens with finish_reason length', async () => {
       const body = (await (
         await post(t, '/v1/chat/completions', chat('a long answer please', { max_completion_tokens: 3 }))

@@ -11,7 +11,7 @@ export type VectorInput = readonly number[] | Float32Array | Float64Array
 export function writeNormalized(
   value: unknown,
   dimensions: number,
-  target: Float32Array | Float64Array,
+  target: Float32Array,
   offset: number,
   where: string,
 ): void {
@@ -29,18 +29,24 @@ export function writeNormalized(
       { details: { where, dimensions, received: vector.length } },
     )
   }
+  // Copy into one Float64Array first, so that the checks and the arithmetic below always see the same
+  // element kind (fast, monomorphic code) whatever the caller passed.
+  const scratch = scratchOf(dimensions)
+  if (isArray) {
+    const array = value as readonly unknown[]
+    for (let i = 0; i < dimensions; i++) {
+      const x = array[i]
+      if (typeof x !== 'number') badDimension(where, i, i in array ? x : HOLE)
+      scratch[i] = x
+    }
+  } else {
+    scratch.set(value as Float32Array | Float64Array)
+  }
   let maxAbs = 0
   for (let i = 0; i < dimensions; i++) {
-    const x = vector[i]
-    if (typeof x !== 'number' || !Number.isFinite(x)) {
-      const hole = isArray && !(i in (value as readonly number[]))
-      throw new InvalidInputError(
-        hole
-          ? `${where} is a sparse array: dimension ${i} has no value. Give every dimension a finite number.`
-          : `${where} dimension ${i} is ${describeValue(x)}; every dimension must be a finite number.`,
-        { details: { where, index: i, received: hole ? 'hole' : describeValue(x) } },
-      )
-    }
+    const x = scratch[i]!
+    // False for NaN and ±Infinity.
+    if (!(x - x === 0)) badDimension(where, i, x)
     const abs = x < 0 ? -x : x
     if (abs > maxAbs) maxAbs = abs
   }
@@ -51,17 +57,35 @@ export function writeNormalized(
   }
   let sum = 0
   for (let i = 0; i < dimensions; i++) {
-    const x = vector[i]! / maxAbs
+    const x = scratch[i]! / maxAbs
     sum += x * x
   }
   const scale = 1 / (maxAbs * Math.sqrt(sum))
   if (Number.isFinite(scale)) {
-    for (let i = 0; i < dimensions; i++) target[offset + i] = vector[i]! * scale
+    for (let i = 0; i < dimensions; i++) target[offset + i] = scratch[i]! * scale
   } else {
     // maxAbs below ~1e-308: dividing first keeps the values representable.
     const norm = Math.sqrt(sum)
-    for (let i = 0; i < dimensions; i++) target[offset + i] = vector[i]! / maxAbs / norm
+    for (let i = 0; i < dimensions; i++) target[offset + i] = scratch[i]! / maxAbs / norm
   }
+}
+
+const HOLE = Symbol('hole')
+let scratchBuffer = new Float64Array(1024)
+
+function scratchOf(dimensions: number): Float64Array {
+  if (scratchBuffer.length < dimensions) scratchBuffer = new Float64Array(dimensions)
+  return scratchBuffer
+}
+
+function badDimension(where: string, index: number, value: unknown): never {
+  const hole = value === HOLE
+  throw new InvalidInputError(
+    hole
+      ? `${where} is a sparse array: dimension ${index} has no value. Give every dimension a finite number.`
+      : `${where} dimension ${index} is ${describeValue(value)}; every dimension must be a finite number.`,
+    { details: { where, index, received: hole ? 'hole' : describeValue(value) } },
+  )
 }
 
 /**
@@ -81,7 +105,13 @@ export function scoreAll(
   else scoreAllAnyLength(data, count, dimensions, query, out)
 }
 
-function scoreAllBy8(data: Float32Array, count: number, dimensions: number, query: Float32Array, out: Float64Array) {
+function scoreAllBy8(
+  data: Float32Array,
+  count: number,
+  dimensions: number,
+  query: Float32Array,
+  out: Float64Array,
+) {
   for (let row = 0, base = 0; row < count; row++, base += dimensions) {
     let s0 = 0
     let s1 = 0
