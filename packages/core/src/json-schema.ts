@@ -37,8 +37,7 @@ const cache = new WeakMap<object, JsonSchemaValidator>()
 function ajv(draft: Draft): Ajv {
   let instance = instances.get(draft)
   if (!instance) {
-    // addUsedSchema: false so that a schema's `$id` is not registered globally (two requests may reuse one).
-    const options = { allErrors: true, strict: false, validateFormats: true, addUsedSchema: false } as const
+    const options = { allErrors: true, strict: false, validateFormats: true } as const
     instance = draft === '2020-12' ? new Ajv2020(options) : new Ajv(options)
     addFormats(instance)
     instances.set(draft, instance)
@@ -64,7 +63,8 @@ function compileWith(draft: Draft, schema: JsonSchema): ValidateFunction {
     body = rest
   }
   const fn = instance.compile(body as object | boolean)
-  // ajv keeps every compiled schema in a strong cache; drop it so per-request schemas do not accumulate.
+  // ajv keeps every compiled schema (and its `$id`) in the instance; drop it so that per-request schemas
+  // neither accumulate nor collide when two of them reuse one `$id`.
   if (typeof body === 'object') instance.removeSchema(body)
   return fn
 }

@@ -97,6 +97,18 @@ describe('Registry', () => {
     expect(() => r.register({ id: 'a' })).toThrow(MyDup)
   })
 
+  it('calls class-based error factories as methods (prototype methods and receiver kept)', () => {
+    class Errors {
+      readonly prefix = 'catalog'
+      duplicate(id: string) {
+        return new AgentCoreError('catalog-duplicate', `${this.prefix}: ${id} twice`)
+      }
+    }
+    const r = new Registry<{ id: string }>({ errors: new Errors() }).register({ id: 'a' })
+    expect(() => r.register({ id: 'a' })).toThrow('catalog: a twice')
+    expect(() => r.require('zz')).toThrow(UnknownIdError)
+  })
+
   it('keeps class instances as given (prototype getters intact)', () => {
     class Tool {
       readonly id = 't'

@@ -78,7 +78,6 @@ const defaultErrors: RegistryErrorFactories = {
 export class Registry<Definition extends Identified> {
   readonly #map = new Map<string, Definition>()
   readonly #policy: RegistryPolicy<Definition>
-  readonly #errors: RegistryErrorFactories
   readonly #kind: string
   #sealed = false
 
@@ -100,7 +99,6 @@ export class Registry<Definition extends Identified> {
     }
     this.#policy = policy
     this.#kind = policy.kind ?? 'definition'
-    this.#errors = { ...defaultErrors, ...(policy.errors ?? {}) }
   }
 
   /** Builds, fills and seals a registry in one step. */
@@ -140,7 +138,8 @@ export class Registry<Definition extends Identified> {
     const batch = [...definitions]
     if (this.#sealed && batch.length > 0) {
       const first = batch[0] as { id?: unknown } | null | undefined
-      throw this.#errors.sealed(
+      throw this.#error(
+        'sealed',
         typeof first?.id === 'string' ? first.id : describeValue(first?.id),
         this.#kind,
       )
@@ -148,7 +147,7 @@ export class Registry<Definition extends Identified> {
     const seen = new Set<string>()
     for (const definition of batch) {
       const id = this.#checkId(definition)
-      if (this.#map.has(id) || seen.has(id)) throw this.#errors.duplicate(id, this.#kind)
+      if (this.#map.has(id) || seen.has(id)) throw this.#error('duplicate', id, this.#kind)
       seen.add(id)
       if (this.#policy.assertDefinition) {
         assertNotThenable(
@@ -185,8 +184,8 @@ export class Registry<Definition extends Identified> {
   require(id: string): Definition {
     const definition = typeof id === 'string' ? this.#map.get(id) : undefined
     if (definition === undefined) {
-      if (typeof id !== 'string') throw this.#errors.invalidId(id, this.#kind, this.#policy.idPattern)
-      throw this.#errors.unknown(id, this.#kind, this.ids())
+      if (typeof id !== 'string') throw this.#error('invalidId', id, this.#kind, this.#policy.idPattern)
+      throw this.#error('unknown', id, this.#kind, this.ids())
     }
     return definition
   }
@@ -201,6 +200,17 @@ export class Registry<Definition extends Identified> {
     return [...this.#map.values()]
   }
 
+  /** Builds an error with the policy's factory (called on its own object, so class-based factories keep `this`) or the default. */
+  #error<K extends keyof RegistryErrorFactories>(
+    kind: K,
+    ...args: Parameters<RegistryErrorFactories[K]>
+  ): Error {
+    const custom = this.#policy.errors
+    const factory = custom?.[kind]
+    if (typeof factory === 'function') return Reflect.apply(factory, custom, args) as Error
+    return Reflect.apply(defaultErrors[kind], defaultErrors, args) as Error
+  }
+
   #checkId(definition: unknown): string {
     if (typeof definition !== 'object' || definition === null) {
       throw new InvalidDefinitionError(
@@ -209,13 +219,13 @@ export class Registry<Definition extends Identified> {
     }
     const id = (definition as { id?: unknown }).id
     if (typeof id !== 'string' || id.length === 0)
-      throw this.#errors.invalidId(id, this.#kind, this.#policy.idPattern)
+      throw this.#error('invalidId', id, this.#kind, this.#policy.idPattern)
     const pattern = this.#policy.idPattern
     if (pattern) {
       pattern.lastIndex = 0
       const ok = pattern.test(id)
       pattern.lastIndex = 0
-      if (!ok) throw this.#errors.invalidId(id, this.#kind, pattern)
+      if (!ok) throw this.#error('invalidId', id, this.#kind, pattern)
     }
     return id
   }

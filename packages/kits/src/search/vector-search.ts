@@ -230,7 +230,11 @@ export class VectorSearch<Document extends object = Record<string, unknown>> {
       )
     }
     const dims = this.dimensions
-    const staged = new Float32Array(entries.length * dims)
+    const count = this.#ids.length
+    // Stage every vector in the spare rows after the live ones, so a rejected entry leaves the index as
+    // it was and accepted ones need no second buffer.
+    this.#ensureCapacity(count + entries.length)
+    const vectors = this.#vectors
     const ids: string[] = new Array(entries.length)
     const documents: JsonData[] = new Array(entries.length)
     for (let i = 0; i < entries.length; i++) {
@@ -239,12 +243,9 @@ export class VectorSearch<Document extends object = Record<string, unknown>> {
       assertRequest(entry, where, '{ document: { id: "a" }, vector: [0.1, 0.2] }')
       const id = readDocumentId(entry.document, this.idField, `${where} document`)
       documents[i] = copyJsonData(entry.document, `${where} document "${id}"`, 'document')
-      writeNormalized(entry.vector, dims, staged, i * dims, `${where} vector of "${id}"`)
+      writeNormalized(entry.vector, dims, vectors, (count + i) * dims, `${where} vector of "${id}"`)
       ids[i] = id
     }
-    let fresh = 0
-    for (const id of new Set(ids)) if (!this.#slots.has(id)) fresh++
-    this.#ensureCapacity(this.#ids.length + fresh)
     for (let i = 0; i < ids.length; i++) {
       const id = ids[i]!
       let slot = this.#slots.get(id)
@@ -256,7 +257,9 @@ export class VectorSearch<Document extends object = Record<string, unknown>> {
       } else {
         this.#documents[slot] = documents[i]!
       }
-      this.#vectors.set(staged.subarray(i * dims, (i + 1) * dims), slot * dims)
+      // The target row is live or already committed, never a row still waiting to be moved.
+      const from = (count + i) * dims
+      if (slot !== count + i) vectors.copyWithin(slot * dims, from, from + dims)
     }
   }
 

@@ -106,14 +106,18 @@ describe('PostgreSQL store: a superseded owner', () => {
     expect(holders.rows).toHaveLength(1)
     await admin.query('SELECT pg_terminate_backend($1, 10000)', [holders.rows[0]?.pid])
 
-    // B takes the task over and finishes it.
-    const bState = await ledgerTask().run({ taskId: 'invoice', store: workerB })
-    expect(bState).toEqual({ entries: ['open', 'post', 'close'], total: 11 })
-    const afterTakeover = await storedCheckpoint(tableName, 'invoice')
-    expect(afterTakeover.checkpoint).toMatchObject({ status: 'completed', nextStepIndex: 3 })
-
-    // A wakes up with its stale view and tries to save step "post": refused, and the run throws.
-    resumeA()
+    // B takes the task over and finishes it. (A is resumed whatever happens, so no run is left hanging.)
+    let afterTakeover: Awaited<ReturnType<typeof storedCheckpoint>>
+    try {
+      const bState = await ledgerTask().run({ taskId: 'invoice', store: workerB })
+      expect(bState).toEqual({ entries: ['open', 'post', 'close'], total: 11 })
+      afterTakeover = await storedCheckpoint(tableName, 'invoice')
+      expect(afterTakeover.checkpoint).toMatchObject({ status: 'completed', nextStepIndex: 3 })
+    } finally {
+      // A wakes up with its stale view and tries to save step "post".
+      resumeA()
+    }
+    // Its save is refused, and the run throws.
     const outcome = await aOutcome
     expect('error' in outcome && ConflictError.isInstance(outcome.error)).toBe(true)
     expect(await storedCheckpoint(tableName, 'invoice')).toEqual(afterTakeover)

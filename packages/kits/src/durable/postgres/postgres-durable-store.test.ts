@@ -309,11 +309,14 @@ describe('PostgreSQL store: locking', () => {
       entered()
       await held
     })
-    await holderEntered
-    const waiting = store.exclusive('a', async () => 'never', { signal: controller.signal })
-    controller.abort()
-    await expect(waiting).rejects.toSatisfy((error) => AbortedError.isInstance(error))
-    releaseHolder()
+    try {
+      await holderEntered
+      const waiting = store.exclusive('a', async () => 'never', { signal: controller.signal })
+      controller.abort()
+      await expect(waiting).rejects.toSatisfy((error) => AbortedError.isInstance(error))
+    } finally {
+      releaseHolder()
+    }
     await holding
     expect(await store.exclusive('a', async () => 'free')).toBe('free')
     expect(pool.totalCount - pool.idleCount).toBe(0)
@@ -375,11 +378,15 @@ describe('PostgreSQL store: locking', () => {
       return first.save('lost', sampleCheckpoint('stale'), { expectedVersion: created.version })
     })
     await connectionKilled
-    const takeover = await second.exclusive('lost', async () => {
-      const loaded = await second.load('lost')
-      return second.save('lost', sampleCheckpoint('newer'), { expectedVersion: loaded?.version })
-    })
-    resumeHolder()
+    let takeover: { version: number }
+    try {
+      takeover = await second.exclusive('lost', async () => {
+        const loaded = await second.load('lost')
+        return second.save('lost', sampleCheckpoint('newer'), { expectedVersion: loaded?.version })
+      })
+    } finally {
+      resumeHolder()
+    }
     await expect(holder).rejects.toSatisfy(
       (error) => ConflictError.isInstance(error) && (error as ConflictError).details.reason === 'lease-lost',
     )

