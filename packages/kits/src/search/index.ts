@@ -27,7 +27,7 @@
  *
  * @module
  */
-export type { JsonData } from './internal/json-data.js'
+export type { JsonData } from './json-data.js'
 export {
   type FusedRank,
   type RankContribution,
@@ -37,15 +37,15 @@ export {
   reciprocalRankFusion,
 } from './reciprocal-rank-fusion.js'
 export type { SearchHit, TextSearchHit, VectorSearchHit } from './search-hit.js'
+export type { TextQueryOptions } from './text-query-options.js'
 export {
-  type TextQueryOptions,
   TextSearch,
   type TextSearchOptions,
   type TextSearchRequest,
   type TextSearchSnapshot,
 } from './text-search.js'
+export type { VectorInput } from './vector-input.js'
 export {
-  type VectorInput,
   VectorSearch,
   type VectorSearchOptions,
   type VectorSearchRequest,

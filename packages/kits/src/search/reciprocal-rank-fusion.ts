@@ -17,6 +17,7 @@ import { assertFiniteNumber } from './internal/checks.js'
  * ```
  */
 export interface RankedItem {
+  /** Identifies the item across lists: equal ids in different lists are fused into one result. */
   readonly id: string
 }
 

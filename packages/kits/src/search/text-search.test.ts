@@ -470,6 +470,33 @@ describe('TextSearch', () => {
     expect(search.search({ query: 'lawn', limit: 5 }).map((h) => h.id)).toEqual(['n2'])
     expect(search.size).toBe(4)
     expect(search.snapshot().serializedIndex).not.toContain('roses')
+    expect(
+      InvalidInputError.isInstance(await rejectionOf(() => search.replace({ id: 'n2', title: {} } as never))),
+    ).toBe(true)
+    expect(search.search({ query: 'lawn', limit: 5 }).map((h) => h.id)).toEqual(['n2'])
+  })
+
+  it('a throwing tokenize leaves no half-indexed document behind', async () => {
+    const search = new TextSearch<Doc>({
+      indexRevision: 'r',
+      fields: ['title'],
+      tokenize: (text) => {
+        if (text.includes('boom')) throw new RangeError('tokenizer failed')
+        return text.split(' ')
+      },
+    })
+    search.add({ id: 'a', title: 'alpha', body: '' })
+    expect(() =>
+      search.addAll([
+        { id: 'b', title: 'beta', body: '' },
+        { id: 'c', title: 'boom', body: '' },
+      ]),
+    ).toThrow(RangeError)
+    expect(search.size).toBe(1)
+    expect(search.search({ query: 'beta', limit: 5 })).toEqual([])
+    await expect(search.replace({ id: 'a', title: 'boom', body: '' })).rejects.toThrow(RangeError)
+    expect(search.has('a')).toBe(false)
+    expect(search.snapshot().serializedIndex).not.toContain('beta')
   })
 
   describe('remove and snapshots', () => {

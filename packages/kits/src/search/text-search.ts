@@ -22,16 +22,12 @@ import {
 } from './internal/checks.js'
 import { configurationFingerprint } from './internal/fingerprint.js'
 import { cloneJsonData, copyJsonData } from './internal/json-data.js'
-import { hasQueryOptions, readQueryOptions, type TextQueryOptions } from './internal/text-query-options.js'
+import { hasQueryOptions, readQueryOptions } from './internal/text-query-options.js'
 import type { TextSearchHit } from './search-hit.js'
-
-export type { TextQueryOptions } from './internal/text-query-options.js'
+import type { TextQueryOptions } from './text-query-options.js'
 
 /** The engine named in {@link TextSearchSnapshot}: minisearch 7's JSON serialization. */
 const TEXT_ENGINE = 'minisearch-7'
-
-/** Field names of `Document` with string keys. */
-type FieldOf<Document> = Extract<keyof Document, string>
 
 /**
  * Options of {@link TextSearch}.
@@ -57,17 +53,17 @@ export interface TextSearchOptions<Document extends object> {
    */
   readonly indexRevision: string
   /** The fields whose text is indexed: strings, finite numbers, booleans or arrays of strings. */
-  readonly fields: readonly FieldOf<Document>[]
+  readonly fields: readonly Extract<keyof Document, string>[]
   /** The fields copied into the index and returned as each hit's `document` (plain data). Default none. */
-  readonly storedFields?: readonly FieldOf<Document>[]
+  readonly storedFields?: readonly Extract<keyof Document, string>[]
   /** The field holding the document's id, a non-empty string. Default `"id"`. */
-  readonly idField?: FieldOf<Document>
+  readonly idField?: Extract<keyof Document, string>
   /** Splits a field's text into terms (minisearch's default splits on spaces and punctuation). */
   readonly tokenize?: (text: string, fieldName?: string) => string[]
   /** Normalizes a term; return a falsy value to drop it (minisearch's default lower-cases). */
   readonly processTerm?: (term: string, fieldName?: string) => string | string[] | null | undefined | false
   /** Query options every search starts from; a request's own options override them. */
-  readonly searchOptions?: TextQueryOptions<FieldOf<Document>>
+  readonly searchOptions?: TextQueryOptions<Extract<keyof Document, string>>
 }
 
 /**
@@ -85,7 +81,8 @@ export interface TextSearchOptions<Document extends object> {
  * }
  * ```
  */
-export interface TextSearchRequest<Document extends object> extends TextQueryOptions<FieldOf<Document>> {
+export interface TextSearchRequest<Document extends object>
+  extends TextQueryOptions<Extract<keyof Document, string>> {
   /** Free text; it is tokenized and processed like the indexed fields. */
   readonly query: string
   /** The most hits to return: a safe integer of at least 0 (0 returns no hits). */
@@ -150,11 +147,11 @@ export class TextSearch<Document extends object = Record<string, unknown>> {
   /** The App's index revision, part of the fingerprint. */
   readonly indexRevision: string
   /** The indexed fields. */
-  readonly fields: readonly FieldOf<Document>[]
+  readonly fields: readonly Extract<keyof Document, string>[]
   /** The stored (returned) fields. */
-  readonly storedFields: readonly FieldOf<Document>[]
+  readonly storedFields: readonly Extract<keyof Document, string>[]
   /** The id field. */
-  readonly idField: FieldOf<Document>
+  readonly idField: Extract<keyof Document, string>
   /** Fingerprint of indexRevision, idField, fields and storedFields, as written into snapshots. */
   readonly configurationFingerprint: string
 
@@ -170,11 +167,11 @@ export class TextSearch<Document extends object = Record<string, unknown>> {
     assertNonEmptyString(options.indexRevision, 'TextSearch indexRevision')
     const fields = assertFieldList(options.fields, 'TextSearch fields', {
       nonEmpty: true,
-    }) as FieldOf<Document>[]
+    }) as Extract<keyof Document, string>[]
     const storedFields = assertFieldList(options.storedFields ?? [], 'TextSearch storedFields', {
       nonEmpty: false,
-    }) as FieldOf<Document>[]
-    const idField = (options.idField ?? 'id') as FieldOf<Document>
+    }) as Extract<keyof Document, string>[]
+    const idField = (options.idField ?? 'id') as Extract<keyof Document, string>
     assertNonEmptyString(idField, 'TextSearch idField')
     assertOptionalFunction(options.tokenize, 'TextSearch tokenize')
     assertOptionalFunction(options.processTerm, 'TextSearch processTerm')
@@ -278,14 +275,22 @@ export class TextSearch<Document extends object = Record<string, unknown>> {
 
   /**
    * Replaces the indexed document that has the same id (or adds it), and waits until the old version's
-   * terms are purged from the index.
+   * terms are purged from the index. The new document is checked before the old one is touched; only
+   * when a `tokenize` or `processTerm` hook throws while indexing it is the document gone afterwards.
    */
   async replace(document: Document): Promise<void> {
     this.#assertNotInCallback('replace')
     const id = readDocumentId(document, this.idField, 'TextSearch replace document')
     const projected = this.#project(document as Record<string, unknown>, id, 'TextSearch replace document')
     if (this.#index.has(id)) this.#index.discard(id)
-    this.#index.add(projected)
+    try {
+      this.#index.add(projected)
+    } catch (error) {
+      // A tokenize or processTerm hook threw: drop the half-added new version too.
+      if (this.#index.has(id)) this.#index.discard(id)
+      this.#index.vacuum(VACUUM).catch(() => {})
+      throw error
+    }
     await this.#index.vacuum(VACUUM)
   }
 

@@ -346,6 +346,34 @@ describe('VectorSearch', () => {
     ).toThrow(InvalidInputError)
     expect(index.size).toBe(0)
     expect(() => index.upsertMany('x' as never)).toThrow(InvalidInputError)
+
+    index.upsert({ document: { id: 'a' }, vector: [1] })
+    const before = index.snapshot()
+    expect(() =>
+      index.upsertMany([
+        { document: { id: 'a' }, vector: [-1] },
+        { document: { id: 'b' }, vector: [1] },
+        { document: { id: 'c' }, vector: ['x' as never] },
+      ]),
+    ).toThrow(InvalidInputError)
+    expect(index.snapshot()).toEqual(before)
+  })
+
+  it('upsertMany applies repeated ids in order (the last wins) next to new ones', () => {
+    const index = new VectorSearch<{ id: string; n: number }>({ identity: 't', dimensions: 2 })
+    index.upsert({ document: { id: 'old', n: 0 }, vector: [1, 1] })
+    index.upsertMany([
+      { document: { id: 'a', n: 1 }, vector: [1, 0] },
+      { document: { id: 'b', n: 1 }, vector: [0, 1] },
+      { document: { id: 'a', n: 2 }, vector: [-1, 0] },
+      { document: { id: 'old', n: 2 }, vector: [0, -1] },
+      { document: { id: 'c', n: 1 }, vector: [1, 0] },
+    ])
+    expect(index.ids()).toEqual(['old', 'a', 'b', 'c'])
+    expect(index.search({ vector: [-1, 0], limit: 1 })[0]).toMatchObject({ id: 'a', document: { n: 2 } })
+    expect(index.search({ vector: [0, -1], limit: 1 })[0]).toMatchObject({ id: 'old', document: { n: 2 } })
+    expect(index.search({ vector: [1, 0], limit: 1 })[0]).toMatchObject({ id: 'c', document: { n: 1 } })
+    expect(index.search({ vector: [0, 1], limit: 1 })[0]!.id).toBe('b')
   })
 
   it('uses idField for document ids', () => {

@@ -16,12 +16,12 @@ import {
 } from './internal/checks.js'
 import { configurationFingerprint } from './internal/fingerprint.js'
 import { base64ToFloat32, float32ToBase64 } from './internal/float32-base64.js'
-import { cloneJsonData, copyJsonData, type JsonData } from './internal/json-data.js'
+import { cloneJsonData, copyJsonData } from './internal/json-data.js'
 import { RankedSlots, topK } from './internal/top-k.js'
-import { scoreAll, type VectorInput, writeNormalized } from './internal/vector-math.js'
+import { scoreAll, writeNormalized } from './internal/vector-math.js'
+import type { JsonData } from './json-data.js'
 import type { VectorSearchHit } from './search-hit.js'
-
-export type { VectorInput } from './internal/vector-math.js'
+import type { VectorInput } from './vector-input.js'
 
 /** The largest number of dimensions a {@link VectorSearch} accepts. */
 const MAX_DIMENSIONS = 65_536
@@ -111,7 +111,7 @@ export interface VectorSearchSnapshot {
   /** The snapshot format; only 1 exists. */
   readonly version: 1
   /** The storage engine: unit vectors as little-endian float32. */
-  readonly engine: typeof VECTOR_ENGINE
+  readonly engine: 'agent-core/flat-cosine-f32'
   /** Fingerprint of identity, dimensions and idField. */
   readonly configurationFingerprint: string
   /** The embedding space the vectors come from. */
@@ -124,7 +124,7 @@ export interface VectorSearchSnapshot {
   readonly vectors: string
 }
 
-const VECTOR_ENGINE = 'agent-core/flat-cosine-f32'
+const VECTOR_ENGINE: VectorSearchSnapshot['engine'] = 'agent-core/flat-cosine-f32'
 
 /**
  * Exact nearest-neighbour search by cosine similarity over an in-memory set of documents and their

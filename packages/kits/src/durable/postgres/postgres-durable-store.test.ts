@@ -323,6 +323,94 @@ describe('PostgreSQL store: locking', () => {
     expect(await advisoryLocks()).toBe(0)
   })
 
+  it('keeps waiting across lock-wait slices and statement timeouts until the holder releases', async () => {
+    const tableName = freshTable()
+    const holder = createPostgresDurableStore({ pool: running().createPool({ max: 1 }), tableName })
+    await holder.ensureSchema()
+    // The waiters' connections run only the lock and unlock statements (the table exists already).
+    const sliced = createPostgresDurableStore({
+      pool: running().createPool({ max: 1 }),
+      tableName,
+      createTable: false,
+      lockWaitSliceMs: 10,
+    })
+    const timedOut = createPostgresDurableStore({
+      pool: running().createPool({ max: 1, statement_timeout: 40 }),
+      tableName,
+      createTable: false,
+    })
+    let releaseHolder!: () => void
+    const held = new Promise<void>((resolve) => {
+      releaseHolder = resolve
+    })
+    let entered!: () => void
+    const holderEntered = new Promise<void>((resolve) => {
+      entered = resolve
+    })
+    const order: string[] = []
+    const holding = holder.exclusive('slices', async () => {
+      entered()
+      await held
+      order.push('holder')
+    })
+    await holderEntered
+    const waiters = [
+      sliced.exclusive('slices', async () => order.push('sliced')),
+      timedOut.exclusive('slices', async () => order.push('timed-out')),
+    ]
+    try {
+      // Let both waiters go through several waits that end without the lock.
+      for (let seen = 0; seen < 5; ) {
+        await new Promise((resolve) => setTimeout(resolve, 20))
+        const waiting = await admin.query<{ count: string }>(
+          "SELECT count(*) AS count FROM pg_locks WHERE locktype = 'advisory' AND NOT granted",
+        )
+        if (Number(waiting.rows[0]?.count) > 0) seen += 1
+      }
+    } finally {
+      releaseHolder()
+    }
+    await holding
+    await Promise.all(waiters)
+    expect(order[0]).toBe('holder')
+    expect([...order].sort()).toEqual(['holder', 'sliced', 'timed-out'])
+    expect(await advisoryLocks()).toBe(0)
+  })
+
+  it('lets a waiter of the same store give up while queued in process, without taking a connection', async () => {
+    const pool = running().createPool({ max: 2 })
+    const store = createPostgresDurableStore({ pool, tableName: freshTable() })
+    let releaseHolder!: () => void
+    const held = new Promise<void>((resolve) => {
+      releaseHolder = resolve
+    })
+    let entered!: () => void
+    const holderEntered = new Promise<void>((resolve) => {
+      entered = resolve
+    })
+    const holding = store.exclusive('queued', async () => {
+      entered()
+      await held
+      return 'holder'
+    })
+    try {
+      await holderEntered
+      const controller = new AbortController()
+      const waiter = store.exclusive('queued', async () => 'waiter', { signal: controller.signal })
+      const later = store.exclusive('queued', async () => 'later')
+      await new Promise((resolve) => setTimeout(resolve, 0))
+      expect(pool.totalCount).toBe(1)
+      controller.abort()
+      await expect(waiter).rejects.toSatisfy((error) => AbortedError.isInstance(error))
+      releaseHolder()
+      expect(await holding).toBe('holder')
+      expect(await later).toBe('later')
+    } finally {
+      releaseHolder()
+    }
+    expect(pool.totalCount - pool.idleCount).toBe(0)
+  })
+
   it('does not take a connection or run the operation when the signal is already aborted', async () => {
     const pool = running().createPool({ max: 1 })
     const store = createPostgresDurableStore({ pool, tableName: freshTable() })

@@ -1,13 +1,5 @@
 import { describeValue, InvalidInputError } from '@agent-core/core'
-
-/** Plain data a search index may keep: what survives both `structuredClone` and a JSON round trip. */
-export type JsonData =
-  | null
-  | boolean
-  | number
-  | string
-  | readonly JsonData[]
-  | { readonly [key: string]: JsonData }
+import type { JsonData } from '../json-data.js'
 
 const MAX_DEPTH = 256
 

