@@ -12,4 +12,6 @@ export default defineConfig({
   splitting: true,
   treeshake: true,
   outDir: 'dist',
+  // A variant imports its parent through the public subpath (self-reference), never bundling a second copy.
+  external: [/^@agent-core\/mock(\/|$)/],
 })

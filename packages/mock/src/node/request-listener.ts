@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { assertSafeInteger } from '@agent-core/core'
+import type { MockGPT } from '@agent-core/mock'
 import { PackedFrames } from '../internal/frame-writer.js'
 import { sleep, untilAborted } from '../internal/sleep.js'
-import type { MockGPT } from '../mock-gpt.js'
 import type { MockHttpResponse, MockStreamStep } from '../mock-http.js'
 import { type MockBodySink, pumpMockBody } from '../pump-mock-body.js'
 

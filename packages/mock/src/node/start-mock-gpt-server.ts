@@ -1,7 +1,8 @@
 import { createServer } from 'node:http'
 import type { Socket } from 'node:net'
 import { assertSafeInteger, describeValue, InvalidInputError } from '@agent-core/core'
-import { createMockGPT, type MockGPT, type MockGPTOptions } from '../mock-gpt.js'
+import type { MockGPT, MockGPTOptions } from '@agent-core/mock'
+import { createMockGPT } from '../mock-gpt.js'
 import { createMockGPTRequestListener } from './request-listener.js'
 
 /** Options of {@link startMockGPTServer}: the engine options plus where to listen.  * @example

@@ -1,5 +1,6 @@
+import type { MockGPT, MockGPTOptions } from '@agent-core/mock'
 import { sleep, untilAborted } from '../internal/sleep.js'
-import { createMockGPT, type MockGPT, type MockGPTOptions } from '../mock-gpt.js'
+import { createMockGPT } from '../mock-gpt.js'
 import type { MockStreamStep } from '../mock-http.js'
 import { type MockBodySink, pumpMockBody } from '../pump-mock-body.js'
 

@@ -8,14 +8,6 @@ import {
   isAbortSignal,
   throwIfAborted,
 } from '@agent-core/core'
-import type pg from 'pg'
-import {
-  assertExpectedVersion,
-  deserializeCheckpoint,
-  newOwnerId,
-  serializeCheckpoint,
-  versionConflict,
-} from '../internal/store-support.js'
 import type {
   CheckpointV2,
   DurableExclusiveOptions,
@@ -24,7 +16,15 @@ import type {
   DurableSaveResult,
   DurableStore,
   StoredCheckpoint,
-} from '../store.js'
+} from '@agent-core/kits/durable'
+import type pg from 'pg'
+import {
+  assertExpectedVersion,
+  deserializeCheckpoint,
+  newOwnerId,
+  serializeCheckpoint,
+  versionConflict,
+} from '../internal/store-support.js'
 import { acquireAdvisoryLock, raceAbort, releaseAdvisoryLock } from './internal/advisory-lock.js'
 import { type PostgresStoreOperation, storeFailure } from './internal/failures.js'
 import { resolveOptions } from './internal/options.js'

@@ -6,6 +6,16 @@ import {
   isAbortSignal,
   throwIfAborted,
 } from '@agent-core/core'
+import type {
+  CheckpointV2,
+  DurableExclusiveOptions,
+  DurableLease,
+  DurableSaveOptions,
+  DurableSaveResult,
+  DurableStore,
+  StoredCheckpoint,
+} from '@agent-core/kits/durable'
+import { DurableStoreError } from '@agent-core/kits/durable'
 import Database from 'better-sqlite3'
 import {
   assertExpectedVersion,
@@ -16,16 +26,6 @@ import {
   serializeCheckpoint,
   versionConflict,
 } from '../internal/store-support.js'
-import type {
-  CheckpointV2,
-  DurableExclusiveOptions,
-  DurableLease,
-  DurableSaveOptions,
-  DurableSaveResult,
-  DurableStore,
-  StoredCheckpoint,
-} from '../store.js'
-import { DurableStoreError } from '../store-error.js'
 
 /**
  * A better-sqlite3 database handle.

@@ -1,5 +1,5 @@
 import { AgentCoreError } from '@agent-core/core'
-import { DurableStoreError } from '../../store-error.js'
+import { DurableStoreError } from '@agent-core/kits/durable'
 
 /** What the store was doing when PostgreSQL failed; `details.operation` of the error. */
 export type PostgresStoreOperation = 'connect' | 'ensure-schema' | 'lock' | 'load' | 'save' | 'close'
