@@ -1,15 +1,4 @@
 import { defineConfig } from 'tsup'
-import { entriesFor } from '../../scripts/subpaths.mjs'
+import { packageBuildConfig } from '../../scripts/tsup-config.mjs'
 
-export default defineConfig({
-  entry: entriesFor('core'),
-  format: ['esm'],
-  target: 'node20',
-  platform: 'node',
-  dts: { compilerOptions: { customConditions: [] } },
-  sourcemap: true,
-  clean: true,
-  splitting: true,
-  treeshake: true,
-  outDir: 'dist',
-})
+export default defineConfig(packageBuildConfig('core', 'node'))

@@ -1,17 +1,4 @@
 import { defineConfig } from 'tsup'
-import { entriesFor } from '../../scripts/subpaths.mjs'
+import { packageBuildConfig } from '../../scripts/tsup-config.mjs'
 
-export default defineConfig({
-  entry: entriesFor('kits'),
-  format: ['esm'],
-  target: 'node20',
-  platform: 'node',
-  dts: { compilerOptions: { customConditions: [] } },
-  sourcemap: true,
-  clean: true,
-  splitting: true,
-  treeshake: true,
-  outDir: 'dist',
-  // A variant imports its parent through the public subpath (self-reference), never bundling a second copy.
-  external: [/^@agent-core\/kits(\/|$)/],
-})
+export default defineConfig(packageBuildConfig('kits', 'node'))

@@ -6,6 +6,7 @@ import {
   InvalidInputError,
   InvalidStateError,
   isAbortSignal,
+  raceSignal,
   throwIfAborted,
 } from '@agent-core/core'
 import type {
@@ -25,7 +26,7 @@ import {
   serializeCheckpoint,
   versionConflict,
 } from '../internal/store-support.js'
-import { acquireAdvisoryLock, raceAbort, releaseAdvisoryLock } from './internal/advisory-lock.js'
+import { acquireAdvisoryLock, releaseAdvisoryLock } from './internal/advisory-lock.js'
 import { type PostgresStoreOperation, storeFailure } from './internal/failures.js'
 import { resolveOptions } from './internal/options.js'
 import { ensureTable } from './internal/schema-setup.js'
@@ -203,7 +204,7 @@ export class PostgresDurableStore implements DurableStore {
     throwIfAborted(signal, point)
     this.#assertOpen(where)
     // The table is made before the lock connection is taken, so a pool of one connection is enough.
-    await raceAbort(this.#ready('lock', taskId), signal, point)
+    await raceSignal(this.#ready('lock', taskId), signal, point)
     const leave = await this.#queue.enter(taskId, signal, point)
     let session: Session
     try {

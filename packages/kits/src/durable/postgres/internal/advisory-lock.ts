@@ -1,4 +1,4 @@
-import { AgentCoreError, abortedError, throwIfAborted } from '@agent-core/core'
+import { AgentCoreError, raceSignal, throwIfAborted } from '@agent-core/core'
 import type pg from 'pg'
 import { errorCode, storeFailure } from './failures.js'
 import { checkout, type Session } from './sessions.js'
@@ -43,7 +43,7 @@ export async function acquireAdvisoryLock(request: LockRequest): Promise<Session
     try {
       throwIfAborted(signal, point)
       waiting = session.client.query(LOCK_SQL, [key, `${sliceMs}ms`])
-      await raceAbort(waiting, signal, point)
+      await raceSignal(waiting, signal, point)
       if (session.lost !== undefined) throw session.lost
       return session
     } catch (error) {
@@ -78,37 +78,4 @@ export async function releaseAdvisoryLock(session: Session, key: string): Promis
   } catch (error) {
     session.destroy(error)
   }
-}
-
-/**
- * Like core's `raceSignal`, for a promise whose late outcome the caller deals with itself (by closing the
- * connection the query runs on); a late rejection is consumed.
- */
-export function raceAbort<T>(
-  promise: Promise<T>,
-  signal: AbortSignal | undefined,
-  point: string,
-): Promise<T> {
-  if (!signal) return promise
-  if (signal.aborted) {
-    promise.catch(() => {})
-    return Promise.reject(abortedError(signal, point))
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => {
-      promise.catch(() => {})
-      reject(abortedError(signal, point))
-    }
-    signal.addEventListener('abort', onAbort, { once: true })
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort)
-        resolve(value)
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort)
-        reject(error)
-      },
-    )
-  })
 }

@@ -1,0 +1,26 @@
+/**
+ * The one tsup configuration of every package: one ESM entry with types per public subpath (from
+ * subpaths.mjs), and the package's own subpaths kept external so that a variant that imports its parent
+ * through the public subpath (`@agent-core/kits/durable` from `durable/sqlite`) never bundles a second copy.
+ */
+import { entriesFor } from './subpaths.mjs'
+
+/**
+ * @param {'core' | 'kits' | 'mock'} pkg
+ * @param {'node' | 'neutral'} platform
+ */
+export function packageBuildConfig(pkg, platform) {
+  return {
+    entry: entriesFor(pkg),
+    format: ['esm'],
+    target: 'node20',
+    platform,
+    dts: { compilerOptions: { customConditions: [] } },
+    sourcemap: true,
+    clean: true,
+    splitting: true,
+    treeshake: true,
+    outDir: 'dist',
+    external: [new RegExp(`^@agent-core/${pkg}(/|$)`)],
+  }
+}
