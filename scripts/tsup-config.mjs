@@ -15,7 +15,7 @@ export function packageBuildConfig(pkg, platform) {
     format: ['esm'],
     target: 'node20',
     platform,
-    dts: { compilerOptions: { customConditions: [] } },
+    dts: true,
     sourcemap: true,
     clean: true,
     splitting: true,
