@@ -37,7 +37,8 @@ const cache = new WeakMap<object, JsonSchemaValidator>()
 function ajv(draft: Draft): Ajv {
   let instance = instances.get(draft)
   if (!instance) {
-    const options = { allErrors: true, strict: false, validateFormats: true } as const
+    // A library must not print: unknown `format`s are annotations (as JSON Schema 2020-12 defines them).
+    const options = { allErrors: true, strict: false, validateFormats: true, logger: false } as const
     instance = draft === '2020-12' ? new Ajv2020(options) : new Ajv(options)
     addFormats(instance)
     instances.set(draft, instance)

@@ -229,6 +229,64 @@ describe('request validation', () => {
     ).toMatch(/body is empty/)
   })
 
+  it('answers hostile bodies found by the robustness property with 4xx, never a 500 or a crash', () => {
+    const mock = createMockGPT()
+    const hostile = { toString: 1, valueOf: 1 }
+    const assistantCall = chat('x', {
+      messages: [
+        { role: 'user', content: 'x' },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ function: { name: hostile, arguments: hostile } }],
+        },
+      ],
+    })
+    expect(call(mock, '/v1/chat/completions', assistantCall).status).toBe(200)
+    const functionCallItem = { model: 'm', input: [{ type: 'function_call', name: hostile, arguments: 1 }] }
+    expect(call(mock, '/v1/responses', functionCallItem).status).toBe(200)
+    const previous = call(mock, '/v1/responses', { model: 'm', input: 'x', previous_response_id: hostile })
+    expect(previous.status).toBe(400)
+    expect(bodyOf(previous).error.param).toBe('previous_response_id')
+
+    const deep = `{"model":"m","messages":[{"role":"user","content":${'['.repeat(10_000)}${']'.repeat(10_000)}}]}`
+    const tooDeep = mock.handle({ method: 'POST', url: '/v1/chat/completions', headers: {}, body: deep })
+    expect(tooDeep.status).toBe(400)
+    expect(bodyOf(tooDeep).error.message).toMatch(/more than 256 levels deep/)
+    // The admin listing must still serialize (a recorded 10 000-deep body used to overflow the stack).
+    expect(mock.handle({ method: 'GET', url: '/_mock/requests', headers: {} }).status).toBe(200)
+
+    for (const url of ['constructor', '__proto__', '/v1/models/%E0%A4%A', '/v1/models/%']) {
+      const response = mock.handle({ method: 'GET', url, headers: {} })
+      expect(response.status).toBe(404)
+      expect(bodyOf(response).error.message).toEqual(expect.any(String))
+    }
+  })
+
+  it('refuses schemas whose smallest value is too large to generate, instead of exhausting memory', () => {
+    const mock = createMockGPT()
+    const withSchema = (schema: unknown) =>
+      call(
+        mock,
+        '/v1/chat/completions',
+        chat('x', { response_format: { type: 'json_schema', json_schema: { name: 'o', schema } } }),
+      )
+    const huge = withSchema({ type: 'string', minLength: 1_000_000_000 })
+    expect(huge.status).toBe(400)
+    expect(bodyOf(huge).error).toMatchObject({
+      code: 'unsupported_schema',
+      message: expect.stringMatching(/minLength/),
+    })
+    expect(withSchema({ type: 'array', minItems: 1_000_000_000 }).status).toBe(400)
+    const nested = withSchema({
+      type: 'array',
+      minItems: 10_000,
+      items: { type: 'array', minItems: 10_000, items: { type: 'string', minLength: 10_000 } },
+    })
+    expect(nested.status).toBe(400)
+    expect(bodyOf(nested).error.message).toMatch(/too large/)
+  })
+
   it('cuts text at a stop sequence and marks Responses cut by max_output_tokens as incomplete', () => {
     const mock = createMockGPT({ script: [{ reply: { type: 'text', text: 'one two STOP three' } }] })
     expect(

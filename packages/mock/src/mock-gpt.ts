@@ -1,4 +1,4 @@
-import { InvalidInputError } from '@agent-core/core'
+import { describeValue, InvalidInputError } from '@agent-core/core'
 import { budgetExhausted, checkApiKey } from './internal/access.js'
 import { type Answer, planAnswer } from './internal/answer.js'
 import { embeddingsResponse } from './internal/embeddings.js'
@@ -158,6 +158,15 @@ interface MutableRecord {
   faults: MockFault['type'][]
 }
 
+/** A percent-decoded path segment; a malformed escape is kept as written (it then names no model). */
+function decodePathSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment)
+  } catch {
+    return segment
+  }
+}
+
 /**
  * Creates a MockGPT engine. Pure and platform neutral: give it to `startMockGPTServer` (node) or
  * `createMockGPTFetchHandler` (web), or call `handle` directly.
@@ -227,10 +236,16 @@ export function createMockGPT(options: MockGPTOptions = {}): MockGPT {
       let history: NormalizedMessage[] = []
       const previousId = body.previous_response_id
       if (endpoint === 'responses' && previousId !== undefined && previousId !== null) {
-        const previous = conversations.get(String(previousId))
+        if (typeof previousId !== 'string') {
+          throw badRequest(
+            `'previous_response_id' must be a string, but got ${describeValue(previousId)}.`,
+            'previous_response_id',
+          )
+        }
+        const previous = conversations.get(previousId)
         if (!previous) {
           throw badRequest(
-            `Previous response with id '${String(previousId)}' not found (MockGPT forgets responses on reset()).`,
+            `Previous response with id '${previousId}' not found (MockGPT forgets responses on reset()).`,
             'previous_response_id',
             'previous_response_not_found',
           )
@@ -360,14 +375,15 @@ export function createMockGPT(options: MockGPTOptions = {}): MockGPT {
   }
 
   const route = (request: MockHttpRequest, method: string, path: string): MockHttpResponse => {
-    const admin = ADMIN_ROUTES[path]
+    // Own keys only: a path such as `constructor` or `__proto__` must not find Object.prototype members.
+    const admin = Object.hasOwn(ADMIN_ROUTES, path) ? ADMIN_ROUTES[path] : undefined
     if (admin) {
       if (method !== admin) return methodNotAllowed(method, path, admin)
       return serveAdmin(path, request)
     }
-    const modelRoute = MODEL_ROUTES[path]
+    const modelRoute = Object.hasOwn(MODEL_ROUTES, path) ? MODEL_ROUTES[path] : undefined
     const modelId = path.startsWith('/v1/models/')
-      ? decodeURIComponent(path.slice('/v1/models/'.length))
+      ? decodePathSegment(path.slice('/v1/models/'.length))
       : undefined
     const record: MutableRecord = {
       index: requests.length,
@@ -437,13 +453,20 @@ export function createMockGPT(options: MockGPTOptions = {}): MockGPT {
 
   return {
     seed,
-    handle(request) {
+    handle(given) {
+      // Callers outside TypeScript may pass anything: keep only string headers and a string body.
+      const request: MockHttpRequest = {
+        method: typeof given?.method === 'string' ? given.method : 'GET',
+        url: typeof given?.url === 'string' ? given.url : '/',
+        headers: stringHeaders(given?.headers),
+        body: typeof given?.body === 'string' ? given.body : undefined,
+      }
       let response: MockHttpResponse
       let method = 'GET'
       let path = '/'
       try {
-        method = String(request.method).toUpperCase()
-        path = splitPath(String(request.url))
+        method = request.method.toUpperCase()
+        path = splitPath(request.url)
         if (method === 'OPTIONS') {
           response = { status: 204, headers: {}, firstByteDelayMs: 0, body: { type: 'empty' } }
         } else {
@@ -452,7 +475,7 @@ export function createMockGPT(options: MockGPTOptions = {}): MockGPT {
       } catch (error) {
         response = errorToResponse(error)
       }
-      const origin = request.headers?.origin
+      const origin = request.headers.origin
       if (origin) {
         response = {
           ...response,

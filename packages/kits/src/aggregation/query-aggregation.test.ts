@@ -178,6 +178,20 @@ describe('defineQueryAggregation: behaviour', () => {
     ])
   })
 
+  it('treats the context as plain caller data with no execution lifecycle', () => {
+    const context = { signal: AbortSignal.abort() }
+    const seen = new Set<unknown>()
+    const byId = defineQueryAggregation<Hit, typeof context>({
+      id: 'lifecycle-free',
+      key: (item, c) => {
+        seen.add(c)
+        return item.id
+      },
+    })
+    expect(byId.collect(lists, context).items.map((item) => item.id)).toEqual(['a', 'b', 'c'])
+    expect([...seen]).toEqual([context])
+  })
+
   it('caps the returned items in distinct keys but counts everything', () => {
     const calls: DuplicateItem[] = []
     const capped = defineQueryAggregation<Hit>({

@@ -550,21 +550,34 @@ describe('defineDurableTask: cancellation', () => {
 
   it('aborts the step signal at the deadline', async () => {
     const store = createMemoryDurableStore()
-    const task = defineDurableTask({
-      id: 'timer',
-      revision: '1',
-      isState: isTrail,
-      steps: [
-        {
-          id: 'wait',
-          replayPolicy: 'safe',
-          run: (_state, context) =>
-            new Promise<Trail>((_resolve, reject) => {
-              context.signal.addEventListener('abort', () => reject(context.signal.reason), { once: true })
-            }),
-        },
-      ],
-    })
+    // The task's clock stands still until the step's deadline timer fires, so a busy machine cannot make
+    // the deadline pass before the step starts; the step then moves the clock past the deadline.
+    let clock = 1_000
+    const task = defineDurableTask(
+      {
+        id: 'timer',
+        revision: '1',
+        isState: isTrail,
+        steps: [
+          {
+            id: 'wait',
+            replayPolicy: 'safe',
+            run: (_state, context) =>
+              new Promise<Trail>((_resolve, reject) => {
+                context.signal.addEventListener(
+                  'abort',
+                  () => {
+                    clock += 1_000
+                    reject(context.signal.reason)
+                  },
+                  { once: true },
+                )
+              }),
+          },
+        ],
+      },
+      { now: () => clock },
+    )
     await expect(task.run({ taskId: 't', store, input: { trail: [] }, timeoutMs: 20 })).rejects.toSatisfy(
       (error) => TimeoutError.isInstance(error),
     )

@@ -61,6 +61,14 @@ describe('defineNormalization: running steps', () => {
     for (const c of seen) expect(c).toBe(context)
   })
 
+  it('treats the context as plain caller data with no execution lifecycle', () => {
+    const context = { signal: AbortSignal.abort(), app: {} }
+    const normalization = defineNormalization<number, typeof context>({
+      steps: [{ id: 'inc', transform: (v, c) => (c === context ? v + 1 : Number.NaN) }],
+    })
+    expect(normalization.normalize(1, context)).toEqual({ value: 2, complete: true, appliedStepIds: ['inc'] })
+  })
+
   it('stops before the first step when the input is already complete', () => {
     let transforms = 0
     const normalization = defineNormalization<number, Limits>({

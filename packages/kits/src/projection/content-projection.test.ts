@@ -173,8 +173,9 @@ describe('defineContentProjection: behaviour', () => {
     expect(projection.project({ value: 'abcdef', maxChars: 5 })).toEqual({ text: '"abc…', truncated: true })
   })
 
-  it('returns a frozen projection', () => {
+  it('returns a frozen projection and frozen results', () => {
     expect(Object.isFrozen(identity())).toBe(true)
+    expect(Object.isFrozen(identity().project({ value: 'short', maxChars: 10 }))).toBe(true)
   })
 })
 

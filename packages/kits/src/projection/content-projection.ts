@@ -159,7 +159,7 @@ export function defineContentProjection<Value>(
         { details: { id, length, maxChars, fallbackLength: text.length } },
       )
     }
-    return { text, truncated: true }
+    return Object.freeze({ text, truncated: true })
   }
 
   return Object.freeze({
@@ -188,10 +188,10 @@ export function defineContentProjection<Value>(
         callSync(render, definition, [value], `${what} render`),
         `${what} render`,
       )
-      if (full.length <= maxChars) return { text: full, truncated: false }
+      if (full.length <= maxChars) return Object.freeze({ text: full, truncated: false })
       if (overflow === 'truncate') {
         const prefix = safePrefix(full, maxChars - marker.length)
-        if (prefix.length >= minPrefixChars) return { text: prefix + marker, truncated: true }
+        if (prefix.length >= minPrefixChars) return Object.freeze({ text: prefix + marker, truncated: true })
       }
       return useFallback(value, full.length, maxChars)
     },

@@ -208,6 +208,17 @@ describe('defineTreeProjection: behaviour', () => {
     expect([...contexts]).toEqual([viewer])
   })
 
+  it('treats the context as plain caller data with no execution lifecycle', () => {
+    const context = { signal: AbortSignal.abort() }
+    const projection = defineTreeProjection<Item, string, typeof context>({
+      id: 'lifecycle-free',
+      maxDepth: 5,
+      children: (node) => node.children,
+      project: (node, { children }, c) => (c === context ? [node.name, ...children].join(' ') : 'wrong'),
+    })
+    expect(projection.visit(sample, context)).toBe('r a a1 a2 .hidden b b1 b11')
+  })
+
   it('walks very deep trees without overflowing the call stack', () => {
     let root: Item = item('leaf')
     for (let i = 0; i < 50_000; i++) root = item(`n${i}`, root)

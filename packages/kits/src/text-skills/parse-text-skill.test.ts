@@ -47,7 +47,8 @@ describe('parseTextSkill', () => {
     expect(() => parseTextSkill('---\ndescription: x\nBody\n', 'open.md')).toThrow(/never closes it/)
   })
 
-  it('rejects a non-string text', () => {
+  it('rejects a non-string text or path', () => {
     expect(() => parseTextSkill(Buffer.from('x') as never, 'x.md')).toThrow(InvalidInputError)
+    expect(() => parseTextSkill('', Symbol('x.md') as never)).toThrow(InvalidInputError)
   })
 })

@@ -60,6 +60,7 @@ function firstParagraph(lines: readonly string[]): string {
  * @param text - the file's text as the read port returned it
  * @param path - the skill's entry path, used in errors
  * @throws InvalidDefinitionError when the file has no description or an unterminated front matter block
+ * @throws InvalidInputError when `text` or `path` is not a string
  * @example
  * ```ts
  * import { parseTextSkill } from '@agent-core/kits/text-skills'
@@ -69,6 +70,12 @@ function firstParagraph(lines: readonly string[]): string {
  * ```
  */
 export function parseTextSkill(text: string, path: string): ParsedTextSkill {
+  if (typeof path !== 'string') {
+    throw new InvalidInputError(
+      `parseTextSkill expects the entry path (used in errors) as a string, but got ${describeValue(path)}.`,
+      { details: { received: describeValue(path) } },
+    )
+  }
   if (typeof text !== 'string') {
     throw new InvalidInputError(
       `parseTextSkill expects the file text as a string, but got ${describeValue(text)}.`,

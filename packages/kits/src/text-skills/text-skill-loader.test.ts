@@ -357,7 +357,7 @@ describe('defineTextSkillLoader: bad input', () => {
     }
   })
 
-  it('rejects an error factory that returns a Promise or a non-object', () => {
+  it('rejects an error factory that returns a Promise or anything but an Error', () => {
     const { context } = recorder()
     const asyncFactory = defineTextSkillLoader({
       tools: [],
@@ -366,6 +366,11 @@ describe('defineTextSkillLoader: bad input', () => {
     expect(() => asyncFactory.load({ entries: [triage] }, context)).toThrow(RejectedThenableError)
     const stringFactory = defineTextSkillLoader({ tools: [], errors: { unknownTool: (() => 'no') as never } })
     expect(() => stringFactory.load({ entries: [triage] }, context)).toThrow(InvalidOutputError)
+    const plainObjectFactory = defineTextSkillLoader({
+      tools: [],
+      errors: { unknownTool: (() => ({})) as never },
+    })
+    expect(() => plainObjectFactory.load({ entries: [triage] }, context)).toThrow(InvalidOutputError)
   })
 
   it('rejects a tools.has that is not a synchronous boolean', () => {

@@ -108,11 +108,6 @@ export interface TextSkillLoader {
 
 type Method = (...args: never[]) => unknown
 
-interface CheckedEntry {
-  readonly registration: TextSkillEntry
-  readonly index: number
-}
-
 function method(owner: object, key: string, what: string): Method | undefined {
   const value = (owner as Record<string, unknown>)[key]
   if (value === undefined) return undefined
@@ -218,7 +213,7 @@ export function defineTextSkillLoader(definition: TextSkillLoaderDefinition): Te
     const factory = factories[name]
     if (factory === undefined) return fallback()
     const made = assertNotThenable(Reflect.apply(factory, errors, args), `text skill loader errors.${name}`)
-    if (typeof made !== 'object' || made === null) {
+    if (!(made instanceof Error)) {
       return new InvalidOutputError(
         `text skill loader errors.${name} must return an Error to throw, but returned ${describeValue(made)}.`,
         { details: { factory: name, returned: describeValue(made) } },
@@ -289,7 +284,7 @@ export function defineTextSkillLoader(definition: TextSkillLoaderDefinition): Te
   }
 
   /** Reads each field of a registration once and checks it; nothing is read from files here. */
-  function checkEntry(registration: unknown, index: number, ids: Set<string>): CheckedEntry {
+  function checkEntry(registration: unknown, index: number, ids: Set<string>): TextSkillEntry {
     if (typeof registration !== 'object' || registration === null) {
       throw new InvalidDefinitionError(
         `Text skill registration ${index} must be an object { id, kind, entry, toolIds }, but got ${describeValue(registration)}.`,
@@ -332,10 +327,7 @@ export function defineTextSkillLoader(definition: TextSkillLoaderDefinition): Te
       )
     }
     ids.add(id)
-    return {
-      index,
-      registration: Object.freeze({ id, kind: 'text-workflow', entry: path.path, toolIds }),
-    }
+    return Object.freeze({ id, kind: 'text-workflow', entry: path.path, toolIds })
   }
 
   function parseFile(text: string, registration: TextSkillEntry): ParsedTextSkill {
@@ -397,13 +389,13 @@ export function defineTextSkillLoader(definition: TextSkillLoaderDefinition): Te
 
       // Every check of every registration happens before the first read.
       const ids = new Set<string>()
-      const checked: CheckedEntry[] = []
+      const checked: TextSkillEntry[] = []
       let index = 0
       for (const registration of entries as Iterable<unknown>)
         checked.push(checkEntry(registration, index++, ids))
 
       const skills: TextSkill[] = []
-      for (const { registration } of checked) {
+      for (const registration of checked) {
         throwIfAborted(signal as AbortSignal | undefined, `before reading text skill "${registration.id}"`)
         const hook = `context.read("${registration.entry}")`
         const text = assertNotThenable(Reflect.apply(read, context, [registration.entry]), hook)

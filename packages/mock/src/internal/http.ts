@@ -29,13 +29,34 @@ export function splitPath(url: string): string {
 /** A request body parsed once: the value, or why it is not JSON. */
 export type ParsedBody = { readonly value: unknown } | { readonly error: string }
 
+/** How deeply a request body may nest arrays and objects; deeper bodies would overflow the stack later. */
+export const MAX_BODY_DEPTH = 256
+
+/** Whether `value` nests arrays and objects more than `max` levels deep (iterative, so it cannot overflow). */
+function nestsDeeperThan(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]]
+  for (let item = stack.pop(); item; item = stack.pop()) {
+    const [node, depth] = item
+    if (typeof node !== 'object' || node === null) continue
+    if (depth >= max) return true
+    for (const child of Array.isArray(node) ? node : Object.values(node)) {
+      if (typeof child === 'object' && child !== null) stack.push([child, depth + 1])
+    }
+  }
+  return false
+}
+
 export function parseBody(text: string | undefined): ParsedBody {
   if (text === undefined || text.trim() === '') return { error: 'the body is empty' }
+  let value: unknown
   try {
-    return { value: JSON.parse(text) }
+    value = JSON.parse(text)
   } catch (error) {
     return { error: (error as Error).message }
   }
+  if (nestsDeeperThan(value, MAX_BODY_DEPTH))
+    return { error: `the body nests arrays and objects more than ${MAX_BODY_DEPTH} levels deep` }
+  return { value }
 }
 
 /** The parsed body as a JSON object, or a 400 that says why not. */
@@ -101,11 +122,14 @@ export function errorReplyResponse(
 }
 
 /** Header values that are strings, copied. */
-export function stringHeaders(headers: MockHttpRequest['headers']): Record<string, string> {
+export function stringHeaders(
+  headers: MockHttpRequest['headers'] | null | undefined,
+): Record<string, string> {
   const out: Record<string, string> = {}
-  for (const name in headers) {
+  if (typeof headers !== 'object' || headers === null) return out
+  for (const name of Object.keys(headers)) {
     const value = headers[name]
-    if (typeof value === 'string') out[name] = value
+    if (typeof value === 'string') out[name.toLowerCase()] = value
   }
   return out
 }

@@ -8,6 +8,7 @@ import {
   optionalInt,
   partsText,
   requireModel,
+  textOf,
   toolChoiceOf,
   toolsOf,
 } from './normalize.js'
@@ -36,7 +37,7 @@ export function normalizeChatRequest(body: Record<string, unknown>): NormalizedR
     if (m.role === 'assistant' && Array.isArray(m.tool_calls)) {
       for (const call of m.tool_calls) {
         if (isRecord(call) && isRecord(call.function))
-          text += `${String(call.function.name)}(${String(call.function.arguments)})`
+          text += `${textOf(call.function.name)}(${textOf(call.function.arguments)})`
       }
     }
     if (m.role === 'tool' && typeof m.tool_call_id !== 'string') {

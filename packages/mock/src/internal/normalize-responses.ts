@@ -8,6 +8,7 @@ import {
   optionalInt,
   partsText,
   requireModel,
+  textOf,
   toolChoiceOf,
   toolsOf,
 } from './normalize.js'
@@ -37,7 +38,7 @@ function responsesInput(input: unknown, history: readonly NormalizedMessage[]): 
       }
       out.push({ role: item.role, text: partsText(item.content, `${param}.content`, false) })
     } else if (item.type === 'function_call') {
-      out.push({ role: 'assistant', text: `${String(item.name)}(${String(item.arguments)})` })
+      out.push({ role: 'assistant', text: `${textOf(item.name)}(${textOf(item.arguments)})` })
     } else if (item.type === 'function_call_output') {
       if (typeof item.call_id !== 'string')
         throw badRequest(`'${param}.call_id' is required on function_call_output items.`, `${param}.call_id`)

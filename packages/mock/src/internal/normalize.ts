@@ -49,6 +49,11 @@ export interface NormalizedRequest {
   readonly body: Readonly<Record<string, unknown>>
 }
 
+/** Text of a JSON value without calling its `toString` (a body may carry `{ "toString": 1 }`). */
+export function textOf(value: unknown): string {
+  return typeof value === 'string' ? value : (JSON.stringify(value) ?? '')
+}
+
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }

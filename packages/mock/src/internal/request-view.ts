@@ -34,7 +34,7 @@ export function embeddingsView(body: Readonly<Record<string, unknown>>, index: n
         : []
   return {
     endpoint: 'embeddings',
-    model: String(body.model),
+    model: typeof body.model === 'string' ? body.model : '',
     stream: false,
     messages: inputs.map((text) => ({ role: 'user', text })),
     lastUserMessage: inputs.at(-1) ?? '',

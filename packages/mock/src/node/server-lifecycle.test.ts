@@ -1,3 +1,4 @@
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http'
 import { InvalidInputError } from '@agent-core/core'
 import { describe, expect, it } from 'vitest'
 import { startMockGPTServer } from './start-mock-gpt-server.js'
@@ -10,7 +11,43 @@ async function waitFor(condition: () => boolean): Promise<void> {
   expect(condition()).toBe(true)
 }
 
+/** A raw node:http POST, so the transfer framing headers are visible (fetch hides some of them). */
+function rawPost(url: string, text: string): Promise<{ headers: IncomingHttpHeaders; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      url,
+      { method: 'POST', headers: { 'content-type': 'application/json' } },
+      (res) => {
+        let body = ''
+        res.setEncoding('utf8')
+        res.on('data', (chunk: string) => {
+          body += chunk
+        })
+        res.on('end', () => resolve({ headers: res.headers, body }))
+        res.on('error', reject)
+      },
+    )
+    req.on('error', reject)
+    req.end(text)
+  })
+}
+
 describe('startMockGPTServer lifecycle', () => {
+  it('streams with chunked transfer and no Content-Length; JSON answers carry a Content-Length', async () => {
+    const server = await startMockGPTServer({ port: 0, host: '127.0.0.1' })
+    try {
+      const stream = await rawPost(`${server.baseURL}/chat/completions`, body({ stream: true }))
+      expect(stream.headers['transfer-encoding']).toBe('chunked')
+      expect(stream.headers['content-length']).toBeUndefined()
+      expect(stream.body.endsWith('data: [DONE]\n\n')).toBe(true)
+      const json = await rawPost(`${server.baseURL}/chat/completions`, body())
+      expect(json.headers['transfer-encoding']).toBeUndefined()
+      expect(Number(json.headers['content-length'])).toBe(Buffer.byteLength(json.body))
+    } finally {
+      await server.close()
+    }
+  })
+
   it('close() ends hung and slow responses so no handle leaks, and is idempotent', async () => {
     const server = await startMockGPTServer({
       script: [

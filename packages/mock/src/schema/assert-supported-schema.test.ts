@@ -79,6 +79,20 @@ describe('assertSupportedSchema: shapes and unsupported features', () => {
     )
   })
 
+  it.each([
+    ['minLength', { type: 'string', minLength: 10_001 }],
+    ['minItems', { type: 'array', minItems: 1_000_000_000 }],
+    ['minProperties', { type: 'object', minProperties: 50_000 }],
+  ])('rejects a %s too large to generate', (keyword, schema) => {
+    rejection(schema, '#', keyword, /more than the 10000 MockGPT generates/)
+  })
+
+  it('accepts size bounds up to the limit', () => {
+    expect(() =>
+      assertSupportedSchema({ type: 'string', minLength: 10_000, maxLength: 1_000_000 }),
+    ).not.toThrow()
+  })
+
   it('rejects unknown keywords', () => {
     rejection({ type: 'string', minlength: 3 }, '#', 'minlength', /unknown keyword "minlength"/)
   })

@@ -65,6 +65,12 @@ const UNSUPPORTED: ReadonlyMap<string, string> = new Map([
 ])
 
 const COUNT_KEYWORDS = ['minLength', 'maxLength', 'minItems', 'maxItems', 'minProperties', 'maxProperties']
+/**
+ * The largest lower bound on a size MockGPT generates: a bigger `minLength` or `minItems` would make one value
+ * use gigabytes (or take minutes), so it is refused up front instead of exhausting the process.
+ */
+export const MAX_GENERATED_SIZE = 10_000
+const LOWER_BOUND_KEYWORDS = ['minLength', 'minItems', 'minProperties']
 const NUMBER_KEYWORDS = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum']
 const SCHEMA_ARRAYS = ['allOf', 'anyOf', 'oneOf', 'prefixItems']
 
@@ -398,6 +404,14 @@ class Checker {
           keyword,
           `must be a non-negative integer, but got ${describeValue(value)}`,
           `write ${keyword}: 0 or more`,
+        )
+      }
+      if (LOWER_BOUND_KEYWORDS.includes(keyword) && value > MAX_GENERATED_SIZE) {
+        reject(
+          path,
+          keyword,
+          `${value} is more than the ${MAX_GENERATED_SIZE} MockGPT generates`,
+          `lower ${keyword} to ${MAX_GENERATED_SIZE} or less, or script the value`,
         )
       }
       return

@@ -456,3 +456,22 @@ describe('generateFromSchema: failures', () => {
     ).toThrow(/not exactly one/)
   })
 })
+
+describe('generateFromSchema size budget', () => {
+  it('gives up on a value too large to build, after two over-budget attempts, instead of exhausting memory', () => {
+    const schema = {
+      type: 'array',
+      minItems: 10_000,
+      items: { type: 'array', minItems: 10_000, items: { type: 'string', minLength: 10_000 } },
+    }
+    let caught: unknown
+    try {
+      generateFromSchema(schema, { seed: 1 })
+    } catch (error) {
+      caught = error
+    }
+    expect(caught).toBeInstanceOf(InvalidInputError)
+    expect((caught as InvalidInputError).message).toMatch(/after 2 attempts .*4000000 characters/)
+    expect((caught as InvalidInputError).details).toMatchObject({ attempts: 2 })
+  })
+})

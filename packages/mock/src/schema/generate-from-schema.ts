@@ -37,6 +37,13 @@ const DEPTH_SLACK = 24
 const DEFAULT_MAX_DEPTH = 6
 /** Values generated per attempt before the attempt gives up (guards against combinatorial retries). */
 const STEP_BUDGET = 200_000
+/** String characters generated per attempt before it gives up (nested minItems × minLength could exhaust memory). */
+const CHAR_BUDGET = 4_000_000
+/** Attempts that may run out of budget before generation stops retrying (a value that big stays that big). */
+const BUDGET_ATTEMPTS = 2
+
+/** An attempt that ran out of steps or characters. */
+class OverBudget extends Unsatisfiable {}
 
 interface Ctx {
   readonly doc: SchemaDocument
@@ -45,6 +52,8 @@ interface Ctx {
   readonly costs: WeakMap<object, number[]>
   /** Generation steps taken in the current attempt (bounded by {@link STEP_BUDGET}). */
   steps: number
+  /** String characters generated in the current attempt (bounded by {@link CHAR_BUDGET}). */
+  chars: number
 }
 
 function shuffled<T>(items: readonly T[], rng: Rng): T[] {
@@ -127,9 +136,7 @@ function typeCost(ctx: Ctx, norm: Norm, type: TypeName, budget: number): number 
 
 function generate(ctx: Ctx, norm: Norm, rng: Rng, depth: number): unknown {
   if (++ctx.steps > STEP_BUDGET) {
-    throw new Unsatisfiable(
-      `gave up after ${STEP_BUDGET} generation steps (deeply nested oneOf/anyOf retries)`,
-    )
+    throw new OverBudget(`gave up after ${STEP_BUDGET} generation steps (deeply nested oneOf/anyOf retries)`)
   }
   if (depth > ctx.maxDepth + DEPTH_SLACK) {
     throw new Unsatisfiable(
@@ -164,7 +171,7 @@ function generate(ctx: Ctx, norm: Norm, rng: Rng, depth: number): unknown {
         try {
           value = generate(ctx, sub, rng.fork(`${choice.kind}:${i}:${t}`), depth)
         } catch (error) {
-          if (!(error instanceof Unsatisfiable)) throw error
+          if (!(error instanceof Unsatisfiable) || error instanceof OverBudget) throw error
           last = error.reason
           continue
         }
@@ -202,7 +209,7 @@ function generate(ctx: Ctx, norm: Norm, rng: Rng, depth: number): unknown {
     try {
       return generateType(ctx, norm, type, rng.fork(`as:${type}`), depth)
     } catch (error) {
-      if (!(error instanceof Unsatisfiable)) throw error
+      if (!(error instanceof Unsatisfiable) || error instanceof OverBudget) throw error
       last = error.reason
     }
   }
@@ -219,8 +226,15 @@ function generateType(ctx: Ctx, norm: Norm, type: TypeName, rng: Rng, depth: num
       return generateNumber(norm, true, rng)
     case 'number':
       return generateNumber(norm, false, rng)
-    case 'string':
-      return generateString(norm, rng)
+    case 'string': {
+      const text = generateString(norm, rng)
+      ctx.chars += text.length
+      if (ctx.chars > CHAR_BUDGET)
+        throw new OverBudget(
+          `gave up after generating ${CHAR_BUDGET} characters (the value would be too large)`,
+        )
+      return text
+    }
     case 'object':
       return generateObject(ctx, norm, rng, depth)
     case 'array':
@@ -280,7 +294,7 @@ function generateObject(ctx: Ctx, norm: Norm, rng: Rng, depth: number): Record<s
       Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true })
     } catch (error) {
       const optionalKey = !norm.required.includes(key) && count > norm.minProperties
-      if (!(error instanceof Unsatisfiable) || !optionalKey) throw error
+      if (!(error instanceof Unsatisfiable) || error instanceof OverBudget || !optionalKey) throw error
       count--
     }
   }
@@ -307,7 +321,7 @@ function generateArray(ctx: Ctx, norm: Norm, rng: Rng, depth: number): unknown[]
       try {
         value = generate(ctx, child, rng.fork(`item:${i}:${t}`), depth + 1)
       } catch (error) {
-        if (!(error instanceof Unsatisfiable)) throw error
+        if (!(error instanceof Unsatisfiable) || error instanceof OverBudget) throw error
         last = error.reason
         continue
       }
@@ -361,17 +375,22 @@ export function generateFromSchema(schema: JsonSchema, options: GenerateOptions)
   }
   const root = options.rootSchema ?? schema
   assertSupportedSchema(schema, { rootSchema: root })
-  const ctx: Ctx = { doc: SchemaDocument.of(root), maxDepth, costs: new WeakMap(), steps: 0 }
+  const ctx: Ctx = { doc: SchemaDocument.of(root), maxDepth, costs: new WeakMap(), steps: 0, chars: 0 }
   const validator = ctx.doc.validator(schema)
   let issues: readonly SchemaIssue[] = []
   const reasons: string[] = []
-  for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+  let overBudget = 0
+  let attempts = 0
+  for (let attempt = 0; attempt < ATTEMPTS && overBudget < BUDGET_ATTEMPTS; attempt++) {
     let value: unknown
     ctx.steps = 0
+    ctx.chars = 0
+    attempts++
     try {
       value = generate(ctx, normalizeOrFail(ctx, [schema]), rng.fork(`attempt:${attempt}`), 0)
     } catch (error) {
       if (!(error instanceof Unsatisfiable)) throw error
+      if (error instanceof OverBudget) overBudget++
       if (!reasons.includes(error.reason)) reasons.push(error.reason)
       continue
     }
@@ -381,8 +400,8 @@ export function generateFromSchema(schema: JsonSchema, options: GenerateOptions)
   }
   const why = [...reasons, ...(issues.length > 0 ? [`ajv: ${formatSchemaIssues(issues)}`] : [])].join('; ')
   throw new InvalidInputError(
-    `Could not generate a value satisfying the schema after ${ATTEMPTS} attempts (seed ${options.seed}): ${why}. ` +
+    `Could not generate a value satisfying the schema after ${attempts} attempts (seed ${options.seed}): ${why}. ` +
       'Relax the conflicting constraints (for example combine patterns into one, widen length or numeric bounds, or make recursive properties optional).',
-    { details: { seed: options.seed, attempts: ATTEMPTS, reasons, issues } },
+    { details: { seed: options.seed, attempts, reasons, issues } },
   )
 }

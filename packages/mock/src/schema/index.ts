@@ -9,7 +9,9 @@
  * `pattern`, `format`: date-time, date, time, email, uri, uuid, ipv4, ipv6, hostname), numbers
  * (`minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum`, `multipleOf`), `allOf`/`anyOf`/`oneOf`,
  * and same-document `$ref` (recursion bounded by `maxDepth`). Annotations are ignored; `examples` and
- * `default` are used as candidates when they validate.
+ * `default` are used as candidates when they validate. Sizes are bounded: `minLength`, `minItems` and
+ * `minProperties` above 10 000 are rejected, and an attempt gives up past 200 000 steps or 4 000 000
+ * string characters, so one schema cannot exhaust the process.
  *
  * This is a private module of `@agent-core/mock` (not a subpath).
  *

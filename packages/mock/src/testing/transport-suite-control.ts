@@ -78,6 +78,71 @@ export function controlSuite(current: () => TransportUnderTest, factory: Transpo
       })
     })
 
+    it('sends a scripted JSON value, checked against the request schema, as JSON and as a stream', async () => {
+      const schema = {
+        type: 'object',
+        additionalProperties: false,
+        required: ['answer'],
+        properties: { answer: { type: 'integer' } },
+      }
+      const format = { type: 'json_schema', json_schema: { name: 'out', schema } }
+      t.mock.script(
+        { reply: { type: 'json', value: { answer: 42 } } },
+        { reply: { type: 'json', value: { answer: 7 } } },
+        { reply: { type: 'json', value: { answer: 1 } } },
+      )
+      const json = (await (
+        await post(t, '/v1/chat/completions', chat('json', { response_format: format }))
+      ).json()) as Json
+      expect(JSON.parse(json.choices[0].message.content)).toEqual({ answer: 42 })
+      const streamed = payloads(
+        (
+          await readSse(
+            await post(t, '/v1/chat/completions', chat('json', { response_format: format, stream: true })),
+          )
+        ).events,
+      ) as Json[]
+      expect(JSON.parse(streamed.map((c) => c.choices[0]?.delta.content ?? '').join(''))).toEqual({
+        answer: 7,
+      })
+      const responses = (await (
+        await post(t, '/v1/responses', {
+          model: 'gpt-4o-mini',
+          input: 'json',
+          text: { format: { type: 'json_schema', name: 'out', schema } },
+        })
+      ).json()) as Json
+      expect(JSON.parse(responses.output[0].content[0].text)).toEqual({ answer: 1 })
+    })
+
+    it('injects a status fault per request with Retry-After in seconds or milliseconds, then serves the entry', async () => {
+      t.mock.script(
+        { faults: [{ type: 'status', status: 503, retryAfterSeconds: 3 }] },
+        {
+          faults: [{ type: 'status', status: 429, retryAfterMs: 250 }],
+          reply: { type: 'text', text: 'unused' },
+        },
+        { reply: { type: 'text', text: 'after the faults' } },
+      )
+      const seconds = await post(t, '/v1/chat/completions', chat('one'))
+      expect(seconds.status).toBe(503)
+      expect(seconds.headers.get('retry-after')).toBe('3')
+      expect(seconds.headers.get('retry-after-ms')).toBeNull()
+      expect(((await seconds.json()) as Json).error.type).toBe('server_error')
+      const millis = await post(t, '/v1/chat/completions', chat('two'))
+      expect(millis.status).toBe(429)
+      expect(millis.headers.get('retry-after-ms')).toBe('250')
+      expect(millis.headers.get('retry-after')).toBe('1')
+      expect(((await millis.json()) as Json).error.type).toBe('rate_limit_error')
+      const ok = (await (await post(t, '/v1/chat/completions', chat('three'))).json()) as Json
+      expect(ok.choices[0].message.content).toBe('after the faults')
+      expect(t.mock.requests.map((r) => [r.status, r.faults])).toEqual([
+        [503, ['status']],
+        [429, ['status']],
+        [200, []],
+      ])
+    })
+
     it('sends raw chunks verbatim and a controlled stream step by step', async () => {
       t.mock.script({
         reply: { type: 'raw-chunks', chunks: [{ hello: 1 }, ': comment\n\n', 'data: [DONE]\n\n'] },

@@ -128,6 +128,8 @@ export function createMockGPTFetchHandler(options: MockGPTFetchHandlerOptions = 
   let lifetime = new AbortController()
 
   const handle = async (request: Request): Promise<Response> => {
+    // Taken before the first await, so a close() while the body is still being read ends this request too.
+    const lifetimeSignal = lifetime.signal
     const method = request.method.toUpperCase()
     const body = method === 'GET' || method === 'HEAD' ? undefined : await request.text()
     const headers: Record<string, string> = {}
@@ -136,7 +138,7 @@ export function createMockGPTFetchHandler(options: MockGPTFetchHandlerOptions = 
     })
     const response = mock.handle({ method, url: request.url, headers, body })
     const local = new AbortController()
-    const linked = linkedSignal(request.signal, lifetime.signal, local.signal)
+    const linked = linkedSignal(request.signal, lifetimeSignal, local.signal)
     const signal = linked.signal
     let streaming = false
     try {

@@ -51,10 +51,36 @@ describe('the official openai SDK through the fetch handler (no port)', () => {
       body: body(true),
     })
     const reading = slow.text()
+    // The hung request may still be reading its body: close() must end it all the same.
     handler.close()
     await expect(hung).rejects.toMatchObject({ name: 'AbortError' })
     await expect(reading).rejects.toMatchObject({ name: 'AbortError' })
     const after = await handler.fetch('http://mockgpt.local/v1/models')
     expect(after.status).toBe(200)
+  })
+  it('close() also ends a request whose body was still being read', async () => {
+    const handler = createMockGPTFetchHandler({ script: [{ faults: [{ type: 'hang' }] }] })
+    let finish!: () => void
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(
+          new TextEncoder().encode(
+            JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'x' }] }),
+          ),
+        )
+        finish = () => controller.close()
+      },
+    })
+    const pending = handler(
+      new Request('http://mockgpt.local/v1/chat/completions', {
+        method: 'POST',
+        body,
+        duplex: 'half',
+      } as RequestInit),
+    )
+    handler.close()
+    finish()
+    await expect(pending).rejects.toMatchObject({ name: 'AbortError' })
+    expect(handler.mock.requests.length).toBe(1)
   })
 })

@@ -6,6 +6,7 @@ import {
   createOperationContext,
   deadlineSignal,
   describeValue,
+  InvalidInputError,
   InvalidStateError,
   type OperationContext,
   type OperationContextInit,
@@ -23,6 +24,7 @@ import type {
   DurableTaskOptions,
 } from '../durable-task.js'
 import type { CheckpointV2, DurableStore } from '../store.js'
+import { checkedClock, checkLoaded, savedVersion } from './port-checks.js'
 import { sameJson } from './same-json.js'
 import { authorizeCheckpoint, checkState, checkStepOutput, reserve } from './state-checks.js'
 import { type ParsedRequest, parseRequest } from './validation.js'
@@ -39,7 +41,12 @@ export async function runDurableTask<State, App>(
 ): Promise<State | CheckpointV2<State> | undefined> {
   const context = createOperationContext<App>(contextInit ?? {})
   const parsed = parseRequest<State>(definition.id, options, request)
-  const runner = new Runner(definition, parsed, context, options.now ?? context.now)
+  const runner = new Runner(
+    definition,
+    parsed,
+    context,
+    checkedClock(options.now ?? context.now, definition.id),
+  )
   if (mode === 'inspect') return runner.inspect()
   runner.checkSignal('entering exclusive')
   return parsed.store.exclusive(parsed.taskId, () => runner.execute(), { signal: context.signal })
@@ -84,10 +91,13 @@ class Runner<State, App> {
 
   async inspect(): Promise<CheckpointV2<State> | undefined> {
     this.checkSignal('before reading')
-    const stored = await raceSignal(
-      this.#request.store.load(this.#taskId),
-      this.#context.signal,
-      `reading task "${this.#taskId}"`,
+    const stored = checkLoaded(
+      await raceSignal(
+        this.#request.store.load(this.#taskId),
+        this.#context.signal,
+        `reading task "${this.#taskId}"`,
+      ),
+      this.#taskId,
     )
     if (stored === undefined) return undefined
     const checkpoint = this.#validateStored(stored.checkpoint)
@@ -97,10 +107,13 @@ class Runner<State, App> {
 
   async execute(): Promise<State> {
     this.checkSignal('entering exclusive')
-    const stored = await raceSignal(
-      this.#request.store.load(this.#taskId),
-      this.#context.signal,
-      `reading task "${this.#taskId}"`,
+    const stored = checkLoaded(
+      await raceSignal(
+        this.#request.store.load(this.#taskId),
+        this.#context.signal,
+        `reading task "${this.#taskId}"`,
+      ),
+      this.#taskId,
     )
     this.checkSignal('after reading')
     if (stored === undefined) return this.#start()
@@ -123,6 +136,8 @@ class Runner<State, App> {
         { details: { taskId: this.#taskId, stepId: step.id, reason: 'reconcile-missing' } },
       )
     }
+    // authorize may have taken a while: the deadline is checked again right before the attempt is saved.
+    if (this.#deadlinePassed()) return this.#expire('before saving the attempt')
     const reservation = reserve(checkpoint.modelBudget)
     this.#maxModelCalls = reservation?.granted
     await this.#commit(
@@ -151,9 +166,16 @@ class Runner<State, App> {
       )
     }
     const state = checkState(this.#definition, this.#taskId, request.input, 'input')
+    this.checkSignal('after validating state')
     const now = this.#now()
     const deadlineAtMs =
       request.deadlineAtMs ?? (request.timeoutMs === undefined ? null : now + request.timeoutMs)
+    if (deadlineAtMs !== null && !Number.isSafeInteger(deadlineAtMs)) {
+      throw new InvalidInputError(
+        `Task "${this.#taskId}" was not started: timeoutMs ${request.timeoutMs} puts its deadline past the largest safe epoch millisecond. Nothing was written; pass a smaller timeoutMs.`,
+        { details: { taskId: this.#taskId, name: 'timeoutMs', received: request.timeoutMs } },
+      )
+    }
     if (deadlineAtMs !== null && now >= deadlineAtMs) {
       throw new TimeoutError(
         `Task "${this.#taskId}" was not started: its deadline ${deadlineAtMs} has already passed. Nothing was written.`,
@@ -185,6 +207,12 @@ class Runner<State, App> {
     }
     await this.#authorize(checkpoint)
     this.checkSignal('after authorizing')
+    if (deadlineAtMs !== null && this.#now() >= deadlineAtMs) {
+      throw new TimeoutError(
+        `Task "${this.#taskId}" was not started: its deadline ${deadlineAtMs} passed before it was saved. Nothing was written.`,
+        { details: { taskId: this.#taskId, deadlineAtMs, timeoutMs: request.timeoutMs } },
+      )
+    }
     await this.#commit(checkpoint, 'create')
     this.#taskContext.diagnostics.emit('task-created', {
       attempt: 1,
@@ -199,6 +227,8 @@ class Runner<State, App> {
     for (let checkpoint = this.#current(); checkpoint.status === 'running'; checkpoint = this.#current()) {
       const index = checkpoint.nextStepIndex
       const step = this.#step(index)
+      // The deadline may have passed during the save before this step: no step starts after it.
+      if (this.#deadlinePassed()) return this.#expire(`before step "${step.id}"`)
       const next = await this.#executeStep(step, index, checkpoint, mode)
       mode = 'run'
       this.checkSignal(`after step "${step.id}"`)
@@ -210,7 +240,6 @@ class Runner<State, App> {
         { ...checkpoint, nextStepIndex: index + 1, status: last ? 'completed' : 'running', state: next },
         `step "${step.id}"`,
       )
-      if (!last && this.#deadlinePassed()) return this.#expire(`after saving step "${step.id}"`)
     }
     return this.#finish()
   }
@@ -293,7 +322,7 @@ class Runner<State, App> {
     const expectedVersion = this.#version
     let version: number
     try {
-      version = (await store.save(this.#taskId, next, { expectedVersion })).version
+      version = savedVersion(await store.save(this.#taskId, next, { expectedVersion }), this.#taskId)
     } catch (error) {
       if (ConflictError.isInstance(error)) {
         throw new ConflictError(
@@ -321,7 +350,7 @@ class Runner<State, App> {
   ): Promise<number> {
     let stored: Awaited<ReturnType<DurableStore['load']>>
     try {
-      stored = await this.#request.store.load(this.#taskId)
+      stored = checkLoaded(await this.#request.store.load(this.#taskId), this.#taskId)
     } catch {
       throw failure
     }

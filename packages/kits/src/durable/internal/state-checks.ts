@@ -7,6 +7,7 @@ import {
   InvalidStateError,
   isThenable,
   type OperationContext,
+  raceSignal,
   UnauthorizedError,
 } from '@agent-core/core'
 import type { DurableStep, DurableTaskDefinition } from '../durable-task.js'
@@ -87,7 +88,10 @@ export async function authorizeCheckpoint<State, App>(
   let result: unknown
   try {
     const returned: unknown = authorize(deepFreeze(structuredClone(checkpoint)), context)
-    result = isThenable(returned) ? await returned : returned
+    // An asynchronous authorize is raced with the run's signal, so a cancelled run never hangs on it.
+    result = isThenable(returned)
+      ? await raceSignal(Promise.resolve(returned), context.signal, `authorizing task "${taskId}"`)
+      : returned
   } catch (error) {
     if (AgentCoreError.isInstance(error)) throw error
     throw new UnauthorizedError(

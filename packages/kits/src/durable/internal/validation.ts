@@ -54,7 +54,9 @@ export function checkDefinition<State, App>(definition: DurableTaskDefinition<St
     )
   }
   const seen = new Set<string>()
-  steps.forEach((step: DurableStep<State, App>, index: number) => {
+  // An index loop, not forEach: forEach skips the holes of a sparse array, which must be refused too.
+  for (let index = 0; index < steps.length; index++) {
+    const step: DurableStep<State, App> | undefined = steps[index]
     if (typeof step !== 'object' || step === null) {
       throw invalidDefinition(
         `Durable task "${id}": step ${index} must be an object, but got ${describeValue(step)}.`,
@@ -93,7 +95,7 @@ export function checkDefinition<State, App>(definition: DurableTaskDefinition<St
         { id, stepId: step.id, field: 'reconcile' },
       )
     }
-  })
+  }
 }
 
 /** Checks the fields shared by options and run requests. */

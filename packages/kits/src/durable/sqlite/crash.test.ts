@@ -18,6 +18,9 @@ interface WorkerOutcome {
   readonly stderr: string
 }
 
+/** Workers still running; a test that failed or timed out must not leave one behind (stopped or not). */
+const children = new Set<ChildProcess>()
+
 function startWorker(
   config: CrashWorkerConfig,
   onLine?: (line: Record<string, unknown>, child: ChildProcess) => void,
@@ -30,6 +33,7 @@ function startWorker(
       stdio: ['pipe', 'pipe', 'pipe'],
     },
   )
+  children.add(child)
   const lines: Record<string, unknown>[] = []
   let stderr = ''
   child.stderr.on('data', (chunk) => {
@@ -41,7 +45,10 @@ function startWorker(
     onLine?.(line, child)
   })
   const done = new Promise<WorkerOutcome>((resolve) => {
-    child.on('close', (exitCode, signal) => resolve({ exitCode, signal, lines, stderr }))
+    child.on('close', (exitCode, signal) => {
+      children.delete(child)
+      resolve({ exitCode, signal, lines, stderr })
+    })
   })
   return { child, done }
 }
@@ -50,7 +57,18 @@ const runWorker = (config: CrashWorkerConfig) => startWorker(config).done
 
 describe('crash faults (child processes on a shared SQLite file)', () => {
   const dirs: { remove(): void }[] = []
-  afterEach(() => {
+  afterEach(async () => {
+    const leftovers = [...children]
+    await Promise.all(
+      leftovers.map(
+        (child) =>
+          new Promise<void>((resolve) => {
+            if (child.exitCode !== null || child.signalCode !== null) return resolve()
+            child.once('close', () => resolve())
+            child.kill('SIGKILL')
+          }),
+      ),
+    )
     for (const dir of dirs.splice(0)) dir.remove()
   })
   function setup(scenario: CrashWorkerConfig['scenario']): CrashWorkerConfig {

@@ -1,7 +1,7 @@
 import { join } from 'node:path'
 import { InvalidInputError } from '@agent-core/core'
 import Database from 'better-sqlite3'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { DurableStoreError } from '../store-error.js'
 import { describeDurableStoreConformance, sampleCheckpoint } from '../testing/conformance.js'
 import { tempDir } from '../testing/temp-dir.js'
@@ -100,32 +100,45 @@ describe('sqlite store specifics', () => {
   })
 
   it('keeps renewing the lease of a live holder, so a waiter cannot take it early', async () => {
+    // Fake timers and a fake Date: lease periods pass only when the test advances the clock, so a busy
+    // machine that pauses this process cannot let a lease lapse behind the holder's back.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'] })
     const path = file()
     const holder = createSqliteDurableStore(path, { leaseMs: 200, renewIntervalMs: 20 })
     const waiter = createSqliteDurableStore(path, { leaseMs: 200 })
-    let holderDone = false
-    let releaseHolder!: () => void
-    const paused = new Promise<void>((resolve) => {
-      releaseHolder = resolve
-    })
-    let entered!: () => void
-    const inside = new Promise<void>((resolve) => {
-      entered = resolve
-    })
-    const holding = holder.exclusive('t', async () => {
-      entered()
-      await paused
-      holderDone = true
-    })
-    await inside
-    const waiting = waiter.exclusive('t', async () => holderDone)
-    // Let several lease periods pass while the holder is alive and renewing.
-    for (let i = 0; i < 40; i++) await new Promise((resolve) => setTimeout(resolve, 10))
-    releaseHolder()
-    await holding
-    expect(await waiting).toBe(true)
-    holder.close()
-    waiter.close()
+    try {
+      let holderDone = false
+      let releaseHolder!: () => void
+      const paused = new Promise<void>((resolve) => {
+        releaseHolder = resolve
+      })
+      let entered!: () => void
+      const inside = new Promise<void>((resolve) => {
+        entered = resolve
+      })
+      const holding = holder.exclusive('t', async () => {
+        entered()
+        await paused
+        holderDone = true
+      })
+      await inside
+      let waiterEntered = false
+      const waiting = waiter.exclusive('t', async () => {
+        waiterEntered = true
+        return holderDone
+      })
+      // Ten lease periods pass while the holder is alive and renewing; the waiter keeps polling.
+      await vi.advanceTimersByTimeAsync(2_000)
+      expect(waiterEntered).toBe(false)
+      releaseHolder()
+      await holding
+      await vi.advanceTimersByTimeAsync(1_000)
+      expect(await waiting).toBe(true)
+    } finally {
+      vi.useRealTimers()
+      holder.close()
+      waiter.close()
+    }
   })
 
   it('reports a closed database as DurableStoreError', async () => {
