@@ -89,16 +89,18 @@ class Runner<State, App> {
     return deadline !== null && deadline !== undefined && this.#now() >= deadline
   }
 
-  async inspect(): Promise<CheckpointV2<State> | undefined> {
-    this.checkSignal('before reading')
-    const stored = checkLoaded(
-      await raceSignal(
-        this.#request.store.load(this.#taskId),
-        this.#context.signal,
-        `reading task "${this.#taskId}"`,
-      ),
+  /** Reads the task's stored record (racing the run's signal) and checks the store's answer has the right shape. */
+  async #load(): Promise<ReturnType<typeof checkLoaded>> {
+    const loading = this.#request.store.load(this.#taskId)
+    return checkLoaded(
+      await raceSignal(loading, this.#context.signal, `reading task "${this.#taskId}"`),
       this.#taskId,
     )
+  }
+
+  async inspect(): Promise<CheckpointV2<State> | undefined> {
+    this.checkSignal('before reading')
+    const stored = await this.#load()
     if (stored === undefined) return undefined
     const checkpoint = this.#validateStored(stored.checkpoint)
     await this.#authorize(checkpoint)
@@ -107,14 +109,7 @@ class Runner<State, App> {
 
   async execute(): Promise<State> {
     this.checkSignal('entering exclusive')
-    const stored = checkLoaded(
-      await raceSignal(
-        this.#request.store.load(this.#taskId),
-        this.#context.signal,
-        `reading task "${this.#taskId}"`,
-      ),
-      this.#taskId,
-    )
+    const stored = await this.#load()
     this.checkSignal('after reading')
     if (stored === undefined) return this.#start()
     this.#checkpoint = this.#validateStored(stored.checkpoint)

@@ -1,7 +1,7 @@
 import { AbortedError, ConflictError, InvalidInputError, InvalidStateError } from '@agent-core/core'
 import fc from 'fast-check'
 import type pg from 'pg'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { CheckpointV2 } from '../store.js'
 import { DurableStoreError } from '../store-error.js'
 import { describeDurableStoreConformance, sampleCheckpoint } from '../testing/conformance.js'
@@ -24,6 +24,14 @@ function running(): EmbeddedPostgresServer {
 }
 
 /** Advisory locks currently granted in the database (any session). */
+/**
+ * A lock held by a connection the store closed (rather than unlocked) is released when the server notices
+ * the session ended, which happens shortly after, not at once: wait for it (bounded), do not sample once.
+ */
+async function noAdvisoryLocksLeft(): Promise<void> {
+  await expect.poll(() => advisoryLocks(), { timeout: 20_000, interval: 50 }).toBe(0)
+}
+
 async function advisoryLocks(): Promise<number> {
   const result = await admin.query<{ count: string }>(
     "SELECT count(*) AS count FROM pg_locks WHERE locktype = 'advisory' AND granted",
@@ -281,6 +289,9 @@ describe('PostgreSQL store: schema', () => {
 })
 
 describe('PostgreSQL store: locking', () => {
+  // Each test counts advisory locks; start from none, whatever an earlier test's closed sessions left.
+  beforeEach(noAdvisoryLocksLeft)
+
   it('returns the lock connection to the pool and drops the lock after success, throw and abort', async () => {
     const pool = running().createPool({ max: 3 })
     const store = createPostgresDurableStore({ pool, tableName: freshTable() })
@@ -320,7 +331,7 @@ describe('PostgreSQL store: locking', () => {
     await holding
     expect(await store.exclusive('a', async () => 'free')).toBe('free')
     expect(pool.totalCount - pool.idleCount).toBe(0)
-    expect(await advisoryLocks()).toBe(0)
+    await noAdvisoryLocksLeft()
   })
 
   it('keeps waiting across lock-wait slices and statement timeouts until the holder releases', async () => {
@@ -374,7 +385,7 @@ describe('PostgreSQL store: locking', () => {
     await Promise.all(waiters)
     expect(order[0]).toBe('holder')
     expect([...order].sort()).toEqual(['holder', 'sliced', 'timed-out'])
-    expect(await advisoryLocks()).toBe(0)
+    await noAdvisoryLocksLeft()
   })
 
   it('lets a waiter of the same store give up while queued in process, without taking a connection', async () => {
@@ -455,13 +466,17 @@ describe('PostgreSQL store: locking', () => {
       resumeHolder = resolve
     })
     const holder = first.exclusive('lost', async () => {
-      const { rows } = await admin.query<{ pid: number }>(
-        "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted",
-      )
-      expect(rows).toHaveLength(1)
-      // Ends the holder's session and waits until the backend is gone (and its lock with it).
-      await admin.query('SELECT pg_terminate_backend($1, 10000)', [rows[0]?.pid])
-      killed()
+      try {
+        const { rows } = await admin.query<{ pid: number }>(
+          "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted",
+        )
+        expect(rows).toHaveLength(1)
+        // Ends the holder's session and waits until the backend is gone (and its lock with it).
+        await admin.query('SELECT pg_terminate_backend($1, 10000)', [rows[0]?.pid])
+      } finally {
+        // Never leave the test waiting on a holder whose own checks failed: it rejects, and the test says why.
+        killed()
+      }
       await holderResumes
       return first.save('lost', sampleCheckpoint('stale'), { expectedVersion: created.version })
     })
@@ -482,7 +497,7 @@ describe('PostgreSQL store: locking', () => {
       checkpoint: sampleCheckpoint('newer'),
       version: takeover.version,
     })
-    expect(await advisoryLocks()).toBe(0)
+    await noAdvisoryLocksLeft()
   })
 })
 
