@@ -1,6 +1,7 @@
 import { AgentCoreError } from '@agent-core/core'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { deepGarbage } from '../testing/garbage.js'
 import { createMemoryDurableStore, type DurableStore, defineDurableTask } from './index.js'
 import { createPostgresDurableStore } from './postgres/index.js'
 import { createSqliteDurableStore } from './sqlite/index.js'
@@ -9,43 +10,16 @@ import { createSqliteDurableStore } from './sqlite/index.js'
 const settlingThenable = { then: (resolve: (value: unknown) => void) => resolve(true) }
 
 /** Anything a caller could pass by mistake, including NaN, sparse arrays, thenables and odd objects. */
-const garbage: fc.Arbitrary<unknown> = fc.oneof(
-  fc.anything({
-    withBigInt: true,
-    withBoxedValues: true,
-    withDate: true,
-    withMap: true,
-    withSet: true,
-    withNullPrototype: true,
-    withObjectString: true,
-    withSparseArray: true,
-    withTypedArray: true,
-  }),
-  fc.constantFrom<unknown>(
-    Number.NaN,
-    -0,
-    Number.POSITIVE_INFINITY,
-    -1,
+const garbage: fc.Arbitrary<unknown> = deepGarbage(
+  [
     0,
-    1.5,
-    2 ** 53,
     Number.MAX_SAFE_INTEGER,
-    '',
-    null,
-    undefined,
-    Symbol('s'),
     settlingThenable,
-    Promise.resolve(true),
-    // biome-ignore lint/suspicious/noSparseArray: a sparse array is the point
-    [1, , 3],
-    () => undefined,
-    () => Promise.resolve(true),
     () => settlingThenable,
     () => Number.NaN,
     new AbortController().signal,
-  ),
+  ],
   fc.sparseArray(fc.anything(), { maxLength: 4 }),
-  fc.func(fc.anything()),
 )
 
 /** The valid value, or garbage in its place. */

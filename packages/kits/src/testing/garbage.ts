@@ -61,3 +61,50 @@ export function typed<T>(call: () => T): T | undefined {
     return undefined
   }
 }
+
+/** Values both data-heavy kits (search, durable) feed where numbers, arrays or callbacks are expected. */
+const COMMON_BAD_VALUES: readonly unknown[] = [
+  Number.NaN,
+  -0,
+  Number.POSITIVE_INFINITY,
+  -1,
+  1.5,
+  2 ** 53,
+  '',
+  null,
+  undefined,
+  Symbol('s'),
+  Promise.resolve(true),
+  // biome-ignore lint/suspicious/noSparseArray: a sparse array is the point
+  [1, , 3],
+  () => undefined,
+  () => Promise.resolve(true),
+]
+
+/**
+ * Deep garbage: `fc.anything` with every exotic option (bigint, boxed values, dates, maps, sets,
+ * null prototypes, sparse and typed arrays), the common bad values, random functions, plus a kit's own
+ * `extras` (e.g. thenables that settle, for kits that await what they are given, or never settle, for
+ * synchronous kits that must reject them before waiting).
+ */
+export function deepGarbage(
+  extras: readonly unknown[],
+  sparseArray: fc.Arbitrary<unknown>,
+): fc.Arbitrary<unknown> {
+  return fc.oneof(
+    fc.anything({
+      withBigInt: true,
+      withBoxedValues: true,
+      withDate: true,
+      withMap: true,
+      withSet: true,
+      withNullPrototype: true,
+      withObjectString: true,
+      withSparseArray: true,
+      withTypedArray: true,
+    }),
+    fc.constantFrom<unknown>(...COMMON_BAD_VALUES, ...extras),
+    sparseArray,
+    fc.func(fc.anything()),
+  )
+}
