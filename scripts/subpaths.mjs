@@ -2,7 +2,9 @@
  * The single source of truth for the monorepo's public subpaths.
  *
  * Every `index.ts` directly under a kit folder (`packages/kits/src/<kit>/index.ts`) or one level deeper
- * (`packages/kits/src/<kit>/<variant>/index.ts`, e.g. `durable/sqlite`) is a public subpath. From that list
+ * (`packages/kits/src/<kit>/<variant>/index.ts`, e.g. `durable/sqlite`) is a public subpath, and so is
+ * every `index.ts` directly under a core folder (`packages/core/src/tools/index.ts` is
+ * `@agent-core/core/tools`). From that list
  * this script derives the `exports` map of each package, the tsup entries and one api-extractor config per
  * subpath. `--write` rewrites them; `--check` fails when the committed files disagree with the folders
  * (or when an API report is missing), which CI runs.
@@ -15,15 +17,26 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const SOURCE_CONDITION = '@agent-core/source'
 const PRIVATE_FOLDERS = new Set(['internal', '__fixtures__', 'test', 'testing'])
 
-/** Fixed subpaths of core and mock; kits are discovered from folders. */
+/** Fixed subpaths of mock; core and kits are discovered from folders. */
 const FIXED = {
-  core: ['.'],
   mock: ['.', './node', './web'],
 }
 
 /** Extra build entries that are not subpaths (binaries). */
 const EXTRA_ENTRIES = {
   mock: { 'node/cli': 'src/node/cli.ts' },
+}
+
+/** Core: the root entry plus one subpath per folder with an `index.ts` (`src/tools/index.ts` is `./tools`). */
+function coreSubpaths() {
+  const src = join(root, 'packages/core/src')
+  const out = ['.']
+  for (const name of readdirSync(src).sort()) {
+    const dir = join(src, name)
+    if (statSync(dir).isDirectory() && !PRIVATE_FOLDERS.has(name) && existsSync(join(dir, 'index.ts')))
+      out.push(`./${name}`)
+  }
+  return out
 }
 
 function kitSubpaths() {
@@ -46,7 +59,7 @@ function kitSubpaths() {
 /** @returns {{ pkg: string, dir: string, name: string, subpaths: string[] }[]} */
 export function packages() {
   return [
-    { pkg: 'core', dir: 'packages/core', name: '@agent-core/core', subpaths: FIXED.core },
+    { pkg: 'core', dir: 'packages/core', name: '@agent-core/core', subpaths: coreSubpaths() },
     { pkg: 'kits', dir: 'packages/kits', name: '@agent-core/kits', subpaths: kitSubpaths() },
     { pkg: 'mock', dir: 'packages/mock', name: '@agent-core/mock', subpaths: FIXED.mock },
   ]

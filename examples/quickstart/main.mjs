@@ -6,12 +6,11 @@ import {
   BudgetExhaustedError,
   childContext,
   createOperationContext,
-  defineModelTool,
   InvalidInputError,
-  invokeModelTool,
   MemoryDiagnosticSink,
   Registry,
 } from '@agent-core/core'
+import { defineModelTool, invokeModelTool } from '@agent-core/core/tools'
 
 const tools = Registry.create(
   [

@@ -4,12 +4,10 @@ import {
   AgentCoreError,
   AttemptBudget,
   assertSafeInteger,
-  compileJsonSchema,
   createOperationContext,
-  defineModelTool,
-  invokeModelTool,
   Registry,
 } from './index.js'
+import { compileJsonSchema, defineModelTool, invokeModelTool } from './tools/index.js'
 
 /** Runs `action`; any error it throws must be an agent-core error (never a TypeError or RangeError). */
 function onlyTypedErrors(action: () => unknown): void {

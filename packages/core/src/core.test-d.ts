@@ -4,11 +4,11 @@ import {
   BudgetExhaustedError,
   type ChatMessage,
   createOperationContext,
-  defineModelTool,
   type ModelStreamEvent,
   type OperationContext,
   Registry,
 } from './index.js'
+import { defineModelTool } from './tools/index.js'
 
 describe('core types', () => {
   it('Registry keeps the definition type', () => {

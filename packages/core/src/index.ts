@@ -1,7 +1,8 @@
 /**
  * The shared layer of agent-core: the per-run {@link OperationContext}, the {@link Registry} contract,
  * the {@link AttemptBudget} port, structured diagnostics, the error classes, the sync/async discipline
- * helpers, {@link ModelTool} definitions and the provider-neutral chat types.
+ * helpers, the JSON Schema types and the provider-neutral chat types. Model tools and JSON Schema
+ * validation (ajv) live in `@agent-core/core/tools`, so importing this entry never loads ajv.
  *
  * @example
  * ```ts
@@ -36,7 +37,6 @@ export {
 export { AgentCoreError, type AgentCoreErrorOptions, describeValue } from './errors/agent-core-error.js'
 export * from './errors/errors.js'
 export {
-  compileJsonSchema,
   formatSchemaIssues,
   type JsonSchema,
   type JsonSchemaValidator,
@@ -55,15 +55,6 @@ export {
   raceSignal,
   throwIfAborted,
 } from './sync.js'
-export {
-  createInvocationId,
-  defineModelTool,
-  invokeModelTool,
-  type ModelTool,
-  TOOL_ID_PATTERN,
-  type ToolExecutionContext,
-  type ToolInvocation,
-} from './tools.js'
 export {
   assertFunction,
   assertNonEmptyString,

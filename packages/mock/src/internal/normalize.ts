@@ -1,11 +1,11 @@
 import {
-  compileJsonSchema,
   describeValue,
   InvalidDefinitionError,
   InvalidInputError,
   type JsonSchema,
   type JsonSchemaValidator,
 } from '@agent-core/core'
+import { compileJsonSchema } from '@agent-core/core/tools'
 import { assertSupportedSchema } from '../schema/index.js'
 import { countTokens } from '../tokenizer.js'
 import { badRequest } from './openai-error.js'

@@ -1,4 +1,4 @@
-import { compileJsonSchema } from '@agent-core/core'
+import { compileJsonSchema } from '@agent-core/core/tools'
 import OpenAI from 'openai'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { type MockGPTServer, startMockGPTServer } from './start-mock-gpt-server.js'

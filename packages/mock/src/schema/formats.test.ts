@@ -1,4 +1,4 @@
-import { compileJsonSchema } from '@agent-core/core'
+import { compileJsonSchema } from '@agent-core/core/tools'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { FORMAT_LENGTHS, generateFormat } from './formats.js'

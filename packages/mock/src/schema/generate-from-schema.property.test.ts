@@ -1,4 +1,5 @@
-import { compileJsonSchema, formatSchemaIssues } from '@agent-core/core'
+import { formatSchemaIssues } from '@agent-core/core'
+import { compileJsonSchema } from '@agent-core/core/tools'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { generateFromSchema } from './generate-from-schema.js'

@@ -1,4 +1,5 @@
-import { compileJsonSchema, formatSchemaIssues, InvalidInputError, type JsonSchema } from '@agent-core/core'
+import { formatSchemaIssues, InvalidInputError, type JsonSchema } from '@agent-core/core'
+import { compileJsonSchema } from '@agent-core/core/tools'
 import { describe, expect, it } from 'vitest'
 import { generateFromSchema } from './generate-from-schema.js'
 

@@ -1,4 +1,5 @@
-import { compileJsonSchema, type JsonSchema, type JsonSchemaValidator } from '@agent-core/core'
+import type { JsonSchema, JsonSchemaValidator } from '@agent-core/core'
+import { compileJsonSchema } from '@agent-core/core/tools'
 import { jsonEqual } from './json-equal.js'
 
 /** A JSON Schema object (not a boolean schema). */

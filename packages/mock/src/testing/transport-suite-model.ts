@@ -1,5 +1,5 @@
 /** The model-endpoint half of the transport matrix: chat completions, Responses, embeddings, models, errors. */
-import { compileJsonSchema } from '@agent-core/core'
+import { compileJsonSchema } from '@agent-core/core/tools'
 import { beforeEach, describe, expect, it } from 'vitest'
 import { payloads, readSse } from './sse.js'
 import {

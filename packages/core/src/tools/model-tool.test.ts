@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest'
-import { createOperationContext } from './context.js'
-import { MemoryDiagnosticSink } from './diagnostics.js'
+import { createOperationContext } from '../context.js'
+import { MemoryDiagnosticSink } from '../diagnostics.js'
 import {
   AbortedError,
   InvalidDefinitionError,
   InvalidInputError,
   InvalidOutputError,
-} from './errors/errors.js'
-import { compileJsonSchema } from './json-schema.js'
-import { createInvocationId, defineModelTool, invokeModelTool } from './tools.js'
+} from '../errors/errors.js'
+import { compileJsonSchema } from './compile-json-schema.js'
+import { createInvocationId, defineModelTool, invokeModelTool } from './model-tool.js'
 
 const add = defineModelTool<{ a: number; b: number }, number>({
   id: 'add',

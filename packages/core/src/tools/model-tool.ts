@@ -1,13 +1,16 @@
-import type { OperationContext } from './context.js'
-import { describeValue } from './errors/agent-core-error.js'
-import { InvalidDefinitionError, InvalidInputError, InvalidOutputError } from './errors/errors.js'
 import {
-  compileJsonSchema,
+  describeValue,
   formatSchemaIssues,
+  InvalidDefinitionError,
+  InvalidInputError,
+  InvalidOutputError,
   type JsonSchema,
   type JsonSchemaValidator,
-} from './json-schema.js'
-import { type MaybePromise, throwIfAborted } from './sync.js'
+  type MaybePromise,
+  type OperationContext,
+  throwIfAborted,
+} from '@agent-core/core'
+import { compileJsonSchema } from './compile-json-schema.js'
 
 /** Ids of tools: letters, digits, `_` and `-`, 1 to 64 characters (what model providers accept). */
 export const TOOL_ID_PATTERN: RegExp = /^[A-Za-z0-9_-]{1,64}$/
@@ -48,7 +51,7 @@ const validators = new WeakMap<
  * @throws {@link InvalidDefinitionError}
  * @example
  * ```ts
- * import { defineModelTool } from '@agent-core/core'
+ * import { defineModelTool } from '@agent-core/core/tools'
  * const add = defineModelTool<{ a: number; b: number }, number>({
  *   id: 'add',
  *   description: 'Adds two numbers',
@@ -94,7 +97,7 @@ let counter = 0
  * processes. Kits reuse the id core allocated instead of making their own.
  * @example
  * ```ts
- * import { createInvocationId } from '@agent-core/core'
+ * import { createInvocationId } from '@agent-core/core/tools'
  * createInvocationId() // 'inv_…'
  * ```
  */
@@ -114,7 +117,8 @@ export function createInvocationId(): string {
  *   {@link InvalidOutputError} when the output fails `outputSchema`; {@link AbortedError} when the signal is aborted before execution
  * @example
  * ```ts
- * import { createOperationContext, invokeModelTool } from '@agent-core/core'
+ * import { createOperationContext } from '@agent-core/core'
+ * import { invokeModelTool } from '@agent-core/core/tools'
  * const { output, invocationId } = await invokeModelTool(add, { a: 1, b: 2 }, createOperationContext())
  * ```
  */

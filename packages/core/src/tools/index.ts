@@ -1,0 +1,31 @@
+/**
+ * Model tools and JSON Schema validation: {@link defineModelTool}, {@link invokeModelTool} (input and
+ * output checked with ajv, an invocation id allocated by core and journaled) and
+ * {@link compileJsonSchema}. This is the only entry of `@agent-core/core` that loads ajv; the root entry
+ * stays free of it, so kits that validate no JSON Schema never pay for it.
+ *
+ * @example
+ * ```ts
+ * import { createOperationContext } from '@agent-core/core'
+ * import { defineModelTool, invokeModelTool } from '@agent-core/core/tools'
+ * const add = defineModelTool<{ a: number; b: number }, number>({
+ *   id: 'add',
+ *   description: 'Adds two numbers',
+ *   inputSchema: { type: 'object', required: ['a', 'b'], properties: { a: { type: 'number' }, b: { type: 'number' } } },
+ *   execute: ({ a, b }) => a + b,
+ * })
+ * const { output } = await invokeModelTool(add, { a: 1, b: 2 }, createOperationContext())
+ * ```
+ *
+ * @module
+ */
+export { compileJsonSchema } from './compile-json-schema.js'
+export {
+  createInvocationId,
+  defineModelTool,
+  invokeModelTool,
+  type ModelTool,
+  TOOL_ID_PATTERN,
+  type ToolExecutionContext,
+  type ToolInvocation,
+} from './model-tool.js'
