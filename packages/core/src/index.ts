@@ -34,7 +34,12 @@ export {
   MemoryDiagnosticSink,
   silentDiagnostics,
 } from './diagnostics.js'
-export { AgentCoreError, type AgentCoreErrorOptions, describeValue } from './errors/agent-core-error.js'
+export {
+  AgentCoreError,
+  type AgentCoreErrorOptions,
+  describeValue,
+  type ErrorDetails,
+} from './errors/agent-core-error.js'
 export * from './errors/errors.js'
 export {
   formatSchemaIssues,

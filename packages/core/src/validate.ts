@@ -12,7 +12,7 @@ export interface IntegerBounds {
  * NaN, Infinity, fractions, unsafe integers, strings and bigints are rejected.
  *
  * @param name - how the value is named in the error, e.g. `"limit"`
- * @throws {@link InvalidInputError} with `details.name`, `details.min`, `details.max`
+ * @throws {@link InvalidInputError} with `details.field`, `details.min`, `details.max`
  * @example
  * ```ts
  * import { assertSafeInteger } from '@agent-core/core'
@@ -41,7 +41,7 @@ export function assertSafeInteger(
                 : ''
     const what = range ? `a safe integer ${range}` : 'a safe integer'
     throw new InvalidInputError(`${name} must be ${what}, but got ${describeValue(value)}.`, {
-      details: { name, min, max, received: describeValue(value) },
+      details: { field: name, min, max, received: describeValue(value) },
     })
   }
 }
@@ -57,7 +57,7 @@ export function assertSafeInteger(
 export function assertNonEmptyString(value: unknown, name: string): asserts value is string {
   if (typeof value !== 'string' || value.length === 0) {
     throw new InvalidInputError(`${name} must be a non-empty string, but got ${describeValue(value)}.`, {
-      details: { name, received: describeValue(value) },
+      details: { field: name, received: describeValue(value) },
     })
   }
 }
@@ -73,7 +73,7 @@ export function assertNonEmptyString(value: unknown, name: string): asserts valu
 export function assertFunction(value: unknown, name: string): asserts value is (...args: never[]) => unknown {
   if (typeof value !== 'function') {
     throw new InvalidInputError(`${name} must be a function, but got ${describeValue(value)}.`, {
-      details: { name, received: describeValue(value) },
+      details: { field: name, received: describeValue(value) },
     })
   }
 }
@@ -89,7 +89,7 @@ export function assertFunction(value: unknown, name: string): asserts value is (
 export function assertObject(value: unknown, name: string): asserts value is Record<string, unknown> {
   if (typeof value !== 'object' || value === null) {
     throw new InvalidInputError(`${name} must be an object, but got ${describeValue(value)}.`, {
-      details: { name, received: describeValue(value) },
+      details: { field: name, received: describeValue(value) },
     })
   }
 }

@@ -1,11 +1,21 @@
 const MARKER = Symbol.for('@agent-core/error')
 
+/**
+ * Structured fields of an error. Every class names the keys it fills (see each class's details type);
+ * the shared vocabulary is `field` for the offending field or argument (`"limit"`, `"request.query"`),
+ * `received` for a description of the value that was refused, `id` / `kind` for a registration, `hook`
+ * for a callback, `point` for where a cancellation was seen and `issues` for a list of schema problems.
+ */
+export interface ErrorDetails {
+  readonly [key: string]: unknown
+}
+
 /** Options shared by every agent-core error. */
-export interface AgentCoreErrorOptions {
+export interface AgentCoreErrorOptions<Details extends ErrorDetails = ErrorDetails> {
   /** The underlying error or value that caused this one. */
   readonly cause?: unknown
   /** Structured fields that say what was wrong (ids, limits, the offending value's type, ...). */
-  readonly details?: Readonly<Record<string, unknown>>
+  readonly details?: Details
 }
 
 /**
@@ -28,19 +38,19 @@ export interface AgentCoreErrorOptions {
  * }
  * ```
  */
-export class AgentCoreError extends Error {
+export class AgentCoreError<Details extends ErrorDetails = ErrorDetails> extends Error {
   /** The code an instance of this class carries; `undefined` on the base class (any code). */
   static readonly code: string | undefined = undefined
   /** A stable, machine-readable reason such as `duplicate-id` or `budget-exhausted`. */
   readonly code: string
-  /** Structured fields describing the failure. */
-  readonly details: Readonly<Record<string, unknown>>
+  /** Structured fields describing the failure (frozen). */
+  readonly details: Readonly<Details>
 
-  constructor(code: string, message: string, options: AgentCoreErrorOptions = {}) {
+  constructor(code: string, message: string, options: AgentCoreErrorOptions<Details> = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause })
     this.name = new.target.name
     this.code = code
-    this.details = Object.freeze({ ...(options.details ?? {}) })
+    this.details = Object.freeze({ ...(options.details ?? {}) }) as Readonly<Details>
     Object.defineProperty(this, MARKER, { value: true, enumerable: false })
   }
 

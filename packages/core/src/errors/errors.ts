@@ -1,4 +1,5 @@
-import { AgentCoreError, type AgentCoreErrorOptions } from './agent-core-error.js'
+import type { SchemaIssue } from '../json-schema.js'
+import { AgentCoreError, type AgentCoreErrorOptions, type ErrorDetails } from './agent-core-error.js'
 
 /** Every error code agent-core's own classes use. Kits add codes of their own as string literals. */
 export type AgentCoreErrorCode =
@@ -17,14 +18,57 @@ export type AgentCoreErrorCode =
   | 'rejected-thenable'
   | 'conflict'
 
-function defineErrorClass<const Code extends AgentCoreErrorCode>(code: Code) {
-  return class extends AgentCoreError {
-    static override readonly code: Code = code
-    declare readonly code: Code
-    constructor(message: string, options?: AgentCoreErrorOptions) {
-      super(code, message, options)
-    }
-  }
+/** Details of errors about a registration id ({@link DuplicateIdError}, {@link UnknownIdError}, ...). */
+export interface IdErrorDetails extends ErrorDetails {
+  /** The id (or a description of the value given as id). */
+  readonly id?: string
+  /** What the registry holds, e.g. `"tool"`. */
+  readonly kind?: string
+  /** The ids that are registered ({@link UnknownIdError}). */
+  readonly known?: readonly string[]
+  /** The pattern ids must match ({@link InvalidIdError}). */
+  readonly pattern?: string | undefined
+}
+
+/** Details of validation errors ({@link InvalidInputError}, {@link InvalidDefinitionError}, ...). */
+export interface ValidationErrorDetails extends ErrorDetails {
+  /** The offending field or argument, as the caller wrote it: `"limit"`, `"request.query"`, `"signal"`. */
+  readonly field?: string
+  /** A short description of the value that was refused (never the value itself). */
+  readonly received?: string
+  /** Inclusive bounds of a number that was out of range. */
+  readonly min?: number
+  readonly max?: number
+  /** Every problem, when a schema found several. */
+  readonly issues?: readonly SchemaIssue[]
+  /** The hook whose answer was refused ({@link InvalidOutputError}). */
+  readonly hook?: string
+}
+
+/** Details of {@link AbortedError}. */
+export interface AbortedErrorDetails extends ErrorDetails {
+  /** Where the cancellation was observed, e.g. `"before save"`. */
+  readonly point?: string
+}
+
+/** Details of {@link TimeoutError}. */
+export interface TimeoutErrorDetails extends ErrorDetails {
+  readonly timeoutMs?: number
+  /** What timed out, e.g. `model call "draft"`. */
+  readonly what?: string
+}
+
+/** Details of {@link BudgetExhaustedError}. */
+export interface BudgetErrorDetails extends ErrorDetails {
+  readonly limit?: number
+  readonly used?: number
+  readonly label?: string | undefined
+}
+
+/** Details of {@link RejectedThenableError}. */
+export interface HookErrorDetails extends ErrorDetails {
+  /** The synchronous hook that returned a thenable. */
+  readonly hook?: string
 }
 
 /**
@@ -35,7 +79,13 @@ function defineErrorClass<const Code extends AgentCoreErrorCode>(code: Code) {
  * if (DuplicateIdError.isInstance(error)) console.log(`already registered: ${error.details.id}`)
  * ```
  */
-export class DuplicateIdError extends defineErrorClass('duplicate-id') {}
+export class DuplicateIdError extends AgentCoreError<IdErrorDetails> {
+  static override readonly code = 'duplicate-id'
+  declare readonly code: 'duplicate-id'
+  constructor(message: string, options?: AgentCoreErrorOptions<IdErrorDetails>) {
+    super('duplicate-id', message, options)
+  }
+}
 /**
  * A lookup named an id that is not registered.
  * @example
@@ -44,7 +94,13 @@ export class DuplicateIdError extends defineErrorClass('duplicate-id') {}
  * if (UnknownIdError.isInstance(error)) console.log(error.details.known)
  * ```
  */
-export class UnknownIdError extends defineErrorClass('unknown-id') {}
+export class UnknownIdError extends AgentCoreError<IdErrorDetails> {
+  static override readonly code = 'unknown-id'
+  declare readonly code: 'unknown-id'
+  constructor(message: string, options?: AgentCoreErrorOptions<IdErrorDetails>) {
+    super('unknown-id', message, options)
+  }
+}
 /**
  * An id is not a non-empty string, or does not match the registry's `idPattern`.
  * @example
@@ -53,7 +109,13 @@ export class UnknownIdError extends defineErrorClass('unknown-id') {}
  * if (InvalidIdError.isInstance(error)) console.log(error.details.pattern)
  * ```
  */
-export class InvalidIdError extends defineErrorClass('invalid-id') {}
+export class InvalidIdError extends AgentCoreError<IdErrorDetails> {
+  static override readonly code = 'invalid-id'
+  declare readonly code: 'invalid-id'
+  constructor(message: string, options?: AgentCoreErrorOptions<IdErrorDetails>) {
+    super('invalid-id', message, options)
+  }
+}
 /**
  * A registration came after `seal()`.
  * @example
@@ -62,7 +124,13 @@ export class InvalidIdError extends defineErrorClass('invalid-id') {}
  * if (RegistrySealedError.isInstance(error)) console.log('build a new registry instead')
  * ```
  */
-export class RegistrySealedError extends defineErrorClass('registry-sealed') {}
+export class RegistrySealedError extends AgentCoreError<IdErrorDetails> {
+  static override readonly code = 'registry-sealed'
+  declare readonly code: 'registry-sealed'
+  constructor(message: string, options?: AgentCoreErrorOptions<IdErrorDetails>) {
+    super('registry-sealed', message, options)
+  }
+}
 /**
  * A definition (tool, step, stage, policy, ...) is malformed.
  * @example
@@ -71,7 +139,13 @@ export class RegistrySealedError extends defineErrorClass('registry-sealed') {}
  * if (InvalidDefinitionError.isInstance(error)) console.log(error.message)
  * ```
  */
-export class InvalidDefinitionError extends defineErrorClass('invalid-definition') {}
+export class InvalidDefinitionError extends AgentCoreError<ValidationErrorDetails> {
+  static override readonly code = 'invalid-definition'
+  declare readonly code: 'invalid-definition'
+  constructor(message: string, options?: AgentCoreErrorOptions<ValidationErrorDetails>) {
+    super('invalid-definition', message, options)
+  }
+}
 /**
  * A call's input failed validation. `details.issues` lists each problem when there are several.
  * @example
@@ -80,7 +154,13 @@ export class InvalidDefinitionError extends defineErrorClass('invalid-definition
  * if (InvalidInputError.isInstance(error)) console.log(error.details.issues)
  * ```
  */
-export class InvalidInputError extends defineErrorClass('invalid-input') {}
+export class InvalidInputError extends AgentCoreError<ValidationErrorDetails> {
+  static override readonly code = 'invalid-input'
+  declare readonly code: 'invalid-input'
+  constructor(message: string, options?: AgentCoreErrorOptions<ValidationErrorDetails>) {
+    super('invalid-input', message, options)
+  }
+}
 /**
  * A hook, handler, tool or model returned a value that failed validation.
  * @example
@@ -89,7 +169,13 @@ export class InvalidInputError extends defineErrorClass('invalid-input') {}
  * if (InvalidOutputError.isInstance(error)) console.log(error.details.issues)
  * ```
  */
-export class InvalidOutputError extends defineErrorClass('invalid-output') {}
+export class InvalidOutputError extends AgentCoreError<ValidationErrorDetails> {
+  static override readonly code = 'invalid-output'
+  declare readonly code: 'invalid-output'
+  constructor(message: string, options?: AgentCoreErrorOptions<ValidationErrorDetails>) {
+    super('invalid-output', message, options)
+  }
+}
 /**
  * Persisted or carried state is not what the definition accepts (corrupt, foreign or out of range).
  * @example
@@ -98,7 +184,13 @@ export class InvalidOutputError extends defineErrorClass('invalid-output') {}
  * if (InvalidStateError.isInstance(error)) console.log(error.details)
  * ```
  */
-export class InvalidStateError extends defineErrorClass('invalid-state') {}
+export class InvalidStateError extends AgentCoreError<ValidationErrorDetails> {
+  static override readonly code = 'invalid-state'
+  declare readonly code: 'invalid-state'
+  constructor(message: string, options?: AgentCoreErrorOptions<ValidationErrorDetails>) {
+    super('invalid-state', message, options)
+  }
+}
 /**
  * The operation's signal was aborted. `details.point` names where the cancellation was observed and
  * `cause` holds the signal's reason.
@@ -108,7 +200,13 @@ export class InvalidStateError extends defineErrorClass('invalid-state') {}
  * if (AbortedError.isInstance(error)) console.log(`cancelled at ${error.details.point}`)
  * ```
  */
-export class AbortedError extends defineErrorClass('aborted') {}
+export class AbortedError extends AgentCoreError<AbortedErrorDetails> {
+  static override readonly code = 'aborted'
+  declare readonly code: 'aborted'
+  constructor(message: string, options?: AgentCoreErrorOptions<AbortedErrorDetails>) {
+    super('aborted', message, options)
+  }
+}
 /**
  * An operation did not finish within its time limit.
  * @example
@@ -117,7 +215,13 @@ export class AbortedError extends defineErrorClass('aborted') {}
  * if (TimeoutError.isInstance(error)) console.log(error.details.timeoutMs)
  * ```
  */
-export class TimeoutError extends defineErrorClass('timeout') {}
+export class TimeoutError extends AgentCoreError<TimeoutErrorDetails> {
+  static override readonly code = 'timeout'
+  declare readonly code: 'timeout'
+  constructor(message: string, options?: AgentCoreErrorOptions<TimeoutErrorDetails>) {
+    super('timeout', message, options)
+  }
+}
 /**
  * A budget (attempts, calls, tokens, quota) has no room for the requested use.
  * @example
@@ -126,7 +230,13 @@ export class TimeoutError extends defineErrorClass('timeout') {}
  * if (BudgetExhaustedError.isInstance(error)) console.log(error.details.limit)
  * ```
  */
-export class BudgetExhaustedError extends defineErrorClass('budget-exhausted') {}
+export class BudgetExhaustedError extends AgentCoreError<BudgetErrorDetails> {
+  static override readonly code = 'budget-exhausted'
+  declare readonly code: 'budget-exhausted'
+  constructor(message: string, options?: AgentCoreErrorOptions<BudgetErrorDetails>) {
+    super('budget-exhausted', message, options)
+  }
+}
 /**
  * An authorization hook refused the operation.
  * @example
@@ -135,7 +245,13 @@ export class BudgetExhaustedError extends defineErrorClass('budget-exhausted') {
  * if (UnauthorizedError.isInstance(error)) console.log(error.message)
  * ```
  */
-export class UnauthorizedError extends defineErrorClass('unauthorized') {}
+export class UnauthorizedError extends AgentCoreError<ErrorDetails> {
+  static override readonly code = 'unauthorized'
+  declare readonly code: 'unauthorized'
+  constructor(message: string, options?: AgentCoreErrorOptions<ErrorDetails>) {
+    super('unauthorized', message, options)
+  }
+}
 /**
  * A hook that must be synchronous returned a Promise or other thenable. Its eventual rejection is
  * consumed so it cannot surface as an unhandled rejection.
@@ -145,7 +261,13 @@ export class UnauthorizedError extends defineErrorClass('unauthorized') {}
  * if (RejectedThenableError.isInstance(error)) console.log(`${error.details.hook} must not be async`)
  * ```
  */
-export class RejectedThenableError extends defineErrorClass('rejected-thenable') {}
+export class RejectedThenableError extends AgentCoreError<HookErrorDetails> {
+  static override readonly code = 'rejected-thenable'
+  declare readonly code: 'rejected-thenable'
+  constructor(message: string, options?: AgentCoreErrorOptions<HookErrorDetails>) {
+    super('rejected-thenable', message, options)
+  }
+}
 /**
  * A write lost a race: another owner changed the record first (optimistic concurrency, superseded lock).
  * @example
@@ -154,4 +276,10 @@ export class RejectedThenableError extends defineErrorClass('rejected-thenable')
  * if (ConflictError.isInstance(error)) console.log('reload and retry')
  * ```
  */
-export class ConflictError extends defineErrorClass('conflict') {}
+export class ConflictError extends AgentCoreError<ErrorDetails> {
+  static override readonly code = 'conflict'
+  declare readonly code: 'conflict'
+  constructor(message: string, options?: AgentCoreErrorOptions<ErrorDetails>) {
+    super('conflict', message, options)
+  }
+}

@@ -168,7 +168,7 @@ class Runner<State, App> {
     if (deadlineAtMs !== null && !Number.isSafeInteger(deadlineAtMs)) {
       throw new InvalidInputError(
         `Task "${this.#taskId}" was not started: timeoutMs ${request.timeoutMs} puts its deadline past the largest safe epoch millisecond. Nothing was written; pass a smaller timeoutMs.`,
-        { details: { taskId: this.#taskId, name: 'timeoutMs', received: request.timeoutMs } },
+        { details: { taskId: this.#taskId, field: 'timeoutMs', received: describeValue(request.timeoutMs) } },
       )
     }
     if (deadlineAtMs !== null && now >= deadlineAtMs) {

@@ -22,7 +22,7 @@ export function writeNormalized(
   if (vector.length !== dimensions) {
     throw new InvalidInputError(
       `${where} has ${vector.length} dimensions, but this VectorSearch expects ${dimensions}. Embed with the model the index was built for.`,
-      { details: { where, dimensions, received: vector.length } },
+      { details: { where, dimensions, received: `${vector.length} dimensions` } },
     )
   }
   // Typed arrays and plain arrays go through separate copies of the same loops, so that each loop sees
