@@ -40,7 +40,8 @@ function isDiagnostics(value: unknown): value is Diagnostics {
     typeof value === 'object' &&
     value !== null &&
     typeof (value as Diagnostics).emit === 'function' &&
-    typeof (value as Diagnostics).child === 'function'
+    typeof (value as Diagnostics).child === 'function' &&
+    typeof (value as Diagnostics).span === 'function'
   )
 }
 

@@ -1,3 +1,5 @@
+import { AbortedError, TimeoutError } from './errors/errors.js'
+
 /** Severity of a diagnostic event. */
 export type DiagnosticLevel = 'debug' | 'info' | 'warn' | 'error'
 
@@ -11,6 +13,34 @@ export interface DiagnosticEvent {
   /** Milliseconds since the epoch, from the context's clock. */
   readonly atMs: number
   readonly data: Readonly<Record<string, unknown>>
+  /** The span this event starts, ends or belongs to (see {@link Diagnostics.span}). */
+  readonly spanId?: string | undefined
+  /** The span that encloses {@link DiagnosticEvent.spanId} (or, for a plain event, the span it was emitted in). */
+  readonly parentSpanId?: string | undefined
+}
+
+/** How a span ended: `ok`, a failure, a cancellation or a time limit. */
+export type SpanOutcome = 'ok' | 'error' | 'aborted' | 'timeout'
+
+/**
+ * One unit of work with exactly one start and one end event. `span(name)` emits `<name>-start`; the first
+ * {@link DiagnosticSpan.end} emits `<name>-end` with the outcome and the duration, and later calls are
+ * ignored, so a `finally` can end a span that a `catch` already ended.
+ */
+export interface DiagnosticSpan {
+  /** Unique within the process; empty when diagnostics are disabled. */
+  readonly id: string
+  /** A child scope named after the span whose events (and child spans) carry this span as their parent. */
+  readonly diagnostics: Diagnostics
+  /** True once the end event was emitted. */
+  readonly ended: boolean
+  /**
+   * Emits the end event (`data` merged with `outcome`, `durationMs` and, for an error, `errorCode` and
+   * `errorMessage`). Only the first call counts.
+   */
+  end(outcome: SpanOutcome, data?: Readonly<Record<string, unknown>>, error?: unknown): void
+  /** Ends the span with the outcome {@link spanOutcomeOf} derives from `error`. */
+  fail(error: unknown, data?: Readonly<Record<string, unknown>>): void
 }
 
 /** Where diagnostic events go. A sink must not throw; if it does, the error is reported once and dropped. */
@@ -24,8 +54,16 @@ export interface Diagnostics {
   readonly scope: readonly string[]
   /** True when events are delivered somewhere; lets hot paths skip building event data. */
   readonly enabled: boolean
+  /** The span this emitter's events belong to, when it was opened by {@link Diagnostics.span}. */
+  readonly spanId?: string | undefined
   emit(kind: string, data?: Readonly<Record<string, unknown>>, level?: DiagnosticLevel): void
   child(name: string): Diagnostics
+  /**
+   * Starts a span: emits `<name>-start` now and `<name>-end` when the span ends. Spans nest through
+   * {@link DiagnosticSpan.diagnostics}: hand that to the work inside the span (for example in a
+   * `childContext`), so that parallel work under one scope path still forms a tree.
+   */
+  span(name: string, data?: Readonly<Record<string, unknown>>): DiagnosticSpan
 }
 
 /** Options of {@link createDiagnostics}. */
@@ -50,22 +88,129 @@ function deliver(sink: DiagnosticSink, event: DiagnosticEvent): void {
   }
 }
 
+let spanCounter = 0
+const SPAN_PREFIX = Math.random().toString(36).slice(2, 8)
+
+/**
+ * The outcome a failure means for a span: `aborted` for an {@link AbortedError}, `timeout` for a
+ * {@link TimeoutError} (also when either arrives as an abort reason), otherwise `error`.
+ * @example
+ * ```ts
+ * import { AbortedError, spanOutcomeOf } from '@agent-core/core'
+ * spanOutcomeOf(new AbortedError('stopped')) // 'aborted'
+ * ```
+ */
+export function spanOutcomeOf(error: unknown): Exclude<SpanOutcome, 'ok'> {
+  const code = (error as { code?: unknown } | null | undefined)?.code
+  if (AbortedError.isInstance(error) || code === 'aborted') return 'aborted'
+  if (TimeoutError.isInstance(error) || code === 'timeout') return 'timeout'
+  return 'error'
+}
+
+function errorFields(error: unknown): Record<string, unknown> {
+  if (error === undefined) return {}
+  const code = (error as { code?: unknown } | null)?.code
+  const message = error instanceof Error ? error.message : String(error)
+  return { ...(typeof code === 'string' ? { errorCode: code } : {}), errorMessage: message }
+}
+
 class ScopedDiagnostics implements Diagnostics {
   readonly enabled: boolean
   constructor(
     readonly scope: readonly string[],
     private readonly sink: DiagnosticSink | undefined,
     private readonly now: () => number,
+    readonly spanId?: string | undefined,
   ) {
     this.enabled = sink !== undefined
     Object.freeze(this.scope)
   }
   emit(kind: string, data: Readonly<Record<string, unknown>> = {}, level: DiagnosticLevel = 'info'): void {
     if (!this.sink) return
-    deliver(this.sink, { scope: this.scope, kind, level, atMs: this.now(), data })
+    deliver(this.sink, {
+      scope: this.scope,
+      kind,
+      level,
+      atMs: this.now(),
+      data,
+      ...(this.spanId === undefined ? {} : { parentSpanId: this.spanId }),
+    })
   }
   child(name: string): Diagnostics {
-    return new ScopedDiagnostics([...this.scope, String(name)], this.sink, this.now)
+    return new ScopedDiagnostics([...this.scope, String(name)], this.sink, this.now, this.spanId)
+  }
+  span(name: string, data: Readonly<Record<string, unknown>> = {}): DiagnosticSpan {
+    return new Span(this, String(name), data)
+  }
+  /** Emits a span's own start or end event (its id as `spanId`, the enclosing span as `parentSpanId`). */
+  emitSpanEvent(
+    kind: string,
+    spanId: string,
+    data: Readonly<Record<string, unknown>>,
+    level: DiagnosticLevel,
+  ) {
+    if (!this.sink) return
+    deliver(this.sink, {
+      scope: this.scope,
+      kind,
+      level,
+      atMs: this.now(),
+      data,
+      spanId,
+      ...(this.spanId === undefined ? {} : { parentSpanId: this.spanId }),
+    })
+  }
+  nowMs(): number {
+    return this.now()
+  }
+  withSpan(name: string, spanId: string): ScopedDiagnostics {
+    return new ScopedDiagnostics([...this.scope, name], this.sink, this.now, spanId)
+  }
+}
+
+class Span implements DiagnosticSpan {
+  readonly id: string
+  readonly diagnostics: Diagnostics
+  #ended = false
+  readonly #owner: ScopedDiagnostics
+  readonly #name: string
+  readonly #startedAtMs: number
+
+  constructor(owner: ScopedDiagnostics, name: string, data: Readonly<Record<string, unknown>>) {
+    this.#owner = owner
+    this.#name = name
+    if (!owner.enabled) {
+      this.id = ''
+      this.diagnostics = owner.child(name)
+      this.#startedAtMs = 0
+      return
+    }
+    spanCounter += 1
+    this.id = `${SPAN_PREFIX}-${spanCounter.toString(36)}`
+    this.diagnostics = owner.withSpan(name, this.id)
+    this.#startedAtMs = owner.nowMs()
+    owner.emitSpanEvent(`${name}-start`, this.id, data, 'info')
+  }
+
+  get ended(): boolean {
+    return this.#ended
+  }
+
+  end(outcome: SpanOutcome, data: Readonly<Record<string, unknown>> = {}, error?: unknown): void {
+    if (this.#ended) return
+    this.#ended = true
+    if (!this.#owner.enabled) return
+    const durationMs = this.#owner.nowMs() - this.#startedAtMs
+    this.#owner.emitSpanEvent(
+      `${this.#name}-end`,
+      this.id,
+      { ...data, ...errorFields(error), outcome, durationMs },
+      outcome === 'ok' ? 'info' : outcome === 'error' ? 'error' : 'warn',
+    )
+  }
+
+  fail(error: unknown, data?: Readonly<Record<string, unknown>>): void {
+    this.end(spanOutcomeOf(error), data, error)
   }
 }
 
@@ -85,7 +230,7 @@ export function createDiagnostics(options: CreateDiagnosticsOptions = {}): Diagn
   return new ScopedDiagnostics([...(options.scope ?? [])], sink, options.now ?? Date.now)
 }
 
-/** A diagnostics emitter that delivers nothing. */
+/** A diagnostics emitter that delivers nothing (its spans are no-ops too). */
 export const silentDiagnostics: Diagnostics = new ScopedDiagnostics([], undefined, Date.now)
 
 /**

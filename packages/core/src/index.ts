@@ -30,9 +30,12 @@ export {
   type DiagnosticEvent,
   type DiagnosticLevel,
   type DiagnosticSink,
+  type DiagnosticSpan,
   type Diagnostics,
   MemoryDiagnosticSink,
+  type SpanOutcome,
   silentDiagnostics,
+  spanOutcomeOf,
 } from './diagnostics.js'
 export {
   AgentCoreError,
