@@ -11,6 +11,8 @@ export default defineConfig({
       'scripts/**/*.test.ts',
     ],
     typecheck: { enabled: true, include: ['packages/*/src/**/*.test-d.ts'], tsconfig: './tsconfig.json' },
+    // Any unhandled promise rejection fails the test it surfaced in (vitest alone only sets its exit code).
+    setupFiles: ['./scripts/vitest-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 120_000,
     pool: 'forks',
