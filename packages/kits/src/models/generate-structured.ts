@@ -1,0 +1,444 @@
+import {
+  addUsage,
+  type ChatMessage,
+  type ChatModel,
+  createOperationContext,
+  deadlineSignal,
+  describeValue,
+  InvalidInputError,
+  InvalidOutputError,
+  type JsonSchema,
+  type MaybePromise,
+  type ModelRequest,
+  type ModelResponse,
+  type ModelUsage,
+  type OperationContext,
+  type OperationContextInit,
+  raceSignal,
+  throwIfAborted,
+} from '@agent-core/core'
+import { MAX_TIMEOUT_MS, ModelCalls } from './model-calls.js'
+import type { StandardSchemaV1 } from './standard-schema.js'
+import {
+  defineStructuredOutput,
+  isStructuredOutput,
+  type StructuredAttempt,
+  type StructuredMode,
+  type StructuredOutput,
+} from './structured-output.js'
+
+/**
+ * A plain function that answers a chat request, e.g. an App's own client call.
+ * @example
+ * ```ts
+ * import type { ChatCall } from '@agent-core/kits/models'
+ * const call: ChatCall = async (request) => `{"echo": ${JSON.stringify(request.messages.length)}}`
+ * ```
+ */
+export type ChatCall<App = unknown> = (
+  request: ModelRequest,
+  context: OperationContext<App>,
+) => MaybePromise<string | ModelResponse>
+
+/**
+ * A binding of a {@link ModelCalls} catalog whose input is a `ModelRequest` and whose output is the reply
+ * text or a `ModelResponse`.
+ * @example
+ * ```ts
+ * import type { ModelCallsTarget } from '@agent-core/kits/models'
+ * declare const target: ModelCallsTarget
+ * const { models, modelId, timeoutMs } = target
+ * ```
+ */
+export interface ModelCallsTarget {
+  // biome-ignore lint/suspicious/noExplicitAny: any catalog, whatever its bindings (ModelCalls is invariant in them)
+  readonly models: ModelCalls<any>
+  readonly modelId: string
+  /** Each call's timeout, as {@link ModelCalls.invoke} requires. */
+  readonly timeoutMs: number
+}
+
+/**
+ * What structured output can ask: a core `ChatModel` (the loop's model, the OpenAI adapter), a binding
+ * of a {@link ModelCalls} catalog, or a plain {@link ChatCall} function.
+ * @example
+ * ```ts
+ * import type { StructuredModel } from '@agent-core/kits/models'
+ * const model: StructuredModel = async () => '{"ok": true}'
+ * ```
+ */
+export type StructuredModel<App = unknown> = ChatModel<App> | ModelCallsTarget | ChatCall<App>
+
+/**
+ * What to ask and how: the model, the schema (or a ready {@link StructuredOutput}), and the conversation.
+ * @example
+ * ```ts
+ * import type { GenerateStructuredRequest } from '@agent-core/kits/models'
+ * const request: GenerateStructuredRequest<{ city: string }> = {
+ *   model: async () => '{"city": "Lisbon"}',
+ *   schema: { type: 'object', required: ['city'], properties: { city: { type: 'string' } } },
+ *   prompt: 'Where is the Tagus estuary?',
+ * }
+ * ```
+ */
+export interface GenerateStructuredRequest<Value = unknown, App = unknown> {
+  readonly model: StructuredModel<App>
+  /** A JSON Schema or a Standard Schema validator; or pass `output` instead. */
+  readonly schema?: JsonSchema | StandardSchemaV1<unknown, Value> | undefined
+  /** A contract from {@link defineStructuredOutput}, instead of `schema` and its options. */
+  readonly output?: StructuredOutput<Value> | undefined
+  readonly name?: string | undefined
+  readonly description?: string | undefined
+  readonly jsonSchema?: JsonSchema | undefined
+  /** Default 1 (or the `output`'s). */
+  readonly maxCorrections?: number | undefined
+  /** Your system text; the structured-output instructions are appended to it. */
+  readonly system?: string | undefined
+  /** The conversation to answer from. */
+  readonly messages?: readonly ChatMessage[] | undefined
+  /** A user message appended after `messages`. */
+  readonly prompt?: string | undefined
+  /** Default `prompt`: no provider JSON mode needed. */
+  readonly mode?: StructuredMode | undefined
+  /** Further request fields (`model`, `temperature`, `seed`, `maxOutputTokens`, ...). */
+  readonly request?: Omit<ModelRequest, 'messages' | 'responseFormat'> | undefined
+  /** For a chat model or a function: each call's timeout (1 to 2147483647 ms). Default: none (the signal alone). */
+  readonly timeoutMs?: number | undefined
+}
+
+/**
+ * What {@link generateStructured} resolves to.
+ * @example
+ * ```ts
+ * import type { StructuredResult } from '@agent-core/kits/models'
+ * function summary(result: StructuredResult<unknown>): string {
+ *   return `${result.attempts} attempt(s), ${result.refused.length} refused`
+ * }
+ * ```
+ */
+export interface StructuredResult<Value> {
+  readonly value: Value
+  /** The reply the value was read from. */
+  readonly text: string
+  /** Replies asked for, the accepted one included. */
+  readonly attempts: number
+  /** The replies that were refused and corrected, oldest first. */
+  readonly refused: readonly StructuredAttempt[]
+  /** Token usage summed over the replies, when the model reported it. */
+  readonly usage: ModelUsage | undefined
+}
+
+interface Reply {
+  readonly text: string
+  readonly usage: ModelUsage | undefined
+}
+
+function isModelCallsTarget(value: object): value is ModelCallsTarget {
+  return (value as { models?: unknown }).models instanceof ModelCalls
+}
+
+function readReply(value: unknown, source: string): Reply {
+  if (typeof value === 'string') return { text: value, usage: undefined }
+  const message = (value as { message?: { content?: unknown } } | null | undefined)?.message
+  if (typeof message === 'object' && message !== null && typeof message.content === 'string') {
+    const usage = (value as { usage?: unknown }).usage
+    return { text: message.content, usage: isUsage(usage) ? usage : undefined }
+  }
+  throw new InvalidOutputError(
+    `${source} must answer the reply text or a ModelResponse ({ message: { content } }), but answered ${describeValue(value)}.`,
+    { details: { hook: source, received: describeValue(value) } },
+  )
+}
+
+function isUsage(value: unknown): value is ModelUsage {
+  const usage = value as Partial<ModelUsage> | null | undefined
+  return (
+    typeof usage === 'object' &&
+    usage !== null &&
+    Number.isFinite(usage.inputTokens) &&
+    Number.isFinite(usage.outputTokens) &&
+    Number.isFinite(usage.totalTokens)
+  )
+}
+
+function checkModel(model: unknown): StructuredModel<unknown> {
+  if (typeof model === 'function') return model as ChatCall<unknown>
+  if (typeof model === 'object' && model !== null) {
+    if (typeof (model as { generate?: unknown }).generate === 'function') return model as ChatModel<unknown>
+    if (isModelCallsTarget(model)) {
+      const { modelId, timeoutMs } = model
+      if (typeof modelId !== 'string' || !model.models.bindings.has(modelId)) {
+        throw new InvalidInputError(
+          `model.modelId must name a binding of model.models (${model.models.ids().join(', ') || 'none registered'}), but got ${describeValue(modelId)}.`,
+          { details: { field: 'model.modelId', received: describeValue(modelId) } },
+        )
+      }
+      checkTimeout(timeoutMs, 'model.timeoutMs', true)
+      return model
+    }
+  }
+  throw new InvalidInputError(
+    `model must be a chat model { identity, generate }, a { models, modelId, timeoutMs } ModelCalls target or a function (request, context) => reply, but got ${describeValue(model)}.`,
+    { details: { field: 'model', received: describeValue(model) } },
+  )
+}
+
+function checkTimeout(value: unknown, field: string, required: boolean): void {
+  if (value === undefined && !required) return
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1 || value > MAX_TIMEOUT_MS) {
+    throw new InvalidInputError(
+      `${field} must be a safe integer from 1 to ${MAX_TIMEOUT_MS}, but got ${describeValue(value)}.`,
+      {
+        details: { field, min: 1, max: MAX_TIMEOUT_MS, received: describeValue(value) },
+      },
+    )
+  }
+}
+
+function checkMessages(messages: unknown, prompt: unknown): readonly ChatMessage[] {
+  if (messages !== undefined && !Array.isArray(messages)) {
+    throw new InvalidInputError(
+      `messages must be an array of chat messages or left out, but got ${describeValue(messages)}.`,
+      {
+        details: { field: 'messages', received: describeValue(messages) },
+      },
+    )
+  }
+  const list: ChatMessage[] = []
+  for (const [index, message] of (messages ?? []).entries()) {
+    const role = (message as { role?: unknown } | null)?.role
+    if (
+      typeof message !== 'object' ||
+      message === null ||
+      !['system', 'user', 'assistant', 'tool'].includes(role as string)
+    ) {
+      throw new InvalidInputError(
+        `messages[${index}] must be a chat message with role system, user, assistant or tool, but got ${describeValue(message)}.`,
+        { details: { field: `messages[${index}]`, received: describeValue(message) } },
+      )
+    }
+    list.push(message as ChatMessage)
+  }
+  if (prompt !== undefined) {
+    if (typeof prompt !== 'string') {
+      throw new InvalidInputError(`prompt must be a string or left out, but got ${describeValue(prompt)}.`, {
+        details: { field: 'prompt', received: describeValue(prompt) },
+      })
+    }
+    list.push({ role: 'user', content: prompt })
+  }
+  if (list.length === 0) {
+    throw new InvalidInputError('Give the model something to answer: a prompt, or messages.', {
+      details: { field: 'prompt' },
+    })
+  }
+  return list
+}
+
+async function ask(
+  model: StructuredModel<unknown>,
+  request: ModelRequest,
+  context: OperationContext<unknown>,
+  timeoutMs: number | undefined,
+): Promise<Reply> {
+  if (typeof model === 'object' && isModelCallsTarget(model)) {
+    const { value } = await model.models.invoke(
+      { modelId: model.modelId, input: request, timeoutMs: model.timeoutMs },
+      context,
+    )
+    return readReply(value, `model binding "${model.modelId}"`)
+  }
+  const identity = typeof model === 'function' ? model.name || 'chat call' : String(model.identity)
+  throwIfAborted(context.signal, `before model call "${identity}"`)
+  const attempt = context.attemptBudget?.take({ signal: context.signal, label: `model "${identity}"` })
+  const span = context.diagnostics.span('model-call', {
+    identity,
+    ...(attempt ? { attempt: attempt.attempt } : {}),
+  })
+  const deadline =
+    timeoutMs === undefined
+      ? undefined
+      : deadlineSignal(context.signal, timeoutMs, `model call "${identity}"`)
+  const signal = deadline?.signal ?? context.signal
+  try {
+    const bound: OperationContext<unknown> = { ...context, signal, diagnostics: span.diagnostics }
+    let pending: unknown
+    try {
+      pending = typeof model === 'function' ? model(request, bound) : model.generate(request, bound)
+    } catch (error) {
+      pending = Promise.reject(error)
+    }
+    const value = await raceSignal(Promise.resolve(pending), signal, `waiting for model call "${identity}"`)
+    const reply = readReply(value, typeof model === 'function' ? 'the chat call' : `chat model "${identity}"`)
+    span.end('ok')
+    return reply
+  } catch (error) {
+    span.fail(error)
+    throw error
+  } finally {
+    deadline?.dispose()
+  }
+}
+
+/**
+ * Asks a model for a value that matches a schema, without needing a provider JSON mode: the schema goes
+ * into the instructions, the reply is read (code fences and a reasoning block stripped, JSON parsed) and
+ * validated locally. A refused reply is fed back with its issues, up to `maxCorrections` times (default
+ * 1); then a {@link StructuredOutputError} carries every refused reply and the last issues. Provider
+ * failures, cancellation and timeouts are thrown as they are, never "corrected".
+ *
+ * Works over a core `ChatModel`, a {@link ModelCalls} binding (`{ models, modelId, timeoutMs }`) or a
+ * plain function. Over a chat model or a function, each reply is one model call that takes an attempt
+ * from `context.attemptBudget` and has a `model-call` span; over ModelCalls, `invoke` does both.
+ *
+ * @throws `InvalidInputError` for a malformed request; `InvalidDefinitionError` for a bad schema
+ * @throws `StructuredOutputError` when no reply matched
+ * @example
+ * ```ts
+ * import { generateStructured } from '@agent-core/kits/models'
+ * const replies = ['Sure! {"name": "Ada", "age": "36"}', '```json\n{"name": "Ada", "age": 36}\n```']
+ * const { value, attempts } = await generateStructured<{ name: string; age: number }>({
+ *   model: async () => replies.shift() ?? '',
+ *   schema: {
+ *     type: 'object',
+ *     required: ['name', 'age'],
+ *     properties: { name: { type: 'string' }, age: { type: 'number' } },
+ *   },
+ *   name: 'Person',
+ *   prompt: 'Ada Lovelace, 36, mathematician.',
+ * })
+ * // value: { name: 'Ada', age: 36 }, attempts: 2
+ * ```
+ */
+export async function generateStructured<Value = unknown, App = unknown>(
+  request: GenerateStructuredRequest<Value, App>,
+  context: OperationContextInit<App> = {},
+): Promise<StructuredResult<Value>> {
+  if (typeof request !== 'object' || request === null) {
+    throw new InvalidInputError(
+      `generateStructured takes a request { model, schema, prompt | messages, ... }, but got ${describeValue(request)}.`,
+      { details: { field: 'request', received: describeValue(request) } },
+    )
+  }
+  const output = structuredOutputOf(request)
+  return runStructured(
+    output,
+    request as GenerateStructuredRequest<Value, unknown>,
+    context as OperationContextInit<unknown>,
+  )
+}
+
+function structuredOutputOf<Value>(
+  request: GenerateStructuredRequest<Value, never>,
+): StructuredOutput<Value> {
+  const { output, schema } = request
+  if (output !== undefined) {
+    if (!isStructuredOutput(output)) {
+      throw new InvalidInputError(
+        `output must come from defineStructuredOutput, but got ${describeValue(output)}.`,
+        {
+          details: { field: 'output', received: describeValue(output) },
+        },
+      )
+    }
+    if (schema !== undefined) {
+      throw new InvalidInputError(
+        'Pass either output or schema, not both: output already holds its schema.',
+        {
+          details: { field: 'schema' },
+        },
+      )
+    }
+    return output as StructuredOutput<Value>
+  }
+  if (schema === undefined) {
+    throw new InvalidInputError(
+      'generateStructured needs a schema (JSON Schema or Standard Schema) or an output from defineStructuredOutput.',
+      {
+        details: { field: 'schema' },
+      },
+    )
+  }
+  return defineStructuredOutput<Value>({
+    schema,
+    name: request.name,
+    description: request.description,
+    jsonSchema: request.jsonSchema,
+    maxCorrections: request.maxCorrections,
+  })
+}
+
+/** The loop behind {@link generateStructured} and {@link chooseRoute}. */
+export async function runStructured<Value>(
+  output: StructuredOutput<Value>,
+  request: Omit<GenerateStructuredRequest<Value, unknown>, 'schema' | 'output'>,
+  context: OperationContextInit<unknown>,
+): Promise<StructuredResult<Value>> {
+  const model = checkModel(request.model)
+  const conversation = checkMessages(request.messages, request.prompt)
+  if (request.system !== undefined && typeof request.system !== 'string') {
+    throw new InvalidInputError(
+      `system must be a string or left out, but got ${describeValue(request.system)}.`,
+      {
+        details: { field: 'system', received: describeValue(request.system) },
+      },
+    )
+  }
+  checkTimeout(request.timeoutMs, 'timeoutMs', false)
+  const extra = request.request
+  if (extra !== undefined && (typeof extra !== 'object' || extra === null)) {
+    throw new InvalidInputError(
+      `request must be an object of further ModelRequest fields or left out, but got ${describeValue(extra)}.`,
+      {
+        details: { field: 'request', received: describeValue(extra) },
+      },
+    )
+  }
+  const responseFormat = output.responseFormat(request.mode ?? 'prompt')
+  const operation = createOperationContext(context)
+  const system: ChatMessage = {
+    role: 'system',
+    content: request.system ? `${request.system}\n\n${output.instructions}` : output.instructions,
+  }
+  const corrections: ChatMessage[] = []
+  const refused: StructuredAttempt[] = []
+  let usage: ModelUsage | undefined
+  const span = operation.diagnostics.span('structured-output', {
+    name: output.name,
+    maxCorrections: output.maxCorrections,
+  })
+  try {
+    for (;;) {
+      throwIfAborted(operation.signal, `before asking for "${output.name}"`)
+      const modelRequest: ModelRequest = {
+        ...extra,
+        messages: [system, ...conversation, ...corrections],
+        ...(responseFormat === undefined ? {} : { responseFormat }),
+      }
+      const reply = await ask(
+        model,
+        modelRequest,
+        { ...operation, diagnostics: span.diagnostics },
+        request.timeoutMs,
+      )
+      if (reply.usage) usage = usage ? addUsage(usage, reply.usage) : reply.usage
+      const parsed = await output.parse(reply.text)
+      if (parsed.ok) {
+        span.end('ok', { attempts: refused.length + 1 })
+        return Object.freeze({
+          value: parsed.value,
+          text: reply.text,
+          attempts: refused.length + 1,
+          refused: Object.freeze(refused),
+          usage,
+        })
+      }
+      refused.push(Object.freeze({ text: reply.text, issues: parsed.issues }))
+      if (refused.length > output.maxCorrections) throw output.failure(refused)
+      corrections.push(...output.correction(reply.text, parsed.issues))
+    }
+  } catch (error) {
+    span.fail(error, { attempts: refused.length })
+    throw error
+  }
+}

@@ -1,0 +1,115 @@
+import {
+  describeValue,
+  InvalidDefinitionError,
+  type MaybePromise,
+  type OperationContext,
+} from '@agent-core/core'
+
+/**
+ * One model a {@link ModelCalls} catalog can call. `id` is the registration key callers use; `identity`
+ * is the real model behind it (`gpt-4o-mini`, `text-embedding-3-small`). `invoke` returns the business
+ * value; ModelCalls wraps it as `{ value, invocation }`.
+ *
+ * `assertInput` and `assertOutput` are synchronous assertions: they return nothing and throw to refuse.
+ * Both are optional; without them input and output pass unchecked.
+ *
+ * @example
+ * ```ts
+ * import type { ModelBinding } from '@agent-core/kits/models'
+ * const echo: ModelBinding<string, string> = {
+ *   id: 'echo',
+ *   identity: 'echo-1',
+ *   assertInput(input) {
+ *     if (typeof input !== 'string') throw new TypeError('echo takes a string')
+ *   },
+ *   invoke: (text) => text,
+ * }
+ * ```
+ */
+export interface ModelBinding<Input = unknown, Output = unknown, App = unknown, Id extends string = string> {
+  /** The registration key, unique within its catalog. */
+  readonly id: Id
+  /** The real model identity. */
+  readonly identity: string
+  /**
+   * Calls the model. Receives the call's context: its `signal` aborts on cancellation and on the call's
+   * timeout (hand it to `fetch`), its `diagnostics` belong to the call's span.
+   */
+  invoke(input: Input, context: OperationContext<App>): MaybePromise<Output>
+  /** Throws when `input` is not acceptable. Called before any attempt is taken. */
+  assertInput?(input: unknown): asserts input is Input
+  /** Throws when the model's `output` is not acceptable. */
+  assertOutput?(output: unknown): asserts output is Output
+}
+
+/** Any binding, whatever its input and output. */
+// biome-ignore lint/suspicious/noExplicitAny: the widest binding type, so that every binding is assignable
+export type AnyModelBinding<App = any> = ModelBinding<any, any, App>
+
+/** The input type of a binding. */
+export type ModelInputOf<Binding> =
+  Binding extends ModelBinding<infer Input, infer _Output, infer _App> ? Input : never
+/** The output type of a binding. */
+export type ModelOutputOf<Binding> =
+  Binding extends ModelBinding<infer _Input, infer Output, infer _App> ? Output : never
+
+/**
+ * Checks a binding's shape (id, identity, invoke, the optional assertions) and returns it unchanged,
+ * with its id kept as a literal type so that {@link ModelCalls} can infer input and output from it.
+ * @throws `InvalidDefinitionError` for a malformed binding
+ * @example
+ * ```ts
+ * import { defineModelBinding } from '@agent-core/kits/models'
+ * const embed = defineModelBinding({
+ *   id: 'embed',
+ *   identity: 'toy-embedder',
+ *   invoke: (texts: readonly string[]) => texts.map((text) => [text.length, 1]),
+ * })
+ * ```
+ */
+export function defineModelBinding<const Id extends string, Input, Output, App = unknown>(
+  binding: ModelBinding<Input, Output, App, Id>,
+): ModelBinding<Input, Output, App, Id> {
+  assertModelBinding(binding)
+  return binding
+}
+
+/** The shape check behind {@link defineModelBinding} and {@link ModelCalls}. */
+export function assertModelBinding(binding: unknown): asserts binding is AnyModelBinding {
+  if (typeof binding !== 'object' || binding === null) {
+    throw new InvalidDefinitionError(
+      `A model binding must be an object { id, identity, invoke }, but got ${describeValue(binding)}.`,
+      { details: { received: describeValue(binding) } },
+    )
+  }
+  const { id, identity, invoke, assertInput, assertOutput } = binding as Record<string, unknown>
+  if (typeof id !== 'string' || id.length === 0) {
+    throw new InvalidDefinitionError(
+      `A model binding needs a non-empty string id (the key callers use), but got ${describeValue(id)}.`,
+      { details: { field: 'id', received: describeValue(id) } },
+    )
+  }
+  if (typeof identity !== 'string' || identity.length === 0) {
+    throw new InvalidDefinitionError(
+      `Model binding "${id}" needs a non-empty string identity (the real model, e.g. "gpt-4o-mini"), but got ${describeValue(identity)}.`,
+      { details: { id, field: 'identity', received: describeValue(identity) } },
+    )
+  }
+  if (typeof invoke !== 'function') {
+    throw new InvalidDefinitionError(
+      `Model binding "${id}" needs an invoke(input, context) function, but got ${describeValue(invoke)}.`,
+      { details: { id, field: 'invoke', received: describeValue(invoke) } },
+    )
+  }
+  for (const [field, value] of [
+    ['assertInput', assertInput],
+    ['assertOutput', assertOutput],
+  ] as const) {
+    if (value !== undefined && typeof value !== 'function') {
+      throw new InvalidDefinitionError(
+        `Model binding "${id}": ${field} must be a function that throws to refuse, or left out, but got ${describeValue(value)}.`,
+        { details: { id, field, received: describeValue(value) } },
+      )
+    }
+  }
+}

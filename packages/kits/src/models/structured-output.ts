@@ -1,0 +1,432 @@
+import {
+  AgentCoreError,
+  type ChatMessage,
+  describeValue,
+  type ErrorDetails,
+  InvalidDefinitionError,
+  InvalidInputError,
+  type JsonSchema,
+  type JsonSchemaValidator,
+  type ResponseFormat,
+  type SchemaIssue,
+} from '@agent-core/core'
+import { compileJsonSchema } from '@agent-core/core/tools'
+import { parseJsonReply } from './internal/parse-json-reply.js'
+import type { StandardSchemaV1 } from './standard-schema.js'
+
+/** Names a schema may have where providers see it (the `json_schema` name rule). */
+const NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/
+
+/**
+ * How the structured answer is requested from the model. `prompt` (the default) works with any model:
+ * the schema travels in the instructions and the reply is parsed and validated locally. `json-object` and
+ * `json-schema` also ask for the provider's JSON mode (`responseFormat`); the reply is validated locally
+ * all the same.
+ * @example
+ * ```ts
+ * import type { StructuredMode } from '@agent-core/kits/models'
+ * const mode: StructuredMode = 'json-schema'
+ * ```
+ */
+export type StructuredMode = 'prompt' | 'json-object' | 'json-schema'
+
+/**
+ * What {@link defineStructuredOutput} takes.
+ * @example
+ * ```ts
+ * import type { StructuredOutputOptions } from '@agent-core/kits/models'
+ * const options: StructuredOutputOptions<{ city: string }> = {
+ *   name: 'Place',
+ *   schema: { type: 'object', required: ['city'], properties: { city: { type: 'string' } } },
+ * }
+ * ```
+ */
+export interface StructuredOutputOptions<Value = unknown> {
+  /** A JSON Schema (validated with ajv) or any Standard Schema validator (zod, valibot, arktype, ...). */
+  readonly schema: JsonSchema | StandardSchemaV1<unknown, Value>
+  /** Shown to the model and used as the `json_schema` name: letters, digits, `_`, `-`, 1 to 64. Default `output`. */
+  readonly name?: string | undefined
+  /** What the value is, in a sentence the model reads. */
+  readonly description?: string | undefined
+  /**
+   * The JSON Schema shown to the model for a Standard Schema validator. Default: the validator's own
+   * (`~standard.jsonSchema.input`) when it implements Standard JSON Schema; without either the model only
+   * reads `description` and the validation issues.
+   */
+  readonly jsonSchema?: JsonSchema | undefined
+  /** How many times validation issues are fed back to the model for another try: a safe integer of at least 0. Default 1. */
+  readonly maxCorrections?: number | undefined
+}
+
+/**
+ * The outcome of {@link StructuredOutput.parse}.
+ * @example
+ * ```ts
+ * import type { StructuredParse } from '@agent-core/kits/models'
+ * function describe(result: StructuredParse<number>): string {
+ *   return result.ok ? `got ${result.value}` : result.issues.map((issue) => issue.message).join('; ')
+ * }
+ * ```
+ */
+export type StructuredParse<Value> =
+  | { readonly ok: true; readonly value: Value }
+  | { readonly ok: false; readonly issues: readonly SchemaIssue[] }
+
+/**
+ * One reply that was refused: the model's text and what was wrong with it.
+ * @example
+ * ```ts
+ * import type { StructuredAttempt } from '@agent-core/kits/models'
+ * const attempt: StructuredAttempt = { text: '{"age": "old"}', issues: [{ path: '/age', keyword: 'type', message: 'must be number' }] }
+ * ```
+ */
+export interface StructuredAttempt {
+  readonly text: string
+  readonly issues: readonly SchemaIssue[]
+}
+
+/** Details of a {@link StructuredOutputError}. */
+export interface StructuredOutputErrorDetails extends ErrorDetails {
+  /** The schema's name. */
+  readonly name: string
+  /** Replies asked for, corrections included. */
+  readonly attempts: number
+  /** The problems of the last reply. */
+  readonly issues: readonly SchemaIssue[]
+}
+
+/**
+ * The model's replies did not yield a valid value within the allowed corrections. `details.issues` are
+ * the last reply's problems; {@link StructuredOutputError.attempts} holds every refused reply with its
+ * issues (the model's text is kept on the error, not in `details`).
+ * @example
+ * ```ts
+ * import { StructuredOutputError } from '@agent-core/kits/models'
+ * function report(error: unknown) {
+ *   if (StructuredOutputError.isInstance(error)) console.log(error.details.issues, error.attempts.at(-1)?.text)
+ * }
+ * ```
+ */
+export class StructuredOutputError extends AgentCoreError<StructuredOutputErrorDetails> {
+  static override readonly code = 'structured-output-invalid'
+  declare readonly code: 'structured-output-invalid'
+  /** Every refused reply, oldest first. */
+  readonly attempts: readonly StructuredAttempt[]
+
+  constructor(
+    message: string,
+    options: {
+      readonly details: StructuredOutputErrorDetails
+      readonly attempts: readonly StructuredAttempt[]
+      readonly cause?: unknown
+    },
+  ) {
+    super(
+      'structured-output-invalid',
+      message,
+      options.cause === undefined
+        ? { details: options.details }
+        : { details: options.details, cause: options.cause },
+    )
+    this.attempts = Object.freeze([...options.attempts])
+  }
+}
+
+/**
+ * A compiled structured-output contract: the instructions a model reads, the local parser and validator,
+ * the correction messages and the final error. {@link generateStructured} and {@link chooseRoute} use it;
+ * so can any other flow that asks a model for a value (the agent loop's answer stage, a reflection
+ * critic), so that corrections and errors stay the same everywhere.
+ * @example
+ * ```ts
+ * import { defineStructuredOutput } from '@agent-core/kits/models'
+ * const rating = defineStructuredOutput<{ stars: number }>({
+ *   name: 'Rating',
+ *   schema: { type: 'object', required: ['stars'], properties: { stars: { type: 'integer', minimum: 1, maximum: 5 } } },
+ * })
+ * const parsed = await rating.parse('```json\n{"stars": 4}\n```')
+ * // parsed: { ok: true, value: { stars: 4 } }
+ * ```
+ */
+export interface StructuredOutput<Value> {
+  readonly name: string
+  readonly description: string | undefined
+  /** The JSON Schema the model is shown, when there is one. */
+  readonly jsonSchema: JsonSchema | undefined
+  readonly maxCorrections: number
+  /** The instructions to append to the system message: reply with JSON only, matching the schema. */
+  readonly instructions: string
+  /** The provider `responseFormat` for a mode (`undefined` for `prompt`). */
+  responseFormat(mode: StructuredMode): ResponseFormat | undefined
+  /** Reads a reply: strips code fences and a reasoning block, parses JSON, validates it. Never throws for a bad reply. */
+  parse(text: string): Promise<StructuredParse<Value>>
+  /** The feedback a model reads after a refused reply. */
+  feedback(issues: readonly SchemaIssue[]): string
+  /** The messages to append after a refused reply: the reply itself, then the feedback. */
+  correction(text: string, issues: readonly SchemaIssue[]): readonly ChatMessage[]
+  /** The error to throw once corrections are used up. */
+  failure(attempts: readonly StructuredAttempt[]): StructuredOutputError
+}
+
+/** A custom first reading of a reply, used by routes (a bare route name is accepted). */
+export type ReplyReader = (text: string) => { readonly value: unknown } | undefined
+
+const defined = new WeakSet<object>()
+
+/** True for an object built by {@link defineStructuredOutput}. */
+export function isStructuredOutput(value: unknown): value is StructuredOutput<unknown> {
+  return typeof value === 'object' && value !== null && defined.has(value)
+}
+
+function isStandardSchema(value: unknown): value is StandardSchemaV1 {
+  if (typeof value !== 'object' && typeof value !== 'function') return false
+  if (value === null) return false
+  const standard = (value as { '~standard'?: unknown })['~standard']
+  return (
+    typeof standard === 'object' &&
+    standard !== null &&
+    typeof (standard as { validate?: unknown }).validate === 'function'
+  )
+}
+
+function pointer(path: StandardSchemaV1.Issue['path']): string {
+  if (!Array.isArray(path) || path.length === 0) return '/'
+  return path
+    .map((segment) => {
+      const key =
+        typeof segment === 'object' && segment !== null
+          ? (segment as StandardSchemaV1.PathSegment).key
+          : segment
+      return `/${String(typeof key === 'symbol' ? key.description : key)
+        .replaceAll('~', '~0')
+        .replaceAll('/', '~1')}`
+    })
+    .join('')
+}
+
+function standardIssues(issues: unknown): SchemaIssue[] {
+  if (!Array.isArray(issues) || issues.length === 0) {
+    return [{ path: '/', keyword: 'schema', message: 'was refused by the validator without an issue list' }]
+  }
+  return issues.map((issue: unknown) => {
+    const { message, path } = (
+      typeof issue === 'object' && issue !== null ? issue : {}
+    ) as StandardSchemaV1.Issue
+    return {
+      path: pointer(path),
+      keyword: 'schema',
+      message: typeof message === 'string' && message ? message : 'is invalid',
+    }
+  })
+}
+
+function standardJsonSchema(schema: StandardSchemaV1): JsonSchema | undefined {
+  try {
+    const converter = schema['~standard'].jsonSchema
+    if (typeof converter?.input !== 'function') return undefined
+    const json = converter.input({ target: 'draft-2020-12' })
+    return typeof json === 'object' && json !== null ? json : undefined
+  } catch {
+    // The validator cannot be expressed as JSON Schema (a transform, a refinement): instructions go without it.
+    return undefined
+  }
+}
+
+function formatIssue(issue: SchemaIssue): string {
+  return issue.path === '/' ? `- the value ${issue.message}` : `- ${issue.path}: ${issue.message}`
+}
+
+/**
+ * Compiles a structured-output contract from a JSON Schema (validated with ajv through
+ * `@agent-core/core/tools`) or any Standard Schema validator (zod, valibot, arktype, ...; its output
+ * value, with transforms and defaults applied, is what `parse` returns).
+ *
+ * @throws `InvalidDefinitionError` for a schema that is neither, an invalid JSON Schema, a bad name or a bad
+ *   `maxCorrections`
+ * @example
+ * ```ts
+ * import { defineStructuredOutput } from '@agent-core/kits/models'
+ * import { z } from 'zod'
+ * const person = defineStructuredOutput({ name: 'Person', schema: z.object({ name: z.string(), age: z.number() }) })
+ * const parsed = await person.parse('{"name":"Ada","age":36}')
+ * ```
+ */
+export function defineStructuredOutput<Value = unknown>(
+  options: StructuredOutputOptions<Value>,
+): StructuredOutput<Value> {
+  return compileStructuredOutput(options, undefined)
+}
+
+/** {@link defineStructuredOutput} with an optional custom first reading of replies. */
+export function compileStructuredOutput<Value>(
+  options: StructuredOutputOptions<Value>,
+  readReply: ReplyReader | undefined,
+): StructuredOutput<Value> {
+  if (typeof options !== 'object' || options === null) {
+    throw new InvalidDefinitionError(
+      `Structured output options must be an object { schema, name?, description?, maxCorrections? }, but got ${describeValue(options)}.`,
+      { details: { field: 'options', received: describeValue(options) } },
+    )
+  }
+  const { schema, name = 'output', description, jsonSchema, maxCorrections = 1 } = options
+  if (typeof name !== 'string' || !NAME_PATTERN.test(name)) {
+    throw new InvalidDefinitionError(
+      `A structured output name must be 1 to 64 letters, digits, "_" or "-" (providers require it), but got ${describeValue(name)}.`,
+      { details: { field: 'name', received: describeValue(name) } },
+    )
+  }
+  if (description !== undefined && typeof description !== 'string') {
+    throw new InvalidDefinitionError(
+      `description must be a string or left out, but got ${describeValue(description)}.`,
+      {
+        details: { field: 'description', received: describeValue(description) },
+      },
+    )
+  }
+  if (typeof maxCorrections !== 'number' || !Number.isSafeInteger(maxCorrections) || maxCorrections < 0) {
+    throw new InvalidDefinitionError(
+      `maxCorrections must be a safe integer that is not negative (0 turns corrections off), but got ${describeValue(maxCorrections)}.`,
+      { details: { field: 'maxCorrections', received: describeValue(maxCorrections) } },
+    )
+  }
+  if (jsonSchema !== undefined) compileShown(jsonSchema, 'jsonSchema')
+
+  let validate: (value: unknown) => StructuredParse<Value> | Promise<StructuredParse<Value>>
+  let shown: JsonSchema | undefined
+  if (isStandardSchema(schema)) {
+    const standard = schema['~standard']
+    if (standard.version !== 1) {
+      throw new InvalidDefinitionError(
+        `The schema implements Standard Schema version ${describeValue(standard.version)}; only version 1 is supported.`,
+        { details: { field: 'schema', received: describeValue(standard.version) } },
+      )
+    }
+    shown = jsonSchema ?? standardJsonSchema(schema)
+    validate = async (value) => {
+      const result = await standard.validate(value)
+      if (typeof result !== 'object' || result === null) {
+        return {
+          ok: false,
+          issues: [
+            {
+              path: '/',
+              keyword: 'schema',
+              message: `could not be validated (the validator returned ${describeValue(result)})`,
+            },
+          ],
+        }
+      }
+      if (result.issues !== undefined) return { ok: false, issues: standardIssues(result.issues) }
+      return { ok: true, value: (result as { value: Value }).value }
+    }
+  } else if (
+    typeof schema === 'boolean' ||
+    (typeof schema === 'object' && schema !== null && !Array.isArray(schema))
+  ) {
+    const validator = compileShown(schema, 'schema')
+    shown = jsonSchema ?? schema
+    validate = (value) => {
+      const checked = validator.validate(value)
+      return checked.ok ? { ok: true, value: value as Value } : { ok: false, issues: checked.issues }
+    }
+  } else {
+    throw new InvalidDefinitionError(
+      `schema must be a JSON Schema or a Standard Schema validator (zod, valibot, arktype, ...), but got ${describeValue(schema)}.`,
+      { details: { field: 'schema', received: describeValue(schema) } },
+    )
+  }
+
+  let shownText: string | undefined
+  if (shown !== undefined) {
+    try {
+      shownText = JSON.stringify(shown)
+    } catch (error) {
+      throw new InvalidDefinitionError(
+        `The JSON Schema of structured output "${name}" cannot be written as JSON (${error instanceof Error ? error.message : String(error)}). Use plain JSON values in the schema.`,
+        { cause: error, details: { field: jsonSchema === undefined ? 'schema' : 'jsonSchema' } },
+      )
+    }
+  }
+  const instructions = [
+    'Reply with exactly one JSON value and nothing else: no explanation and no Markdown code fences.',
+    `The value is "${name}"${description ? `: ${description}` : '.'}`,
+    ...(shownText === undefined ? [] : ['It must be valid against this JSON Schema:', shownText]),
+  ].join('\n')
+
+  const output: StructuredOutput<Value> = {
+    name,
+    description,
+    jsonSchema: shown,
+    maxCorrections,
+    instructions,
+    responseFormat(mode) {
+      if (mode === 'prompt') return undefined
+      if (mode === 'json-object') return { type: 'json_object' }
+      if (mode === 'json-schema' && shown !== undefined) return { type: 'json_schema', name, schema: shown }
+      throw new InvalidInputError(
+        mode === 'json-schema'
+          ? `Structured output "${name}" has no JSON Schema to send as responseFormat. Pass jsonSchema, or use mode "prompt" or "json-object".`
+          : `mode must be "prompt", "json-object" or "json-schema", but got ${describeValue(mode)}.`,
+        { details: { field: 'mode', received: describeValue(mode) } },
+      )
+    },
+    async parse(text) {
+      if (typeof text !== 'string') {
+        return {
+          ok: false,
+          issues: [{ path: '/', keyword: 'reply', message: `is not text (got ${describeValue(text)})` }],
+        }
+      }
+      const custom = readReply?.(text)
+      if (custom !== undefined) return validate(custom.value)
+      const reply = parseJsonReply(text)
+      if (!reply.ok)
+        return {
+          ok: false,
+          issues: [{ path: '/', keyword: 'json', message: `could not be read: ${reply.message}` }],
+        }
+      try {
+        return await validate(reply.value)
+      } catch (error) {
+        return {
+          ok: false,
+          issues: [
+            {
+              path: '/',
+              keyword: 'schema',
+              message: `could not be validated: ${error instanceof Error ? error.message : String(error)}`,
+            },
+          ],
+        }
+      }
+    },
+    feedback(issues) {
+      return [
+        `Your previous reply could not be used as "${name}":`,
+        ...issues.map(formatIssue),
+        'Reply again with only the corrected JSON value.',
+      ].join('\n')
+    },
+    correction(text, issues) {
+      return [
+        { role: 'assistant', content: text },
+        { role: 'user', content: output.feedback(issues) },
+      ]
+    },
+    failure(attempts) {
+      const last = attempts.at(-1)?.issues ?? []
+      const corrections = Math.max(0, attempts.length - 1)
+      return new StructuredOutputError(
+        `The model's reply did not match "${name}" after ${attempts.length} ${attempts.length === 1 ? 'attempt' : 'attempts'} (${corrections} ${corrections === 1 ? 'correction' : 'corrections'}): ${last.map((issue) => `${issue.path} ${issue.message}`).join('; ') || 'no issues recorded'}. Raise maxCorrections, describe the value better, or use a provider JSON mode.`,
+        { details: { name, attempts: attempts.length, issues: last }, attempts },
+      )
+    },
+  }
+  Object.freeze(output)
+  defined.add(output)
+  return output
+}
+
+function compileShown(schema: unknown, field: string): JsonSchemaValidator {
+  return compileJsonSchema(schema as JsonSchema, field)
+}
