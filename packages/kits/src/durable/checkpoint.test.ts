@@ -3,7 +3,7 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { defineDurableTask } from './durable-task.js'
 import { createMemoryDurableStore } from './memory-store.js'
-import { isTrail, recordOf, trailStep } from './testing/fixtures.js'
+import { isTrail, recordOf, trailStep } from './internal/testing/fixtures.js'
 
 function task(revision = '2', withReconcile = true) {
   return defineDurableTask({

@@ -17,7 +17,14 @@ import { describe, expect, it } from 'vitest'
 import { type DurableStepContext, defineDurableTask } from './durable-task.js'
 import { createMemoryDurableStore, type MemoryDurableStore } from './memory-store.js'
 import type { CheckpointV2, DurableStore } from './store.js'
-import { isTrail, recordOf, storedCheckpoint, type Trail, trailStep } from './testing/fixtures.js'
+import {
+  isTrail,
+  recordOf,
+  spanProblems,
+  storedCheckpoint,
+  type Trail,
+  trailStep,
+} from './internal/testing/fixtures.js'
 
 function threeSteps(counts: Record<string, number> = {}) {
   const count = (id: string) => () => {
@@ -104,7 +111,15 @@ describe('defineDurableTask: running', () => {
     await task.run({ taskId: 'task-9', store, input }, context)
     expect(input.trail).toEqual([])
     const [stepContext] = seen
-    expect(stepContext?.diagnostics.scope).toEqual(['app', 'durable', 'task-9', 'mutate'])
+    expect(stepContext?.diagnostics.scope).toEqual([
+      'app',
+      'durable',
+      'task-9',
+      'task',
+      'attempt',
+      'step',
+      'mutate',
+    ])
     expect(stepContext?.app).toEqual({ user: 'u1' })
     expect(stepContext).toMatchObject({
       taskId: 'task-9',
@@ -112,16 +127,28 @@ describe('defineDurableTask: running', () => {
       stepIndex: 0,
       attempt: 1,
       mode: 'run',
+      resuming: false,
       maxModelCalls: undefined,
     })
+    expect(typeof stepContext?.checkpoint).toBe('function')
     expect(sink.kinds(['app', 'durable', 'task-9'])).toEqual([
+      'task-start',
       'checkpoint-saved',
       'task-created',
-      'step-started',
-      'step-completed',
+      'attempt-start',
+      'step-start',
       'checkpoint-saved',
-      'task-completed',
+      'step-end',
+      'attempt-end',
+      'task-end',
     ])
+    expect(spanProblems(sink.events)).toEqual([])
+    const [taskStart] = sink.ofKind('task-start')
+    const [stepStart] = sink.ofKind('step-start')
+    const [attemptStart] = sink.ofKind('attempt-start')
+    expect(attemptStart?.parentSpanId).toBe(taskStart?.spanId)
+    expect(stepStart?.parentSpanId).toBe(attemptStart?.spanId)
+    expect(sink.ofKind('task-end')[0]?.data).toMatchObject({ outcome: 'ok', status: 'completed' })
     expect(storedCheckpoint(store, 'task-9').state).toEqual({ trail: ['returned'] })
   })
 
@@ -481,7 +508,7 @@ describe('defineDurableTask: cancellation', () => {
         return store.exclusive(taskId, operation, options)
       },
       load: (taskId) => store.load(taskId),
-      save: (taskId, checkpoint, options) => store.save(taskId, checkpoint, options),
+      save: (taskId, checkpoint) => store.save(taskId, checkpoint),
     }
     await expect(
       threeSteps().run({ taskId: 't', store: spy, input: { trail: [] } }, { signal: controller.signal }),
@@ -517,11 +544,11 @@ describe('defineDurableTask: cancellation', () => {
     const store: DurableStore = {
       exclusive: (taskId, operation, options) => inner.exclusive(taskId, operation, options),
       load: (taskId) => inner.load(taskId),
-      save: async (taskId, checkpoint, options) => {
+      save: async (taskId, checkpoint) => {
         saves++
         if (saves === 2) controller.abort()
         await new Promise((resolve) => setTimeout(resolve, 0))
-        return inner.save(taskId, checkpoint, options)
+        return inner.save(taskId, checkpoint)
       },
     }
     await expect(

@@ -6,8 +6,8 @@ import { createMemoryDurableStore, type MemoryDurableStore } from './memory-stor
 import { createSqliteDurableStore } from './sqlite/sqlite-store.js'
 import type { CheckpointV2, DurableStore } from './store.js'
 import { DurableStoreError } from './store-error.js'
-import { type FaultBoundary, FaultyStore, isInjected } from './testing/faulty-store.js'
-import { gate, isTrail, recordOf, storedCheckpoint, type Trail, trailStep } from './testing/fixtures.js'
+import { type FaultBoundary, FaultyStore, isInjected } from './internal/testing/faulty-store.js'
+import { gate, isTrail, recordOf, storedCheckpoint, type Trail, trailStep } from './internal/testing/fixtures.js'
 
 /** A task whose middle step has an external effect recorded in `ledger`, reconciled by looking it up. */
 function paymentTask(ledger: Map<string, number>, maxAttempts = 1000) {

@@ -4,11 +4,11 @@ import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { CheckpointV2 } from '../store.js'
-import { type CrashWorkerConfig, linesOf, supersededTask } from '../testing/crash-tasks.js'
-import { tempDir } from '../testing/temp-dir.js'
+import { type CrashWorkerConfig, linesOf, supersededTask } from '../internal/testing/crash-tasks.js'
+import { tempDir } from '../internal/testing/temp-dir.js'
 import { createSqliteDurableStore } from './sqlite-store.js'
 
-const WORKER = fileURLToPath(new URL('../testing/crash-worker.ts', import.meta.url))
+const WORKER = fileURLToPath(new URL('../internal/testing/crash-worker.ts', import.meta.url))
 const ROOT = fileURLToPath(new URL('../../../../../', import.meta.url))
 
 interface WorkerOutcome {

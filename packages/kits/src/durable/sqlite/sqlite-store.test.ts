@@ -4,7 +4,7 @@ import Database from 'better-sqlite3'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { DurableStoreError } from '../store-error.js'
 import { describeDurableStoreConformance, sampleCheckpoint } from '../testing/conformance.js'
-import { tempDir } from '../testing/temp-dir.js'
+import { tempDir } from '../internal/testing/temp-dir.js'
 import { createSqliteDurableStore, type SqliteDurableStore } from './sqlite-store.js'
 
 describeDurableStoreConformance('sqlite store (file path)', async () => {

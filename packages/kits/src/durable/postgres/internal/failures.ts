@@ -2,7 +2,7 @@ import { AgentCoreError } from '@agent-core/core'
 import { DurableStoreError } from '@agent-core/kits/durable'
 
 /** What the store was doing when PostgreSQL failed; `details.operation` of the error. */
-export type PostgresStoreOperation = 'connect' | 'ensure-schema' | 'lock' | 'load' | 'save' | 'close'
+export type PostgresStoreOperation = 'connect' | 'ensure-schema' | 'lock' | 'load' | 'save' | 'list' | 'close'
 
 /** SQLSTATE classes and codes (and socket error codes) after which running the task again is the answer. */
 const RETRYABLE_CODES = new Set([

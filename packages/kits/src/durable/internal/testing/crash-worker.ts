@@ -4,7 +4,7 @@
  * `node --import tsx --conditions=@agent-core/source crash-worker.ts '<CrashWorkerConfig JSON>'`.
  */
 import { AgentCoreError } from '@agent-core/core'
-import { createSqliteDurableStore } from '../sqlite/sqlite-store.js'
+import { createSqliteDurableStore } from '../../sqlite/sqlite-store.js'
 import { type CrashWorkerConfig, crashLoopTask, paymentTask, supersededTask } from './crash-tasks.js'
 
 const config = JSON.parse(process.argv[2] ?? '{}') as CrashWorkerConfig

@@ -1,6 +1,6 @@
 import { appendFileSync, existsSync, readFileSync } from 'node:fs'
 import { createInterface } from 'node:readline'
-import { type DurableTask, defineDurableTask } from '../durable-task.js'
+import { type DurableTask, defineDurableTask } from '../../durable-task.js'
 import { isTrail, type Trail, trailStep } from './fixtures.js'
 
 /** How a crash-test worker is configured (passed as JSON on its command line). */
