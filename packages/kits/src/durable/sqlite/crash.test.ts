@@ -4,7 +4,14 @@ import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { CheckpointV2 } from '../store.js'
-import { type CrashWorkerConfig, linesOf, supersededTask } from '../internal/testing/crash-tasks.js'
+import { createDiagnostics, MemoryDiagnosticSink } from '@agent-core/core'
+import {
+  type CrashWorkerConfig,
+  guardedPaymentTask,
+  linesOf,
+  supersededTask,
+} from '../internal/testing/crash-tasks.js'
+import { spanProblems } from '../internal/testing/fixtures.js'
 import { tempDir } from '../internal/testing/temp-dir.js'
 import { createSqliteDurableStore } from './sqlite-store.js'
 
@@ -85,7 +92,7 @@ describe('crash faults (child processes on a shared SQLite file)', () => {
   async function checkpointOf(config: CrashWorkerConfig): Promise<CheckpointV2<{ trail: string[] }>> {
     const store = createSqliteDurableStore(config.dbPath)
     try {
-      return (await store.load(config.taskId))?.checkpoint as CheckpointV2<{ trail: string[] }>
+      return (await store.load(config.taskId)) as CheckpointV2<{ trail: string[] }>
     } finally {
       store.close()
     }
@@ -160,9 +167,76 @@ describe('crash faults (child processes on a shared SQLite file)', () => {
         { event: 'in-step' },
         expect.objectContaining({ event: 'error', code: 'conflict' }),
       ])
-      expect(await store.load(config.taskId)).toMatchObject({
+      expect(await store.fencing.load(config.taskId)).toMatchObject({
         checkpoint: { status: 'completed', attemptCount: 2, state: { trail: ['slow by B', 'next'] } },
         version: 4,
+      })
+    } finally {
+      store.close()
+    }
+  })
+
+  it('a holder stopped past its lease learns it lost the lease through its signal and skips its check-then-act effect', async () => {
+    const config = setup('guarded-payment')
+    const store = createSqliteDurableStore(config.dbPath, { leaseMs: config.leaseMs })
+    const memory = new MemoryDiagnosticSink()
+    try {
+      let takeover: Promise<unknown> | undefined
+      const workerA = startWorker(config, (line, child) => {
+        if (line.event === 'in-step') {
+          // A has looked for a charge (none yet) and is about to charge; it stops here, past its lease.
+          child.kill('SIGSTOP')
+          takeover = guardedPaymentTask(config)
+            .run({ taskId: config.taskId, store }, { app: { worker: 'B' }, diagnostics: createDiagnostics({ sink: memory.sink }) })
+            .finally(() => child.kill('SIGCONT'))
+        }
+        // A resumed: its lease renewal found the lease taken, so its step signal aborted. Only now does
+        // the step go on, to act on what it checked before it stopped.
+        if (line.event === 'signal-aborted') child.stdin?.write('go\n')
+      })
+      const outcome = await workerA.done
+      expect(await takeover).toEqual({ trail: ['prepare', 'charge (reconcile by B)', 'finish'] })
+      expect(outcome.exitCode, outcome.stderr).toBe(0)
+      expect(outcome.lines).toEqual([
+        { event: 'in-step' },
+        { event: 'signal-aborted', code: 'conflict' },
+        expect.objectContaining({ event: 'error', code: 'conflict' }),
+      ])
+      // The effect happened once, by the worker that held the lease.
+      expect(linesOf(config.effectFile)).toEqual(['charge by B'])
+      // B waited for A's lease (A was alive, only stopped) and took it over once it expired.
+      const [wait] = memory.ofKind('lease-wait-start')
+      expect(wait?.data).toMatchObject({ pid: workerA.child.pid, holder: expect.stringMatching(/^sqlite:/) })
+      expect(memory.ofKind('lease-wait-end')[0]?.data).toMatchObject({ outcome: 'ok', takenOver: 'expired' })
+      expect(memory.ofKind('lease-taken-over')[0]?.data).toMatchObject({ reason: 'expired', pid: workerA.child.pid })
+      expect(spanProblems(memory.events)).toEqual([])
+    } finally {
+      store.close()
+    }
+  })
+
+  it('after a SIGKILL the next run takes the lease over at once: the holder was a process of this host', async () => {
+    const config = { ...setup('superseded'), leaseMs: 30_000 }
+    const workerA = startWorker(config, (line, child) => {
+      if (line.event === 'in-step') child.kill('SIGKILL')
+    })
+    const killed = await workerA.done
+    expect(killed.signal, killed.stderr).toBe('SIGKILL')
+    // A default store: leases of 30 s, which the run must not wait out.
+    const store = createSqliteDurableStore(config.dbPath)
+    const memory = new MemoryDiagnosticSink()
+    try {
+      const result = await supersededTask().run(
+        { taskId: config.taskId, store },
+        { app: { worker: 'B' }, diagnostics: memory.sink, signal: AbortSignal.timeout(20_000) },
+      )
+      expect(result).toEqual({ trail: ['slow by B', 'next'] })
+      expect(memory.ofKind('lease-wait-start')).toEqual([])
+      expect(memory.ofKind('lease-taken-over').map((event) => event.data)).toEqual([
+        expect.objectContaining({ reason: 'holder-gone', pid: workerA.child.pid, holder: expect.stringMatching(/^sqlite:/) }),
+      ])
+      expect(await store.fencing.load(config.taskId)).toMatchObject({
+        checkpoint: { status: 'completed', attemptCount: 2 },
       })
     } finally {
       store.close()

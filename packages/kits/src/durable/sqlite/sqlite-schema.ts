@@ -16,6 +16,15 @@ export interface SummaryRow {
   readonly updated_at_ms: number
 }
 
+/** The parameters of the `list` statement. */
+export interface ListParameters {
+  /** The wanted statuses as a JSON array. */
+  readonly statuses: string
+  readonly definitionId: string | null
+  readonly after: string | null
+  readonly limit: number
+}
+
 /** The prepared statements of one store. */
 export interface SqliteStatements {
   readonly load: Database.Statement<[string], { version: unknown; body: unknown }>
@@ -23,7 +32,7 @@ export interface SqliteStatements {
   readonly insert: Database.Statement<[string, string, number]>
   readonly update: Database.Statement<[string, number, string, number]>
   readonly upsert: Database.Statement<[string, string, number]>
-  readonly list: Database.Statement<[string, string | null, string | null, number], SummaryRow>
+  readonly list: Database.Statement<[ListParameters], SummaryRow>
   readonly acquire: Database.Statement<[string, string, number, string, number]>
   readonly holder: Database.Statement<[string], LeaseRow>
   readonly takeOver: Database.Statement<[string, number, string, number, string, string]>
@@ -77,9 +86,9 @@ export function prepareSqliteSchema(database: Database.Database, prefix: string)
     ),
     list: database.prepare(
       `SELECT task_id, status, definition_id, updated_at_ms FROM ${checkpoints}
-       WHERE status IN (SELECT value FROM json_each(?1)) AND definition_id IS NOT NULL
-         AND (?2 IS NULL OR definition_id = ?2) AND (?3 IS NULL OR task_id > ?3)
-       ORDER BY task_id LIMIT ?4`,
+       WHERE status IN (SELECT value FROM json_each(@statuses)) AND definition_id IS NOT NULL
+         AND (@definitionId IS NULL OR definition_id = @definitionId) AND (@after IS NULL OR task_id > @after)
+       ORDER BY task_id LIMIT @limit`,
     ),
     acquire: database.prepare(
       `INSERT INTO ${leases} (task_id, owner, expires_at_ms, host, pid) VALUES (?, ?, ?, ?, ?) ON CONFLICT (task_id) DO NOTHING`,

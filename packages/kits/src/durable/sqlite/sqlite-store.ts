@@ -285,7 +285,12 @@ export class SqliteDurableStore implements DurableStore, DurableTaskListing {
   async list(request?: DurableListRequest): Promise<readonly DurableTaskSummary[]> {
     const { statuses, definitionId, after, limit } = parseListRequest(request)
     const rows = this.#run('list', '*', () =>
-      this.#sql.list.all(JSON.stringify(statuses), definitionId ?? null, after ?? null, limit),
+      this.#sql.list.all({
+        statuses: JSON.stringify(statuses),
+        definitionId: definitionId ?? null,
+        after: after ?? null,
+        limit,
+      }),
     )
     return rows.map((row) => ({
       taskId: row.task_id,

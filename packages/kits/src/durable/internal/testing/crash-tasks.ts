@@ -1,11 +1,11 @@
 import { appendFileSync, existsSync, readFileSync } from 'node:fs'
 import { createInterface } from 'node:readline'
-import { type DurableTask, defineDurableTask } from '../../durable-task.js'
+import { type DurableStepContext, type DurableTask, defineDurableTask } from '../../durable-task.js'
 import { isTrail, type Trail, trailStep } from './fixtures.js'
 
 /** How a crash-test worker is configured (passed as JSON on its command line). */
 export interface CrashWorkerConfig {
-  readonly scenario: 'payment' | 'crash-loop' | 'superseded'
+  readonly scenario: 'payment' | 'crash-loop' | 'superseded' | 'guarded-payment'
   readonly dbPath: string
   readonly taskId: string
   /** File where external effects are appended, one line each. */
@@ -70,6 +70,55 @@ export function crashLoopTask(config: CrashWorkerConfig): DurableTask<Trail> {
   )
 }
 
+/** Prints one JSON line on stdout (the protocol between crash workers and their tests). */
+export function print(line: Record<string, unknown>): void {
+  process.stdout.write(`${JSON.stringify(line)}\n`)
+}
+
+/** Resolves with the next line on stdin. */
+async function nextLine(): Promise<void> {
+  const lines = createInterface({ input: process.stdin })
+  await new Promise<void>((resolve) => lines.once('line', () => resolve()))
+  lines.close()
+}
+
+/**
+ * prepare (safe) -> charge (reconcile) -> finish (safe). `charge`, run or reconciled, is check-then-act on
+ * the effect file: it looks for a charge, then (worker A only) announces `in-step` and waits for a line on
+ * stdin, then charges if it saw none, unless its signal aborted. Worker A reports its signal's abort as
+ * `signal-aborted` with the reason's code.
+ */
+export function guardedPaymentTask(config: CrashWorkerConfig): DurableTask<Trail, { worker: string }> {
+  const charge = async (state: Trail, context: DurableStepContext<{ worker: string }, Trail>) => {
+    const worker = context.app.worker
+    const charged = linesOf(config.effectFile).some((line) => line.startsWith('charge'))
+    if (worker === 'A') {
+      context.signal.addEventListener(
+        'abort',
+        () => print({ event: 'signal-aborted', code: (context.signal.reason as { code?: unknown })?.code }),
+        { once: true },
+      )
+      print({ event: 'in-step' })
+      await nextLine()
+    }
+    if (!charged) {
+      context.signal.throwIfAborted()
+      appendFileSync(config.effectFile, `charge by ${worker}\n`)
+    }
+    return { trail: [...state.trail, `charge (${context.mode} by ${worker})`] }
+  }
+  return defineDurableTask<Trail, { worker: string }>({
+    id: 'guarded-payment',
+    revision: '1',
+    isState: isTrail,
+    steps: [
+      trailStep('prepare'),
+      { id: 'charge', replayPolicy: 'reconcile', run: charge, reconcile: charge },
+      trailStep('finish'),
+    ],
+  })
+}
+
 /** slow (safe; worker A announces it and waits for a line on stdin) -> next (safe). */
 export function supersededTask(): DurableTask<Trail, { worker: string }> {
   return defineDurableTask<Trail, { worker: string }>({
@@ -82,10 +131,8 @@ export function supersededTask(): DurableTask<Trail, { worker: string }> {
         replayPolicy: 'safe',
         run: async (state, context) => {
           if (context.app.worker === 'A') {
-            process.stdout.write(`${JSON.stringify({ event: 'in-step' })}\n`)
-            const lines = createInterface({ input: process.stdin })
-            await new Promise<void>((resolve) => lines.once('line', () => resolve()))
-            lines.close()
+            print({ event: 'in-step' })
+            await nextLine()
           }
           return { trail: [...state.trail, `slow by ${context.app.worker}`] }
         },
