@@ -34,7 +34,11 @@ export async function ensureTable(pool: pg.Pool, table: TableName): Promise<void
     if (exists.rows[0]?.oid == null) await client.query(createTableSql(table))
     found = await columnsOf(client, table)
     const missing = ADDED_COLUMNS.filter((name) => !found.has(name))
-    if (missing.length > 0) {
+    const earlierLayout = Object.entries(REQUIRED_COLUMNS).every(
+      ([name, type]) => ADDED_COLUMNS.includes(name) || found.get(name) === type,
+    )
+    // Only a table of the store's own earlier layout is altered; any other table is refused below.
+    if (missing.length > 0 && earlierLayout) {
       await addListingColumns(client, table, missing)
       found = await columnsOf(client, table)
     }
