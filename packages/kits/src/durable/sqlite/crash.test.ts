@@ -126,6 +126,23 @@ describe('crash faults (child processes on a shared SQLite file)', () => {
     expect(after.deadlineAtMs).toEqual(expect.any(Number))
   })
 
+  it('SIGKILL inside a long step after a progress save: the restart re-enters the step and redoes no saved item', async () => {
+    const config = setup('progress')
+    const crashed = await runWorker({ ...config, crashAfterEffect: true })
+    expect(crashed.signal, crashed.stderr).toBe('SIGKILL')
+    expect(await checkpointOf(config)).toMatchObject({
+      status: 'running',
+      nextStepIndex: 0,
+      attemptCount: 1,
+      state: { trail: ['a', 'b', 'c'] },
+    })
+    const restarted = await runWorker(config)
+    expect(restarted.exitCode, restarted.stderr).toBe(0)
+    expect(restarted.lines).toEqual([{ event: 'done', result: { trail: ['a', 'b', 'c', 'd', 'e'] } }])
+    expect(linesOf(config.effectFile)).toEqual(['a', 'b', 'c', 'd', 'e'])
+    expect(await checkpointOf(config)).toMatchObject({ status: 'completed', attemptCount: 2 })
+  })
+
   it('a crash loop with maxAttempts 3 ends as failed after the third attempt, without a fourth execution', async () => {
     const config = setup('crash-loop')
     for (let attempt = 1; attempt <= 3; attempt++) {

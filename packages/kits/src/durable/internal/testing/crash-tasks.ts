@@ -5,13 +5,16 @@ import { isTrail, type Trail, trailStep } from './fixtures.js'
 
 /** How a crash-test worker is configured (passed as JSON on its command line). */
 export interface CrashWorkerConfig {
-  readonly scenario: 'payment' | 'crash-loop' | 'superseded' | 'guarded-payment'
+  readonly scenario: 'payment' | 'crash-loop' | 'superseded' | 'guarded-payment' | 'progress'
   readonly dbPath: string
   readonly taskId: string
   /** File where external effects are appended, one line each. */
   readonly effectFile: string
   readonly leaseMs: number
-  /** `payment`: kill the process right after the charge effect, before the checkpoint is saved. */
+  /**
+   * `payment`: kill the process right after the charge effect, before the checkpoint is saved;
+   * `progress`: kill it right after the progress save of item `c`.
+   */
   readonly crashAfterEffect?: boolean
 }
 
@@ -68,6 +71,35 @@ export function crashLoopTask(config: CrashWorkerConfig): DurableTask<Trail> {
     },
     { maxAttempts: 3 },
   )
+}
+
+/**
+ * One step that works through the items a to e: appends each to the effect file, then saves progress (the
+ * items done so far, in the trail). With `crashAfterEffect`, the process kills itself once the progress
+ * save of item c has committed.
+ */
+export function progressTask(config: CrashWorkerConfig): DurableTask<Trail> {
+  return defineDurableTask({
+    id: 'progress',
+    revision: '1',
+    isState: isTrail,
+    steps: [
+      {
+        id: 'items',
+        replayPolicy: 'safe',
+        run: async (state, context) => {
+          let progress = state
+          for (const item of ['a', 'b', 'c', 'd', 'e'].filter((i) => !state.trail.includes(i))) {
+            appendFileSync(config.effectFile, `${item}\n`)
+            progress = { trail: [...progress.trail, item] }
+            await context.checkpoint(progress)
+            if (config.crashAfterEffect && item === 'c') killSelf()
+          }
+          return progress
+        },
+      },
+    ],
+  })
 }
 
 /** Prints one JSON line on stdout (the protocol between crash workers and their tests). */

@@ -11,6 +11,7 @@ import {
   guardedPaymentTask,
   paymentTask,
   print,
+  progressTask,
   supersededTask,
 } from './crash-tasks.js'
 
@@ -26,7 +27,9 @@ try {
       ? await paymentTask(config).run(request)
       : config.scenario === 'crash-loop'
         ? await crashLoopTask(config).run(request)
-        : config.scenario === 'guarded-payment'
+        : config.scenario === 'progress'
+          ? await progressTask(config).run(request)
+          : config.scenario === 'guarded-payment'
           ? await guardedPaymentTask(config).run(request, { app: { worker: 'A' } })
           : await supersededTask().run(request, { app: { worker: 'A' } })
   print({ event: 'done', result })
