@@ -100,7 +100,8 @@ export async function benchDurableStore(
   try {
     const { store, writes } = await countingStore(handle)
     const raw = handle.store.fencing
-    if (raw === undefined) throw new Error(`${name}: the benchmark compares fenced saves; the store declares no fencing`)
+    if (raw === undefined)
+      throw new Error(`${name}: the benchmark compares fenced saves; the store declares no fencing`)
     const task = noOpTask()
     for (let i = 0; i < 100; i++) await task.run({ taskId: `warm-${i}`, store, input: { n: i } })
 

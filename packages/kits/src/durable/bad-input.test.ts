@@ -198,7 +198,9 @@ describe('durable kit: garbage input (property)', () => {
             await expectTypedOrSuccess(() => store.save(a as Loose, b as Loose))
             await expectTypedOrSuccess(() => store.fencing.load(a as Loose))
             await expectTypedOrSuccess(() => store.fencing.save(a as Loose, b as Loose, c as Loose))
-            await expectTypedOrSuccess(() => store.fencing.save('t', b as Loose, { expectedVersion: c } as Loose))
+            await expectTypedOrSuccess(() =>
+              store.fencing.save('t', b as Loose, { expectedVersion: c } as Loose),
+            )
             await expectTypedOrSuccess(() => store.list(a as Loose))
             await expectTypedOrSuccess(() => store.list({ status: a, limit: b, after: c } as Loose))
             await expectTypedOrSuccess(() => store.exclusive('t', async () => 1, { onWait: a } as Loose))

@@ -15,8 +15,6 @@ import {
 } from '@agent-core/core'
 import { describe, expect, it } from 'vitest'
 import { type DurableStepContext, defineDurableTask } from './durable-task.js'
-import { createMemoryDurableStore, type MemoryDurableStore } from './memory-store.js'
-import type { CheckpointV2, DurableStore } from './store.js'
 import {
   gate,
   isTrail,
@@ -26,6 +24,8 @@ import {
   type Trail,
   trailStep,
 } from './internal/testing/fixtures.js'
+import { createMemoryDurableStore, type MemoryDurableStore } from './memory-store.js'
+import type { CheckpointV2, DurableStore } from './store.js'
 
 function threeSteps(counts: Record<string, number> = {}) {
   const count = (id: string) => () => {
@@ -799,7 +799,10 @@ describe('defineDurableTask: diagnostics spans', () => {
       { now: () => clock },
     )
     await expect(
-      slow.run({ taskId: 'e', store, input: { trail: [] }, deadlineAtMs: 100 }, { diagnostics: expiring.sink }),
+      slow.run(
+        { taskId: 'e', store, input: { trail: [] }, deadlineAtMs: 100 },
+        { diagnostics: expiring.sink },
+      ),
     ).rejects.toSatisfy((error) => TimeoutError.isInstance(error))
     expect(outcomes(expiring)).toEqual(['step:timeout', 'attempt:timeout', 'task:timeout'])
     expect(expiring.ofKind('task-end')[0]?.data).toMatchObject({ status: 'expired' })

@@ -1,8 +1,4 @@
-import type {
-  MaybePromise,
-  OperationContext,
-  OperationContextInit,
-} from '@agent-core/core'
+import type { MaybePromise, OperationContext, OperationContextInit } from '@agent-core/core'
 import { runDurableTask } from './internal/runner.js'
 import { checkDefinition, checkOptions } from './internal/validation.js'
 import type { CheckpointV2, DurableReplayPolicy, DurableStore } from './store.js'

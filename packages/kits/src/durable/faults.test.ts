@@ -2,10 +2,6 @@ import { ConflictError, MemoryDiagnosticSink } from '@agent-core/core'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { type DurableStep, type DurableStepContext, defineDurableTask } from './durable-task.js'
-import { createMemoryDurableStore, type MemoryDurableStore } from './memory-store.js'
-import { createSqliteDurableStore } from './sqlite/sqlite-store.js'
-import type { CheckpointV2, DurableStore } from './store.js'
-import { DurableStoreError } from './store-error.js'
 import { type FaultBoundary, FaultyStore, isInjected } from './internal/testing/faulty-store.js'
 import {
   gate,
@@ -16,6 +12,10 @@ import {
   type Trail,
   trailStep,
 } from './internal/testing/fixtures.js'
+import { createMemoryDurableStore, type MemoryDurableStore } from './memory-store.js'
+import { createSqliteDurableStore } from './sqlite/sqlite-store.js'
+import type { CheckpointV2, DurableStore } from './store.js'
+import { DurableStoreError } from './store-error.js'
 
 /** A task whose middle step has an external effect recorded in `ledger`, reconciled by looking it up. */
 function paymentTask(ledger: Map<string, number>, maxAttempts = 1000) {

@@ -8,9 +8,16 @@ import {
 } from '@agent-core/core'
 import { describe, expect, it } from 'vitest'
 import { type DurableTaskDefinition, defineDurableTask } from './durable-task.js'
+import {
+  gate,
+  isTrail,
+  recordOf,
+  storedCheckpoint,
+  type Trail,
+  trailStep,
+} from './internal/testing/fixtures.js'
 import { createMemoryDurableStore, type MemoryDurableStore } from './memory-store.js'
 import type { DurableStore } from './store.js'
-import { gate, isTrail, recordOf, storedCheckpoint, type Trail, trailStep } from './internal/testing/fixtures.js'
 
 type Hook = 'exclusive' | 'load' | 'save-start' | 'save'
 
@@ -513,9 +520,9 @@ describe('durable lifecycle: what the runner refuses from its ports', () => {
       [{ ...base, reportsLeaseWaits: 'yes' }, 'request.store.reportsLeaseWaits'],
     ]
     for (const [store, field] of wrong) {
-      await expect(task().run({ taskId: 't', store: store as never, input: { trail: [] } })).rejects.toSatisfy(
-        (error) => InvalidInputError.isInstance(error) && error.details.field === field,
-      )
+      await expect(
+        task().run({ taskId: 't', store: store as never, input: { trail: [] } }),
+      ).rejects.toSatisfy((error) => InvalidInputError.isInstance(error) && error.details.field === field)
     }
     expect(touched).toBe(0)
     expect(inner.records.size).toBe(0)

@@ -78,7 +78,10 @@ describe('progress inside a step: context.checkpoint', () => {
       state: { done: ['a', 'b'] },
     })
     crash.at = undefined
-    expect(await task.run({ taskId: 't', store })).toEqual({ items: ['a', 'b', 'c', 'd'], done: ['a', 'b', 'c', 'd'] })
+    expect(await task.run({ taskId: 't', store })).toEqual({
+      items: ['a', 'b', 'c', 'd'],
+      done: ['a', 'b', 'c', 'd'],
+    })
     expect(seen).toEqual([
       { item: 'a', attempt: 1, resuming: false },
       { item: 'b', attempt: 1, resuming: false },
@@ -92,7 +95,9 @@ describe('progress inside a step: context.checkpoint', () => {
     const crash = { at: 'b' as string | undefined }
     const done: string[] = []
     const task = batchTask((item) => void done.push(item), crash)
-    await expect(task.run({ taskId: 't', store, input: { items: ['a', 'b', 'c'], done: [] } })).rejects.toThrow()
+    await expect(
+      task.run({ taskId: 't', store, input: { items: ['a', 'b', 'c'], done: [] } }),
+    ).rejects.toThrow()
     crash.at = undefined
     expect((await task.run({ taskId: 't', store })).done).toEqual(['a', 'b', 'c'])
     expect(done).toEqual(['a', 'b', 'c'])
@@ -269,7 +274,9 @@ describe('progress inside a step: context.checkpoint', () => {
               const which = batch.items[0]
               if (which === 'cancel') controller.abort()
               if (which === 'deadline') clock = 10_000
-              refusals.push(await context.checkpoint({ ...batch, done: ['x'] }).catch((error: unknown) => error))
+              refusals.push(
+                await context.checkpoint({ ...batch, done: ['x'] }).catch((error: unknown) => error),
+              )
               return batch
             },
           },
@@ -319,11 +326,17 @@ describe('progress inside a step: context.checkpoint', () => {
       },
       { modelBudget: { maxCalls: 5, maxCallsPerAttempt: 3 } },
     )
-    await expect(task.run({ taskId: 't', store, input: { items: ['a', 'b', 'c'], done: [] } })).rejects.toThrow()
+    await expect(
+      task.run({ taskId: 't', store, input: { items: ['a', 'b', 'c'], done: [] } }),
+    ).rejects.toThrow()
     crash.at = undefined
     expect((await task.run({ taskId: 't', store })).done).toEqual(['a', 'b', 'c'])
     expect(budgets).toEqual([3, 2])
-    expect(storedCheckpoint(store, 't').modelBudget).toEqual({ maxCalls: 5, reservedCalls: 5, maxCallsPerAttempt: 3 })
+    expect(storedCheckpoint(store, 't').modelBudget).toEqual({
+      maxCalls: 5,
+      reservedCalls: 5,
+      maxCallsPerAttempt: 3,
+    })
   })
 
   it('a step whose lease lapses sees its signal abort, and neither its progress nor its result is saved', async () => {
@@ -342,7 +355,9 @@ describe('progress inside a step: context.checkpoint', () => {
           run: async (batch, context) => {
             await new Promise<void>((resolve) => context.signal.addEventListener('abort', () => resolve()))
             refusals.push(context.signal.reason)
-            refusals.push(await context.checkpoint({ ...batch, done: ['x'] }).catch((error: unknown) => error))
+            refusals.push(
+              await context.checkpoint({ ...batch, done: ['x'] }).catch((error: unknown) => error),
+            )
             lapsed.open()
             return { ...batch, done: ['result'] }
           },
@@ -354,7 +369,10 @@ describe('progress inside a step: context.checkpoint', () => {
     await expect(run).rejects.toSatisfy(
       (error) => ConflictError.isInstance(error) && error.details.reason === 'lease-lost',
     )
-    expect(refusals.map((error) => (error as ConflictError).details.reason)).toEqual(['lease-lost', 'lease-lost'])
+    expect(refusals.map((error) => (error as ConflictError).details.reason)).toEqual([
+      'lease-lost',
+      'lease-lost',
+    ])
     expect(storedCheckpoint(store, 't')).toMatchObject({ nextStepIndex: 0, state: { done: [] } })
     expect(spanProblems(sink.events)).toEqual([])
     expect(sink.ofKind('step-end')[0]?.data).toMatchObject({ outcome: 'error', errorCode: 'conflict' })

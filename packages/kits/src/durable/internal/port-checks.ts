@@ -40,7 +40,8 @@ function badLoad(taskId: string, stored: unknown, expected: string): InvalidStat
 /** Checks what a contract `load` resolved to: `undefined` (no task) or the stored checkpoint (never `null`). */
 export function checkPlainLoad(stored: unknown, taskId: string): LoadedRecord | undefined {
   if (stored === undefined) return undefined
-  if (stored === null) throw badLoad(taskId, null, 'undefined for a task that does not exist, or its checkpoint')
+  if (stored === null)
+    throw badLoad(taskId, null, 'undefined for a task that does not exist, or its checkpoint')
   return { checkpoint: stored, version: undefined }
 }
 
@@ -85,9 +86,9 @@ export interface CheckedLease {
 /** Checks the lease a store handed to the operation (`undefined` is allowed: the contract passes none). */
 export function checkLease(lease: unknown, taskId: string): CheckedLease {
   if (lease === undefined) return { ownerId: undefined, signal: undefined, takenOver: undefined }
-  const { ownerId, signal, takenOver } = (typeof lease === 'object' && lease !== null ? lease : {}) as Partial<
-    Record<keyof DurableLease, unknown>
-  >
+  const { ownerId, signal, takenOver } = (
+    typeof lease === 'object' && lease !== null ? lease : {}
+  ) as Partial<Record<keyof DurableLease, unknown>>
   if (
     typeof lease !== 'object' ||
     lease === null ||

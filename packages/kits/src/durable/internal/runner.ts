@@ -266,7 +266,11 @@ export class Runner<State, App> implements StepRun<State, App> {
     }
     const budget = request.modelBudget
     const reservation = budget
-      ? reserve({ maxCalls: budget.maxCalls, maxCallsPerAttempt: budget.maxCallsPerAttempt, reservedCalls: 0 })
+      ? reserve({
+          maxCalls: budget.maxCalls,
+          maxCallsPerAttempt: budget.maxCallsPerAttempt,
+          reservedCalls: 0,
+        })
       : undefined
     this.#maxModelCalls = reservation?.granted
     const checkpoint: CheckpointV2<State> = {

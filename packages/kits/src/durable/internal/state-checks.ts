@@ -26,7 +26,10 @@ export function checkStepOutput<State, App>(
   } catch (error) {
     throw new InvalidOutputError(
       `Step "${step.id}" of task "${taskId}" returned a state that cannot be cloned. Return plain JSON data.`,
-      { cause: error, details: { taskId, stepId: step.id, hook: `step "${step.id}"`, received: describeValue(output) } },
+      {
+        cause: error,
+        details: { taskId, stepId: step.id, hook: `step "${step.id}"`, received: describeValue(output) },
+      },
     )
   }
   if (!assertBoolean(definition.isState(copy), `durable task "${definition.id}" isState`)) {

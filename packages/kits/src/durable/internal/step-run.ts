@@ -1,9 +1,4 @@
-import {
-  type Diagnostics,
-  InvalidStateError,
-  type OperationContext,
-  TimeoutError,
-} from '@agent-core/core'
+import { type Diagnostics, InvalidStateError, type OperationContext, TimeoutError } from '@agent-core/core'
 import type { DurableStep, DurableStepContext, DurableTaskDefinition } from '../durable-task.js'
 import type { CheckpointV2 } from '../store.js'
 import { checkProgressState, checkStepOutput } from './state-checks.js'
@@ -101,8 +96,7 @@ async function executeHandler<State, App>(
     const input = structuredClone(entry.state)
     let output: unknown
     try {
-      output =
-        mode === 'reconcile' ? await step.reconcile?.(input, context) : await step.run(input, context)
+      output = mode === 'reconcile' ? await step.reconcile?.(input, context) : await step.run(input, context)
     } finally {
       // Progress saves the handler started and did not await still land before anything else is written.
       await progress.close()

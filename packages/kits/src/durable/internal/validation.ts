@@ -91,7 +91,12 @@ export function checkDefinition<State, App>(definition: DurableTaskDefinition<St
     if (!REPLAY_POLICIES.includes(step.replayPolicy)) {
       throw invalidDefinition(
         `Durable task "${id}": step "${step.id}" has replayPolicy ${describeValue(step.replayPolicy)}; use 'safe' or 'reconcile'.`,
-        { id, stepId: step.id, field: `steps[${index}].replayPolicy`, received: describeValue(step.replayPolicy) },
+        {
+          id,
+          stepId: step.id,
+          field: `steps[${index}].replayPolicy`,
+          received: describeValue(step.replayPolicy),
+        },
       )
     }
     if (typeof step.run !== 'function') {
@@ -143,7 +148,10 @@ export function checkStore(store: unknown, field: string): asserts store is Dura
   }
   const { fencing, reportsLeaseWaits } = candidate
   if (fencing !== undefined) {
-    const methods = (typeof fencing === 'object' && fencing !== null ? fencing : {}) as Record<string, unknown>
+    const methods = (typeof fencing === 'object' && fencing !== null ? fencing : {}) as Record<
+      string,
+      unknown
+    >
     if (typeof methods.load !== 'function' || typeof methods.save !== 'function') {
       throw new InvalidInputError(
         `${field}.fencing declares version fencing, so it must be { load(taskId), save(taskId, checkpoint, { expectedVersion }) }, but got ${describeValue(fencing)}. Implement both or leave fencing out.`,

@@ -1,10 +1,10 @@
 import { AbortedError, ConflictError, InvalidInputError, InvalidStateError } from '@agent-core/core'
+import { describeDurableStoreConformance, sampleCheckpoint } from '@agent-core/kits/durable/testing'
 import fc from 'fast-check'
 import type pg from 'pg'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { CheckpointV2 } from '../store.js'
 import { DurableStoreError } from '../store-error.js'
-import { describeDurableStoreConformance, sampleCheckpoint } from '@agent-core/kits/durable/testing'
 import { createPostgresDurableStore, PostgresDurableStore, postgresDurableTableSql } from './index.js'
 import { type EmbeddedPostgresServer, startEmbeddedPostgres } from './testing/embedded.js'
 
@@ -269,9 +269,9 @@ describe('PostgreSQL store: schema', () => {
         InvalidStateError.isInstance(error) &&
         (error as InvalidStateError).details.reason === 'foreign-table',
     )
-    await expect(store.fencing.save('x', sampleCheckpoint(1), { expectedVersion: undefined })).rejects.toSatisfy(
-      (error) => InvalidStateError.isInstance(error),
-    )
+    await expect(
+      store.fencing.save('x', sampleCheckpoint(1), { expectedVersion: undefined }),
+    ).rejects.toSatisfy((error) => InvalidStateError.isInstance(error))
   })
 
   it('reports an unreachable server as a retryable DurableStoreError and works once it is reachable', async () => {
@@ -302,18 +302,23 @@ describe('PostgreSQL store: listing and stored versions', () => {
     await admin.query(
       `CREATE TABLE "${tableName}" (task_id text PRIMARY KEY, version bigint NOT NULL, checkpoint text NOT NULL, updated_at timestamptz NOT NULL DEFAULT now())`,
     )
-    await admin.query(`INSERT INTO "${tableName}" (task_id, version, checkpoint) VALUES ($1, 4, $2), ($3, 1, $4), ($5, 1, 'not json')`, [
-      'old-running',
-      JSON.stringify(sampleCheckpoint('a', { definitionId: 'legacy' })),
-      'old-done',
-      JSON.stringify(sampleCheckpoint('b', { definitionId: 'legacy', status: 'completed', nextStepIndex: 1 })),
-      'old-corrupt',
-    ])
+    await admin.query(
+      `INSERT INTO "${tableName}" (task_id, version, checkpoint) VALUES ($1, 4, $2), ($3, 1, $4), ($5, 1, 'not json')`,
+      [
+        'old-running',
+        JSON.stringify(sampleCheckpoint('a', { definitionId: 'legacy' })),
+        'old-done',
+        JSON.stringify(
+          sampleCheckpoint('b', { definitionId: 'legacy', status: 'completed', nextStepIndex: 1 }),
+        ),
+        'old-corrupt',
+      ],
+    )
     const store = createPostgresDurableStore({ pool: running().createPool({ max: 1 }), tableName })
     await store.ensureSchema()
-    expect((await store.list({ status: 'running' })).map((task) => [task.taskId, task.definitionId])).toEqual([
-      ['old-running', 'legacy'],
-    ])
+    expect((await store.list({ status: 'running' })).map((task) => [task.taskId, task.definitionId])).toEqual(
+      [['old-running', 'legacy']],
+    )
     expect((await store.list()).map((task) => task.taskId)).toEqual(['old-done', 'old-running'])
     expect(await store.fencing.load('old-running')).toEqual({
       checkpoint: sampleCheckpoint('a', { definitionId: 'legacy' }),
@@ -322,7 +327,10 @@ describe('PostgreSQL store: listing and stored versions', () => {
   })
 
   it('orders task ids by bytes, whatever the database collation', async () => {
-    const store = createPostgresDurableStore({ pool: running().createPool({ max: 1 }), tableName: freshTable() })
+    const store = createPostgresDurableStore({
+      pool: running().createPool({ max: 1 }),
+      tableName: freshTable(),
+    })
     for (const taskId of ['b', 'B', 'a', 'é', 'Z', '_']) await store.save(taskId, sampleCheckpoint(taskId))
     expect((await store.list()).map((task) => task.taskId)).toEqual(['B', 'Z', '_', 'a', 'b', 'é'])
   })
@@ -334,7 +342,8 @@ describe('PostgreSQL store: listing and stored versions', () => {
     for (const version of [0, -2]) {
       await admin.query(`UPDATE "${tableName}" SET version = $1 WHERE task_id = 't'`, [version])
       await expect(store.fencing.load('t')).rejects.toSatisfy(
-        (error) => InvalidStateError.isInstance(error) && (error as InvalidStateError).details.reason === 'corrupt',
+        (error) =>
+          InvalidStateError.isInstance(error) && (error as InvalidStateError).details.reason === 'corrupt',
       )
       await expect(store.load('t')).rejects.toSatisfy((error) => InvalidStateError.isInstance(error))
     }
@@ -500,7 +509,8 @@ describe('PostgreSQL store: locking', () => {
     const version = await store.exclusive('solo', async () => {
       await store.fencing.save('solo', sampleCheckpoint(1), { expectedVersion: undefined })
       const loaded = await store.fencing.load('solo')
-      return (await store.fencing.save('solo', sampleCheckpoint(2), { expectedVersion: loaded?.version })).version
+      return (await store.fencing.save('solo', sampleCheckpoint(2), { expectedVersion: loaded?.version }))
+        .version
     })
     expect(await store.fencing.load('solo')).toEqual({ checkpoint: sampleCheckpoint(2), version })
   })
@@ -509,7 +519,9 @@ describe('PostgreSQL store: locking', () => {
     const tableName = freshTable()
     const first = createPostgresDurableStore({ pool: running().createPool({ max: 2 }), tableName })
     const second = createPostgresDurableStore({ pool: running().createPool({ max: 2 }), tableName })
-    const created = await first.fencing.save('lost', sampleCheckpoint('created'), { expectedVersion: undefined })
+    const created = await first.fencing.save('lost', sampleCheckpoint('created'), {
+      expectedVersion: undefined,
+    })
     let killed!: () => void
     const connectionKilled = new Promise<void>((resolve) => {
       killed = resolve
@@ -551,7 +563,7 @@ describe('PostgreSQL store: locking', () => {
     // The holder's lease signal aborted as soon as its connection ended, with a lease-lost reason.
     expect(leaseSignal?.aborted).toBe(true)
     expect(ConflictError.isInstance(leaseSignal?.reason)).toBe(true)
-    expect((leaseSignal?.reason as ConflictError).details.reason).toBe('lease-lost')
+    expect((leaseSignal?.reason as ConflictError | undefined)?.details.reason).toBe('lease-lost')
     expect(await first.fencing.load('lost')).toEqual({
       checkpoint: sampleCheckpoint('newer'),
       version: takeover.version,
@@ -594,10 +606,12 @@ describe('PostgreSQL store: compare-and-set against a reference model', () => {
             const expectedVersion =
               kind === 'create' ? undefined : kind === 'current' ? current?.version : current?.history[0]
             const accepted = expectedVersion === current?.version
-            const outcome = await store.fencing.save(taskId, sampleCheckpoint(value), { expectedVersion }).then(
-              (saved) => ({ saved }),
-              (error: unknown) => ({ error }),
-            )
+            const outcome = await store.fencing
+              .save(taskId, sampleCheckpoint(value), { expectedVersion })
+              .then(
+                (saved) => ({ saved }),
+                (error: unknown) => ({ error }),
+              )
             if ('saved' in outcome) {
               expect(accepted).toBe(true)
               expect(current?.history ?? []).not.toContain(outcome.saved.version)

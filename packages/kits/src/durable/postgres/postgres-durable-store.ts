@@ -225,7 +225,12 @@ export class PostgresDurableStore implements DurableStore, DurableTaskListing {
     const lost = new AbortController()
     const onLost = () =>
       lost.abort(
-        leaseLost(taskId, ownerId, `its PostgreSQL connection closed (${describeLoss(session.lost)})`, session.lost),
+        leaseLost(
+          taskId,
+          ownerId,
+          `its PostgreSQL connection closed (${describeLoss(session.lost)})`,
+          session.lost,
+        ),
       )
     if (session.lostSignal.aborted) onLost()
     else session.lostSignal.addEventListener('abort', onLost, { once: true })

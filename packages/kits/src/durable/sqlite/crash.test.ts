@@ -2,9 +2,8 @@ import { type ChildProcess, spawn } from 'node:child_process'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
-import { afterEach, describe, expect, it } from 'vitest'
-import type { CheckpointV2 } from '../store.js'
 import { createDiagnostics, MemoryDiagnosticSink } from '@agent-core/core'
+import { afterEach, describe, expect, it } from 'vitest'
 import {
   type CrashWorkerConfig,
   guardedPaymentTask,
@@ -13,6 +12,7 @@ import {
 } from '../internal/testing/crash-tasks.js'
 import { spanProblems } from '../internal/testing/fixtures.js'
 import { tempDir } from '../internal/testing/temp-dir.js'
+import type { CheckpointV2 } from '../store.js'
 import { createSqliteDurableStore } from './sqlite-store.js'
 
 const WORKER = fileURLToPath(new URL('../internal/testing/crash-worker.ts', import.meta.url))
@@ -204,7 +204,10 @@ describe('crash faults (child processes on a shared SQLite file)', () => {
           // A has looked for a charge (none yet) and is about to charge; it stops here, past its lease.
           child.kill('SIGSTOP')
           takeover = guardedPaymentTask(config)
-            .run({ taskId: config.taskId, store }, { app: { worker: 'B' }, diagnostics: createDiagnostics({ sink: memory.sink }) })
+            .run(
+              { taskId: config.taskId, store },
+              { app: { worker: 'B' }, diagnostics: createDiagnostics({ sink: memory.sink }) },
+            )
             .finally(() => child.kill('SIGCONT'))
         }
         // A resumed: its lease renewal found the lease taken, so its step signal aborted. Only now does
@@ -225,7 +228,10 @@ describe('crash faults (child processes on a shared SQLite file)', () => {
       const [wait] = memory.ofKind('lease-wait-start')
       expect(wait?.data).toMatchObject({ pid: workerA.child.pid, holder: expect.stringMatching(/^sqlite:/) })
       expect(memory.ofKind('lease-wait-end')[0]?.data).toMatchObject({ outcome: 'ok', takenOver: 'expired' })
-      expect(memory.ofKind('lease-taken-over')[0]?.data).toMatchObject({ reason: 'expired', pid: workerA.child.pid })
+      expect(memory.ofKind('lease-taken-over')[0]?.data).toMatchObject({
+        reason: 'expired',
+        pid: workerA.child.pid,
+      })
       expect(spanProblems(memory.events)).toEqual([])
     } finally {
       store.close()
@@ -250,7 +256,11 @@ describe('crash faults (child processes on a shared SQLite file)', () => {
       expect(result).toEqual({ trail: ['slow by B', 'next'] })
       expect(memory.ofKind('lease-wait-start')).toEqual([])
       expect(memory.ofKind('lease-taken-over').map((event) => event.data)).toEqual([
-        expect.objectContaining({ reason: 'holder-gone', pid: workerA.child.pid, holder: expect.stringMatching(/^sqlite:/) }),
+        expect.objectContaining({
+          reason: 'holder-gone',
+          pid: workerA.child.pid,
+          holder: expect.stringMatching(/^sqlite:/),
+        }),
       ])
       expect(await store.fencing.load(config.taskId)).toMatchObject({
         checkpoint: { status: 'completed', attemptCount: 2 },

@@ -61,7 +61,9 @@ export function prepareSqliteSchema(database: Database.Database, prefix: string)
   )
   const checkpointColumns = columnsOf(database, checkpoints)
   if (!checkpointColumns.has('status'))
-    database.exec(`ALTER TABLE ${checkpoints} ADD COLUMN status TEXT GENERATED ALWAYS AS (${field('status')}) VIRTUAL`)
+    database.exec(
+      `ALTER TABLE ${checkpoints} ADD COLUMN status TEXT GENERATED ALWAYS AS (${field('status')}) VIRTUAL`,
+    )
   if (!checkpointColumns.has('definition_id')) {
     database.exec(
       `ALTER TABLE ${checkpoints} ADD COLUMN definition_id TEXT GENERATED ALWAYS AS (${field('definitionId')}) VIRTUAL`,

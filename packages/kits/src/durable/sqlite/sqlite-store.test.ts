@@ -255,12 +255,12 @@ describe('sqlite store specifics', () => {
     const store = createSqliteDurableStore(file())
     store.close()
     await expect(store.load('t')).rejects.toSatisfy((error) => DurableStoreError.isInstance(error))
-    await expect(store.save('t', sampleCheckpoint(1))).rejects.toSatisfy(
-      (error) => DurableStoreError.isInstance(error),
+    await expect(store.save('t', sampleCheckpoint(1))).rejects.toSatisfy((error) =>
+      DurableStoreError.isInstance(error),
     )
     await expect(store.list()).rejects.toSatisfy((error) => DurableStoreError.isInstance(error))
-    await expect(store.fencing.save('t', sampleCheckpoint(1), { expectedVersion: undefined })).rejects.toSatisfy(
-      (error) => DurableStoreError.isInstance(error),
-    )
+    await expect(
+      store.fencing.save('t', sampleCheckpoint(1), { expectedVersion: undefined }),
+    ).rejects.toSatisfy((error) => DurableStoreError.isInstance(error))
   })
 })

@@ -221,8 +221,14 @@ export class SqliteDurableStore implements DurableStore, DurableTaskListing {
     try {
       await this.#waitInProcess(taskId, previous, signal, report)
       const ownerId = newOwnerId('sqlite')
-      const { takenOver } = await acquireLease(this.#sql, this.#timing, taskId, ownerId, signal, report ?? noReport, (error) =>
-        storeFailure('lock', taskId, error),
+      const { takenOver } = await acquireLease(
+        this.#sql,
+        this.#timing,
+        taskId,
+        ownerId,
+        signal,
+        report ?? noReport,
+        (error) => storeFailure('lock', taskId, error),
       )
       const held = new HeldLease(this.#sql, this.#timing, taskId, ownerId, takenOver)
       this.#active.set(taskId, held)

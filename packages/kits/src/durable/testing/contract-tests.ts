@@ -2,7 +2,15 @@ import assert from 'node:assert/strict'
 import { InvalidInputError, InvalidStateError } from '@agent-core/core'
 import type { CheckpointV2, DurableStore } from '@agent-core/kits/durable'
 import type { ConformanceSuite, DurableStoreHarness } from './conformance.js'
-import { deferred, rejectsAny, rejectsWith, sampleCheckpoint, stateOf, underLease, yieldTurns } from './support.js'
+import {
+  deferred,
+  rejectsAny,
+  rejectsWith,
+  sampleCheckpoint,
+  stateOf,
+  underLease,
+  yieldTurns,
+} from './support.js'
 
 /** The harness's `writeRaw`, which the tests of raw records need. */
 export function rawWriter(harness: DurableStoreHarness): (taskId: string, text: string) => Promise<void> {
@@ -75,7 +83,11 @@ export function registerContractTests(suite: ConformanceSuite): void {
     for (const bad of ['', 42, undefined, null] as unknown[]) {
       const label = `with taskId ${JSON.stringify(bad) ?? String(bad)}`
       await rejectsWith(() => store.load(bad as string), InvalidInputError, `load ${label}`)
-      await rejectsWith(() => store.save(bad as string, sampleCheckpoint(1)), InvalidInputError, `save ${label}`)
+      await rejectsWith(
+        () => store.save(bad as string, sampleCheckpoint(1)),
+        InvalidInputError,
+        `save ${label}`,
+      )
       await rejectsWith(
         () => store.exclusive(bad as string, async () => 1),
         InvalidInputError,
@@ -84,11 +96,14 @@ export function registerContractTests(suite: ConformanceSuite): void {
     }
   })
 
-  suite.test('refuses a checkpoint JSON cannot carry with InvalidInputError and stores nothing', async ({ store }) => {
-    const bad = sampleCheckpoint({ big: 10n }) as CheckpointV2
-    await rejectsWith(() => store.save('bigint', bad), InvalidInputError, 'save of a BigInt state')
-    assert.equal(await store.load('bigint'), undefined)
-  })
+  suite.test(
+    'refuses a checkpoint JSON cannot carry with InvalidInputError and stores nothing',
+    async ({ store }) => {
+      const bad = sampleCheckpoint({ big: 10n }) as CheckpointV2
+      await rejectsWith(() => store.save('bigint', bad), InvalidInputError, 'save of a BigInt state')
+      assert.equal(await store.load('bigint'), undefined)
+    },
+  )
 
   if (options.rawRecords !== false) {
     suite.test('surfaces a corrupt record as InvalidStateError, never as a missing task', async (harness) => {
@@ -101,35 +116,42 @@ export function registerContractTests(suite: ConformanceSuite): void {
     })
   }
 
-  suite.test('exclusive returns the operation result; a lease it hands over names the task', async ({ store }) => {
-    const result = await store.exclusive('lease', async (lease) => {
-      if (lease !== undefined) {
-        assert.equal(lease.taskId, 'lease')
-        assert.equal(typeof lease.ownerId, 'string')
-        if (lease.signal !== undefined) assert.equal(lease.signal.aborted, false, 'a fresh lease is not lost')
-      }
-      return 'done'
-    })
-    assert.equal(result, 'done')
-  })
+  suite.test(
+    'exclusive returns the operation result; a lease it hands over names the task',
+    async ({ store }) => {
+      const result = await store.exclusive('lease', async (lease) => {
+        if (lease !== undefined) {
+          assert.equal(lease.taskId, 'lease')
+          assert.equal(typeof lease.ownerId, 'string')
+          if (lease.signal !== undefined)
+            assert.equal(lease.signal.aborted, false, 'a fresh lease is not lost')
+        }
+        return 'done'
+      })
+      assert.equal(result, 'done')
+    },
+  )
 
-  suite.test('exclusive never runs two operations on the same task at once, across peers', async (harness) => {
-    const peer = await suite.peer(harness)
-    let active = 0
-    let maxActive = 0
-    let runs = 0
-    const operation = async () => {
-      active++
-      maxActive = Math.max(maxActive, active)
-      await yieldTurns()
-      runs++
-      active--
-    }
-    const stores: DurableStore[] = [harness.store, peer, harness.store, peer, harness.store, peer]
-    await Promise.all(stores.map((s) => s.exclusive('mutex', operation)))
-    assert.equal(runs, 6)
-    assert.equal(maxActive, 1)
-  })
+  suite.test(
+    'exclusive never runs two operations on the same task at once, across peers',
+    async (harness) => {
+      const peer = await suite.peer(harness)
+      let active = 0
+      let maxActive = 0
+      let runs = 0
+      const operation = async () => {
+        active++
+        maxActive = Math.max(maxActive, active)
+        await yieldTurns()
+        runs++
+        active--
+      }
+      const stores: DurableStore[] = [harness.store, peer, harness.store, peer, harness.store, peer]
+      await Promise.all(stores.map((s) => s.exclusive('mutex', operation)))
+      assert.equal(runs, 6)
+      assert.equal(maxActive, 1)
+    },
+  )
 
   suite.test('exclusive lets different tasks run at the same time', async ({ store }) => {
     const bStarted = deferred()

@@ -34,7 +34,10 @@ export function registerListingTests(suite: ConformanceSuite): void {
       ],
     )
     for (const task of running) {
-      assert.ok(Number.isSafeInteger(task.updatedAtMs) && task.updatedAtMs > 0, `updatedAtMs ${task.updatedAtMs}`)
+      assert.ok(
+        Number.isSafeInteger(task.updatedAtMs) && task.updatedAtMs > 0,
+        `updatedAtMs ${task.updatedAtMs}`,
+      )
     }
     const ids = async (request?: Parameters<DurableTaskListing['list']>[0]) =>
       (await lister.list(request)).map((task) => task.taskId)
@@ -51,7 +54,11 @@ export function registerListingTests(suite: ConformanceSuite): void {
     const pages: string[][] = []
     let after: string | undefined
     for (;;) {
-      const page = await lister.list({ status: 'running', limit: 5, ...(after === undefined ? {} : { after }) })
+      const page = await lister.list({
+        status: 'running',
+        limit: 5,
+        ...(after === undefined ? {} : { after }),
+      })
       if (page.length === 0) break
       pages.push(page.map((task) => task.taskId))
       after = page.at(-1)?.taskId
@@ -62,10 +69,16 @@ export function registerListingTests(suite: ConformanceSuite): void {
   suite.test('follows a task from running to completed', async ({ store }) => {
     const lister = listerOf(store)
     await saveAs(store, 'moving', 'running', 'moves')
-    assert.deepEqual((await lister.list({ status: 'running' })).map((task) => task.taskId), ['moving'])
+    assert.deepEqual(
+      (await lister.list({ status: 'running' })).map((task) => task.taskId),
+      ['moving'],
+    )
     await saveAs(store, 'moving', 'completed', 'moves')
     assert.deepEqual(await lister.list({ status: 'running' }), [])
-    assert.deepEqual((await lister.list({ status: 'completed' })).map((task) => task.taskId), ['moving'])
+    assert.deepEqual(
+      (await lister.list({ status: 'completed' })).map((task) => task.taskId),
+      ['moving'],
+    )
   })
 
   if (suite.options.rawRecords !== false) {
@@ -76,7 +89,10 @@ export function registerListingTests(suite: ConformanceSuite): void {
       await writeRaw('no-definition', '{"status":"running"}')
       await writeRaw('odd-status', '{"status":"paused","definitionId":"x"}')
       await saveAs(harness.store, 'fine', 'running', 'x')
-      assert.deepEqual((await lister.list()).map((task) => task.taskId), ['fine'])
+      assert.deepEqual(
+        (await lister.list()).map((task) => task.taskId),
+        ['fine'],
+      )
     })
   }
 

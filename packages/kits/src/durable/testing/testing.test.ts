@@ -39,7 +39,12 @@ describe('@agent-core/kits/durable/testing', () => {
     })
     expect(contract.length).toBeGreaterThan(10)
     for (const name of contract) expect(full).toContain(name)
-    for (const section of ['version fencing', 'lease-wait reports', 'listing tasks by status', 'honours its signal']) {
+    for (const section of [
+      'version fencing',
+      'lease-wait reports',
+      'listing tasks by status',
+      'honours its signal',
+    ]) {
       expect(contract.some((name) => name.includes(section))).toBe(false)
       expect(full.some((name) => name.includes(section))).toBe(true)
     }
@@ -72,12 +77,16 @@ describe('@agent-core/kits/durable/testing', () => {
 
   it('imports no test framework, only node:assert', () => {
     const folder = fileURLToPath(new URL('./', import.meta.url))
-    for (const file of readdirSync(folder).filter((name) => name.endsWith('.ts') && !name.includes('.test'))) {
+    for (const file of readdirSync(folder).filter(
+      (name) => name.endsWith('.ts') && !name.includes('.test'),
+    )) {
       const code = readFileSync(`${folder}${file}`, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '')
       const imports = [...code.matchAll(/from '([^']+)'/g)].map((match) => match[1])
       expect(imports.length).toBeGreaterThan(0)
       for (const source of imports) {
-        expect(source, `${file} imports ${source}`).toMatch(/^(\.\/|node:|@agent-core\/(core|kits\/durable)$)/)
+        expect(source, `${file} imports ${source}`).toMatch(
+          /^(\.\/|node:|@agent-core\/(core|kits\/durable)$)/,
+        )
       }
     }
   })
@@ -87,7 +96,9 @@ describe('@agent-core/kits/durable/testing', () => {
     const describe = (_name: string, body: () => void) => body()
     const it = () => {}
     expect(() => describeDurableStoreConformance(null as never)).toThrow(/describe, it, name, open/)
-    expect(() => describeDurableStoreConformance({ describe, it, name: 'x' } as never)).toThrow(/options.open/)
+    expect(() => describeDurableStoreConformance({ describe, it, name: 'x' } as never)).toThrow(
+      /options.open/,
+    )
     expect(() => describeDurableStoreConformance({ describe, it: 5, name: 'x', open } as never)).toThrow(
       /options.it/,
     )

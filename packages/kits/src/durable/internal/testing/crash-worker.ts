@@ -30,8 +30,8 @@ try {
         : config.scenario === 'progress'
           ? await progressTask(config).run(request)
           : config.scenario === 'guarded-payment'
-          ? await guardedPaymentTask(config).run(request, { app: { worker: 'A' } })
-          : await supersededTask().run(request, { app: { worker: 'A' } })
+            ? await guardedPaymentTask(config).run(request, { app: { worker: 'A' } })
+            : await supersededTask().run(request, { app: { worker: 'A' } })
   print({ event: 'done', result })
 } catch (error) {
   print({

@@ -1,4 +1,9 @@
-import { assertNonEmptyString, type DiagnosticEvent, InvalidInputError, InvalidStateError } from '@agent-core/core'
+import {
+  assertNonEmptyString,
+  type DiagnosticEvent,
+  InvalidInputError,
+  InvalidStateError,
+} from '@agent-core/core'
 import type { DurableStep } from '../../durable-task.js'
 import type { MemoryDurableStore } from '../../memory-store.js'
 import type { CheckpointV2, DurableStore } from '../../store.js'
