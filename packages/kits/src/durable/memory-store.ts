@@ -66,7 +66,7 @@ export interface MemoryDurableRecord {
 interface Lease {
   readonly ownerId: string
   readonly expiresAtMs: number
-  readonly controller: AbortController
+  readonly controller: AbortController | undefined
   readonly timer: ReturnType<typeof setTimeout> | undefined
 }
 
@@ -108,7 +108,8 @@ export class MemoryDurableStore implements DurableStore, DurableTaskListing {
   }
 
   /**
-   * Runs `operation` under the task's lease. The lease's signal aborts when the lease lapses (`leaseMs`).
+   * Runs `operation` under the task's lease. With `leaseMs`, the lease has a signal that aborts when it
+   * lapses; without, it never lapses and has none.
    * @example
    * ```ts
    * import { createMemoryDurableStore } from '@agent-core/kits/durable'
@@ -241,7 +242,7 @@ export class MemoryDurableStore implements DurableStore, DurableTaskListing {
         if (held === undefined) return lease
         // The holder's lease lapsed: its signal aborts now, even if its own timer has not fired yet.
         if (held.timer !== undefined) clearTimeout(held.timer)
-        held.controller.abort(leaseLost(taskId, held.ownerId, `it lapsed after ${this.#leaseMs} ms`))
+        held.controller?.abort(leaseLost(taskId, held.ownerId, `it lapsed after ${this.#leaseMs} ms`))
         return { ...lease, takenOver: { reason: 'expired', previous: holderOf(held) } }
       }
       if (reported !== held.ownerId) {
@@ -253,15 +254,18 @@ export class MemoryDurableStore implements DurableStore, DurableTaskListing {
   }
 
   #grant(taskId: string, ownerId: string, now: number): DurableLease {
-    const controller = new AbortController()
     const expiresAtMs = now + this.#leaseMs
-    const timer = Number.isFinite(expiresAtMs)
-      ? setTimeout(
-          () => controller.abort(leaseLost(taskId, ownerId, `it lapsed after ${this.#leaseMs} ms`)),
-          this.#leaseMs,
-        )
-      : undefined
-    timer?.unref?.()
+    if (!Number.isFinite(expiresAtMs)) {
+      // A lease that never lapses is never lost: it has no signal.
+      this.#leases.set(taskId, { ownerId, expiresAtMs, controller: undefined, timer: undefined })
+      return Object.freeze({ taskId, ownerId })
+    }
+    const controller = new AbortController()
+    const timer = setTimeout(
+      () => controller.abort(leaseLost(taskId, ownerId, `it lapsed after ${this.#leaseMs} ms`)),
+      this.#leaseMs,
+    )
+    timer.unref?.()
     this.#leases.set(taskId, { ownerId, expiresAtMs, controller, timer })
     return Object.freeze({ taskId, ownerId, signal: controller.signal })
   }

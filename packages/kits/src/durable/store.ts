@@ -166,7 +166,9 @@ export interface DurableSaveResult {
  * ```
  */
 export interface DurableFencing {
+  /** The stored checkpoint with its fencing version, or `undefined` when the task does not exist. */
   load(taskId: string): Promise<StoredCheckpoint | undefined>
+  /** Writes only when the stored version equals `options.expectedVersion`; resolves the new version. */
   save(taskId: string, checkpoint: CheckpointV2, options: DurableSaveOptions): Promise<DurableSaveResult>
 }
 
@@ -203,7 +205,9 @@ export interface DurableLeaseHolder {
  * ```
  */
 export interface DurableLeaseWait {
+  /** The task whose lease the call waits for. */
   readonly taskId: string
+  /** Who holds the lease now. */
   readonly holder: DurableLeaseHolder
 }
 
@@ -218,7 +222,9 @@ export interface DurableLeaseWait {
  * ```
  */
 export interface DurableLeaseTakeover {
+  /** Why the lease could be taken: it lapsed, or its holder's process is gone. */
   readonly reason: 'expired' | 'holder-gone'
+  /** The holder the lease was taken from, as recorded. */
   readonly previous: DurableLeaseHolder
 }
 
@@ -256,6 +262,7 @@ export interface DurableExclusiveOptions {
  * ```
  */
 export interface DurableLease {
+  /** The task the lease is for. */
   readonly taskId: string
   /** Identifies this holder (unique per `exclusive` call), for diagnostics. */
   readonly ownerId: string
@@ -312,12 +319,15 @@ export interface DurableLease {
  * ```
  */
 export interface DurableStore {
+  /** Runs `operation` while holding the task's lease, and settles with its outcome. */
   exclusive<T>(
     taskId: string,
     operation: (lease?: DurableLease) => Promise<T>,
     options?: DurableExclusiveOptions,
   ): Promise<T>
+  /** The stored checkpoint (deserialized, unvalidated), or `undefined` when the task does not exist. */
   load(taskId: string): Promise<unknown>
+  /** Stores the checkpoint, replacing the earlier one; the result is ignored. */
   save(taskId: string, checkpoint: CheckpointV2): Promise<unknown>
   /**
    * Declares version fencing (see {@link DurableFencing}): when present, the runner reads and writes
@@ -356,7 +366,9 @@ export interface DurableListRequest {
  * ```
  */
 export interface DurableTaskSummary {
+  /** The task id, to pass to `run` or `inspect`. */
   readonly taskId: string
+  /** The stored status. */
   readonly status: DurableStatus
   /** The `definitionId` of the stored checkpoint: which task definition resumes it. */
   readonly definitionId: string

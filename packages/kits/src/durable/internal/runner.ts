@@ -27,6 +27,7 @@ import { type CheckedLease, checkedClock, checkLease, holderData } from './port-
 import { sameJson } from './same-json.js'
 import { authorizeCheckpoint, checkState, reserve } from './state-checks.js'
 import { runStep, type StepRun } from './step-run.js'
+import { type LinkedSignal, linkedSignal } from './step-signal.js'
 import { StoreAccess } from './store-access.js'
 import { type ParsedRequest, parseRequest } from './validation.js'
 
@@ -63,6 +64,7 @@ export class Runner<State, App> implements StepRun<State, App> {
   #taskSpan: DiagnosticSpan | undefined
   #waitSpan: DiagnosticSpan | undefined
   #lease: CheckedLease | undefined
+  #signal: LinkedSignal | undefined
   /** Set once the operation ran; the store must not settle `exclusive` before that. */
   #entered = false
   /** Set once `exclusive` settled: any later write would happen outside the lease. */
@@ -93,8 +95,9 @@ export class Runner<State, App> implements StepRun<State, App> {
     return this.#maxModelCalls
   }
 
-  get leaseSignal(): AbortSignal | undefined {
-    return this.#lease?.signal
+  /** The run's signal, joined with the lease's once the lease is held. */
+  get signal(): AbortSignal {
+    return this.#signal?.signal ?? this.context.signal
   }
 
   /** The checkpoint as last loaded or saved. */
@@ -177,6 +180,7 @@ export class Runner<State, App> implements StepRun<State, App> {
     if (this.#entered) throw this.#exclusiveMisbehaved()
     this.#entered = true
     this.#lease = checkLease(lease, this.taskId)
+    this.#signal = linkedSignal([this.context.signal, this.#lease.signal], undefined, '')
     const takenOver = this.#lease.takenOver
     const taskDiagnostics = this.#taskDiagnostics()
     this.#waitSpan?.end('ok', takenOver ? { takenOver: takenOver.reason } : {})
@@ -187,7 +191,11 @@ export class Runner<State, App> implements StepRun<State, App> {
         'warn',
       )
     }
-    return this.#execute(taskDiagnostics)
+    try {
+      return await this.#execute(taskDiagnostics)
+    } finally {
+      this.#signal.dispose()
+    }
   }
 
   #onWait(wait: unknown): void {

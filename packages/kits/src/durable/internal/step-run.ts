@@ -11,7 +11,8 @@ export interface StepRun<State, App> {
   readonly now: () => number
   readonly taskId: string
   readonly maxModelCalls: number | undefined
-  readonly leaseSignal: AbortSignal | undefined
+  /** The run's signal joined with the lease's: what every step's signal starts from. */
+  readonly signal: AbortSignal
   current(): CheckpointV2<State>
   checkSignal(point: string): void
   deadlinePassed(): boolean
@@ -72,8 +73,9 @@ async function executeHandler<State, App>(
 ): Promise<State> {
   const entry = run.current()
   const deadline = entry.deadlineAtMs
+  // The run's signal already includes the lease's; only a deadline makes a signal of this step's own.
   const signal = linkedSignal(
-    [run.context.signal, run.leaseSignal],
+    [run.signal],
     deadline === null ? undefined : deadline - run.now(),
     `durable task "${run.taskId}"`,
   )
@@ -120,6 +122,7 @@ class ProgressSaves<State, App> {
   readonly #step: DurableStep<State, App>
   readonly #diagnostics: Diagnostics
   #closed = false
+  #pending = 0
   #tail: Promise<void> = Promise.resolve()
 
   constructor(run: StepRun<State, App>, step: DurableStep<State, App>, diagnostics: Diagnostics) {
@@ -137,15 +140,19 @@ class ProgressSaves<State, App> {
         ),
       )
     }
+    this.#pending += 1
     const saving = this.#tail.then(() => this.#saveNow(state))
-    this.#tail = saving.catch(() => {})
+    this.#tail = saving.then(
+      () => void (this.#pending -= 1),
+      () => void (this.#pending -= 1),
+    )
     return saving
   }
 
-  /** Refuses later calls and waits for the saves already started. */
-  async close(): Promise<void> {
+  /** Refuses later calls; returns the wait for the saves still in flight, if any. */
+  close(): Promise<void> | undefined {
     this.#closed = true
-    await this.#tail
+    return this.#pending === 0 ? undefined : this.#tail
   }
 
   async #saveNow(state: unknown): Promise<void> {

@@ -41,7 +41,9 @@ export interface DurableStoreHarness {
  * jest and mocha all provide them. The suite only calls them with a name and a function.
  */
 export interface DurableConformanceRunner {
+  /** Groups tests: the runner's `describe` (or `suite`). */
   readonly describe: (name: string, body: () => void) => unknown
+  /** Registers one asynchronous test: the runner's `it` (or `test`). */
   readonly it: (name: string, body: () => Promise<void>) => unknown
 }
 
