@@ -263,7 +263,7 @@ export class Runner<State, App> implements StepRun<State, App> {
     if (deadlineAtMs !== null && !Number.isSafeInteger(deadlineAtMs)) {
       throw new InvalidInputError(
         `Task "${taskId}" was not started: timeoutMs ${request.timeoutMs} puts its deadline past the largest safe epoch millisecond. Nothing was written; pass a smaller timeoutMs.`,
-        { details: { taskId, field: 'timeoutMs', received: describeValue(request.timeoutMs) } },
+        { details: { taskId, field: 'request.timeoutMs', received: describeValue(request.timeoutMs) } },
       )
     }
     if (deadlineAtMs !== null && now >= deadlineAtMs) {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import {
+  assertFunction,
   assertNonEmptyString,
   assertObject,
   assertSafeInteger,
@@ -26,12 +27,7 @@ export function exclusiveOptions(options: unknown): DurableExclusiveOptions {
       details: { field: 'options.signal', received: describeValue(signal) },
     })
   }
-  if (onWait !== undefined && typeof onWait !== 'function') {
-    throw new InvalidInputError(
-      `options.onWait must be a function or omitted, but got ${describeValue(onWait)}.`,
-      { details: { field: 'options.onWait', received: describeValue(onWait) } },
-    )
-  }
+  if (onWait !== undefined) assertFunction(onWait, 'options.onWait')
   return { signal, onWait }
 }
 

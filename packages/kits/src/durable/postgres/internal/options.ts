@@ -1,4 +1,10 @@
-import { assertObject, assertSafeInteger, describeValue, InvalidInputError } from '@agent-core/core'
+import {
+  assertNonEmptyString,
+  assertObject,
+  assertSafeInteger,
+  describeValue,
+  InvalidInputError,
+} from '@agent-core/core'
 import pg from 'pg'
 import type { PostgresDurableStoreOptions } from '../postgres-durable-store.js'
 import { DEFAULT_TABLE_NAME, parseTableName, type TableName } from '../table-name.js'
@@ -38,15 +44,7 @@ export function resolveOptions(options: PostgresDurableStoreOptions): ResolvedOp
       { details: { field: 'options.pool', received: describeValue(pool) } },
     )
   }
-  if (
-    connectionString !== undefined &&
-    (typeof connectionString !== 'string' || connectionString.length === 0)
-  ) {
-    throw new InvalidInputError(
-      `PostgreSQL durable store: options.connectionString must be a non-empty postgresql:// URL, but got ${describeValue(connectionString)}.`,
-      { details: { field: 'options.connectionString', received: describeValue(connectionString) } },
-    )
-  }
+  if (connectionString !== undefined) assertNonEmptyString(connectionString, 'options.connectionString')
   if (createTable !== undefined && typeof createTable !== 'boolean') {
     throw new InvalidInputError(
       `PostgreSQL durable store: options.createTable must be a boolean, but got ${describeValue(createTable)}.`,
