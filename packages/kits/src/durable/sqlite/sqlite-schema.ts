@@ -46,6 +46,19 @@ function columnsOf(database: Database.Database, table: string): Set<string> {
 }
 
 /**
+ * Adds `column` to `table` unless it is there. Another process opening the same file may add it at the same
+ * moment: a failure is fine when the column exists afterwards.
+ */
+function addColumn(database: Database.Database, table: string, column: string, definition: string): void {
+  if (columnsOf(database, table).has(column)) return
+  try {
+    database.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${definition}`)
+  } catch (error) {
+    if (!columnsOf(database, table).has(column)) throw error
+  }
+}
+
+/**
  * Creates the two tables when missing and brings tables made by an earlier version up to date: the
  * checkpoint table gains `status` and `definition_id` (virtual columns computed from the JSON body, so they
  * are right even for rows written by hand) with an index for listing, the lease table gains the holder's
