@@ -72,20 +72,16 @@ export function prepareSqliteSchema(database: Database.Database, prefix: string)
     `CREATE TABLE IF NOT EXISTS ${checkpoints} (task_id TEXT PRIMARY KEY, version INTEGER NOT NULL, body TEXT NOT NULL, updated_at_ms INTEGER NOT NULL);
      CREATE TABLE IF NOT EXISTS ${leases} (task_id TEXT PRIMARY KEY, owner TEXT NOT NULL, expires_at_ms INTEGER NOT NULL);`,
   )
-  const checkpointColumns = columnsOf(database, checkpoints)
-  if (!checkpointColumns.has('status'))
-    database.exec(
-      `ALTER TABLE ${checkpoints} ADD COLUMN status TEXT GENERATED ALWAYS AS (${field('status')}) VIRTUAL`,
-    )
-  if (!checkpointColumns.has('definition_id')) {
-    database.exec(
-      `ALTER TABLE ${checkpoints} ADD COLUMN definition_id TEXT GENERATED ALWAYS AS (${field('definitionId')}) VIRTUAL`,
-    )
-  }
+  addColumn(database, checkpoints, 'status', `TEXT GENERATED ALWAYS AS (${field('status')}) VIRTUAL`)
+  addColumn(
+    database,
+    checkpoints,
+    'definition_id',
+    `TEXT GENERATED ALWAYS AS (${field('definitionId')}) VIRTUAL`,
+  )
   database.exec(`CREATE INDEX IF NOT EXISTS ${prefix}_checkpoints_status ON ${checkpoints} (status, task_id)`)
-  const leaseColumns = columnsOf(database, leases)
-  if (!leaseColumns.has('host')) database.exec(`ALTER TABLE ${leases} ADD COLUMN host TEXT`)
-  if (!leaseColumns.has('pid')) database.exec(`ALTER TABLE ${leases} ADD COLUMN pid INTEGER`)
+  addColumn(database, leases, 'host', 'TEXT')
+  addColumn(database, leases, 'pid', 'INTEGER')
   return {
     load: database.prepare(`SELECT version, body FROM ${checkpoints} WHERE task_id = ?`),
     version: database.prepare(`SELECT version FROM ${checkpoints} WHERE task_id = ?`),
