@@ -1,4 +1,10 @@
-import { type Diagnostics, InvalidStateError, type OperationContext, TimeoutError } from '@agent-core/core'
+import {
+  type Diagnostics,
+  InvalidStateError,
+  isThenable,
+  type OperationContext,
+  TimeoutError,
+} from '@agent-core/core'
 import type { DurableStep, DurableStepContext, DurableTaskDefinition } from '../durable-task.js'
 import type { CheckpointV2 } from '../store.js'
 import { checkProgressState, checkStepOutput } from './state-checks.js'
@@ -98,10 +104,12 @@ async function executeHandler<State, App>(
     const input = structuredClone(entry.state)
     let output: unknown
     try {
-      output = mode === 'reconcile' ? await step.reconcile?.(input, context) : await step.run(input, context)
+      const returned = mode === 'reconcile' ? step.reconcile?.(input, context) : step.run(input, context)
+      output = isThenable(returned) ? await returned : returned
     } finally {
       // Progress saves the handler started and did not await still land before anything else is written.
-      await progress.close()
+      const pending = progress.close()
+      if (pending !== undefined) await pending
     }
     return checkStepOutput(run.definition, run.taskId, output, step)
   } catch (error) {
