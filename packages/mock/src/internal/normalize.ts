@@ -26,14 +26,24 @@ export type NormalizedFormat =
       readonly validator: JsonSchemaValidator
     }
 
+export interface NormalizedToolCall {
+  readonly id: string
+  readonly name: string
+  readonly arguments: string
+}
+
 export interface NormalizedMessage {
   readonly role: string
   readonly text: string
+  /** On an assistant message: the tool calls it made. */
+  readonly toolCalls?: readonly NormalizedToolCall[]
+  /** On a tool message: the call it answers. */
+  readonly toolCallId?: string
 }
 
 /** A chat-completions or Responses request reduced to what MockGPT's answer depends on. */
 export interface NormalizedRequest {
-  readonly endpoint: 'chat.completions' | 'responses'
+  readonly endpoint: 'chat.completions' | 'responses' | 'messages'
   readonly model: string
   readonly stream: boolean
   readonly includeUsage: boolean
@@ -61,7 +71,7 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
 const validators = new Map<string, JsonSchemaValidator>()
 
 /** Compiles a request's schema once per distinct text (bounded), so repeated requests do not recompile. */
-function compileRequestSchema(
+export function compileRequestSchema(
   schema: unknown,
   param: string,
 ): { schema: JsonSchema; validator: JsonSchemaValidator } {

@@ -19,7 +19,7 @@ function chatUsage(request: NormalizedRequest, answer: Answer) {
     total_tokens: request.inputTokens + answer.outputTokens,
     prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 },
     completion_tokens_details: {
-      reasoning_tokens: 0,
+      reasoning_tokens: answer.reasoningPieces.length,
       audio_tokens: 0,
       accepted_prediction_tokens: 0,
       rejected_prediction_tokens: 0,
@@ -35,6 +35,8 @@ export function chatCompletionBody(request: NormalizedRequest, answer: Answer, m
     refusal: null,
     annotations: [],
   }
+  // As OpenAI-compatible servers with reasoning models send it (DeepSeek, vLLM, ...).
+  if (answer.reasoning) message.reasoning_content = answer.reasoning
   if (answer.toolCalls.length) {
     message.tool_calls = answer.toolCalls.map((c) => ({
       id: c.id,
@@ -83,10 +85,17 @@ export function chatCompletionSteps(
   let argumentBytes = 0
   for (const call of answer.toolCalls) argumentBytes += call.arguments.length * 4
   const w = new FrameWriter(
-    (answer.pieces.length + 8) * (contentHead.length + contentClose.length + 16) + argumentBytes * 40,
+    (answer.pieces.length + answer.reasoningPieces.length + 8) *
+      (contentHead.length + contentClose.length + 16) +
+      argumentBytes * 40,
   )
   const chunk = (delta: string) => w.bytes(head).text(delta).bytes(open).end()
   chunk('{"role":"assistant","content":"","refusal":null}')
+  if (answer.reasoningPieces.length) {
+    const reasoningHead = FrameWriter.encode(`${headText}{"reasoning_content":`)
+    for (const piece of answer.reasoningPieces)
+      w.bytes(reasoningHead).text(JSON.stringify(piece)).bytes(contentClose).end()
+  }
   for (const piece of answer.pieces)
     w.bytes(contentHead).text(JSON.stringify(piece)).bytes(contentClose).end()
   const fragments = answer.toolCalls.map((c) => argumentFragments(c.arguments))
