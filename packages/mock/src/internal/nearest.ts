@@ -28,7 +28,14 @@ export function nearest(word: string, known: readonly string[]): string | undefi
   let bestDistance = Math.max(2, Math.ceil(word.length / 2)) + 1
   for (const candidate of known) {
     const c = candidate.toLowerCase()
-    const d = c.startsWith(lower) || lower.startsWith(c) ? 1 : editDistance(lower, c, bestDistance)
+    let shared = 0
+    while (shared < c.length && shared < lower.length && c[shared] === lower[shared]) shared++
+    const d =
+      c.startsWith(lower) || lower.startsWith(c)
+        ? 1
+        : shared >= 3
+          ? 2
+          : editDistance(lower, c, bestDistance)
     if (d < bestDistance) {
       best = candidate
       bestDistance = d

@@ -472,7 +472,9 @@ describe('generateFromSchema size budget', () => {
       caught = error
     }
     expect(caught).toBeInstanceOf(InvalidInputError)
-    expect((caught as InvalidInputError).message).toMatch(/smallest valid value has about \d+ characters.*too large/)
+    expect((caught as InvalidInputError).message).toMatch(
+      /smallest valid value has about \d+ characters.*too large/,
+    )
     expect((caught as InvalidInputError).details).toMatchObject({ keyword: 'schema', path: '#' })
   })
 

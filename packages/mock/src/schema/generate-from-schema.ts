@@ -148,7 +148,9 @@ function generate(ctx: Ctx, norm: Norm, rng: Rng, depth: number): unknown {
     throw new OverBudget(`gave up after ${STEP_BUDGET} generation steps (deeply nested oneOf/anyOf retries)`)
   }
   if ((ctx.steps & 63) === 0 && performance.now() > ctx.deadline) {
-    throw new OverBudget(`gave up after ${TIME_BUDGET_MS} ms of generation (too many oneOf/anyOf branches to try)`)
+    throw new OverBudget(
+      `gave up after ${TIME_BUDGET_MS} ms of generation (too many oneOf/anyOf branches to try)`,
+    )
   }
   if (depth > ctx.maxDepth + DEPTH_SLACK) {
     throw new Unsatisfiable(

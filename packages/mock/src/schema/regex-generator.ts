@@ -358,7 +358,12 @@ export function generateFromRegex(
 }
 
 /** Generation with a shared character allowance: `undefined` once the string would exceed it. */
-function generateNode(node: RegexNode, rng: Rng, extra: number, budget: { left: number }): string | undefined {
+function generateNode(
+  node: RegexNode,
+  rng: Rng,
+  extra: number,
+  budget: { left: number },
+): string | undefined {
   if (budget.left < 0) return undefined
   switch (node.kind) {
     case 'anchor':

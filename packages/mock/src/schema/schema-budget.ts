@@ -41,7 +41,10 @@ function singleRanges(node: RegexNode): readonly (readonly [number, number])[] |
   return node.kind === 'ranges' ? node.ranges : undefined
 }
 
-function overlaps(a: readonly (readonly [number, number])[], b: readonly (readonly [number, number])[]): boolean {
+function overlaps(
+  a: readonly (readonly [number, number])[],
+  b: readonly (readonly [number, number])[],
+): boolean {
   return a.some(([lo, hi]) => b.some(([lo2, hi2]) => lo <= hi2 && lo2 <= hi))
 }
 
@@ -164,10 +167,20 @@ export function assertSchemaWithinBudget(schema: unknown): void {
     if (seen.has(value)) continue
     seen.add(value)
     if (++nodes > SCHEMA_LIMITS.nodes) {
-      reject(path, 'schema', `the schema has more than ${SCHEMA_LIMITS.nodes} objects and arrays`, 'split it, or describe repeated parts once under $defs')
+      reject(
+        path,
+        'schema',
+        `the schema has more than ${SCHEMA_LIMITS.nodes} objects and arrays`,
+        'split it, or describe repeated parts once under $defs',
+      )
     }
     if (depth > SCHEMA_LIMITS.depth) {
-      reject(path, 'schema', `the schema nests more than ${SCHEMA_LIMITS.depth} levels deep`, 'flatten it, or use $ref for recursive shapes')
+      reject(
+        path,
+        'schema',
+        `the schema nests more than ${SCHEMA_LIMITS.depth} levels deep`,
+        'flatten it, or use $ref for recursive shapes',
+      )
     }
     if (Array.isArray(value)) {
       if (key === 'anyOf' || key === 'oneOf') {
@@ -183,11 +196,21 @@ export function assertSchemaWithinBudget(schema: unknown): void {
       }
       if (key === 'enum') {
         if (value.length > SCHEMA_LIMITS.enumValues) {
-          reject(path.slice(0, -1), 'enum', `the enum has ${value.length} values (at most ${SCHEMA_LIMITS.enumValues})`, 'use a pattern or a string with a format instead of listing every value')
+          reject(
+            path.slice(0, -1),
+            'enum',
+            `the enum has ${value.length} values (at most ${SCHEMA_LIMITS.enumValues})`,
+            'use a pattern or a string with a format instead of listing every value',
+          )
         }
         enumValues += value.length
         if (enumValues > SCHEMA_LIMITS.totalEnumValues) {
-          reject(path.slice(0, -1), 'enum', `the schema's enums hold more than ${SCHEMA_LIMITS.totalEnumValues} values together`, 'list fewer values')
+          reject(
+            path.slice(0, -1),
+            'enum',
+            `the schema's enums hold more than ${SCHEMA_LIMITS.totalEnumValues} values together`,
+            'list fewer values',
+          )
         }
         continue // enum values are data, not schemas: they are not walked
       }
@@ -203,7 +226,12 @@ export function assertSchemaWithinBudget(schema: unknown): void {
         if (k === 'const') enumValues++
         continue
       }
-      stack.push({ value: (value as Record<string, unknown>)[k], path: [...path, k], depth: depth + 1, key: k })
+      stack.push({
+        value: (value as Record<string, unknown>)[k],
+        path: [...path, k],
+        depth: depth + 1,
+        key: k,
+      })
     }
   }
 }
