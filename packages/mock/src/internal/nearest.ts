@@ -31,11 +31,7 @@ export function nearest(word: string, known: readonly string[]): string | undefi
     let shared = 0
     while (shared < c.length && shared < lower.length && c[shared] === lower[shared]) shared++
     const d =
-      c.startsWith(lower) || lower.startsWith(c)
-        ? 1
-        : shared >= 3
-          ? 2
-          : editDistance(lower, c, bestDistance)
+      c.startsWith(lower) || lower.startsWith(c) ? 1 : shared >= 3 ? 2 : editDistance(lower, c, bestDistance)
     if (d < bestDistance) {
       best = candidate
       bestDistance = d
