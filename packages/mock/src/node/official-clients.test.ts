@@ -333,7 +333,9 @@ describe('the official Anthropic SDK', () => {
 
   it('calls tools, streamed as input_json_delta, and answers from the tool result', async () => {
     server.mock.script({ reply: researcher, times: 2 })
-    const tools: Anthropic.Tool[] = [{ name: 'search', input_schema: QUERY }]
+    const tools: Anthropic.Tool[] = [
+      { name: 'search', input_schema: { ...QUERY, required: [...QUERY.required] } },
+    ]
     const first = await client()
       .messages.stream({
         model: 'claude-sonnet-4-5',

@@ -50,6 +50,11 @@ export interface MockGPTServerOptions extends MockGPTOptions {
    * {@link MockGPTRecordOptions}); admin routes still work. Replay the file later with the `replay` option.
    */
   readonly record?: MockGPTRecordOptions | undefined
+  /**
+   * Let the process exit while the server listens (`server.unref()`), for a server shared by test files
+   * that nobody closes explicitly. Default false.
+   */
+  readonly unref?: boolean | undefined
 }
 
 /**
@@ -85,7 +90,7 @@ export interface MockGPTServer {
   close(): Promise<void>
 }
 
-const SERVER_KEYS = ['port', 'host', 'mock', 'maxBodyBytes', 'allowedHosts', 'record']
+const SERVER_KEYS = ['port', 'host', 'mock', 'maxBodyBytes', 'allowedHosts', 'record', 'unref']
 
 function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host)
@@ -121,6 +126,7 @@ export async function startMockGPTServer(options: MockGPTServerOptions = {}): Pr
     maxBodyBytes,
     allowedHosts,
     record,
+    unref = false,
     ...engineOptions
   } = options
   assertSafeInteger(port, 'port', { min: 0, max: 65535 })
@@ -182,6 +188,7 @@ export async function startMockGPTServer(options: MockGPTServerOptions = {}): Pr
   const server = createServer(handler)
   const sockets = new Set<Socket>()
   server.on('connection', (socket) => {
+    if (unref) socket.unref()
     sockets.add(socket)
     socket.once('close', () => sockets.delete(socket))
   })
@@ -192,6 +199,7 @@ export async function startMockGPTServer(options: MockGPTServerOptions = {}): Pr
       resolve()
     })
   })
+  if (unref) server.unref()
   const address = server.address()
   const actualPort = typeof address === 'object' && address ? address.port : port
   const shownHost = host.includes(':') ? `[${host}]` : host

@@ -67,7 +67,9 @@ const UNSUPPORTED: ReadonlyMap<string, string> = new Map([
 ])
 
 const COUNT_KEYWORDS = ['minLength', 'maxLength', 'minItems', 'maxItems', 'minProperties', 'maxProperties']
+
 export { MAX_GENERATED_SIZE }
+
 const LOWER_BOUND_KEYWORDS = ['minLength', 'minItems', 'minProperties']
 const NUMBER_KEYWORDS = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum']
 const SCHEMA_ARRAYS = ['allOf', 'anyOf', 'oneOf', 'prefixItems']
