@@ -287,14 +287,17 @@ function decodePathSegment(segment: string): string {
   }
 }
 
-function redact(headers: Record<string, string>): Record<string, string> {
+/** `headers` with credential values replaced (a copy only when there is something to replace). */
+function redact(headers: Readonly<Record<string, string>>): Record<string, string> {
+  let out: Record<string, string> | undefined
   for (const name in headers) {
     if (!CREDENTIAL_HEADERS.has(name)) continue
+    out ??= { ...headers }
     const value = headers[name] as string
     const scheme = /^(Bearer|Basic|Token)\s/i.exec(value)?.[1]
-    headers[name] = scheme ? `${scheme} <redacted>` : '<redacted>'
+    out[name] = scheme ? `${scheme} <redacted>` : '<redacted>'
   }
-  return headers
+  return out ?? (headers as Record<string, string>)
 }
 
 /** One scope's mutable state. */
@@ -427,10 +430,15 @@ export function createEngine(config: ResolvedOptions): MockGPT {
     checkRequestParams(endpoint, body, strict)
     let normalized: NormalizedRequest | undefined
     let embeddings: { text: string; tokens: number } | undefined
-    let view: MockRequestView
+    // The view is built only when a script entry or a summary needs it (most requests have no script).
+    let built: MockRequestView | undefined
+    const view = (): MockRequestView =>
+      (built ??=
+        normalized === undefined
+          ? embeddingsView(body, record.index, scope.testId)
+          : requestView(normalized, record.index, scope.testId))
     if (endpoint === 'embeddings') {
       embeddings = embeddingsResponse(body, seed)
-      view = embeddingsView(body, record.index, scope.testId)
     } else {
       let history: NormalizedMessage[] = []
       const previousId = body.previous_response_id
@@ -457,7 +465,6 @@ export function createEngine(config: ResolvedOptions): MockGPT {
           : endpoint === 'messages'
             ? normalizeMessagesRequest(body)
             : normalizeResponsesRequest(body, history)
-      view = requestView(normalized, record.index, scope.testId)
     }
     if (scope.poison !== undefined) {
       record.scriptError = scope.poison
@@ -477,13 +484,13 @@ export function createEngine(config: ResolvedOptions): MockGPT {
     let taken: TakenEntry | undefined
     let reply: MockReply | undefined
     try {
-      taken = scope.queue.take(view)
+      taken = scope.queue.size > 0 ? scope.queue.take(view()) : undefined
       const scripted = taken?.reply
       reply =
         typeof scripted === 'function'
           ? runComputedReply(
               scripted,
-              view,
+              view(),
               `MockGPT script entry ${entryName(taken?.index ?? 0, taken?.entry)} reply`,
             )
           : scripted
@@ -506,7 +513,7 @@ export function createEngine(config: ResolvedOptions): MockGPT {
         return applyFaults(replayed, faults)
       }
       if (strict) {
-        const message = `MockGPT strict mode: no script entry${scope.replay.size ? ' or replay fixture' : ''} matches ${summarize(record, view)}. Script a reply for it (or turn strict mode off to get generated answers).`
+        const message = `MockGPT strict mode: no script entry${scope.replay.size ? ' or replay fixture' : ''} matches ${summarize(record, view())}. Script a reply for it (or turn strict mode off to get generated answers).`
         problem(scope, record, 'unmatched', undefined, message)
         return openAIErrorResponse(400, message, {
           type: 'mock_script_error',
@@ -744,7 +751,8 @@ export function createEngine(config: ResolvedOptions): MockGPT {
     const modelId = path.startsWith('/v1/models/')
       ? decodePathSegment(path.slice('/v1/models/'.length))
       : undefined
-    const headers = { ...(request.headers as Record<string, string>) }
+    // handle() already made a private copy of the headers: the record may keep it as it is.
+    const headers = request.headers as Record<string, string>
     const bodyText = request.body ?? ''
     const keep = scope.journal.keepsBody(bodyText.length)
     const record: MutableRecord = {

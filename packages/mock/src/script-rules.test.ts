@@ -572,3 +572,46 @@ describe('hostile schemas', () => {
     )
   })
 })
+
+describe('long streams rendered from a template', () => {
+  it('carry each request its own id and timestamp in every chunk, and the same text', async () => {
+    const text = Array.from({ length: 100 }, (_, i) => `word${i}`).join(' ')
+    let clock = 1_700_000_000_000
+    const mock = createMockGPT({
+      now: () => clock,
+      script: [{ reply: { type: 'text', text }, times: 3 }],
+    })
+    const read = async () => {
+      const events = parseSse(
+        await streamText(
+          post(
+            mock,
+            '/v1/chat/completions',
+            chat('x', { stream: true, stream_options: { include_usage: true } }),
+          ),
+        ),
+      )
+      const chunks = events.filter((e) => e.data !== '[DONE]').map((e) => JSON.parse(e.data) as Json)
+      return {
+        ids: new Set(chunks.map((c) => c.id)),
+        created: new Set(chunks.map((c) => c.created)),
+        text: chunks.map((c) => c.choices[0]?.delta.content ?? '').join(''),
+        usage: chunks.at(-1)?.usage,
+      }
+    }
+    const first = await read()
+    clock += 5_000
+    const second = await read()
+    expect(first.ids.size).toBe(1)
+    expect(second.ids.size).toBe(1)
+    expect([...first.ids][0]).not.toBe([...second.ids][0])
+    expect([...first.created]).toEqual([1_700_000_000])
+    expect([...second.created]).toEqual([1_700_000_005])
+    expect(first.text).toBe(text)
+    expect(second.text).toBe(text)
+    expect(second.usage).toEqual(first.usage)
+    // The JSON answer agrees with the streams.
+    const json = bodyOf(post(mock, '/v1/chat/completions', chat('x')))
+    expect(json.choices[0].message.content).toBe(text)
+  })
+})

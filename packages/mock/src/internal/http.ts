@@ -62,7 +62,8 @@ export function parseBody(text: string | undefined): ParsedBody {
   } catch (error) {
     return { error: (error as Error).message }
   }
-  if (nestsDeeperThan(value, MAX_BODY_DEPTH))
+  // A body shorter than two characters per level cannot nest that deep: skip the walk.
+  if (text.length > 2 * MAX_BODY_DEPTH && nestsDeeperThan(value, MAX_BODY_DEPTH))
     return { error: `the body nests arrays and objects more than ${MAX_BODY_DEPTH} levels deep` }
   return { value }
 }

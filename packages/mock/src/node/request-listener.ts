@@ -174,10 +174,19 @@ function respond(
   res: ServerResponse,
   serverSignal: AbortSignal | undefined,
 ): void {
-  const type = response.body.type
-  if (response.firstByteDelayMs === 0 && (type === 'text' || type === 'empty')) {
-    writeNow(response, res)
-    return
+  const body = response.body
+  if (response.firstByteDelayMs === 0) {
+    if (body.type === 'text' || body.type === 'empty') {
+      writeNow(response, res)
+      return
+    }
+    if (body.type === 'stream' && body.steps instanceof PackedFrames) {
+      // A fully rendered stream without faults: one chunked write and the terminator, as a server that
+      // has the whole body would do. Nothing waits, so no signal is needed.
+      res.writeHead(response.status, response.headers)
+      res.end(body.steps.whole())
+      return
+    }
   }
   // Only responses that wait (delays, hangs, streams) need a signal that the server's close or the
   // client's disconnect can abort.
