@@ -44,7 +44,7 @@ export const CHAT_PARAMS = {
   audio: obj,
   frequency_penalty: penalty,
   function_call: any,
-  functions: arr,
+  functions: { type: 'array' },
   logit_bias: obj,
   logprobs: bool,
   max_completion_tokens: tokens,
