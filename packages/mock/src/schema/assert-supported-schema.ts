@@ -82,9 +82,7 @@ function reject(path: readonly string[], keyword: string, problem: string, fix: 
   const at = pointer(path)
   throw new InvalidInputError(
     `Unsupported JSON Schema at ${at} (keyword "${keyword}"): ${problem}. To fix: ${fix}.`,
-    {
-      details: { path: at, keyword, problem, fix },
-    },
+    { details: { field: at, path: at, keyword, problem, fix } },
   )
 }
 

@@ -1,4 +1,10 @@
-import { formatSchemaIssues, InvalidInputError, type JsonSchema, type SchemaIssue } from '@agent-core/core'
+import {
+  describeValue,
+  formatSchemaIssues,
+  InvalidInputError,
+  type JsonSchema,
+  type SchemaIssue,
+} from '@agent-core/core'
 import { assertSupportedSchema } from './assert-supported-schema.js'
 import {
   candidateTypes,
@@ -375,16 +381,16 @@ function generateArray(ctx: Ctx, norm: Norm, rng: Rng, depth: number): unknown[]
  */
 export function generateFromSchema(schema: JsonSchema, options: GenerateOptions): unknown {
   if (!isSchemaObject(options)) {
-    throw new InvalidInputError('generateFromSchema needs options such as { seed: 1 }.')
+    throw new InvalidInputError('generateFromSchema needs options such as { seed: 1 }.', {
+      details: { field: 'options', received: describeValue(options) },
+    })
   }
   const rng = createRng(options.seed)
   const maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH
   if (typeof maxDepth !== 'number' || !Number.isSafeInteger(maxDepth) || maxDepth < 0 || maxDepth > 32) {
     throw new InvalidInputError(
       `maxDepth must be an integer from 0 to 32, but got ${String(maxDepth)}; omit it for 6.`,
-      {
-        details: { maxDepth },
-      },
+      { details: { field: 'maxDepth', received: describeValue(maxDepth) } },
     )
   }
   const root = options.rootSchema ?? schema
@@ -423,6 +429,6 @@ export function generateFromSchema(schema: JsonSchema, options: GenerateOptions)
   throw new InvalidInputError(
     `Could not generate a value satisfying the schema after ${attempts} attempts (seed ${options.seed}): ${why}. ` +
       'Relax the conflicting constraints (for example combine patterns into one, widen length or numeric bounds, or make recursive properties optional).',
-    { details: { seed: options.seed, attempts, reasons, issues } },
+    { details: { field: 'schema', seed: options.seed, attempts, reasons, issues } },
   )
 }
