@@ -19,7 +19,7 @@ const PRIVATE_FOLDERS = new Set(['internal', '__fixtures__', 'test', 'testing'])
 
 /** Fixed subpaths of mock; core and kits are discovered from folders. */
 const FIXED = {
-  mock: ['.', './node', './web'],
+  mock: ['.', './node', './web', './vitest'],
 }
 
 /** Extra build entries that are not subpaths (binaries). */

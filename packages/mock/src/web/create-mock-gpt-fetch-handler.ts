@@ -4,7 +4,9 @@ import { createMockGPT } from '../mock-gpt.js'
 import type { MockStreamStep } from '../mock-http.js'
 import { type MockBodySink, pumpMockBody } from '../pump-mock-body.js'
 
-/** Options of {@link createMockGPTFetchHandler}: engine options, or an engine to serve.  * @example
+/**
+ * Options of {@link createMockGPTFetchHandler}: engine options, or an engine to serve.
+ * @example
  * ```ts
  * import { createMockGPT } from '@agent-core/mock'
  * import { createMockGPTFetchHandler } from '@agent-core/mock/web'
@@ -31,7 +33,10 @@ export interface MockGPTFetchHandler {
   readonly mock: MockGPT
   /** A drop-in `fetch` (`(input, init) => Promise<Response>`) for clients such as the OpenAI SDK. */
   readonly fetch: (input: string | URL | Request, init?: RequestInit) => Promise<Response>
-  /** Ends every slow, hung or open stream; later requests still work. */
+  /**
+   * Ends every slow, hung or open stream; later requests still work. Then throws `MockScriptError` when the
+   * engine recorded a script problem, so a suite whose script failed cannot end green.
+   */
   close(): void
 }
 
@@ -168,6 +173,7 @@ export function createMockGPTFetchHandler(options: MockGPTFetchHandlerOptions = 
     close() {
       lifetime.abort()
       lifetime = new AbortController()
+      mock.assertNoScriptProblems()
     },
   })
 }

@@ -16,6 +16,7 @@
  *
  * @module
  */
+export type { MockGPT, MockGPTOptions } from '@agent-core/mock'
 export {
   createMockGPTFetchHandler,
   type MockGPTFetchHandler,
