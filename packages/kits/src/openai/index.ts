@@ -8,13 +8,12 @@
  *
  * @example
  * ```ts
- * import { collectModelStream } from '@agent-core/core'
  * import { withRetry } from '@agent-core/kits/models'
  * import { createOpenAIChatModel } from '@agent-core/kits/openai'
  *
  * const model = withRetry(createOpenAIChatModel({ model: 'gpt-4o-mini', apiKey: 'sk-test', baseURL: 'http://127.0.0.1:8787/v1' }))
- * const request = { messages: [{ role: 'user' as const, content: 'Hello' }] }
- * const response = await collectModelStream(model.stream?.(request, {}) ?? [])
+ * const response = await model.generate({ messages: [{ role: 'user', content: 'Hello' }] }, context)
+ * response.message.content
  * ```
  *
  * @module

@@ -231,16 +231,13 @@ async function send<T>(pending: unknown): Promise<Answered<T>> {
  * @throws `InvalidInputError` for malformed options, or when no client can be built (no API key)
  * @example
  * ```ts
- * import { collectModelStream } from '@agent-core/core'
- * import { withRetry } from '@agent-core/kits/models'
  * import { createOpenAIChatModel } from '@agent-core/kits/openai'
  *
- * const model = withRetry(
- *   createOpenAIChatModel({ model: 'gpt-4o-mini', apiKey: process.env.OPENAI_API_KEY ?? 'sk-test' }),
- *   { maxAttempts: 3 },
- * )
- * const request = { messages: [{ role: 'user' as const, content: 'Say hello' }] }
- * const answer = await collectModelStream(model.stream?.(request, { signal: AbortSignal.timeout(30_000) }) ?? [])
+ * const model = createOpenAIChatModel({ model: 'gpt-4o-mini', apiKey: process.env.OPENAI_API_KEY })
+ * let text = ''
+ * for await (const event of model.stream({ messages: [{ role: 'user', content: 'Say hello' }] })) {
+ *   if (event.type === 'text-delta') text += event.text
+ * }
  * ```
  */
 export function createOpenAIChatModel(options: OpenAIChatModelOptions): OpenAIChatModel {
