@@ -258,12 +258,41 @@ describe('openai adapter: refusals name the field and what to do', () => {
   it('stream checks the request when called, before iteration, and keeps a snapshot of it', async () => {
     expect(() => model.stream({ messages: [] })).toThrow(InvalidInputError)
     const messages = [{ role: 'user' as const, content: 'first words' }]
-    const stream = model.stream({ messages })
+    const parameters = { type: 'object', properties: { q: { type: 'string' } } }
+    const stream = model.stream({ messages, tools: [{ name: 'search', description: 'Search', parameters }] })
     messages[0] = { role: 'user', content: 'changed later' }
+    parameters.properties.q.type = 'number'
     for await (const _ of stream) {
       // read to the end
     }
-    const body = handler.mock.requests.at(-1)?.body as { messages: unknown }
+    const body = handler.mock.requests.at(-1)?.body as { messages: unknown; tools: unknown }
     expect(body.messages).toEqual([{ role: 'user', content: 'first words' }])
+    expect(body.tools).toEqual([
+      {
+        type: 'function',
+        function: {
+          name: 'search',
+          description: 'Search',
+          parameters: { type: 'object', properties: { q: { type: 'string' } } },
+        },
+      },
+    ])
+  })
+
+  it('schemas and body extras must be JSON: a cycle or a BigInt is refused with its field', () => {
+    const cyclic: Record<string, unknown> = { type: 'object' }
+    cyclic.self = cyclic
+    const tools = [{ name: 'f', description: '', parameters: cyclic }]
+    const error = refusal(() => model.assertRequest({ messages: user, tools }))
+    expect(error.details.field).toBe('request.tools[0].parameters')
+    expect(error.message).toMatch(/must be plain JSON/)
+    const format = { type: 'json_schema', name: 'n', schema: { maximum: 10n } }
+    expect(refusal(() => model.assertRequest({ messages: user, responseFormat: format })).details.field).toBe(
+      'request.responseFormat.schema',
+    )
+    expect(
+      refusal(() => createOpenAIChatModel({ model: 'm', apiKey: 'x', body: { metadata: { big: 1n } } }))
+        .details.field,
+    ).toBe('body.metadata')
   })
 })

@@ -1,6 +1,6 @@
 import { describeValue, InvalidInputError } from '@agent-core/core'
 import OpenAI, { type ClientOptions } from 'openai'
-import { RESERVED_BODY_KEYS } from './internal/request.js'
+import { jsonSnapshot, RESERVED_BODY_KEYS } from './internal/request.js'
 
 /**
  * How {@link createOpenAIChatModel} (and {@link openAIChatBinding}) reach the server. Give a ready
@@ -192,7 +192,7 @@ export function resolveOptions(options: unknown): ResolvedOptions {
           { details: { field: `body.${field}`, received: describeValue(value) } },
         )
       }
-      copy[field] = value
+      if (value !== undefined) copy[field] = jsonSnapshot(value, `body.${field}`)
     }
     extra = Object.freeze(copy)
   }

@@ -141,7 +141,7 @@ function tools(value: unknown): { body: unknown[]; names: Set<string> } {
         ...(description === undefined || description === ''
           ? {}
           : { description: text(description, `${field}.description`) }),
-        parameters: parameters as JsonSchema,
+        parameters: jsonSnapshot(parameters, `${field}.parameters`) as JsonSchema,
       },
     }
   })
@@ -191,9 +191,36 @@ function responseFormat(value: unknown): unknown {
     if (strict !== undefined && typeof strict !== 'boolean') {
       fail('request.responseFormat.strict', 'a boolean or left out', strict)
     }
-    return { type, json_schema: { name, schema, ...(strict === undefined ? {} : { strict }) } }
+    return {
+      type,
+      json_schema: {
+        name,
+        schema: jsonSnapshot(schema, 'request.responseFormat.schema'),
+        ...(strict === undefined ? {} : { strict }),
+      },
+    }
   }
   return fail('request.responseFormat.type', "'text', 'json_object' or 'json_schema'", type)
+}
+
+/**
+ * A deep copy of a JSON value the caller gave (a JSON Schema, an extra body field): later changes to the
+ * caller's object cannot reach the wire, and a value JSON cannot carry (a cycle, a BigInt) is refused here
+ * instead of failing inside the client.
+ */
+export function jsonSnapshot(value: unknown, field: string): unknown {
+  let text: string | undefined
+  try {
+    text = JSON.stringify(value)
+  } catch (error) {
+    if (!(error instanceof TypeError)) throw error // a getter's own error passes through
+    throw new InvalidInputError(
+      `${field} must be plain JSON, but it cannot be serialised: ${error.message}. Remove cycles, BigInts and class instances.`,
+      { cause: error, details: { field, received: describeValue(value) } },
+    )
+  }
+  if (text === undefined) fail(field, 'a JSON value', value)
+  return JSON.parse(text)
 }
 
 function finiteNumber(value: unknown, field: string): number {
