@@ -361,6 +361,8 @@ export function createMockGPT(options: MockGPTOptions = {}): MockGPT {
 export function createEngine(config: ResolvedOptions): MockGPT {
   const { seed, keys, models, chaos, chaosPool, budget, now, strict } = config
   const root = new Scope(undefined, config, new ReplayBook(config.replay))
+  /** Default-responder answers by request content (bounded; see serveModel). */
+  const defaultAnswers = new Map<string, Answer>()
   let scopes = new Map<string, Scope>()
 
   const scopeOf = (testId: string | undefined): Scope => {
@@ -577,13 +579,26 @@ export function createEngine(config: ResolvedOptions): MockGPT {
     const contentSeed = hashString(contentKey, foldSeed(seed) ^ foldSeed(request.seed ?? 0))
     let answer: Answer
     try {
-      answer = planAnswer(request, reply, {
-        contentSeed,
-        callId: (i) =>
-          endpoint === 'messages'
-            ? `toolu_${deterministicId(seed, `call:${n}:${i}`, 24)}`
-            : `call_${deterministicId(seed, `call:${n}:${i}`, 24)}`,
-      })
+      // The default responder's answer depends only on what was asked: identical requests (retries,
+      // repeated test runs) reuse it unless it calls tools (their ids are per request).
+      const cacheKey =
+        reply === undefined
+          ? `${contentSeed}\u0000${contentKey}\u0000${JSON.stringify(request.toolChoice)}\u0000${request.parallelToolCalls}\u0000${request.maxOutputTokens}\u0000${request.stop.join('\u0001')}`
+          : undefined
+      const cached = cacheKey === undefined ? undefined : defaultAnswers.get(cacheKey)
+      answer =
+        cached ??
+        planAnswer(request, reply, {
+          contentSeed,
+          callId: (i) =>
+            endpoint === 'messages'
+              ? `toolu_${deterministicId(seed, `call:${n}:${i}`, 24)}`
+              : `call_${deterministicId(seed, `call:${n}:${i}`, 24)}`,
+        })
+      if (cacheKey !== undefined && !cached && answer.toolCalls.length === 0) {
+        if (defaultAnswers.size >= 256) defaultAnswers.delete(defaultAnswers.keys().next().value as string)
+        defaultAnswers.set(cacheKey, answer)
+      }
     } catch (error) {
       if (reply && (isScriptProblem(error) || !MockRequestError.isInstance(error)))
         return scriptFailure(scope, record, taken, error)

@@ -27,33 +27,49 @@ function chatUsage(request: NormalizedRequest, answer: Answer) {
   }
 }
 
+/**
+ * The part of a `chat.completion` body after `"created":<n>,`, per answer and rendering key: identical
+ * answers (the default responder caches them) render once, and each response only prepends its id.
+ */
+const bodyTails = new WeakMap<Answer, Map<string, string>>()
+
 /** The `chat.completion` JSON body. */
 export function chatCompletionBody(request: NormalizedRequest, answer: Answer, meta: RenderMeta): string {
-  const message: Record<string, unknown> = {
-    role: 'assistant',
-    content: answer.toolCalls.length && answer.text === '' ? null : answer.text,
-    refusal: null,
-    annotations: [],
+  const key = `${meta.model}\u0000${request.inputTokens}`
+  let tails = bodyTails.get(answer)
+  let tail = tails?.get(key)
+  if (tail === undefined) {
+    const message: Record<string, unknown> = {
+      role: 'assistant',
+      content: answer.toolCalls.length && answer.text === '' ? null : answer.text,
+      refusal: null,
+      annotations: [],
+    }
+    // As OpenAI-compatible servers with reasoning models send it (DeepSeek, vLLM, ...).
+    if (answer.reasoning) message.reasoning_content = answer.reasoning
+    if (answer.toolCalls.length) {
+      message.tool_calls = answer.toolCalls.map((c) => ({
+        id: c.id,
+        type: 'function',
+        function: { name: c.name, arguments: c.arguments },
+      }))
+    }
+    const rest = JSON.stringify({
+      model: meta.model,
+      choices: [{ index: 0, message, logprobs: null, finish_reason: answer.finishReason }],
+      usage: chatUsage(request, answer),
+      service_tier: 'default',
+      system_fingerprint: FINGERPRINT,
+    })
+    tail = rest.slice(1)
+    if (!tails) {
+      tails = new Map()
+      bodyTails.set(answer, tails)
+    }
+    if (tails.size >= 8) tails.delete(tails.keys().next().value as string)
+    tails.set(key, tail)
   }
-  // As OpenAI-compatible servers with reasoning models send it (DeepSeek, vLLM, ...).
-  if (answer.reasoning) message.reasoning_content = answer.reasoning
-  if (answer.toolCalls.length) {
-    message.tool_calls = answer.toolCalls.map((c) => ({
-      id: c.id,
-      type: 'function',
-      function: { name: c.name, arguments: c.arguments },
-    }))
-  }
-  return JSON.stringify({
-    id: meta.id,
-    object: 'chat.completion',
-    created: meta.created,
-    model: meta.model,
-    choices: [{ index: 0, message, logprobs: null, finish_reason: answer.finishReason }],
-    usage: chatUsage(request, answer),
-    service_tier: 'default',
-    system_fingerprint: FINGERPRINT,
-  })
+  return `{"id":${JSON.stringify(meta.id)},"object":"chat.completion","created":${meta.created},${tail}`
 }
 
 /** Splits tool-call arguments into fragments of up to three tokens, as models stream them. */

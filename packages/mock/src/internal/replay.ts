@@ -7,6 +7,15 @@ import { assertKnownKeys } from './validate-script.js'
  * One recorded exchange with an upstream model server: the request as sent and the response as received
  * (a JSON body as text, a stream as its chunks). Fixture files hold `{ version: 1, interactions: [...] }`.
  * Credentials are never recorded.
+ * @example
+ * ```ts
+ * import { createMockGPT, type MockFixture } from '@agent-core/mock'
+ * const fixture: MockFixture = {
+ *   request: { method: 'POST', path: '/v1/embeddings', body: { model: 'text-embedding-3-small', input: 'hi' } },
+ *   response: { status: 429, headers: { 'content-type': 'application/json' }, body: '{"error":{"message":"slow down"}}' },
+ * }
+ * const mock = createMockGPT({ replay: [fixture] })
+ * ```
  */
 export interface MockFixture {
   readonly request: {

@@ -281,6 +281,56 @@ describe('the AI SDK with its OpenAI-compatible provider', () => {
   })
 })
 
+describe('hostile schemas through every client', () => {
+  const BOMB = {
+    type: 'object' as const,
+    required: ['x'],
+    properties: { x: { type: 'string', pattern: '^((a{1000}){1000}){1000}$' } },
+  }
+
+  it('answers a regex bomb with a 400 naming the keyword, to the openai SDK, the AI SDK and the Anthropic SDK', async () => {
+    const viaOpenAI = await new OpenAI({
+      baseURL: server.baseURL,
+      apiKey: KEY,
+      maxRetries: 2,
+    }).chat.completions
+      .create({
+        model: 'gpt-4o-mini',
+        messages: [{ role: 'user', content: 'x' }],
+        response_format: { type: 'json_schema', json_schema: { name: 'bomb', schema: BOMB } },
+      })
+      .catch((e: unknown) => e)
+    expect(viaOpenAI).toBeInstanceOf(OpenAI.BadRequestError)
+    expect((viaOpenAI as Error).message).toMatch(/keyword "pattern"/)
+
+    const viaAiSdk = await generateText({
+      model: createOpenAICompatible({
+        name: 'm',
+        baseURL: server.baseURL,
+        apiKey: KEY,
+        supportsStructuredOutputs: true,
+      })('gpt-4o-mini'),
+      prompt: 'x',
+      output: Output.object({ schema: jsonSchema(BOMB) }),
+    }).catch((e: unknown) => e)
+    expect(APICallError.isInstance(viaAiSdk) && viaAiSdk.statusCode).toBe(400)
+
+    const viaAnthropic = await new Anthropic({ baseURL: server.url, apiKey: KEY, maxRetries: 2 }).messages
+      .create({
+        model: 'claude-sonnet-4-5',
+        max_tokens: 50,
+        messages: [{ role: 'user', content: 'x' }],
+        tools: [{ name: 'bomb', input_schema: { ...BOMB, required: ['x'] } }],
+        tool_choice: { type: 'tool', name: 'bomb' },
+      })
+      .catch((e: unknown) => e)
+    expect(viaAnthropic).toBeInstanceOf(Anthropic.BadRequestError)
+    expect((viaAnthropic as Error).message).toMatch(/keyword \\?"pattern/)
+    // None of them retried a 400.
+    expect(statuses()).toEqual([400, 400, 400])
+  })
+})
+
 describe('the AI SDK with its OpenAI provider (Responses API)', () => {
   it('reads text, tool calls and reasoning summaries', async () => {
     server.mock.script({ reply: researcher, times: 2 })

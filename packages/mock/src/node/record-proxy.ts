@@ -1,7 +1,7 @@
 import { renameSync, writeFileSync } from 'node:fs'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { describeValue, InvalidInputError } from '@agent-core/core'
-import type { MockFixture } from '../internal/replay.js'
+import type { MockFixture } from '@agent-core/mock'
 
 /**
  * Record mode: MockGPT forwards model requests to a real OpenAI-compatible (or Anthropic) endpoint and

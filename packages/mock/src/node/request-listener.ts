@@ -32,14 +32,6 @@ export interface MockGPTRequestListenerOptions {
   readonly allowedHosts?: readonly string[] | undefined
 }
 
-function headersOf(request: IncomingMessage): Record<string, string> {
-  const out: Record<string, string> = {}
-  for (const [name, value] of Object.entries(request.headers)) {
-    if (value !== undefined) out[name] = Array.isArray(value) ? value.join(', ') : value
-  }
-  return out
-}
-
 function disconnect(response: ServerResponse): Promise<void> {
   const socket = response.socket
   if (!socket || socket.destroyed) return Promise.resolve()
@@ -249,7 +241,8 @@ export function createMockGPTRequestListener(
         : mock.handle({
             method: req.method ?? 'GET',
             url: req.url ?? '/',
-            headers: headersOf(req),
+            // The engine copies the string values itself (node joins repeated request headers).
+            headers: req.headers as Record<string, string | undefined>,
             body:
               chunks.length === 0
                 ? undefined

@@ -23,4 +23,38 @@
  *
  * @module
  */
+/** The engine's types, re-exported so that this entry's signatures are complete on their own. */
+export type {
+  MockBudget,
+  MockChaos,
+  MockComputedReply,
+  MockEndpoint,
+  MockFault,
+  MockFixture,
+  MockGPT,
+  MockGPTOptions,
+  MockGPTScope,
+  MockHttpBody,
+  MockHttpRequest,
+  MockHttpResponse,
+  MockJournalStats,
+  MockMatch,
+  MockMessageView,
+  MockReply,
+  MockRequestView,
+  MockScriptEntry,
+  MockScriptProblem,
+  MockStreamController,
+  MockStreamStep,
+  MockToolCallScript,
+  MockToolCallView,
+  MockToolResultView,
+  MockUsage,
+  RecordedRequest,
+} from '@agent-core/mock'
+export type {
+  MockGPTRecordOptions,
+  MockGPTServer,
+  MockGPTServerOptions,
+} from '@agent-core/mock/node'
 export { type MockGPTTestHandle, type UseMockGPTOptions, useMockGPT } from './use-mock-gpt.js'

@@ -25,7 +25,16 @@ export interface MockGPTFetchHandlerOptions extends MockGPTOptions {
   readonly mock?: MockGPT | undefined
 }
 
-/** MockGPT as a `fetch`-compatible handler. */
+/**
+ * MockGPT as a `fetch`-compatible handler.
+ * @example
+ * ```ts
+ * import { createMockGPTFetchHandler, type MockGPTFetchHandler } from '@agent-core/mock/web'
+ * const handler: MockGPTFetchHandler = createMockGPTFetchHandler({ seed: 1 })
+ * const models = await (await handler.fetch('http://mockgpt.local/v1/models')).json()
+ * handler.close()
+ * ```
+ */
 export interface MockGPTFetchHandler {
   /** Answers one request. Rejects (like `fetch`) with an `AbortError` when the request's signal aborts. */
   (request: Request): Promise<Response>
