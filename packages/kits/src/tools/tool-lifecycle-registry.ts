@@ -612,10 +612,12 @@ export class ToolLifecycleRegistry<App = unknown> {
     pass.participants = participants
 
     enterPhase(context, 'inspect')
-    try {
-      throwIfAborted(context.signal, `before the hooks of tool call "${start.toolCallId}"`)
-    } catch (error) {
-      return failed('inspect', error)
+    if (context.signal.aborted) {
+      try {
+        throwIfAborted(context.signal, `before the hooks of tool call "${start.toolCallId}"`)
+      } catch (error) {
+        return failed('inspect', error)
+      }
     }
     for (const entry of participants) {
       const hook = entry.hooks.inspect
