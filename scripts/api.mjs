@@ -2,16 +2,36 @@
  * Runs api-extractor once per public subpath (it reads one entry point per config).
  * `--local` rewrites the committed reports under etc/api; without it the run fails on any API change that
  * the committed report does not show, which is what CI runs. Needs `pnpm build` first (it reads dist/*.d.ts).
+ *
+ * Both modes fail on any warning (api-extractor's own `ae-*` messages, TSDoc and compiler messages): the
+ * reports stay clean because a warning never gets written into them, it fails the run instead.
+ *
+ * A subpath's declarations import the package's other subpaths by name (`durable/sqlite` imports
+ * `@agent-core/kits/durable`, `core/tools` imports `@agent-core/core`). TypeScript resolves such a
+ * self-reference to a local file, which api-extractor would treat as part of the package being analyzed and
+ * report every type taken from it as a forgotten export. tsconfig.api.json therefore maps `@agent-core/*`
+ * through links under temp/api/node_modules (made here), so those imports resolve the way they do for a
+ * consumer: as external packages, printed as `import { X } from '@agent-core/kits/durable'` in the report.
  */
-import { existsSync } from 'node:fs'
-import { join } from 'node:path'
+import { existsSync, mkdirSync, rmSync, symlinkSync } from 'node:fs'
+import { join, relative } from 'node:path'
 import { Extractor, ExtractorConfig } from '@microsoft/api-extractor'
-import { apiTargets } from './subpaths.mjs'
+import { apiTargets, packages } from './subpaths.mjs'
 
 const localBuild = process.argv.includes('--local')
 const only = process.argv.slice(2).filter((a) => !a.startsWith('--'))
 const root = join(import.meta.dirname, '..')
+
+const links = join(root, 'temp/api/node_modules/@agent-core')
+mkdirSync(links, { recursive: true })
+for (const p of packages()) {
+  const link = join(links, p.pkg)
+  rmSync(link, { force: true })
+  symlinkSync(relative(links, join(root, p.dir)), link, 'dir')
+}
+
 let failed = 0
+const warnings = []
 for (const target of apiTargets()) {
   if (only.length && !only.some((o) => target.name.startsWith(o))) continue
   if (!existsSync(join(root, target.entry))) {
@@ -24,18 +44,28 @@ for (const target of apiTargets()) {
     localBuild,
     showVerboseMessages: false,
     messageCallback: (m) => {
-      if (m.logLevel === 'warning' && m.category === 'Compiler') m.logLevel = 'none'
+      // console messages are api-extractor's own progress notes ("report updated"); this script says that itself
+      if (m.category === 'console' && m.logLevel !== 'error') m.handled = true
+      if (m.handled || (m.logLevel !== 'warning' && m.logLevel !== 'error')) return
+      const where = m.sourceFilePath ? `${relative(root, m.sourceFilePath)}:${m.sourceFileLine} ` : ''
+      warnings.push(`${target.subpath}: ${where}(${m.messageId}) ${m.text}`)
+      m.handled = true
     },
   })
-  if (!result.succeeded) {
+  if (!result.succeeded && result.apiReportChanged) {
     failed++
-    console.error(
-      `${target.subpath}: ${result.apiReportChanged ? 'API changed; run `pnpm api` and commit etc/api' : `${result.errorCount} errors`}`,
-    )
+    console.error(`${target.subpath}: API changed; run \`pnpm build && pnpm api\` and commit etc/api`)
+  } else if (!result.succeeded && result.errorCount > 0) {
+    failed++
+    console.error(`${target.subpath}: ${result.errorCount} errors`)
   } else if (result.apiReportChanged) console.log(`${target.subpath}: report updated`)
 }
-if (failed) {
-  console.error(`api check failed for ${failed} subpath(s)`)
+if (warnings.length) {
+  console.error(`${warnings.length} API warning(s); fix them in the source doc comments or exports:`)
+  for (const w of warnings) console.error(`- ${w}`)
+}
+if (failed || warnings.length) {
+  console.error(`api check failed${failed ? ` for ${failed} subpath(s)` : ''}`)
   process.exit(1)
 }
-console.log('api reports match')
+console.log(`api reports ${localBuild ? 'written' : 'match'}, no warnings`)
