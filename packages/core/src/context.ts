@@ -2,7 +2,7 @@ import type { AttemptBudget } from './attempt-budget.js'
 import { createDiagnostics, type DiagnosticSink, type Diagnostics } from './diagnostics.js'
 import { describeValue } from './errors/agent-core-error.js'
 import { InvalidInputError } from './errors/errors.js'
-import { isAbortSignal } from './validate.js'
+import { assertObject, isAbortSignal } from './validate.js'
 
 /**
  * The per-run context every I/O-facing kit receives. Definitions are static; whatever belongs to one run
@@ -59,21 +59,19 @@ function isDiagnostics(value: unknown): value is Diagnostics {
 export function createOperationContext<App = undefined>(
   init: OperationContextInit<App> = {},
 ): OperationContext<App> {
-  if (typeof init !== 'object' || init === null) {
-    throw new InvalidInputError(
-      `An operation context must be an object, but got ${describeValue(init)}. Pass { signal, app, diagnostics }.`,
-    )
-  }
+  assertObject(init as unknown, 'context', {
+    hint: 'Pass an operation context such as { signal, app, diagnostics }.',
+  })
   const { signal, diagnostics, attemptBudget, now } = init
   if (signal !== undefined && !isAbortSignal(signal)) {
     throw new InvalidInputError(`context.signal must be an AbortSignal, but got ${describeValue(signal)}.`, {
-      details: { field: 'signal' },
+      details: { field: 'signal', received: describeValue(signal) },
     })
   }
   if (now !== undefined && typeof now !== 'function') {
     throw new InvalidInputError(
       `context.now must be a function returning epoch milliseconds, but got ${describeValue(now)}.`,
-      { details: { field: 'now' } },
+      { details: { field: 'now', received: describeValue(now) } },
     )
   }
   if (
@@ -82,13 +80,13 @@ export function createOperationContext<App = undefined>(
   ) {
     throw new InvalidInputError(
       `context.attemptBudget must be an AttemptBudget, but got ${describeValue(attemptBudget)}.`,
-      { details: { field: 'attemptBudget' } },
+      { details: { field: 'attemptBudget', received: describeValue(attemptBudget) } },
     )
   }
   if (diagnostics !== undefined && typeof diagnostics !== 'function' && !isDiagnostics(diagnostics)) {
     throw new InvalidInputError(
       `context.diagnostics must be a Diagnostics or a sink function, but got ${describeValue(diagnostics)}.`,
-      { details: { field: 'diagnostics' } },
+      { details: { field: 'diagnostics', received: describeValue(diagnostics) } },
     )
   }
   if (signal !== undefined && isDiagnostics(diagnostics) && now !== undefined && 'app' in init) {

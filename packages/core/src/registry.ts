@@ -7,6 +7,7 @@ import {
   UnknownIdError,
 } from './errors/errors.js'
 import { assertNotThenable } from './sync.js'
+import { assertFunction, assertObject } from './validate.js'
 
 /** Anything registrable: an object with a string `id`. */
 export interface Identified {
@@ -82,21 +83,23 @@ export class Registry<Definition extends Identified> {
   #sealed = false
 
   constructor(policy: RegistryPolicy<Definition> = {}) {
-    if (typeof policy !== 'object' || policy === null) {
-      throw new InvalidDefinitionError(
-        `A registry policy must be an object, but got ${describeValue(policy)}.`,
-      )
-    }
+    assertObject(policy as unknown, 'policy', {
+      where: 'Registry',
+      error: InvalidDefinitionError,
+      hint: 'Pass { kind, idPattern, assertDefinition, errors }, or nothing.',
+    })
     if (policy.idPattern !== undefined && !(policy.idPattern instanceof RegExp)) {
       throw new InvalidDefinitionError(
-        `policy.idPattern must be a RegExp, but got ${describeValue(policy.idPattern)}.`,
+        `Registry: policy.idPattern must be a RegExp, but got ${describeValue(policy.idPattern)}. Pass a regular expression such as /^[a-z-]+$/.`,
+        { details: { field: 'policy.idPattern', received: describeValue(policy.idPattern) } },
       )
     }
-    if (policy.assertDefinition !== undefined && typeof policy.assertDefinition !== 'function') {
-      throw new InvalidDefinitionError(
-        `policy.assertDefinition must be a function, but got ${describeValue(policy.assertDefinition)}.`,
-      )
-    }
+    if (policy.assertDefinition !== undefined)
+      assertFunction(policy.assertDefinition, 'policy.assertDefinition', {
+        where: 'Registry',
+        error: InvalidDefinitionError,
+        hint: 'Pass a function that throws on a bad definition, or leave it out.',
+      })
     this.#policy = policy
     this.#kind = policy.kind ?? 'definition'
   }
@@ -132,7 +135,8 @@ export class Registry<Definition extends Identified> {
       typeof (definitions as Iterable<Definition>)[Symbol.iterator] !== 'function'
     ) {
       throw new InvalidDefinitionError(
-        `registerAll expects an array (or iterable) of ${this.#kind} definitions, but got ${describeValue(definitions)}.`,
+        `registerAll expects an array (or iterable) of ${this.#kind} definitions, but got ${describeValue(definitions)}. Pass an array of { id, ... } objects.`,
+        { details: { field: 'definitions', received: describeValue(definitions) } },
       )
     }
     const batch = [...definitions]
@@ -214,7 +218,8 @@ export class Registry<Definition extends Identified> {
   #checkId(definition: unknown): string {
     if (typeof definition !== 'object' || definition === null) {
       throw new InvalidDefinitionError(
-        `A ${this.#kind} definition must be an object with an id, but got ${describeValue(definition)}.`,
+        `A ${this.#kind} definition must be an object with an id, but got ${describeValue(definition)}. Pass { id, ... }.`,
+        { details: { kind: this.#kind, received: describeValue(definition) } },
       )
     }
     const id = (definition as { id?: unknown }).id

@@ -1,3 +1,4 @@
+import { describeValue } from './errors/agent-core-error.js'
 import { AbortedError, InvalidOutputError, RejectedThenableError, TimeoutError } from './errors/errors.js'
 
 /** A value or a promise of it. */
@@ -69,7 +70,7 @@ export function assertBoolean(value: unknown, hook: string): boolean {
   if (typeof plain !== 'boolean') {
     throw new InvalidOutputError(
       `${hook} must return a boolean synchronously, but returned ${plain === undefined ? 'undefined' : typeof plain}. Return true or false.`,
-      { details: { hook, returned: typeof plain } },
+      { details: { hook, returned: describeValue(plain) } },
     )
   }
   return plain

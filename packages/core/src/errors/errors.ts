@@ -43,6 +43,14 @@ export interface ValidationErrorDetails extends ErrorDetails {
   readonly issues?: readonly SchemaIssue[]
   /** The hook whose answer was refused ({@link InvalidOutputError}). */
   readonly hook?: string
+  /** A short description of what that hook returned (never the value itself). */
+  readonly returned?: string
+  /** The id of the definition or registration the refused field belongs to. */
+  readonly id?: string
+  /** What that definition is, e.g. `"policy"`. */
+  readonly kind?: string
+  /** The position of the refused item in the list the caller gave (0-based). */
+  readonly index?: number
 }
 
 /** Details of {@link AbortedError}. */

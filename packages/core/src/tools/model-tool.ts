@@ -1,4 +1,6 @@
 import {
+  assertFunction,
+  assertObject,
   describeValue,
   formatSchemaIssues,
   InvalidDefinitionError,
@@ -63,24 +65,34 @@ const validators = new WeakMap<
 export function defineModelTool<Input = unknown, Output = unknown, App = unknown>(
   tool: ModelTool<Input, Output, App>,
 ): ModelTool<Input, Output, App> {
-  if (typeof tool !== 'object' || tool === null)
-    throw new InvalidDefinitionError(`A model tool must be an object, but got ${describeValue(tool)}.`)
+  assertObject(tool as unknown, 'tool', {
+    where: 'defineModelTool',
+    error: InvalidDefinitionError,
+    hint: 'Pass { id, description, inputSchema, execute }.',
+  })
   if (typeof tool.id !== 'string' || !TOOL_ID_PATTERN.test(tool.id)) {
     throw new InvalidDefinitionError(
       `A model tool id must match ${TOOL_ID_PATTERN} (letters, digits, _ and -, at most 64), but got ${describeValue(tool.id)}.`,
       {
-        details: { id: typeof tool.id === 'string' ? tool.id : undefined },
+        details: {
+          field: 'id',
+          id: typeof tool.id === 'string' ? tool.id : undefined,
+          received: describeValue(tool.id),
+        },
       },
     )
   }
   if (typeof tool.description !== 'string')
-    throw new InvalidDefinitionError(`Tool "${tool.id}" needs a description string for the model.`, {
-      details: { id: tool.id },
-    })
-  if (typeof tool.execute !== 'function')
-    throw new InvalidDefinitionError(`Tool "${tool.id}" needs an execute function.`, {
-      details: { id: tool.id },
-    })
+    throw new InvalidDefinitionError(
+      `Tool "${tool.id}" needs a description string for the model, but got ${describeValue(tool.description)}. Say what the tool does and when to use it.`,
+      { details: { id: tool.id, field: 'description', received: describeValue(tool.description) } },
+    )
+  assertFunction(tool.execute, 'execute', {
+    where: `Tool "${tool.id}"`,
+    error: InvalidDefinitionError,
+    details: { id: tool.id },
+    hint: 'Give it execute(input, context), which returns the output or a Promise of it.',
+  })
   validators.set(tool, {
     input: compileJsonSchema(tool.inputSchema, `Tool "${tool.id}" inputSchema`),
     output:
