@@ -1,5 +1,9 @@
 import {
+  assertFunction,
+  assertNonEmptyString,
   assertNotThenable,
+  assertObject,
+  assertSafeInteger,
   describeValue,
   InvalidDefinitionError,
   InvalidInputError,
@@ -95,15 +99,6 @@ export interface QueryAggregation<Item, Context = undefined> {
   ): QueryAggregationResult<Item>
 }
 
-function definitionError(id: string, field: string, message: string, value: unknown): InvalidDefinitionError {
-  return new InvalidDefinitionError(
-    `query aggregation "${id}": ${message}, but got ${describeValue(value)}.`,
-    {
-      details: { id, field, received: describeValue(value) },
-    },
-  )
-}
-
 /**
  * Defines how the results of several queries merge into one list.
  *
@@ -135,42 +130,41 @@ function definitionError(id: string, field: string, message: string, value: unkn
 export function defineQueryAggregation<Item, Context = undefined>(
   definition: QueryAggregationDefinition<Item, Context>,
 ): QueryAggregation<Item, Context> {
-  if (typeof definition !== 'object' || definition === null) {
-    throw new InvalidDefinitionError(
-      `A query aggregation definition must be an object { id, key, onDuplicate?, limit? }, but got ${describeValue(definition)}.`,
-      { details: { received: describeValue(definition) } },
-    )
-  }
+  const error = InvalidDefinitionError
+  assertObject(definition as unknown, 'definition', {
+    where: 'defineQueryAggregation',
+    error,
+    hint: 'Pass { id, key, onDuplicate?, limit? }.',
+  })
   const id = definition.id
-  if (typeof id !== 'string' || id.length === 0) {
-    throw new InvalidDefinitionError(
-      `A query aggregation needs a non-empty string id (used in error messages), but got ${describeValue(id)}.`,
-      { details: { field: 'id', received: describeValue(id) } },
-    )
-  }
+  assertNonEmptyString(id, 'id', {
+    where: 'defineQueryAggregation',
+    error,
+    hint: 'It names the aggregation in error messages.',
+  })
   const what = `query aggregation "${id}"`
   const key = definition.key as unknown
-  if (typeof key !== 'function') {
-    throw definitionError(id, 'key', 'key must be a function returning the deduplication key of an item', key)
-  }
+  assertFunction(key, 'key', {
+    where: what,
+    error,
+    details: { id },
+    hint: 'Pass key(item, context) returning the deduplication key of an item as a string.',
+  })
   const onDuplicate = (definition.onDuplicate ?? 'keep-first') as unknown
   if (onDuplicate !== 'keep-first' && onDuplicate !== 'keep-last' && typeof onDuplicate !== 'function') {
-    throw definitionError(
-      id,
-      'onDuplicate',
-      "onDuplicate must be 'keep-first', 'keep-last' or a function",
-      onDuplicate,
+    throw new InvalidDefinitionError(
+      `${what}: onDuplicate must be 'keep-first', 'keep-last' or a function, but got ${describeValue(onDuplicate)}. Leave it out to keep the first item of each key.`,
+      { details: { id, field: 'onDuplicate', received: describeValue(onDuplicate) } },
     )
   }
   const limit = (definition.limit ?? Number.MAX_SAFE_INTEGER) as unknown
-  if (typeof limit !== 'number' || !Number.isSafeInteger(limit) || limit < 0) {
-    throw definitionError(
-      id,
-      'limit',
-      'limit must be a non-negative safe integer (or left out for no limit)',
-      limit,
-    )
-  }
+  assertSafeInteger(limit, 'limit', {
+    min: 0,
+    where: what,
+    error,
+    details: { id },
+    hint: 'Pass how many distinct keys to return, or leave it out for no limit.',
+  })
 
   function keyOf(item: Item, context: Context, inputIndex: number, itemIndex: number): string {
     const hook = `${what} key`
@@ -196,8 +190,8 @@ export function defineQueryAggregation<Item, Context = undefined>(
       const context = rest[0] as Context
       if (!Array.isArray(inputs)) {
         throw new InvalidInputError(
-          `${what}: collect expects an array of input lists (one array of items per query), but got ${describeValue(inputs)}.`,
-          { details: { id, received: describeValue(inputs) } },
+          `${what}: collect expects an array of input lists (one array of items per query), but got ${describeValue(inputs)}. Pass [[...items of query 1], [...items of query 2]].`,
+          { details: { id, field: 'inputs', received: describeValue(inputs) } },
         )
       }
       for (let inputIndex = 0; inputIndex < inputs.length; inputIndex++) {
@@ -205,7 +199,14 @@ export function defineQueryAggregation<Item, Context = undefined>(
         if (!Array.isArray(input)) {
           throw new InvalidInputError(
             `${what}: input ${inputIndex} must be an array of items, but got ${describeValue(input)}. Pass [] for a query that found nothing.`,
-            { details: { id, inputIndex, received: describeValue(input) } },
+            {
+              details: {
+                id,
+                field: `inputs[${inputIndex}]`,
+                index: inputIndex,
+                received: describeValue(input),
+              },
+            },
           )
         }
       }

@@ -1,11 +1,13 @@
 import {
+  assertObject,
+  assertSafeInteger,
   BudgetExhaustedError,
   describeValue,
   InvalidDefinitionError,
   InvalidInputError,
   isThenable,
 } from '@agent-core/core'
-import { assertStringOutput, callSync, definitionId, definitionInteger, definitionMethod } from './checks.js'
+import { assertStringOutput, callSync, definitionId, definitionMethod } from './checks.js'
 
 /** What a fallback function learns about the value that did not fit. */
 export interface ContentOverflow<Value> {
@@ -108,7 +110,7 @@ export function defineContentProjection<Value>(
 ): ContentProjection<Value> {
   const id = definitionId(definition, 'content projection')
   const what = `content projection "${id}"`
-  const render = definitionMethod(definition, 'render', what, false) as (...args: never[]) => unknown
+  const render = definitionMethod(definition, 'render', what, id, false) as (...args: never[]) => unknown
   const overflow = definition.overflow ?? 'truncate'
   if (overflow !== 'truncate' && overflow !== 'fallback') {
     throw new InvalidDefinitionError(
@@ -122,7 +124,14 @@ export function defineContentProjection<Value>(
       details: { id, field: 'marker', received: describeValue(marker) },
     })
   }
-  const minPrefixChars = definitionInteger(definition.minPrefixChars ?? 1, `${what}: minPrefixChars`, 1)
+  const minPrefixChars = definition.minPrefixChars ?? 1
+  assertSafeInteger(minPrefixChars, 'minPrefixChars', {
+    min: 1,
+    where: what,
+    error: InvalidDefinitionError,
+    details: { id },
+    hint: 'Pass the shortest prefix worth showing before the marker, such as 20, or leave it out for 1.',
+  })
   const fallback = definition.fallback
   if (fallback !== undefined && typeof fallback !== 'string' && typeof fallback !== 'function') {
     throw new InvalidDefinitionError(
@@ -165,19 +174,18 @@ export function defineContentProjection<Value>(
   return Object.freeze({
     id,
     project(request: ContentProjectionRequest<Value>): ContentProjectionResult {
-      if (typeof request !== 'object' || request === null) {
-        throw new InvalidInputError(
-          `${what}: project expects a request { value, maxChars }, but got ${describeValue(request)}.`,
-          { details: { id, received: describeValue(request) } },
-        )
-      }
+      assertObject(request as unknown, 'request', {
+        where: `${what}: project`,
+        details: { id },
+        hint: 'Pass { value, maxChars }.',
+      })
       const { value, maxChars } = request
-      if (typeof maxChars !== 'number' || !Number.isSafeInteger(maxChars) || maxChars < 0) {
-        throw new InvalidInputError(
-          `${what}: maxChars must be a non-negative safe integer (UTF-16 code units), but got ${describeValue(maxChars)}. Pass a whole number such as 2000.`,
-          { details: { id, name: 'maxChars', min: 0, received: describeValue(maxChars) } },
-        )
-      }
+      assertSafeInteger(maxChars, 'maxChars', {
+        min: 0,
+        where: what,
+        details: { id },
+        hint: 'It counts UTF-16 code units: pass a whole number such as 2000.',
+      })
       if (isThenable(value)) {
         throw new InvalidInputError(
           `${what}: the value is a Promise. Await it and project the result; a pending value has no text.`,

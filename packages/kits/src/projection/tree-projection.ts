@@ -1,5 +1,11 @@
-import { assertBoolean, describeValue, InvalidOutputError } from '@agent-core/core'
-import { callSync, definitionId, definitionInteger, definitionMethod } from './checks.js'
+import {
+  assertBoolean,
+  assertSafeInteger,
+  describeValue,
+  InvalidDefinitionError,
+  InvalidOutputError,
+} from '@agent-core/core'
+import { callSync, definitionId, definitionMethod } from './checks.js'
 
 /** Where a node sits: its depth (the root is 0) and the child indexes leading to it from the root. */
 export interface TreePosition {
@@ -130,10 +136,17 @@ export function defineTreeProjection<Node, Output, Context = undefined>(
 ): TreeProjection<Node, Output, Context> {
   const id = definitionId(definition, 'tree projection')
   const what = `tree projection "${id}"`
-  const maxDepth = definitionInteger(definition.maxDepth, `${what}: maxDepth`, 0)
-  const children = definitionMethod(definition, 'children', what, false) as (...args: never[]) => unknown
-  const omit = definitionMethod(definition, 'omit', what, true)
-  const project = definitionMethod(definition, 'project', what, false) as (...args: never[]) => unknown
+  const { maxDepth } = definition
+  assertSafeInteger(maxDepth, 'maxDepth', {
+    min: 0,
+    where: what,
+    error: InvalidDefinitionError,
+    details: { id },
+    hint: 'Pass how many levels below the root to visit, such as 2 (0 visits the root only).',
+  })
+  const children = definitionMethod(definition, 'children', what, id, false) as (...args: never[]) => unknown
+  const omit = definitionMethod(definition, 'omit', what, id, true)
+  const project = definitionMethod(definition, 'project', what, id, false) as (...args: never[]) => unknown
 
   function listChildren(node: Node, position: TreePosition, context: Context): readonly Node[] {
     const listed = callSync<unknown>(children, definition, [node, position, context], `${what} children`)

@@ -312,7 +312,14 @@ describe('TextBlocks.split: bad input', () => {
     10n,
   ])('rejects targetChars %s with InvalidInputError', (value) => {
     expect(bad(value)).toThrow(InvalidInputError)
-    expect(bad(value)).toThrow(/targetChars must be a positive safe integer.*Pass a whole number/)
+    expect(bad(value)).toThrow(/targetChars must be a safe integer of at least 1.*pass a whole number/)
+    let error: unknown
+    try {
+      bad(value)()
+    } catch (thrown) {
+      error = thrown
+    }
+    expect((error as InvalidInputError).details).toMatchObject({ field: 'options.targetChars', min: 1 })
   })
 
   it('rejects a text that is not a string', () => {
