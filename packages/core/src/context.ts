@@ -7,6 +7,16 @@ import { assertObject, isAbortSignal } from './validate.js'
 /**
  * The per-run context every I/O-facing kit receives. Definitions are static; whatever belongs to one run
  * (identity, stores, budgets) travels here, in `app`.
+ * @example
+ * ```ts
+ * import { createOperationContext, type OperationContext } from '@agent-core/core'
+ * interface App { readonly userId: string }
+ * function greet(context: OperationContext<App>): string {
+ *   context.diagnostics.emit('greet', { userId: context.app.userId })
+ *   return `hello ${context.app.userId}`
+ * }
+ * greet(createOperationContext<App>({ app: { userId: 'u1' } }))
+ * ```
  */
 export interface OperationContext<App = unknown> {
   /** Cancels the run. */
@@ -24,6 +34,16 @@ export interface OperationContext<App = unknown> {
 /**
  * What callers may pass where a context is expected: every field is optional, and `diagnostics` may be a
  * ready {@link Diagnostics} or just a sink.
+ * @example
+ * ```ts
+ * import { createOperationContext, type OperationContextInit } from '@agent-core/core'
+ * const init: OperationContextInit<{ userId: string }> = {
+ *   app: { userId: 'u1' },
+ *   signal: AbortSignal.timeout(5_000),
+ *   diagnostics: (event) => console.log(event.kind),
+ * }
+ * const context = createOperationContext(init)
+ * ```
  */
 export interface OperationContextInit<App = unknown> {
   readonly signal?: AbortSignal | undefined

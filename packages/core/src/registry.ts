@@ -9,12 +9,30 @@ import {
 import { assertNotThenable } from './sync.js'
 import { assertFunction, assertObject } from './validate.js'
 
-/** Anything registrable: an object with a string `id`. */
+/**
+ * Anything registrable: an object with a string `id`.
+ * @example
+ * ```ts
+ * import { type Identified, Registry } from '@agent-core/core'
+ * interface Port extends Identified { readonly url: string }
+ * const ports = Registry.create<Port>([{ id: 'brest', url: 'https://tides.example/brest' }])
+ * ```
+ */
 export interface Identified {
   readonly id: string
 }
 
-/** Error factories a registry uses; each may be replaced to throw a domain-specific error. */
+/**
+ * Error factories a registry uses; each may be replaced to throw a domain-specific error.
+ * @example
+ * ```ts
+ * import { Registry, type RegistryErrorFactories } from '@agent-core/core'
+ * const errors: Partial<RegistryErrorFactories> = {
+ *   unknown: (id, kind, known) => new Error(`no ${kind} "${id}"; pick one of ${known.join(', ')}`),
+ * }
+ * const tools = Registry.create([{ id: 'search' }], { kind: 'tool', errors })
+ * ```
+ */
 export interface RegistryErrorFactories {
   duplicate(id: string, kind: string): Error
   unknown(id: string, kind: string, known: readonly string[]): Error
@@ -22,7 +40,22 @@ export interface RegistryErrorFactories {
   invalidId(id: unknown, kind: string, pattern: RegExp | undefined): Error
 }
 
-/** How a registry validates what it accepts. */
+/**
+ * How a registry validates what it accepts.
+ * @example
+ * ```ts
+ * import { Registry, type RegistryPolicy } from '@agent-core/core'
+ * interface Tool { readonly id: string; readonly run: () => void }
+ * const policy: RegistryPolicy<Tool> = {
+ *   kind: 'tool',
+ *   idPattern: /^[a-z][a-z-]*$/,
+ *   assertDefinition: (tool) => {
+ *     if (typeof tool.run !== 'function') throw new TypeError(`tool "${tool.id}" needs run()`)
+ *   },
+ * }
+ * const tools = new Registry(policy).registerAll([{ id: 'search', run: () => {} }]).seal()
+ * ```
+ */
 export interface RegistryPolicy<Definition extends Identified> {
   /** What the definitions are called in messages, e.g. `"intent"`. Default `"definition"`. */
   readonly kind?: string

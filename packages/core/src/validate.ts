@@ -4,6 +4,12 @@ import { InvalidInputError, type ValidationErrorDetails } from './errors/errors.
 /**
  * A validation error class a check may throw instead of {@link InvalidInputError}: {@link InvalidDefinitionError}
  * for a definition, {@link InvalidStateError}, {@link InvalidOutputError}, or a kit's own class of the same shape.
+ * @example
+ * ```ts
+ * import { assertFunction, InvalidDefinitionError, type ValidationErrorClass } from '@agent-core/core'
+ * const error: ValidationErrorClass = InvalidDefinitionError
+ * assertFunction(definition.run, 'run', { where: 'step "charge"', error })
+ * ```
  */
 export type ValidationErrorClass = new (
   message: string,
@@ -14,6 +20,18 @@ export type ValidationErrorClass = new (
  * How a failed check reports itself. Every `assert*` helper builds its message as
  * `[where: ]field must be <what>, but got <received>.[ hint]` and its details as
  * `{ ...details, field, received }`.
+ * @example
+ * ```ts
+ * import { assertNonEmptyString, type CheckOptions, InvalidDefinitionError } from '@agent-core/core'
+ * const options: CheckOptions = {
+ *   where: 'policy "refunds"',
+ *   error: InvalidDefinitionError,
+ *   details: { id: 'refunds' },
+ *   hint: 'Name the App handler that deals with a match.',
+ * }
+ * assertNonEmptyString(policy.handler, 'handler', options)
+ * // InvalidDefinitionError: policy "refunds": handler must be a non-empty string, but got undefined. Name the ...
+ * ```
  */
 export interface CheckOptions {
   /** Who is checking, written before the field: `"TextBlocks.split"` gives `TextBlocks.split: targetChars must be ...`. */
@@ -26,7 +44,15 @@ export interface CheckOptions {
   readonly details?: ValidationErrorDetails
 }
 
-/** Bounds for {@link assertSafeInteger}, and how it reports a refused value. */
+/**
+ * Bounds for {@link assertSafeInteger}, and how it reports a refused value.
+ * @example
+ * ```ts
+ * import { assertSafeInteger, type IntegerBounds } from '@agent-core/core'
+ * const timeout: IntegerBounds = { min: 1, max: 2_147_483_647, hint: 'Pass milliseconds, such as 5000.' }
+ * assertSafeInteger(request.timeoutMs, 'timeoutMs', timeout)
+ * ```
+ */
 export interface IntegerBounds extends CheckOptions {
   /** Smallest accepted value (inclusive); default `Number.MIN_SAFE_INTEGER`. */
   readonly min?: number
@@ -34,7 +60,15 @@ export interface IntegerBounds extends CheckOptions {
   readonly max?: number
 }
 
-/** Options of {@link assertObject}. */
+/**
+ * Options of {@link assertObject}.
+ * @example
+ * ```ts
+ * import { assertObject, type ObjectCheckOptions } from '@agent-core/core'
+ * const options: ObjectCheckOptions = { arrays: false, where: 'search', hint: 'Pass { query, limit }.' }
+ * assertObject(request, 'request', options)
+ * ```
+ */
 export interface ObjectCheckOptions extends CheckOptions {
   /** Whether an array is accepted as the object (default `true`); `false` asks for a non-array object. */
   readonly arrays?: boolean
@@ -169,6 +203,12 @@ export function assertObject(
 /**
  * True for a signal-like object (an `AbortSignal` or a compatible object with `aborted` and
  * `addEventListener`).
+ * @example
+ * ```ts
+ * import { isAbortSignal } from '@agent-core/core'
+ * isAbortSignal(new AbortController().signal) // true
+ * isAbortSignal({ aborted: false }) // false
+ * ```
  */
 export function isAbortSignal(value: unknown): value is AbortSignal {
   return (

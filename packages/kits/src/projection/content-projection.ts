@@ -9,7 +9,15 @@ import {
 } from '@agent-core/core'
 import { assertStringOutput, callSync, definitionId, definitionMethod } from './checks.js'
 
-/** What a fallback function learns about the value that did not fit. */
+/**
+ * What a fallback function learns about the value that did not fit.
+ * @example
+ * ```ts
+ * import { type ContentOverflow, defineContentProjection } from '@agent-core/kits/projection'
+ * const fallback = ({ length, maxChars }: ContentOverflow<string>) => `[${length} chars, ${maxChars} allowed]`
+ * const note = defineContentProjection<string>({ id: 'note', render: (s) => s, overflow: 'fallback', fallback })
+ * ```
+ */
 export interface ContentOverflow<Value> {
   /** The value passed to `project`. */
   readonly value: Value
@@ -19,7 +27,21 @@ export interface ContentOverflow<Value> {
   readonly maxChars: number
 }
 
-/** How to turn one kind of value into text for a bounded place such as a prompt. */
+/**
+ * How to turn one kind of value into text for a bounded place such as a prompt.
+ * @example
+ * ```ts
+ * import { type ContentProjectionDefinition, defineContentProjection } from '@agent-core/kits/projection'
+ * const definition: ContentProjectionDefinition<object> = {
+ *   id: 'json',
+ *   render: (value) => JSON.stringify(value, null, 2),
+ *   marker: '…',
+ *   minPrefixChars: 20,
+ *   fallback: ({ length }) => `[${length} characters omitted]`,
+ * }
+ * const json = defineContentProjection(definition)
+ * ```
+ */
 export interface ContentProjectionDefinition<Value> {
   /** Names the projection in error messages. */
   readonly id: string
@@ -44,20 +66,46 @@ export interface ContentProjectionDefinition<Value> {
   readonly fallback?: string | ((overflow: ContentOverflow<Value>) => string)
 }
 
-/** A named request: the value and its budget. */
+/**
+ * A named request: the value and its budget.
+ * @example
+ * ```ts
+ * import { type ContentProjectionRequest, defineContentProjection } from '@agent-core/kits/projection'
+ * const note = defineContentProjection<string>({ id: 'note', render: (s) => s })
+ * const request: ContentProjectionRequest<string> = { value: 'a long note', maxChars: 6 }
+ * note.project(request) // { text: 'a long', truncated: true }
+ * ```
+ */
 export interface ContentProjectionRequest<Value> {
   readonly value: Value
   /** The most UTF-16 code units the text may have; a non-negative safe integer. */
   readonly maxChars: number
 }
 
-/** The projected text; `truncated` is true whenever it is not the whole rendered text. */
+/**
+ * The projected text; `truncated` is true whenever it is not the whole rendered text.
+ * @example
+ * ```ts
+ * import { type ContentProjectionResult, defineContentProjection } from '@agent-core/kits/projection'
+ * const note = defineContentProjection<string>({ id: 'note', render: (s) => s, marker: '…' })
+ * const result: ContentProjectionResult = note.project({ value: 'hello world', maxChars: 6 })
+ * if (result.truncated) console.log('shortened to', result.text) // 'hello…'
+ * ```
+ */
 export interface ContentProjectionResult {
   readonly text: string
   readonly truncated: boolean
 }
 
-/** A compiled content projection. */
+/**
+ * A compiled content projection, built by {@link defineContentProjection}.
+ * @example
+ * ```ts
+ * import { type ContentProjection, defineContentProjection } from '@agent-core/kits/projection'
+ * const note: ContentProjection<string> = defineContentProjection<string>({ id: 'note', render: (s) => s })
+ * note.project({ value: 'short', maxChars: 100 }) // { text: 'short', truncated: false }
+ * ```
+ */
 export interface ContentProjection<Value> {
   readonly id: string
   /**

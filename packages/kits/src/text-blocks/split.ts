@@ -17,6 +17,14 @@ import {
 /**
  * One structural block of a text. `text === source.slice(start, end)`; blocks are contiguous, so joining
  * every block's `text` gives back the source exactly.
+ * @example
+ * ```ts
+ * import { type TextBlock, TextBlocks } from '@agent-core/kits/text-blocks'
+ * const source = '# Title\nIntro.\n'
+ * const [first]: readonly TextBlock[] = TextBlocks.split(source, { targetChars: 2000 })
+ * first?.number // 1
+ * source.slice(first?.start, first?.end) === first?.text // true
+ * ```
  */
 export interface TextBlock {
   /** Position of the block, starting at 1. */
@@ -29,7 +37,15 @@ export interface TextBlock {
   readonly end: number
 }
 
-/** Options of `TextBlocks.split`. */
+/**
+ * Options of `TextBlocks.split`.
+ * @example
+ * ```ts
+ * import { type TextBlockSplitOptions, TextBlocks } from '@agent-core/kits/text-blocks'
+ * const options: TextBlockSplitOptions = { targetChars: 2000 }
+ * const blocks = TextBlocks.split('First paragraph.\n\nSecond paragraph.\n', options)
+ * ```
+ */
 export interface TextBlockSplitOptions {
   /**
    * The size (in UTF-16 code units, line terminators included) a run of lines should not grow past. A

@@ -18,12 +18,24 @@ import {
 import { type ParsedTextSkill, parseTextSkill } from './parse-text-skill.js'
 import { checkSkillPath } from './skill-path.js'
 
-/** The one kind a text skill has: a workflow written as text, run by a model with the listed tools. */
+/**
+ * The one kind a text skill has: a workflow written as text, run by a model with the listed tools.
+ * @example
+ * ```ts
+ * import type { TextSkillKind } from '@agent-core/kits/text-skills'
+ * const kind: TextSkillKind = 'text-workflow'
+ * ```
+ */
 export type TextSkillKind = 'text-workflow'
 
 /**
  * A skill registration: the single source of a skill's id and tool references. May be a plain object or
  * a class instance (prototype getters are read like fields).
+ * @example
+ * ```ts
+ * import type { TextSkillEntry } from '@agent-core/kits/text-skills'
+ * const triage: TextSkillEntry = { id: 'triage', kind: 'text-workflow', entry: 'skills/triage.md', toolIds: ['search'] }
+ * ```
  */
 export interface TextSkillEntry {
   readonly id: string
@@ -34,7 +46,14 @@ export interface TextSkillEntry {
   readonly toolIds: readonly string[]
 }
 
-/** What a catalog shows a model about one skill, without its body. */
+/**
+ * What a catalog shows a model about one skill, without its body.
+ * @example
+ * ```ts
+ * import type { TextSkill, TextSkillCatalogEntry } from '@agent-core/kits/text-skills'
+ * const catalog = (skills: Iterable<TextSkill>): TextSkillCatalogEntry[] => [...skills].map((skill) => skill.catalog)
+ * ```
+ */
 export interface TextSkillCatalogEntry {
   readonly id: string
   readonly kind: TextSkillKind
@@ -42,7 +61,14 @@ export interface TextSkillCatalogEntry {
   readonly description: string
 }
 
-/** A loaded skill: its registration fields, its catalog entry and its body. */
+/**
+ * A loaded skill: its registration fields, its catalog entry and its body.
+ * @example
+ * ```ts
+ * import type { TextSkill } from '@agent-core/kits/text-skills'
+ * const prompt = (skill: TextSkill) => `Follow the workflow "${skill.id}" using ${skill.toolIds.join(', ')}:\n${skill.body}`
+ * ```
+ */
 export interface TextSkill {
   readonly id: string
   readonly kind: TextSkillKind
@@ -56,10 +82,29 @@ export interface TextSkill {
 /**
  * A custom parser of skill files. Synchronous. Receives the text and the checked registration
  * (`entry` normalized) and returns the catalog description and the body.
+ * @example
+ * ```ts
+ * import { defineTextSkillLoader, type TextSkillParser } from '@agent-core/kits/text-skills'
+ * const firstLine: TextSkillParser = (text) => {
+ *   const [description = '', ...rest] = text.split('\n')
+ *   return { description, body: rest.join('\n') }
+ * }
+ * const loader = defineTextSkillLoader({ tools: [], parse: firstLine })
+ * ```
  */
 export type TextSkillParser = (text: string, skill: TextSkillEntry) => ParsedTextSkill
 
-/** Replacements for the errors the loader throws; each may be a method of a class instance. */
+/**
+ * Replacements for the errors the loader throws; each may be a method of a class instance.
+ * @example
+ * ```ts
+ * import { defineTextSkillLoader, type TextSkillErrorFactories } from '@agent-core/kits/text-skills'
+ * const errors: TextSkillErrorFactories = {
+ *   unknownTool: (toolId, skillId) => new Error(`skill ${skillId} uses ${toolId}, which this App does not offer`),
+ * }
+ * const loader = defineTextSkillLoader({ tools: ['search'], errors })
+ * ```
+ */
 export interface TextSkillErrorFactories {
   /** Two registrations share `id`. Default: DuplicateIdError. */
   duplicate?(id: string): Error
@@ -69,10 +114,26 @@ export interface TextSkillErrorFactories {
   invalidPath?(path: string, skillId: string, reason: string): Error
 }
 
-/** The tools skills may reference: ids, or anything with `has(id)` (a core `Registry`, a `Set`). */
+/**
+ * The tools skills may reference: ids, or anything with `has(id)` (a core `Registry`, a `Set`).
+ * @example
+ * ```ts
+ * import type { KnownTools } from '@agent-core/kits/text-skills'
+ * const listed: KnownTools = ['search', 'label']
+ * const fromSet: KnownTools = new Set(['search', 'label'])
+ * ```
+ */
 export type KnownTools = Iterable<string> | { has(id: string): boolean }
 
-/** Static declaration of a loader. */
+/**
+ * Static declaration of a loader.
+ * @example
+ * ```ts
+ * import { defineTextSkillLoader, type TextSkillLoaderDefinition } from '@agent-core/kits/text-skills'
+ * const definition: TextSkillLoaderDefinition = { tools: ['search', 'label'], idPattern: /^[a-z][a-z-]*$/ }
+ * const loader = defineTextSkillLoader(definition)
+ * ```
+ */
 export interface TextSkillLoaderDefinition {
   /** The tools skills may reference. */
   readonly tools: KnownTools
@@ -84,7 +145,16 @@ export interface TextSkillLoaderDefinition {
   readonly errors?: TextSkillErrorFactories
 }
 
-/** The request of {@link TextSkillLoader.load}. */
+/**
+ * The request of {@link TextSkillLoader.load}.
+ * @example
+ * ```ts
+ * import type { TextSkillLoadInput } from '@agent-core/kits/text-skills'
+ * const input: TextSkillLoadInput = {
+ *   entries: [{ id: 'triage', kind: 'text-workflow', entry: 'skills/triage.md', toolIds: [] }],
+ * }
+ * ```
+ */
 export interface TextSkillLoadInput {
   /** The registrations, in catalog order. */
   readonly entries: Iterable<TextSkillEntry>
@@ -94,13 +164,35 @@ export interface TextSkillLoadInput {
  * The App's port for real file reads, plus an optional cancellation signal. `read` receives a normalized
  * path relative to the skill root and must return the decoded text synchronously; it may be a method of
  * a class instance.
+ * @example
+ * ```ts
+ * import { readFileSync } from 'node:fs'
+ * import { join } from 'node:path'
+ * import type { TextSkillLoadContext } from '@agent-core/kits/text-skills'
+ * const context: TextSkillLoadContext = {
+ *   read: (path) => readFileSync(join('/srv/app/skills', path), 'utf8'),
+ *   signal: AbortSignal.timeout(2_000),
+ * }
+ * ```
  */
 export interface TextSkillLoadContext {
   read(path: string): string
   readonly signal?: AbortSignal | undefined
 }
 
-/** A compiled loader. */
+/**
+ * A compiled loader, built by {@link defineTextSkillLoader}.
+ * @example
+ * ```ts
+ * import { defineTextSkillLoader, type TextSkillLoader } from '@agent-core/kits/text-skills'
+ * const loader: TextSkillLoader = defineTextSkillLoader({ tools: ['label'] })
+ * const skills = loader.load(
+ *   { entries: [{ id: 'triage', kind: 'text-workflow', entry: 'triage.md', toolIds: ['label'] }] },
+ *   { read: () => '# Triage\nSort new issues.\n' },
+ * )
+ * skills.ids() // ['triage']
+ * ```
+ */
 export interface TextSkillLoader {
   /**
    * Checks every registration (id, path, tool references, duplicates), then reads and parses each file in
