@@ -1,7 +1,8 @@
 /**
  * Package hygiene, after `pnpm build`:
  * 1. publint on every package;
- * 2. the `agentCore.subpathDependencies` declarations name real subpaths and packages the manifest depends on;
+ * 2. the `agentCore.subpathDependencies` declarations name real subpaths and packages the manifest depends on,
+ *    every runtime dependency is declared by some subpath, and an optional peer is declared by one kit only;
  * 3. from source (esbuild, imports left unresolved): a kit reaches no other kit's folder except through that
  *    kit's public subpath, the platform-neutral mock entry imports no `node:` module, and every third-party
  *    package a subpath's code imports (statically or with a literal dynamic `import()`) is declared by that
@@ -72,6 +73,21 @@ for (const p of packages()) {
       problems.push(
         `${p.dir}/package.json depends on ${name}, but no subpath declares it in agentCore.subpathDependencies: declare it for the subpath that loads it, or drop the dependency`,
       )
+  // an optional peer (openai, pg, ...) belongs to one kit: only that kit's subpaths (durable/postgres is
+  // the durable kit) may load it; any other subpath reaches it through that kit's public subpath
+  const optional = Object.keys(manifest.peerDependenciesMeta ?? {}).filter(
+    (name) => manifest.peerDependenciesMeta[name]?.optional,
+  )
+  for (const name of optional) {
+    const owners = Object.entries(subpathDependencies(p))
+      .filter(([, names]) => names.includes(name))
+      .map(([subpath]) => subpath)
+    const kits = new Set(owners.map((subpath) => subpath.split('/')[1]))
+    if (kits.size > 1)
+      problems.push(
+        `${p.dir}/package.json: the optional peer ${name} is declared by ${owners.join(', ')}; it belongs to one kit, so the others must import that kit's public subpath instead`,
+      )
+  }
   for (const [subpath, names] of Object.entries(subpathDependencies(p))) {
     if (!p.subpaths.includes(subpath))
       problems.push(
