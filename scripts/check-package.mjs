@@ -20,7 +20,9 @@
  *
  * `--write-readme` rewrites the cold-import table in README.md (between its two marker comments).
  */
+import { execFileSync } from 'node:child_process'
 import { readFileSync, writeFileSync } from 'node:fs'
+import { builtinModules } from 'node:module'
 import { join, relative } from 'node:path'
 import { build } from 'esbuild'
 import { publint } from 'publint'
@@ -45,12 +47,12 @@ const TABLE_END = '<!-- cold-import-table:end -->'
 const problems = []
 const notes = []
 
+const BUILTINS = new Set(builtinModules)
+const isBuiltin = (specifier) => specifier.startsWith('node:') || BUILTINS.has(specifier.split('/')[0])
 const packageNameOf = (specifier) => {
   const parts = specifier.split('/')
   return specifier.startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0]
 }
-const isBuiltin = (specifier) => specifier.startsWith('node:') || BUILTINS.has(specifier.split('/')[0])
-const BUILTINS = new Set((await import('node:module')).builtinModules)
 
 // 1. publint
 for (const p of packages()) {
@@ -179,7 +181,7 @@ for (const s of subpaths) {
   for (const [name, files] of thirdParty)
     if (!allowed.has(name))
       problems.push(
-        `${s.specifier} imports ${name} (${files.map((f) => relative(root, join(root, f))).join(', ')}) without declaring it: ${declarationHint(s)}`,
+        `${s.specifier} imports ${name} (${files.join(', ')}) without declaring it: ${declarationHint(s)}`,
       )
   for (const name of s.declared)
     if (!thirdParty.has(name))
@@ -221,7 +223,6 @@ try {
       `const m${i} = await import(${JSON.stringify(s.specifier)}); if (Object.keys(m${i}).length === 0) throw new Error(${JSON.stringify(`${s.specifier} exports nothing`)})`,
   )
   writeFileSync(join(consumer.dir, 'consumer.mjs'), `${lines.join('\n')}\n`)
-  const { execFileSync } = await import('node:child_process')
   try {
     execFileSync(process.execPath, ['consumer.mjs'], { cwd: consumer.dir, encoding: 'utf8', stdio: 'pipe' })
   } catch (error) {
