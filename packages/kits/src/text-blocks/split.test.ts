@@ -82,7 +82,8 @@ const headingRe = /^ {0,3}#{1,6}(?:[ \t]|$)/
 const dashesRe = /^ {0,3}-{3,}[ \t]*$/
 const equalsRe = /^ {0,3}={3,}[ \t]*$/
 const ruleRe = /^ {0,3}(?:(?:\*[ \t]*){3,}|(?:_[ \t]*){3,}|(?:-[ \t]*){3,})$/
-const fenceRe = /^ {0,3}(`{3,}|~{3,})(.*)$/
+// `s`: an info string may hold any character but the line terminators \r and \n (U+2028 included)
+const fenceRe = /^ {0,3}(`{3,}|~{3,})(.*)$/s
 
 function referenceSplit(text: string, targetChars: number): string[] {
   const blocks: string[][] = []
@@ -161,6 +162,14 @@ describe('TextBlocks.split: invariants', () => {
       }),
       { numRuns: 2000 },
     )
+  })
+
+  it('treats a line separator (U+2028) after a fence as part of its info string, like any character', () => {
+    // found by the reference-model property: U+2028 does not end a line (only \r and \n do)
+    // an open fence: the blank line is fence content, so it is cut by size like '~~~ js\n\n' is
+    expect(texts('~~~\u2028\n\n', 1)).toEqual(texts('~~~ js\n\n', 1).map((t) => t.replace(' js', '\u2028')))
+    expect(texts('~~~\u2028\n\n', 1)).toEqual(['~~~\u2028\n', '\n'])
+    expect(texts('~~~\u2028\nx\n~~~\n', 100)).toEqual(['~~~\u2028\nx\n~~~\n'])
   })
 
   it('agrees with a reference model of the rules', () => {
