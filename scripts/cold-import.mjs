@@ -18,13 +18,22 @@
  * repeated runs against the 10 ms goal).
  */
 import { execFileSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import {
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, sep } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { packages } from './subpaths.mjs'
 
-const root = join(import.meta.dirname, '..')
+// the real path: Node reports loaded files by their real paths, so ownership checks compare against it
+const root = realpathSync(join(import.meta.dirname, '..'))
 const HOOKS_URL = pathToFileURL(join(import.meta.dirname, 'cold-import-hooks.mjs')).href
 
 const PROBE = `import { createRequire, register } from 'node:module'
@@ -81,7 +90,7 @@ export function readManifest(p) {
  * timing programs in it. Call `dispose()` when done.
  */
 export function createConsumer() {
-  const dir = mkdtempSync(join(tmpdir(), 'agent-core-cold-import-'))
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), 'agent-core-cold-import-')))
   mkdirSync(join(dir, 'node_modules/@agent-core'), { recursive: true })
   for (const p of packages()) symlinkSync(join(root, p.dir), join(dir, 'node_modules', p.name), 'dir')
   writeFileSync(join(dir, 'package.json'), '{ "type": "module", "private": true }\n')
