@@ -1,4 +1,4 @@
-import { describeValue, InvalidInputError } from '@agent-core/core'
+import { assertObject, assertSafeInteger, describeValue, InvalidInputError } from '@agent-core/core'
 import {
   BLANK,
   classifyLine,
@@ -17,6 +17,14 @@ import {
 /**
  * One structural block of a text. `text === source.slice(start, end)`; blocks are contiguous, so joining
  * every block's `text` gives back the source exactly.
+ * @example
+ * ```ts
+ * import { type TextBlock, TextBlocks } from '@agent-core/kits/text-blocks'
+ * const source = '# Title\nIntro.\n'
+ * const [first]: readonly TextBlock[] = TextBlocks.split(source, { targetChars: 2000 })
+ * first?.number // 1
+ * source.slice(first?.start, first?.end) === first?.text // true
+ * ```
  */
 export interface TextBlock {
   /** Position of the block, starting at 1. */
@@ -29,7 +37,15 @@ export interface TextBlock {
   readonly end: number
 }
 
-/** Options of `TextBlocks.split`. */
+/**
+ * Options of `TextBlocks.split`.
+ * @example
+ * ```ts
+ * import { type TextBlockSplitOptions, TextBlocks } from '@agent-core/kits/text-blocks'
+ * const options: TextBlockSplitOptions = { targetChars: 2000 }
+ * const blocks = TextBlocks.split('First paragraph.\n\nSecond paragraph.\n', options)
+ * ```
+ */
 export interface TextBlockSplitOptions {
   /**
    * The size (in UTF-16 code units, line terminators included) a run of lines should not grow past. A
@@ -41,33 +57,25 @@ export interface TextBlockSplitOptions {
 
 const LF = 10
 
+const WHERE = 'TextBlocks.split'
+
 function checkArguments(text: unknown, options: unknown): number {
   if (typeof text !== 'string') {
     throw new InvalidInputError(
-      `TextBlocks.split expects the text as a string, but got ${describeValue(text)}. Decode bytes (for example with TextDecoder) before splitting.`,
-      { details: { name: 'text', received: describeValue(text) } },
+      `${WHERE}: text must be a string, but got ${describeValue(text)}. Decode bytes (for example with TextDecoder) before splitting.`,
+      { details: { field: 'text', received: describeValue(text) } },
     )
   }
-  if (typeof options !== 'object' || options === null) {
-    throw new InvalidInputError(
-      `TextBlocks.split expects options { targetChars }, but got ${describeValue(options)}. Pass for example { targetChars: 2000 }.`,
-      { details: { name: 'options', received: describeValue(options) } },
-    )
-  }
-  const targetChars = (options as { targetChars?: unknown }).targetChars
-  if (typeof targetChars !== 'number' || !Number.isSafeInteger(targetChars) || targetChars < 1) {
-    throw new InvalidInputError(
-      `TextBlocks.split options.targetChars must be a positive safe integer (a block size in UTF-16 code units), but got ${describeValue(targetChars)}. Pass a whole number of at least 1, such as 2000.`,
-      {
-        details: {
-          name: 'targetChars',
-          min: 1,
-          max: Number.MAX_SAFE_INTEGER,
-          received: describeValue(targetChars),
-        },
-      },
-    )
-  }
+  assertObject(options, 'options', {
+    where: WHERE,
+    hint: 'Pass options { targetChars }, for example { targetChars: 2000 }.',
+  })
+  const { targetChars } = options as { targetChars?: unknown }
+  assertSafeInteger(targetChars, 'options.targetChars', {
+    min: 1,
+    where: WHERE,
+    hint: 'It is a block size in UTF-16 code units: pass a whole number of at least 1, such as 2000.',
+  })
   return targetChars
 }
 
