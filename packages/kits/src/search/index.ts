@@ -36,7 +36,20 @@ export {
   type ReciprocalRankFusionOptions,
   reciprocalRankFusion,
 } from './reciprocal-rank-fusion.js'
+export {
+  EmbeddingError,
+  type EmbeddingErrorDetails,
+  SearchLimitError,
+  type SearchLimitErrorDetails,
+} from './search-errors.js'
 export type { SearchHit, TextSearchHit, VectorSearchHit } from './search-hit.js'
+export {
+  defineTextAnalyzer,
+  englishAnalyzer,
+  standardAnalyzer,
+  type TextAnalyzer,
+  type TextAnalyzerDefinition,
+} from './text-analyzer.js'
 export type { TextQueryOptions } from './text-query-options.js'
 export {
   TextSearch,
