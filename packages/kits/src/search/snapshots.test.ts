@@ -44,10 +44,13 @@ function filled(): TextSearch<Doc> {
   return search
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: the tests corrupt minisearch's serialization at will
+type Loose = any
+
 /** The snapshot with its serialized index rewritten, and without a checksum (an older snapshot). */
 function edited(
   snapshot: TextSearchSnapshot,
-  edit: (plain: Record<string, any>) => void,
+  edit: (plain: Record<string, Loose>) => void,
 ): TextSearchSnapshot {
   const plain = JSON.parse(snapshot.serializedIndex)
   edit(plain)
@@ -87,7 +90,7 @@ describe('TextSearch snapshot validation', () => {
 
   it('refuses every structural corruption the issue found, and keeps the index as it was', () => {
     const snapshot = filled().snapshot()
-    const cases: [string, (plain: Record<string, any>) => void][] = [
+    const cases: [string, (plain: Record<string, Loose>) => void][] = [
       ['negative size', (p) => (p.documentCount = -1)],
       ['size and ids disagree', (p) => (p.documentCount = 2)],
       ['the same id twice', (p) => (p.documentIds['1'] = p.documentIds['0'])],
@@ -141,7 +144,7 @@ describe('TextSearch snapshot validation', () => {
         fc.constantFrom(-1, 0, 0.5, 1, 2, 99, 1e9, Number.NaN, null, '1'),
         (path, value) => {
           const broken = edited(snapshot, (p) => {
-            let at: any = p
+            let at: Loose = p
             for (const key of path.slice(0, -1)) at = at[key]
             at[path.at(-1)!] = value
           })
