@@ -27,6 +27,23 @@
  *
  * @module
  */
+export {
+  type Embedder,
+  type EmbedOptions,
+  type OpenAICompatibleEmbedderOptions,
+  openAICompatibleEmbedder,
+} from './embedder.js'
+export {
+  type HybridContribution,
+  type HybridFusionOptions,
+  HybridSearch,
+  type HybridSearchHit,
+  type HybridSearchOptions,
+  type HybridSearchRequest,
+  type HybridSearchSnapshot,
+  type HybridSnippet,
+  looksExact,
+} from './hybrid-search.js'
 export type { JsonData } from './json-data.js'
 export {
   type FusedRank,

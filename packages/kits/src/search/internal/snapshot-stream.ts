@@ -18,8 +18,10 @@ export const RECORD = {
   LINES: 2,
   /** Little-endian float32 values. */
   FLOATS: 3,
-  /** JSON: one named part (e.g. the text index's metadata). */
+  /** JSON: one named part (e.g. the text index's snapshot). */
   PART: 4,
+  /** Raw bytes: a piece of a nested snapshot stream. */
+  RAW: 5,
   /** The CRC-32 of everything before this record, as a u32 LE. */
   END: 255,
 } as const
@@ -121,6 +123,7 @@ export class CorruptStream extends Error {}
 /** What a reader found in one record. */
 export type StreamRecord =
   | { readonly type: typeof RECORD.HEADER | typeof RECORD.PART; readonly value: unknown }
+  | { readonly type: typeof RECORD.RAW; readonly bytes: Uint8Array }
   | { readonly type: typeof RECORD.LINES; readonly lines: readonly unknown[] }
   | { readonly type: typeof RECORD.FLOATS; readonly length: number }
 
@@ -193,6 +196,7 @@ export class RecordReader {
       return { type, length: count }
     }
     const payload = await this.#read(length)
+    if (type === RECORD.RAW) return { type, bytes: payload }
     let text: string
     try {
       text = this.#decoder.decode(payload)
