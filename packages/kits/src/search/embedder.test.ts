@@ -20,7 +20,9 @@ beforeAll(async () => {
     request.resume()
     request.on('end', () => {
       response.setHeader('content-type', 'application/json')
-      response.end(JSON.stringify({ object: 'list', data: [{ object: 'embedding', index: 0, embedding: [1, 0, 0] }] }))
+      response.end(
+        JSON.stringify({ object: 'list', data: [{ object: 'embedding', index: 0, embedding: [1, 0, 0] }] }),
+      )
     })
   })
   await new Promise<void>((resolve) => liar.listen(0, '127.0.0.1', resolve))
@@ -99,13 +101,23 @@ describe('openAICompatibleEmbedder against MockGPT', () => {
     const unavailable = await rejection(() => embedder().embed(['x'], {}))
     expect((unavailable as EmbeddingError).details.status).toBe(503)
 
-    server.mock.script({ faults: [{ type: 'slow-first-byte', delayMs: 500 }], match: { endpoint: 'embeddings' } })
-    expect(TimeoutError.isInstance(await rejection(() => embedder({ timeoutMs: 50 }).embed(['x'], {})))).toBe(true)
+    server.mock.script({
+      faults: [{ type: 'slow-first-byte', delayMs: 500 }],
+      match: { endpoint: 'embeddings' },
+    })
+    expect(TimeoutError.isInstance(await rejection(() => embedder({ timeoutMs: 50 }).embed(['x'], {})))).toBe(
+      true,
+    )
 
-    server.mock.script({ faults: [{ type: 'slow-first-byte', delayMs: 500 }], match: { endpoint: 'embeddings' } })
+    server.mock.script({
+      faults: [{ type: 'slow-first-byte', delayMs: 500 }],
+      match: { endpoint: 'embeddings' },
+    })
     const controller = new AbortController()
     setTimeout(() => controller.abort(new Error('user cancelled')), 30)
-    expect(AbortedError.isInstance(await rejection(() => embedder().embed(['x'], { signal: controller.signal })))).toBe(true)
+    expect(
+      AbortedError.isInstance(await rejection(() => embedder().embed(['x'], { signal: controller.signal }))),
+    ).toBe(true)
 
     const nowhere = openAICompatibleEmbedder({ baseURL: 'http://127.0.0.1:9/v1', model: 'm', dimensions: 3 })
     expect(EmbeddingError.isInstance(await rejection(() => nowhere.embed(['x'], {})))).toBe(true)
@@ -126,7 +138,9 @@ describe('openAICompatibleEmbedder against MockGPT', () => {
     expect(field(() => openAICompatibleEmbedder({ ...ok, baseURL: 'not a url' }))).toBe('options.baseURL')
     expect(field(() => openAICompatibleEmbedder({ ...ok, dimensions: 0 }))).toBe('options.dimensions')
     expect(field(() => openAICompatibleEmbedder({ ...ok, maxBatch: 5000 }))).toBe('options.maxBatch')
-    expect(field(() => openAICompatibleEmbedder({ ...ok, encoding: 'hex' as never }))).toBe('options.encoding')
+    expect(field(() => openAICompatibleEmbedder({ ...ok, encoding: 'hex' as never }))).toBe(
+      'options.encoding',
+    )
     expect(field(() => openAICompatibleEmbedder({ ...ok, timeoutMs: 0 }))).toBe('options.timeoutMs')
     expect(openAICompatibleEmbedder(ok).identity).toBe('m@3')
   })
@@ -150,7 +164,11 @@ describe('HybridSearch over MockGPT embeddings', () => {
     expect(hit!.contributions.map((c) => c.sourceId)).toEqual(['text', 'vector'])
 
     const before = JSON.stringify(index.snapshot())
-    server.mock.script({ faults: [{ type: 'status', status: 500 }], match: { endpoint: 'embeddings' }, times: 5 })
+    server.mock.script({
+      faults: [{ type: 'status', status: 500 }],
+      match: { endpoint: 'embeddings' },
+      times: 5,
+    })
     const error = await rejection(() => index.upsert([{ id: 'a', text: 'Something else entirely.' }]))
     expect(EmbeddingError.isInstance(error)).toBe(true)
     expect(JSON.stringify(index.snapshot())).toBe(before)

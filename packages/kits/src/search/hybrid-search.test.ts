@@ -128,10 +128,10 @@ async function rejection(run: () => Promise<unknown>): Promise<unknown> {
 describe('HybridSearch without an embedder', () => {
   it('is a text index with field boosts, matched terms and snippets', async () => {
     const index = await filled()
-    const hits = await index.search({ query: 'restoring snapshots', limit: 3 })
+    const hits = await index.search({ query: 'how are snapshots restored?', limit: 3 })
     expect(hits[0]).toMatchObject({
       id: 'snap',
-      terms: ['restor', 'snapshot'],
+      terms: ['snapshot', 'restor'],
       document: corpus[0],
       contributions: [{ sourceId: 'text', rank: 1, weight: 1 }],
     })
@@ -195,7 +195,7 @@ describe('HybridSearch with an embedder', () => {
         async (words, limit) => {
           const query = words.join(' ')
           const hits = await index.search({ query, limit })
-          const textWeight = looksExact(query) ? 2 : 1
+          const textWeight = looksExact(query) ? 60 + 50 + 1 : 1
           const manual = reciprocalRankFusion(
             [
               { sourceId: 'text', hits: text.search({ query, limit: 50 }), weight: textWeight },
@@ -365,13 +365,18 @@ describe('HybridSearch with an embedder', () => {
     ]) {
       expect(looksExact(query), query).toBe(true)
     }
-    for (const query of ['how do I restore a snapshot', 'deploy to the cloud', 'tables'])
+    expect(looksExact('filter bar selection fields')).toBe(true)
+    for (const query of ['how do I restore a snapshot', 'deploy to the cloud', 'what is a table for?'])
       expect(looksExact(query), query).toBe(false)
     const [hit] = await index.search({ query: 'sap.m.Table', limit: 1 })
     expect(hit!.id).toBe('table')
-    expect(hit!.contributions[0]).toMatchObject({ sourceId: 'text', rank: 1, weight: 2 })
-    const [plain] = await index.search({ query: 'tables', limit: 1 })
+    expect(hit!.contributions[0]).toMatchObject({ sourceId: 'text', rank: 1, weight: 111 })
+    const [plain] = await index.search({ query: 'which tables grow?', limit: 1 })
     expect(plain!.contributions[0]).toMatchObject({ sourceId: 'text', weight: 1 })
+    // With lookups: 'fuse', a lookup is fused like any other query.
+    const fused = new HybridSearch<Passage>(options(new WordEmbedder(), { fusion: { lookups: 'fuse' } }))
+    await fused.upsert(corpus)
+    expect((await fused.search({ query: 'sap.m.Table', limit: 1 }))[0]!.contributions[0]!.weight).toBe(1)
   })
 
   it('calls the filter once per document with a copy, and applies it on both sides', async () => {

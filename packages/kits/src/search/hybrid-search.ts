@@ -11,6 +11,7 @@ import {
   throwIfAborted,
 } from '@agent-core/core'
 import type { Embedder, EmbedOptions } from './embedder.js'
+import { ENGLISH_STOP_WORDS } from './internal/analysis.js'
 import {
   assertFieldList,
   assertFiniteNumber,
@@ -47,7 +48,7 @@ const ENGINE = 'agent-core/hybrid'
  * @example
  * ```ts
  * import type { HybridFusionOptions } from '@agent-core/kits/search'
- * const fusion: HybridFusionOptions = { k: 60, textWeight: 1, vectorWeight: 1, exactTextBoost: 2, candidates: 50 }
+ * const fusion: HybridFusionOptions = { k: 60, textWeight: 1, vectorWeight: 1, lookups: 'text-first', candidates: 50 }
  * ```
  */
 export interface HybridFusionOptions {
@@ -58,11 +59,13 @@ export interface HybridFusionOptions {
   /** The weight of the vector ranking: a positive finite number (default 1). */
   readonly vectorWeight?: number
   /**
-   * Multiplies `textWeight` for a query that looks like an identifier or an exact phrase (a quoted
-   * phrase, `sap.m.Table`, `manifest.json`, `getEmbeddingsPath`, `npm_config`): words a user copied
-   * are better matched by their letters than by their meaning. A finite number of at least 1 (default 2).
+   * How a query that looks like a lookup (an identifier, a quoted phrase, a few bare keywords: see
+   * {@link looksExact}) is fused. `"text-first"` (default): the text ranking decides the order and the
+   * vector ranking only breaks ties and adds documents the text side did not find (the text weight is
+   * raised to `textWeight * (k + candidates + 1)`, which no vector rank can outweigh). `"fuse"`: like any
+   * other query.
    */
-  readonly exactTextBoost?: number
+  readonly lookups?: 'text-first' | 'fuse'
   /** How many hits each ranking contributes to the fusion: a safe integer of at least 1 (default 50). */
   readonly candidates?: number
 }
@@ -261,12 +264,19 @@ const IDENTIFIER =
   /[\p{L}\p{N}][._/:#@]+[\p{L}\p{N}]|[\p{L}\p{N}]_[\p{L}\p{N}]|\p{Ll}\p{Lu}|[\p{L}\p{N}]\(\)|(?:^|\s)--?[\p{L}]/u
 
 /**
- * True when a query looks like something copied rather than described: a quoted phrase, a dotted or
- * slashed name (`sap.m.Table`, `manifest.json`, `src/index.ts`), snake_case, camelCase, a call `f()` or
- * a command-line flag.
+ * True when a query looks like a lookup rather than a question: a quoted phrase, an identifier (a dotted
+ * or slashed name such as `sap.m.Table`, `manifest.json` or `src/index.ts`, snake_case, camelCase, a call
+ * `f()`, a command-line flag), or a few bare keywords with no English function word among them
+ * (`filter bar selection fields`). A question in a sentence ("how do I restore a snapshot?") is not.
  */
 export function looksExact(query: string): boolean {
-  return QUOTED.test(query) || IDENTIFIER.test(query)
+  if (QUOTED.test(query) || IDENTIFIER.test(query)) return true
+  const words = query.toLowerCase().match(/[\p{L}\p{N}]+(?:['\u2019][\p{L}]+)?/gu) ?? []
+  return (
+    words.length > 0 &&
+    words.length <= 6 &&
+    !words.some((word) => ENGLISH_STOP_WORDS.has(word.replace('\u2019', "'")))
+  )
 }
 
 /**
@@ -282,8 +292,8 @@ export function looksExact(query: string): boolean {
  * - **Degrades well.** Without an embedder it is a text index with the same API. When the embedder fails,
  *   the update rejects with a typed error ({@link EmbeddingError}, `AbortedError`, `TimeoutError`,
  *   `InvalidOutputError`) and the index is exactly as it was.
- * - **Copied text leans on letters.** A query that looks like an identifier or an exact phrase weighs
- *   the text ranking `exactTextBoost` times more (see {@link looksExact}).
+ * - **Lookups lean on letters.** For a query that looks like an identifier, a quoted phrase or bare
+ *   keywords, the text ranking decides the order by default (see {@link looksExact} and `lookups`).
  * - **Hits say why.** Each hit carries the contributions of both rankings, the matched terms per field,
  *   and a snippet cut from the stored document (the body is stored once, not in the text index).
  *
@@ -565,7 +575,9 @@ export class HybridSearch<Document extends object = Record<string, unknown>> {
             ...(keep ? { filter: (_: unknown, id: string) => keep(id) } : {}),
           })
         : []
-    const textWeight = this.#fusion.textWeight * (looksExact(query) ? this.#fusion.exactTextBoost : 1)
+    // A lookup lets the text ranking decide: no vector rank can outweigh one text rank step.
+    const lookup = this.#fusion.lookups === 'text-first' && looksExact(query)
+    const textWeight = this.#fusion.textWeight * (lookup ? k + window + 1 : 1)
     const fused = reciprocalRankFusion(
       [
         { sourceId: 'text', hits: textHits, weight: textWeight },
@@ -1076,7 +1088,8 @@ function checkEmbedder(embedder: unknown): Embedder {
 }
 
 function readFusion(value: unknown): Required<HybridFusionOptions> {
-  if (value === undefined) return { k: 60, textWeight: 1, vectorWeight: 1, exactTextBoost: 2, candidates: 50 }
+  if (value === undefined)
+    return { k: 60, textWeight: 1, vectorWeight: 1, lookups: 'text-first', candidates: 50 }
   assertRequest(value, 'new HybridSearch', '{ k: 60, textWeight: 1 }', 'options.fusion')
   const options = value as HybridFusionOptions
   const k = options.k ?? 60
@@ -1085,9 +1098,14 @@ function readFusion(value: unknown): Required<HybridFusionOptions> {
   assertFiniteNumber(textWeight, 'options.fusion.textWeight', { min: 0, exclusiveMin: true })
   const vectorWeight = options.vectorWeight ?? 1
   assertFiniteNumber(vectorWeight, 'options.fusion.vectorWeight', { min: 0, exclusiveMin: true })
-  const exactTextBoost = options.exactTextBoost ?? 2
-  assertFiniteNumber(exactTextBoost, 'options.fusion.exactTextBoost', { min: 1 })
+  const lookups = options.lookups ?? 'text-first'
+  if (lookups !== 'text-first' && lookups !== 'fuse') {
+    throw new InvalidInputError(
+      `HybridSearch options.fusion.lookups must be "text-first" or "fuse", but got ${describeValue(lookups)}.`,
+      { details: { field: 'options.fusion.lookups', received: describeValue(lookups) } },
+    )
+  }
   const candidates = options.candidates ?? 50
   assertSafeInteger(candidates, 'options.fusion.candidates', { min: 1 })
-  return { k, textWeight, vectorWeight, exactTextBoost, candidates }
+  return { k, textWeight, vectorWeight, lookups, candidates }
 }
