@@ -522,11 +522,9 @@ export class TextSearch<Document extends object = Record<string, unknown>> {
       }
     }
     let restored: MiniSearch<Record<string, unknown>>
-    let nonJson: Set<string>
     try {
       const plain: unknown = JSON.parse(serializedIndex)
       checkSerializedIndex(plain, this.fields, this.storedFields)
-      nonJson = storedNonJson(plain)
       restored = MiniSearch.loadJS(plain as never, this.#engineOptions)
     } catch (error) {
       if (!(error instanceof CorruptIndex) && !(error instanceof SyntaxError)) throw error
@@ -537,7 +535,8 @@ export class TextSearch<Document extends object = Record<string, unknown>> {
       )
     }
     this.#index = restored
-    this.#nonJson = nonJson
+    // Parsed JSON is JSON data by construction.
+    this.#nonJson = new Set()
   }
 
   #assertNotInCallback(operation: string): void {
@@ -606,15 +605,6 @@ interface Projected {
   readonly id: string
   readonly fields: Record<string, unknown>
   readonly json: boolean
-}
-
-/** Stored fields of a serialized index are JSON by construction; only a non-finite number is not. */
-function storedNonJson(plain: SerializedMiniSearch): Set<string> {
-  const out = new Set<string>()
-  for (const [key, values] of Object.entries(plain.storedFields)) {
-    if (firstNonJsonPath(values, 'document') !== undefined) out.add(plain.documentIds[key]!)
-  }
-  return out
 }
 
 function readAnalyzer(value: unknown, options: TextSearchOptions<never>): TextAnalyzer | undefined {

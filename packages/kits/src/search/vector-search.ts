@@ -599,9 +599,8 @@ export class VectorSearch<Document extends object = Record<string, unknown>> {
         { details: { field: 'index' } },
       )
     }
-    // The checksum covered the vectors, which were unit vectors when written; only finiteness and length
-    // are checked again, to catch a stream written by something else.
-    this.#checkVectors(state, 0, state.ids.length)
+    // The CRC-32 covered every vector byte, and a VectorSearch only writes finite unit vectors, so they are
+    // not scanned again (the JSON form, which has no checksum, is).
     this.#install(state)
   }
 
@@ -661,14 +660,17 @@ export class VectorSearch<Document extends object = Record<string, unknown>> {
     }
   }
 
-  /** Checks snapshot document `i` and files it into `state`. */
-  #restoreDocument(state: VectorState, document: unknown, i: number): void {
+  /** Checks snapshot document `i` and files it into `state` (a copy, unless it was parsed just now). */
+  #restoreDocument(state: VectorState, document: unknown, i: number, parsed = false): void {
     let id: string
     try {
       id = readDocumentId(document, this.idField, `snapshot.documents[${i}]`)
-      const copy = copyIndexData(document, `snapshot document "${id}"`, `snapshot.documents[${i}]`)
-      state.documents[i] = copy.value
-      if (!copy.json) state.nonJson.add(id)
+      if (parsed) state.documents[i] = document
+      else {
+        const copy = copyIndexData(document, `snapshot document "${id}"`, `snapshot.documents[${i}]`)
+        state.documents[i] = copy.value
+        if (!copy.json) state.nonJson.add(id)
+      }
     } catch (error) {
       throw this.#restoreError(
         `document ${i} is not valid (${(error as Error).message})`,

@@ -14,7 +14,7 @@ export const MAGIC = new TextEncoder().encode('agent-core-snapshot\n')
 export const RECORD = {
   /** JSON: the header (format, version, fingerprint, counts, ...). */
   HEADER: 1,
-  /** NDJSON lines: one document (or one entry) per line. */
+  /** A JSON array of items (documents or entries); a long list spans several records. */
   LINES: 2,
   /** Little-endian float32 values. */
   FLOATS: 3,
@@ -57,21 +57,21 @@ export class RecordWriter {
     return this.record(type, encoder.encode(JSON.stringify(value)))
   }
 
-  /** LINES records of the JSON of each item, each record up to {@link CHUNK_BYTES}. */
+  /** LINES records: JSON arrays of the items, each record up to about {@link CHUNK_BYTES}. */
   *lines(items: Iterable<unknown>): Generator<Uint8Array> {
-    let parts: Uint8Array[] = []
+    let parts: string[] = []
     let size = 0
     for (const item of items) {
-      const line = encoder.encode(`${JSON.stringify(item)}\n`)
-      if (size > 0 && size + line.length > CHUNK_BYTES) {
-        yield this.record(RECORD.LINES, concat(parts, size))
+      const text = JSON.stringify(item)
+      if (size > 0 && size + text.length > CHUNK_BYTES) {
+        yield this.record(RECORD.LINES, encoder.encode(`[${parts.join(',')}]`))
         parts = []
         size = 0
       }
-      parts.push(line)
-      size += line.length
+      parts.push(text)
+      size += text.length + 1
     }
-    if (size > 0) yield this.record(RECORD.LINES, concat(parts, size))
+    if (size > 0) yield this.record(RECORD.LINES, encoder.encode(`[${parts.join(',')}]`))
   }
 
   /** FLOATS records of the first `length` values of `values` (copied, little-endian). */
@@ -105,16 +105,6 @@ export class RecordWriter {
     this.#crc = crc32(bytes, this.#crc)
     return bytes
   }
-}
-
-function concat(parts: readonly Uint8Array[], size: number): Uint8Array {
-  const out = new Uint8Array(size)
-  let at = 0
-  for (const part of parts) {
-    out.set(part, at)
-    at += part.length
-  }
-  return out
 }
 
 /** A problem with a snapshot stream; the index turns it into an InvalidStateError. */
@@ -206,14 +196,9 @@ export class RecordReader {
     try {
       if (type === RECORD.HEADER || type === RECORD.PART) return { type, value: JSON.parse(text) }
       if (type === RECORD.LINES) {
-        if (!text.endsWith('\n')) throw new CorruptStream('a line record does not end with a newline')
-        return {
-          type,
-          lines: text
-            .slice(0, -1)
-            .split('\n')
-            .map((line) => JSON.parse(line)),
-        }
+        const lines: unknown = JSON.parse(text)
+        if (!Array.isArray(lines)) throw new CorruptStream('a list record does not hold a JSON array')
+        return { type, lines }
       }
     } catch (error) {
       if (error instanceof CorruptStream) throw error

@@ -111,9 +111,13 @@ export function checkSerializedIndex(
   const lengthKeys = Object.keys(fieldLength)
   if (lengthKeys.length !== idKeys.length) fail('fieldLength does not list every document once')
   const fieldCount = fields.length
+  if (fieldCount * nextId > 2 ** 31) fail(`nextId ${nextId} is implausibly large`)
+  // Per field and short id: 1 when the document has a length of at least 1 in that field.
+  const hasLength = new Uint8Array(fieldCount * nextId)
   const present = new Uint8Array(fieldCount)
   for (const key of lengthKeys) {
     if (!Object.hasOwn(documentIds, key)) fail(`fieldLength lists the unknown document ${key}`)
+    const shortId = Number(key)
     const lengths = fieldLength[key]
     if (!Array.isArray(lengths) || lengths.length > fieldCount)
       fail(`the field lengths of document ${key} are malformed`)
@@ -122,10 +126,12 @@ export function checkSerializedIndex(
       if (length === null || length === undefined) continue
       if (!isCount(length)) fail(`a field length of document ${key} is not a count`)
       present[i] = 1
+      if (length >= 1) hasLength[i * nextId + shortId] = 1
     }
   }
   if (!Array.isArray(averageFieldLength) || averageFieldLength.length > fieldCount)
     fail('averageFieldLength is malformed')
+  const averagePositive = new Uint8Array(fieldCount)
   for (let i = 0; i < fieldCount; i++) {
     const average: unknown = averageFieldLength[i]
     if (average === null || average === undefined) {
@@ -134,8 +140,8 @@ export function checkSerializedIndex(
     }
     if (typeof average !== 'number' || !Number.isFinite(average) || average < 0)
       fail(`the average length of field "${fields[i]}" is not a finite number of at least 0`)
+    if (average > 0) averagePositive[i] = 1
   }
-  const averages = averageFieldLength as (number | null)[]
   const stored = plain.storedFields
   if (!isObject(stored)) fail('storedFields is missing')
   const storedSet = new Set(storedFields)
@@ -149,14 +155,15 @@ export function checkSerializedIndex(
   }
   const index = plain.index
   if (!Array.isArray(index)) fail('index is missing')
-  const terms = new Set<string>()
+  let previous = ''
   for (let t = 0; t < index.length; t++) {
     const entry: unknown = index[t]
     if (!Array.isArray(entry) || entry.length !== 2 || typeof entry[0] !== 'string' || !isObject(entry[1]))
       fail(`index entry ${t} is malformed`)
-    const term = entry[0]
-    if (terms.has(term)) fail(`the term "${term}" occurs twice`)
-    terms.add(term)
+    const term: string = entry[0]
+    // Snapshots list terms in code-unit order: strictly ascending means no term twice.
+    if (t > 0 && !(previous < term)) fail(`the terms are not in order (or "${term}" occurs twice)`)
+    previous = term
     const byField = entry[1]
     let postingsSeen = false
     for (const fieldKey in byField) {
@@ -164,15 +171,24 @@ export function checkSerializedIndex(
       if (fieldId === -1) fail(`the term "${term}" names the unknown field ${fieldKey}`)
       const postings = byField[fieldKey]
       if (!isObject(postings)) fail(`the postings of "${term}" are malformed`)
-      if (!(averages[fieldId]! > 0))
+      if (averagePositive[fieldId] !== 1)
         fail(`the term "${term}" is in field ${fieldKey}, whose average length is 0`)
+      const row = fieldId * nextId
       for (const key in postings) {
         const frequency = postings[key]
-        if (!Object.hasOwn(documentIds, key)) fail(`the term "${term}" points at the unknown document ${key}`)
-        if (typeof frequency !== 'number' || !Number.isSafeInteger(frequency) || frequency < 1)
+        const shortId = +key
+        // A length of at least 1 in this field also proves the document exists (and the id is in range).
+        if (!(shortId >= 0 && shortId < nextId && hasLength[row + shortId] === 1))
+          fail(
+            `the term "${term}" points at document ${key}, which is unknown or has no length in that field`,
+          )
+        if (
+          typeof frequency !== 'number' ||
+          !(frequency >= 1) ||
+          frequency % 1 !== 0 ||
+          frequency > Number.MAX_SAFE_INTEGER
+        )
           fail(`the term "${term}" has a frequency that is not a positive integer`)
-        if (!(((fieldLength[key] as unknown[])[fieldId]! as number) >= 1))
-          fail(`the term "${term}" is in field ${fieldKey} of document ${key}, which has no length there`)
         postingsSeen = true
       }
     }
