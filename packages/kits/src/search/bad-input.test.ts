@@ -196,15 +196,27 @@ describe('search kit additions: garbage input (property)', () => {
       fc.asyncProperty(garbage, garbage, async (a, b) => {
         await expectTypedOrSuccess(() => defineTextAnalyzer(a as Loose))
         await expectTypedOrSuccess(() =>
-          defineTextAnalyzer({ name: 'x', version: 1, tokenize: () => a as Loose, terms: () => b as Loose }).analyze('a b'),
+          defineTextAnalyzer({
+            name: 'x',
+            version: 1,
+            tokenize: () => a as Loose,
+            terms: () => b as Loose,
+          }).analyze('a b'),
         )
         await expectTypedOrSuccess(() => openAICompatibleEmbedder(a as Loose))
         await expectTypedOrSuccess(() =>
-          openAICompatibleEmbedder({ baseURL: 'http://127.0.0.1:9/v1', model: 'm', dimensions: 2, ...(a as object) } as Loose),
+          openAICompatibleEmbedder({
+            baseURL: 'http://127.0.0.1:9/v1',
+            model: 'm',
+            dimensions: 2,
+            ...(a as object),
+          } as Loose),
         )
         await expectTypedOrSuccess(() => vectors.restoreFrom(a as Loose))
         await expectTypedOrSuccess(() => vectors.restoreFrom([chunks[0]!, a as Loose]))
-        await expectTypedOrSuccess(() => new TextSearch({ indexRevision: 'r', fields: ['t'], analyzer: a } as Loose))
+        await expectTypedOrSuccess(
+          () => new TextSearch({ indexRevision: 'r', fields: ['t'], analyzer: a } as Loose),
+        )
       }),
       { numRuns: 200 },
     )

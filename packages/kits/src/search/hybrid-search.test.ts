@@ -303,6 +303,51 @@ describe('HybridSearch with an embedder', () => {
     )
   })
 
+  it('swaps a revision atomically with update(): removals and upserts land together (property)', async () => {
+    const embedder = new WordEmbedder()
+    const index = new HybridSearch<Passage>(options(embedder, { fields: ['text'], boost: {} }))
+    const revision = (r: number, count: number) =>
+      Array.from({ length: count }, (_, i) => ({
+        id: `guide@${r}#${i}`,
+        title: '',
+        version: r,
+        text: `guide passage ${i} rev${r}`,
+      }))
+    let current = revision(0, 3)
+    await index.upsert(current)
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 5 }),
+        fc.integer({ min: 0, max: 4 }),
+        async (count, delay) => {
+          const r = (current[0]?.version ?? 0) + 1
+          const next = revision(r, count)
+          embedder.delayMs = delay
+          const swap = index.update({ remove: current.map((p) => p.id), upsert: next })
+          const seen: number[][] = []
+          const reads = Array.from({ length: 5 }, async (_, i) => {
+            await new Promise((resolve) => setTimeout(resolve, i))
+            seen.push(
+              (await index.search({ query: 'guide passage', limit: 20 })).map((hit) => hit.document.version!),
+            )
+          })
+          expect(await swap).toBe(current.length)
+          await Promise.all(reads)
+          for (const versions of seen) expect(new Set(versions).size).toBe(1)
+          expect(index.size).toBe(count)
+          current = next
+        },
+      ),
+      { numRuns: 20 },
+    )
+    // A failed embedding leaves the old revision in place.
+    embedder.failWith = new Error('down')
+    await expect(index.update({ remove: current.map((p) => p.id), upsert: revision(99, 2) })).rejects.toThrow(
+      EmbeddingError,
+    )
+    expect(index.ids()).toEqual(current.map((p) => p.id))
+  })
+
   it('leaves the index unchanged when the embedder fails, with a typed error', async () => {
     const embedder = new WordEmbedder()
     const index = await filled(embedder)

@@ -438,7 +438,7 @@ export class HybridSearch<Document extends object = Record<string, unknown>> {
           )
         }
       }
-      await this.#apply(await this.#plan(prepared, options))
+      await this.#apply(await this.#plan(prepared, options), [])
     })
   }
 
@@ -454,41 +454,75 @@ export class HybridSearch<Document extends object = Record<string, unknown>> {
   upsert(documents: readonly Document[], options: EmbedOptions = {}): Promise<void> {
     return this.#serialize(async () => {
       const prepared = this.#prepare(documents, 'upsert')
-      await this.#apply(await this.#plan(prepared, options))
+      await this.#apply(await this.#plan(prepared, options), [])
     })
   }
 
   /** Removes documents by id from both sides at once; resolves how many were indexed. */
   remove(ids: readonly string[]): Promise<number> {
     return this.#serialize(async () => {
-      if (!Array.isArray(ids)) {
+      const present = this.#present(ids, 'ids', 'remove')
+      await this.#apply({ prepared: [], vectors: new Map() }, present)
+      return present.length
+    })
+  }
+
+  /**
+   * Removes and upserts in one step: for example a new revision of a published document replacing its
+   * old passages. What `upsert` needs is embedded first; then the removals and the upserts become
+   * visible to `search` together, so a concurrent search sees all of the old passages or all of the new
+   * ones. An id both removed and upserted is replaced. Resolves how many of `remove` were indexed.
+   *
+   * @throws InvalidInputError on malformed documents or ids (nothing is embedded then)
+   * @throws EmbeddingError (or AbortedError, TimeoutError, InvalidOutputError) when embedding fails; the
+   *   index is unchanged
+   * @example
+   * ```ts
+   * import { HybridSearch } from '@agent-core/kits/search'
+   * const index = new HybridSearch<{ id: string; text: string }>({ indexRevision: 'r1', fields: ['text'] })
+   * await index.upsert([{ id: 'guide#1', text: 'old first part' }, { id: 'guide#2', text: 'old second part' }])
+   * await index.update({ remove: ['guide#1', 'guide#2'], upsert: [{ id: 'guide@2#1', text: 'the new revision' }] })
+   * ```
+   */
+  update(
+    changes: { readonly upsert?: readonly Document[]; readonly remove?: readonly string[] },
+    options: EmbedOptions = {},
+  ): Promise<number> {
+    return this.#serialize(async () => {
+      assertRequest(changes, 'HybridSearch update', '{ upsert: [...], remove: [...] }', 'changes')
+      const prepared = this.#prepare(changes.upsert ?? [], 'update', 'changes.upsert')
+      const present = this.#present(changes.remove ?? [], 'changes.remove', 'update')
+      const upserted = new Set(prepared.map(({ id }) => id))
+      await this.#apply(
+        await this.#plan(prepared, options),
+        present.filter((id) => !upserted.has(id)),
+      )
+      return present.length
+    })
+  }
+
+  /** The distinct ids of `ids` that are indexed, after checking that `ids` is an array of strings. */
+  #present(ids: unknown, field: string, method: string): string[] {
+    if (!Array.isArray(ids)) {
+      throw new InvalidInputError(
+        `HybridSearch ${method} takes ${field} as an array of ids, but got ${describeValue(ids)}.`,
+        {
+          details: { field, received: describeValue(ids) },
+        },
+      )
+    }
+    for (let i = 0; i < ids.length; i++) {
+      const id: unknown = ids[i]
+      if (typeof id !== 'string') {
         throw new InvalidInputError(
-          `HybridSearch remove takes an array of ids, but got ${describeValue(ids)}.`,
+          `HybridSearch ${method}: ${field}[${i}] is ${describeValue(id)}, not a string.`,
           {
-            details: { field: 'ids', received: describeValue(ids) },
+            details: { field: `${field}[${i}]`, received: describeValue(id) },
           },
         )
       }
-      ids.forEach((id: unknown, i) => {
-        if (typeof id !== 'string')
-          throw new InvalidInputError(
-            `HybridSearch remove: ids[${i}] is ${describeValue(id)}, not a string.`,
-            {
-              details: { field: `ids[${i}]`, received: describeValue(id) },
-            },
-          )
-      })
-      const present = [...new Set(ids)].filter((id) => this.#entries.has(id))
-      if (present.length === 0) return 0
-      // One synchronous step on both sides; the purge of the text index finishes afterwards.
-      const purge = this.#text.removeMany(present)
-      for (const id of present) {
-        this.#vectors?.remove(id)
-        this.#entries.delete(id)
-      }
-      await purge
-      return present.length
-    })
+    }
+    return [...new Set(ids as string[])].filter((id) => this.#entries.has(id))
   }
 
   /**
@@ -839,19 +873,17 @@ export class HybridSearch<Document extends object = Record<string, unknown>> {
   }
 
   /** Checks every document of a batch before anything is embedded. */
-  #prepare(documents: readonly Document[], method: string): Prepared[] {
+  #prepare(documents: readonly Document[], method: string, field = 'documents'): Prepared[] {
     if (!Array.isArray(documents)) {
       throw new InvalidInputError(
-        `HybridSearch ${method} takes an array of documents, but got ${describeValue(documents)}.`,
-        {
-          details: { field: 'documents', received: describeValue(documents) },
-        },
+        `HybridSearch ${method} takes ${field} as an array of documents, but got ${describeValue(documents)}.`,
+        { details: { field, received: describeValue(documents) } },
       )
     }
     const seen = new Set<string>()
     const out: Prepared[] = []
     for (let i = 0; i < documents.length; i++) {
-      const where = `documents[${i}]`
+      const where = `${field}[${i}]`
       const id = readDocumentId(documents[i], this.idField, where)
       if (seen.has(id)) {
         throw new DuplicateIdError(`HybridSearch ${method}: the id "${id}" is repeated in this batch.`, {
@@ -960,12 +992,15 @@ export class HybridSearch<Document extends object = Record<string, unknown>> {
     })
   }
 
-  /** Applies a plan to both sides in one synchronous step (restoring the old versions if the text side refuses). */
-  async #apply(plan: Plan): Promise<void> {
+  /**
+   * Applies a plan and removals to both sides in one synchronous step (restoring the old versions if
+   * the text side refuses a new one).
+   */
+  async #apply(plan: Plan, removals: readonly string[]): Promise<void> {
     const { prepared, vectors } = plan
     const replaced = prepared.filter(({ id }) => this.#entries.has(id)).map(({ id }) => id)
-    const old = replaced.map((id) => [id, this.#entries.get(id)!] as const)
-    const purge = this.#text.removeMany(replaced)
+    const old = [...replaced, ...removals].map((id) => [id, this.#entries.get(id)!] as const)
+    const purge = this.#text.removeMany([...replaced, ...removals])
     try {
       this.#text.addAll(prepared.map(({ entry }) => entry.document as Document))
     } catch (error) {
@@ -978,7 +1013,9 @@ export class HybridSearch<Document extends object = Record<string, unknown>> {
       const upserts = [...vectors].map(([id, vector]) => ({ document: { id }, vector }))
       this.#vectors.upsertMany(upserts)
       for (const { id, entry } of prepared) if (entry.hash === null) this.#vectors.remove(id)
+      for (const id of removals) this.#vectors.remove(id)
     }
+    for (const id of removals) this.#entries.delete(id)
     for (const { id, entry } of prepared) this.#entries.set(id, entry)
     await purge
   }
