@@ -33,18 +33,18 @@ export {
   type OpenAICompatibleEmbedderOptions,
   openAICompatibleEmbedder,
 } from './embedder.js'
-export {
-  type HybridContribution,
-  type HybridFusionOptions,
-  HybridSearch,
-  type HybridSearchHit,
-  type HybridSearchOptions,
-  type HybridSearchRequest,
-  type HybridSearchSnapshot,
-  type HybridSnippet,
-  looksExact,
-} from './hybrid-search.js'
+export { HybridSearch } from './hybrid-search.js'
+export type {
+  HybridContribution,
+  HybridFusionOptions,
+  HybridSearchHit,
+  HybridSearchOptions,
+  HybridSearchRequest,
+  HybridSearchSnapshot,
+  HybridSnippet,
+} from './hybrid-search-types.js'
 export type { JsonData } from './json-data.js'
+export { looksExact } from './looks-exact.js'
 export {
   type FusedRank,
   type RankContribution,

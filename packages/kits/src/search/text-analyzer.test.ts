@@ -7,7 +7,7 @@ import {
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { defineTextAnalyzer, englishAnalyzer, standardAnalyzer, TextSearch } from './index.js'
-import { tokenSpans } from './text-analyzer.js'
+import { tokenSpans } from './internal/analyzers.js'
 
 interface Doc {
   id: string

@@ -8,7 +8,8 @@ import {
   InvalidInputError,
   InvalidOutputError,
 } from '@agent-core/core'
-import { identifierTerms, TOKEN, tokenizeText } from './internal/analysis.js'
+import { identifierTerms, tokenizeText } from './internal/analysis.js'
+import { BUILT_IN } from './internal/analyzers.js'
 
 /**
  * What {@link defineTextAnalyzer} takes: a name and version for snapshots, and the two steps of analysis.
@@ -55,18 +56,6 @@ export interface TextAnalyzerDefinition {
 export interface TextAnalyzer extends TextAnalyzerDefinition {
   /** Tokens and terms of `text` in one step: every term of every token, in order (duplicates kept). */
   readonly analyze: (text: string) => string[]
-}
-
-const BUILT_IN = new WeakSet<TextAnalyzer>()
-
-/** True for the analyzers this kit ships, whose offsets and output need no checking. */
-export function isBuiltInAnalyzer(analyzer: TextAnalyzer): boolean {
-  return BUILT_IN.has(analyzer)
-}
-
-/** `name@version`, as written into fingerprints. */
-export function analyzerKey(analyzer: TextAnalyzer): string {
-  return `${analyzer.name}@${analyzer.version}`
 }
 
 function makeAnalyzer(definition: TextAnalyzerDefinition): TextAnalyzer {
@@ -186,33 +175,3 @@ export const standardAnalyzer: TextAnalyzer = builtIn({
   tokenize: tokenizeText,
   terms: (token) => identifierTerms(token, false),
 })
-
-/** A token and its UTF-16 span in the text it came from. */
-export interface TokenSpan {
-  readonly token: string
-  readonly start: number
-  readonly end: number
-}
-
-/**
- * Tokens of `text` with their offsets. Built-in analyzers report exact spans; an App's analyzer is
- * followed through the text with `indexOf`, and a token that is not found verbatim (a tokenizer that
- * rewrites text) has no span and is skipped.
- */
-export function tokenSpans(analyzer: TextAnalyzer, text: string): TokenSpan[] {
-  const spans: TokenSpan[] = []
-  if (BUILT_IN.has(analyzer)) {
-    for (const match of text.matchAll(TOKEN)) {
-      spans.push({ token: match[0], start: match.index, end: match.index + match[0].length })
-    }
-    return spans
-  }
-  let cursor = 0
-  for (const token of analyzer.tokenize(text)) {
-    const at = token === '' ? -1 : text.indexOf(token, cursor)
-    if (at === -1) continue
-    spans.push({ token, start: at, end: at + token.length })
-    cursor = at + token.length
-  }
-  return spans
-}

@@ -12,6 +12,7 @@ import MiniSearch, {
   type SearchOptions,
   type SearchResult,
 } from 'minisearch'
+import { analyzerKey } from './internal/analyzers.js'
 import {
   assertFieldList,
   assertLimit,
@@ -31,7 +32,7 @@ import {
   type SerializedMiniSearch,
 } from './internal/text-snapshot.js'
 import type { TextSearchHit } from './search-hit.js'
-import { analyzerKey, type TextAnalyzer } from './text-analyzer.js'
+import type { TextAnalyzer } from './text-analyzer.js'
 import type { TextQueryOptions } from './text-query-options.js'
 
 /** The engine named in {@link TextSearchSnapshot}: minisearch 7's JSON serialization. */

@@ -1,4 +1,5 @@
-import { type TextAnalyzer, tokenSpans } from '../text-analyzer.js'
+import type { TextAnalyzer } from '../text-analyzer.js'
+import { tokenSpans } from './analyzers.js'
 
 /** A highlighted range, in UTF-16 offsets of the field's text. */
 export interface Range {
