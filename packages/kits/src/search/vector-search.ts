@@ -570,7 +570,14 @@ export class VectorSearch<Document extends object = Record<string, unknown>> {
       if (typeof count !== 'number' || !Number.isSafeInteger(count) || count < 0)
         throw new CorruptStream('its header has no vector count')
       this.#checkCapacity(count, 'VectorSearch restoreFrom')
-      state = this.#emptyState(count)
+      try {
+        state = this.#emptyState(count)
+      } catch (error) {
+        // A damaged count can ask for more memory than there is; the checksum would only tell at the end.
+        if (error instanceof RangeError)
+          throw new CorruptStream(`its header announces ${count} vectors, which do not fit in memory`)
+        throw error
+      }
       reader.floatsInto(state.vectors.subarray(0, count * this.dimensions))
       let documents = 0
       for (let record = await reader.next(); record !== undefined; record = await reader.next()) {
