@@ -111,7 +111,7 @@ export function checkSerializedIndex(
   const lengthKeys = Object.keys(fieldLength)
   if (lengthKeys.length !== idKeys.length) fail('fieldLength does not list every document once')
   const fieldCount = fields.length
-  if (fieldCount * nextId > 2 ** 31) fail(`nextId ${nextId} is implausibly large`)
+  if (fieldCount * nextId > 2 ** 28) fail(`nextId ${nextId} is implausibly large`)
   // Per field and short id: 1 when the document has a length of at least 1 in that field.
   const hasLength = new Uint8Array(fieldCount * nextId)
   const present = new Uint8Array(fieldCount)
