@@ -66,6 +66,8 @@ function sharedRareTerms(
 interface Score {
   rr: number
   hit: number
+  /** Reciprocal rank of the first hit from the relevant document (any of its passages). */
+  docRr: number
 }
 
 async function evaluate(corpus: Corpus): Promise<Map<string, Score[]>> {
@@ -108,10 +110,15 @@ async function evaluate(corpus: Corpus): Promise<Map<string, Score[]>> {
 
   const scores = new Map<string, Score[]>()
   const record = (method: Method, kind: string, ids: readonly string[], relevant: string) => {
-    const rank = ids.slice(0, LIMIT).indexOf(relevant) + 1
+    const top = ids.slice(0, LIMIT)
+    const rank = top.indexOf(relevant) + 1
+    const document = relevant.slice(0, relevant.lastIndexOf('#'))
+    const docRank = top.findIndex((id) => id.slice(0, id.lastIndexOf('#')) === document) + 1
     for (const key of [`${method}|${kind}`, `${method}|all`]) {
       if (!scores.has(key)) scores.set(key, [])
-      scores.get(key)!.push({ rr: rank > 0 ? 1 / rank : 0, hit: rank > 0 ? 1 : 0 })
+      scores
+        .get(key)!
+        .push({ rr: rank > 0 ? 1 / rank : 0, hit: rank > 0 ? 1 : 0, docRr: docRank > 0 ? 1 / docRank : 0 })
     }
   }
   let violations = 0
@@ -177,6 +184,7 @@ function mean(values: readonly Score[] | undefined, key: keyof Score): number {
 }
 
 function table(title: string, scores: Map<string, Score[]>): void {
+  const docLevel: string[] = []
   console.log(`\n### ${title}`)
   const count = (kind: string) => scores.get(`bm25|${kind}`)?.length ?? 0
   console.log(
@@ -189,10 +197,19 @@ function table(title: string, scores: Map<string, Score[]>): void {
     const recall = ['paraphrase', 'keyword', 'all'].map((kind) =>
       mean(scores.get(`${method}|${kind}`), 'hit').toFixed(3),
     )
+    const documents = ['paraphrase', 'keyword', 'all'].map((kind) =>
+      mean(scores.get(`${method}|${kind}`), 'docRr')
+        .toFixed(3)
+        .padStart(9),
+    )
+    docLevel.push(`${method.padEnd(14)}  ${documents.join('  ')}`)
     console.log(
       `${method.padEnd(14)}  ${cells[0]!.padStart(11)}  ${cells[1]!.padStart(9)}  ${cells[2]!.padStart(10)}  ${recall[0]!.padStart(14)}  ${recall[1]!.padStart(12)}  ${recall[2]!.padStart(13)}`,
     )
   }
+  console.log('diagnostic: MRR@10 of the first hit from the right document (any of its passages)')
+  console.log('method               para         kw        all')
+  for (const line of docLevel) console.log(line)
 }
 
 const only = process.env.RETRIEVAL_CORPUS
