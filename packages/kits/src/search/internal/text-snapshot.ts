@@ -167,27 +167,24 @@ export function checkSerializedIndex(
     const byField = entry[1]
     let postingsSeen = false
     for (const fieldKey in byField) {
-      const fieldId = shortIdOf(fieldKey, fieldCount)
-      if (fieldId === -1) fail(`the term "${term}" names the unknown field ${fieldKey}`)
+      // Field ids are small: a single digit is the common case.
+      const fieldId = fieldKey.length === 1 ? fieldKey.charCodeAt(0) - 48 : shortIdOf(fieldKey, fieldCount)
+      if (!(fieldId >= 0 && fieldId < fieldCount))
+        fail(`the term "${term}" names the unknown field ${fieldKey}`)
       const postings = byField[fieldKey]
-      if (!isObject(postings)) fail(`the postings of "${term}" are malformed`)
+      if (typeof postings !== 'object' || postings === null) fail(`the postings of "${term}" are malformed`)
       if (averagePositive[fieldId] !== 1)
         fail(`the term "${term}" is in field ${fieldKey}, whose average length is 0`)
       const row = fieldId * nextId
       for (const key in postings) {
-        const frequency = postings[key]
+        const frequency = (postings as Record<string, unknown>)[key]
         const shortId = +key
         // A length of at least 1 in this field also proves the document exists (and the id is in range).
-        if (!(shortId >= 0 && shortId < nextId && hasLength[row + shortId] === 1))
+        if (!(hasLength[row + shortId] === 1 && shortId < nextId))
           fail(
             `the term "${term}" points at document ${key}, which is unknown or has no length in that field`,
           )
-        if (
-          typeof frequency !== 'number' ||
-          !(frequency >= 1) ||
-          frequency % 1 !== 0 ||
-          frequency > Number.MAX_SAFE_INTEGER
-        )
+        if (!(typeof frequency === 'number' && frequency >>> 0 === frequency && frequency >= 1))
           fail(`the term "${term}" has a frequency that is not a positive integer`)
         postingsSeen = true
       }
