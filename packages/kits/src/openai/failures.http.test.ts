@@ -330,7 +330,7 @@ describe('cancellation and timeouts', () => {
         diagnostics: memory.sink,
         attemptBudget: budget,
       })
-      for await (const event of streamOf(retrying)(hello, context)) {
+      for await (const event of retrying.stream(hello, context)) {
         seen.push(event)
         if (seen.length === 2) controller.abort(new Error('user pressed stop'))
       }
