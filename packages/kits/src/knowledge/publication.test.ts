@@ -145,7 +145,10 @@ describe('Knowledge.defineKnowledgePublication', () => {
     let writes = 0
     const counting: KnowledgeStore = {
       ...store,
-      write: (batch, options) => (writes++, store.write(batch, options)),
+      write: (batch, options) => {
+        writes++
+        return store.write(batch, options)
+      },
     }
     const docs = defineKnowledgePublication({ id: 'docs', store: counting, passagesPerBatch: 2 })
     const materials = Array.from({ length: 5 }, (_, i) => ({ id: `d${i}`, text: `one ${i}\n\ntwo ${i}\n` }))
@@ -335,7 +338,7 @@ describe('Knowledge.defineKnowledgePublication', () => {
     let fail = false
     const flaky = {
       ...embedder,
-      embed: async (texts: readonly string[], options: { signal?: AbortSignal }) => {
+      embed: async (texts: readonly string[]) => {
         if (fail) throw new Error('model overloaded')
         return embedder.embed(texts)
       },
