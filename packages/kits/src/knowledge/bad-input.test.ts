@@ -2,6 +2,7 @@
  * Garbage in, typed errors out: whatever a caller, a store or an embedder gives the knowledge kit, a
  * refusal is an AgentCoreError (or the App's own error, passed through), never a TypeError.
  */
+import Database from 'better-sqlite3'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { AppError, deepGarbage, typed } from '../testing/garbage.js'
@@ -195,7 +196,8 @@ describe('knowledge: garbage input', () => {
   })
 
   it('the memory and SQLite stores refuse garbage calls with typed errors', async () => {
-    const sqlite = createSqliteKnowledgeStore(':memory:')
+    const database = new Database(':memory:')
+    const sqlite = createSqliteKnowledgeStore(database)
     try {
       await fc.assert(
         fc.asyncProperty(garbage, garbage, garbage, async (first, second, third) => {
@@ -212,12 +214,13 @@ describe('knowledge: garbage input', () => {
               ),
             )
           }
-          typed(() => createSqliteKnowledgeStore(first as Loose, second as Loose).close())
+          typed(() => createSqliteKnowledgeStore(first as Loose, second as Loose))
+          typed(() => createSqliteKnowledgeStore(database, second as Loose))
         }),
         { numRuns: 200 },
       )
     } finally {
-      sqlite.close()
+      database.close()
     }
   })
 

@@ -5,6 +5,7 @@
  * revision swap is atomic under concurrent searches.
  */
 import { TextBlocks } from '@agent-core/kits/text-blocks'
+import Database from 'better-sqlite3'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import {
@@ -102,8 +103,10 @@ describe('knowledge publication properties', () => {
         fc.constantFrom(1, 3, 256),
         fc.constantFrom('memory', 'sqlite'),
         async (commands, passagesPerBatch, kind) => {
-          const sqlite = kind === 'sqlite' ? createSqliteKnowledgeStore(':memory:') : undefined
-          const { store, counts } = countingStore(sqlite ?? createMemoryKnowledgeStore())
+          const sqlite = kind === 'sqlite' ? new Database(':memory:') : undefined
+          const { store, counts } = countingStore(
+            sqlite ? createSqliteKnowledgeStore(sqlite) : createMemoryKnowledgeStore(),
+          )
           try {
             const embedder = countingEmbedder('toy', 4)
             const options = { id: 'p', store, embedder, passages: { targetChars: TARGET }, passagesPerBatch }

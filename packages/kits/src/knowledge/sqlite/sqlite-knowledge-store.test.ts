@@ -26,21 +26,28 @@ afterEach(() => {
   for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true })
 })
 
+/** A file database in WAL mode, as an App opens it. */
+function openFile(file: string): Database.Database {
+  const database = new Database(file)
+  database.pragma('journal_mode = WAL')
+  return database
+}
+
 describeKnowledgeStoreConformance('SQLite store (file)', () => {
   const file = tempFile()
-  let current = createSqliteKnowledgeStore(file)
+  let current = openFile(file)
   return {
-    store: current,
+    store: createSqliteKnowledgeStore(current),
     reopen: () => {
       current.close()
-      current = createSqliteKnowledgeStore(file)
-      return current
+      current = openFile(file)
+      return createSqliteKnowledgeStore(current)
     },
     close: () => current.close(),
   }
 })
 
-describeKnowledgeStoreConformance('SQLite store (a Database passed in, table prefix)', () => {
+describeKnowledgeStoreConformance('SQLite store (in memory, table prefix)', () => {
   const database = new Database(':memory:')
   const store = new SqliteKnowledgeStore(database, { tablePrefix: 'kb' })
   return { store, close: () => database.close() }
@@ -49,8 +56,10 @@ describeKnowledgeStoreConformance('SQLite store (a Database passed in, table pre
 describe('SQLite knowledge store', () => {
   it('shares a file between two connections: the second writer gets a ConflictError, then catches up', async () => {
     const file = tempFile()
-    const one = createSqliteKnowledgeStore(file)
-    const two = createSqliteKnowledgeStore(file)
+    const first = openFile(file)
+    const second = openFile(file)
+    const one = createSqliteKnowledgeStore(first)
+    const two = createSqliteKnowledgeStore(second)
     try {
       const embedder = countingEmbedder()
       const a = Knowledge.defineKnowledgePublication({ id: 'docs', store: one, embedder })
@@ -67,14 +76,14 @@ describe('SQLite knowledge store', () => {
       expect(receipt.published[0]).toMatchObject({ revision: 2, previousRevision: 1 })
       expect((await b.search({ query: 'first', limit: 5, mode: 'text' })).length).toBe(0)
     } finally {
-      one.close()
-      two.close()
+      first.close()
+      second.close()
     }
   })
 
   it('refuses a database written by a newer schema, and a corrupt vector, with KnowledgeStoreError', async () => {
-    const file = tempFile()
-    const store = createSqliteKnowledgeStore(file)
+    const database = openFile(tempFile())
+    const store = createSqliteKnowledgeStore(database)
     await store.write(
       {
         publicationId: 'docs',
@@ -88,27 +97,31 @@ describe('SQLite knowledge store', () => {
     const error = await store.load({ publicationId: 'docs', space }, live).catch((e: unknown) => e)
     expect(KnowledgeStoreError.isInstance(error)).toBe(true)
     store.database.prepare('INSERT INTO agent_core_knowledge_schema (version) VALUES (99)').run()
-    store.close()
-    expect(() => createSqliteKnowledgeStore(file)).toThrow(KnowledgeStoreError)
+    expect(() => createSqliteKnowledgeStore(database)).toThrow(KnowledgeStoreError)
+    // Another prefix is another set of tables.
+    expect(() => createSqliteKnowledgeStore(database, { tablePrefix: 'other' })).not.toThrow()
+    database.close()
   })
 
   it('refuses bad constructor arguments with typed errors', () => {
+    const database = new Database(':memory:')
     for (const [source, options] of [
-      ['', {}],
-      [42, {}],
-      [':memory:', { tablePrefix: 'drop table;' }],
-      [':memory:', { synchronous: 'off' }],
-      [':memory:', { busyTimeoutMs: -1 }],
-      [':memory:', null],
+      [':memory:', {}],
+      [{ prepare: 1 }, {}],
+      [database, { tablePrefix: 'drop table;' }],
+      [database, { tablePrefix: 7 }],
+      [database, null],
     ] as const) {
       expect(() => createSqliteKnowledgeStore(source as never, options as never)).toThrow(AgentCoreError)
     }
-    expect(() => createSqliteKnowledgeStore('/no/such/folder/knowledge.db')).toThrow(KnowledgeStoreError)
+    database.close()
+    expect(() => createSqliteKnowledgeStore(database)).toThrow(KnowledgeStoreError)
   })
 
   it('wraps a closed database as KnowledgeStoreError', async () => {
-    const store = createSqliteKnowledgeStore(':memory:')
-    store.close()
+    const database = new Database(':memory:')
+    const store = createSqliteKnowledgeStore(database)
+    database.close()
     const error = await store.load({ publicationId: 'docs', space }, live).catch((e: unknown) => e)
     expect(KnowledgeStoreError.isInstance(error)).toBe(true)
     expect((error as KnowledgeStoreError).details).toEqual({ publicationId: 'docs', operation: 'load' })
