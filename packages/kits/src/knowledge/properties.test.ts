@@ -204,7 +204,7 @@ describe('knowledge publication properties', () => {
             ...inner,
             embed: async (texts: readonly string[]) => {
               await new Promise((resolve) => setTimeout(resolve, 2))
-              return inner.embed(texts)
+              return inner.embed(texts, {})
             },
           }
           const publication = defineKnowledgePublication({

@@ -340,7 +340,7 @@ describe('Knowledge.defineKnowledgePublication', () => {
       ...embedder,
       embed: async (texts: readonly string[]) => {
         if (fail) throw new Error('model overloaded')
-        return embedder.embed(texts)
+        return embedder.embed(texts, {})
       },
     }
     const store = createMemoryKnowledgeStore()

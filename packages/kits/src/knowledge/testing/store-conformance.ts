@@ -307,7 +307,7 @@ export function describeKnowledgeStoreConformance(name: string, open: () => Know
       v[0] = 42
       const first = await store.load({ publicationId: 'docs', space }, live)
       ;(first.vectors.get(hashOf('alpha')) as Float32Array)[1] = 42
-      ;(first.documents as { title?: string }[])[0]!.title = 'changed'
+      ;(first.documents as unknown as { title?: string }[])[0]!.title = 'changed'
       const second = await store.load({ publicationId: 'docs', space }, live)
       expect([...(second.vectors.get(hashOf('alpha')) ?? [])]).toEqual([...vector(1)])
       expect(second.documents[0]?.title).toBe('Title of a.md')
