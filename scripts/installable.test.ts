@@ -328,14 +328,19 @@ describe('installed from tarballs into an app outside the workspace', () => {
       d.startsWith('@agent-core+core@'),
     )
     expect(store).toHaveLength(1)
-    // the programs whose subpath needs no optional peer, compiled in the npm app
+    // the programs that need no optional peer (their subpath loads none, and they import none: the App
+    // hands knowledge/sqlite its own better-sqlite3 Database), compiled in the npm app
     const peers = new Set(
       [...manifests.values()].flatMap((m) =>
         Object.keys((m.peerDependencies ?? {}) as Record<string, string>),
       ),
     )
+    const importsPeer = (s: { pkg: string; subpath: string }) =>
+      [
+        ...readFileSync(join(consumerPrograms, `${programName(s)}.ts`), 'utf8').matchAll(/from '([^']+)'/g),
+      ].some(([, specifier]) => peers.has(specifier as string))
     const failures: string[] = []
-    for (const s of subpaths.filter((x) => !x.declared.some((name) => peers.has(name)))) {
+    for (const s of subpaths.filter((x) => !x.declared.some((name) => peers.has(name)) && !importsPeer(x))) {
       const program = join(npmApp, 'out', `${programName(s)}.js`)
       cpSync(program, join(app, `${programName(s)}.js`))
       try {
