@@ -139,7 +139,7 @@ function readTurn(value: unknown, field: string, index: number): ReadTurn | { re
   if (!Array.isArray(callsValue)) fields.fail('toolCalls', `must be an array, but got ${describeValue(callsValue)}`, callsValue)
   const toolCalls = callsValue.map((call: unknown, at) => {
     const callFields: Fields = new Fields(call, `${field}.toolCalls[${at}]`, 'a tool call { name, input?, arguments?, id? }')
-    const id = callFields.string('id', { optional: true }) ?? `call_${index + 1}_${at}`
+    const id = callFields.string('id', { optional: true, empty: true }) ?? `call_${index + 1}_${at}`
     const name = callFields.requiredString('name')!
     const input = callFields.get('input')
     const raw = callFields.string('arguments', { optional: true, empty: true })

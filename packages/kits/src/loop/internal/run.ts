@@ -341,8 +341,14 @@ export class AgentRun {
     } else {
       firstChoice = choice as ToolChoice | undefined
       const open = openCalls(this.#messages)
+      const last = this.#messages.at(-1)
       if (open.length > 0) {
         const end = await this.#step(ctx, this.#turns, open, 'resumed')
+        if (end) return end
+      } else if (this.#request.resumed && last?.role === 'assistant') {
+        // Progress saved after the model's answer and before the AnswerFlow decided: decide now, without
+        // calling the model again.
+        const end = await this.#decide({ message: last, finishReason: 'stop', usage: ZERO_USAGE }, this.#turns, ctx)
         if (end) return end
       }
     }
@@ -685,7 +691,9 @@ export class AgentRun {
       if (step.personRefused && this.#agent.stopStepOnRefusal) {
         return this.#apply(pending, { type: 'reject', toolCallId: pending.toolCallId, by: 'earlier-refusal', reason: REFUSAL_TEXT['earlier-refusal'] }, step, ctx)
       }
-      return this.#apply(pending, readResolution(answered, pending, hook), step, ctx)
+      const resolution = readResolution(answered, pending, hook)
+      if (resolution.type === 'answer') this.#checkAnswer(pending, resolution.value, hook)
+      return this.#apply(pending, resolution, step, ctx)
     }
     if (this.#request.defer) return
     const cause: ToolAbortCause = pending.waitingFor === 'external' ? 'no-handler' : 'no-resolver'
@@ -705,6 +713,18 @@ export class AgentRun {
     const decision = await this.#signed({ type: 'reject', toolCallId: pending.toolCallId, by: 'policy', reason }, pending)
     const settled = await this.#agent.registry.resume(kitPending(pending), decision, ctx)
     return this.#settle(settled, step, cause)
+  }
+
+  /** Refuses an answer that does not match the question tool's answer schema. */
+  #checkAnswer(pending: AgentPendingCall, value: JsonValue, hook: string): void {
+    const tool = this.#agent.tools.get(pending.toolId)
+    const checked = tool ? answerValidatorOf(tool)?.validate(value) : undefined
+    if (checked !== undefined && !checked.ok) {
+      throw new InvalidOutputError(
+        `${hook} answered tool call "${pending.toolCallId}" with a value that does not match the answer schema of ${pending.toolId}: ${checked.issues.map((issue) => `${issue.path} ${issue.message}`).join('; ')}.`,
+        { details: { hook, issues: checked.issues } },
+      )
+    }
   }
 
   /** Applies a decision, result or answer to a waiting call. */
