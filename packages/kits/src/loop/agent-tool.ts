@@ -162,7 +162,8 @@ export function isAgentTool(value: unknown): value is AgentTool {
 
 function readApproval(value: unknown, holder: object, id: string): Approval {
   if (value === undefined || value === false || value === 'allow') return { type: 'allow' }
-  if (value === true || value === 'ask') return { type: 'ask', reason: `Calls to ${id} need a person's approval.` }
+  if (value === true || value === 'ask')
+    return { type: 'ask', reason: `Calls to ${id} need a person's approval.` }
   if (value === 'deny') return { type: 'deny', reason: `Calls to ${id} are not allowed.` }
   if (typeof value === 'function') return { type: 'policy', policy: value as ApprovalPolicy, holder }
   const answer = approvalAnswer(value)
@@ -219,7 +220,6 @@ function build<Input, Output, App>(
     })
   }
   const hooks: Partial<Record<HookName, (...args: never[]) => unknown>> = {}
-  let receiver: object
   let timeoutMs: unknown
   const source = lifecycle ?? given
   for (const name of HOOKS) {
@@ -235,24 +235,40 @@ function build<Input, Output, App>(
   if (ownReceiver !== undefined && (typeof ownReceiver !== 'object' || ownReceiver === null)) {
     fail('receiver', 'must be an object (the `this` of the hooks) or be left out', ownReceiver)
   }
-  receiver = (ownReceiver as object | undefined) ?? extra.holder ?? source
+  const receiver: object = (ownReceiver as object | undefined) ?? extra.holder ?? source
   if (lifecycle) {
     timeoutMs = lifecycle.timeoutMs
-    if (read('receiver') !== undefined) fail('receiver', 'cannot be given in the options of a tool lifecycle', read('receiver'))
-    if (read('timeoutMs') !== undefined) fail('timeoutMs', 'cannot be given in the options of a tool lifecycle', read('timeoutMs'))
+    if (read('receiver') !== undefined)
+      fail('receiver', 'cannot be given in the options of a tool lifecycle', read('receiver'))
+    if (read('timeoutMs') !== undefined)
+      fail('timeoutMs', 'cannot be given in the options of a tool lifecycle', read('timeoutMs'))
   } else {
     timeoutMs = read('timeoutMs')
   }
   if (
     timeoutMs !== undefined &&
-    (typeof timeoutMs !== 'number' || !Number.isSafeInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > 2_147_483_647)
+    (typeof timeoutMs !== 'number' ||
+      !Number.isSafeInteger(timeoutMs) ||
+      timeoutMs < 1 ||
+      timeoutMs > 2_147_483_647)
   ) {
-    fail('timeoutMs', `must be a safe integer from 1 to 2147483647 (ms), but got ${describeValue(timeoutMs)}`, timeoutMs)
+    fail(
+      'timeoutMs',
+      `must be a safe integer from 1 to 2147483647 (ms), but got ${describeValue(timeoutMs)}`,
+      timeoutMs,
+    )
   }
   const approval = readApproval(read('approval'), receiver, id)
   const maxTurns = read('maxTurns')
-  if (maxTurns !== undefined && (typeof maxTurns !== 'number' || !Number.isSafeInteger(maxTurns) || maxTurns < 1)) {
-    fail('maxTurns', `must be a safe integer of at least 1 or be left out, but got ${describeValue(maxTurns)}`, maxTurns)
+  if (
+    maxTurns !== undefined &&
+    (typeof maxTurns !== 'number' || !Number.isSafeInteger(maxTurns) || maxTurns < 1)
+  ) {
+    fail(
+      'maxTurns',
+      `must be a safe integer of at least 1 or be left out, but got ${describeValue(maxTurns)}`,
+      maxTurns,
+    )
   }
   const replayPolicy = read('replayPolicy') ?? 'keyed'
   if (replayPolicy !== 'safe' && replayPolicy !== 'keyed') {
@@ -525,7 +541,9 @@ export function answerValidatorOf(tool: AgentTool): JsonSchemaValidator | undefi
 function decide(approval: Approval, call: ToolCallView, context: OperationContext<unknown>, id: string) {
   if (approval.type !== 'policy') return approval
   const hook = `tool "${id}" approval`
-  const answer = approvalAnswer(assertNotThenable(Reflect.apply(approval.policy, approval.holder, [call, context]), hook))
+  const answer = approvalAnswer(
+    assertNotThenable(Reflect.apply(approval.policy, approval.holder, [call, context]), hook),
+  )
   if (answer === undefined) {
     throw new InvalidOutputError(
       `${hook} must answer "allow", "ask", "deny" or { type: "ask" | "deny", reason }, but answered something else. Return one of these synchronously.`,
@@ -557,7 +575,9 @@ export function composeLifecycle(agentTool: AgentTool): ToolLifecycle<unknown, u
     const handle = runHandles.get(context.signal)
     if (answer.type === 'deny') {
       const reason = answer.reason || `Calls to ${id} are not allowed.`
-      throw new ToolRejectedError(reason, { details: { reason, by: 'policy', toolId: id, toolCallId: call.toolCallId } })
+      throw new ToolRejectedError(reason, {
+        details: { reason, by: 'policy', toolId: id, toolCallId: call.toolCallId },
+      })
     }
     if (answer.type === 'ask') {
       handle?.noteWait(call.invocationId, { waitingFor: 'approval' })
@@ -571,9 +591,12 @@ export function composeLifecycle(agentTool: AgentTool): ToolLifecycle<unknown, u
       const hook = `question tool "${id}" question`
       const text = assertNotThenable(question!(call.input), hook)
       if (typeof text !== 'string' || text.trim() === '') {
-        throw new InvalidOutputError(`${hook} must return the question as a non-empty string, but returned ${describeValue(text)}.`, {
-          details: { hook, received: describeValue(text) },
-        })
+        throw new InvalidOutputError(
+          `${hook} must return the question as a non-empty string, but returned ${describeValue(text)}.`,
+          {
+            details: { hook, received: describeValue(text) },
+          },
+        )
       }
       handle?.noteWait(call.invocationId, { waitingFor: 'question', question: text })
       throw new ApprovalRequiredError(text)
@@ -588,4 +611,3 @@ export function composeLifecycle(agentTool: AgentTool): ToolLifecycle<unknown, u
   }
   return Object.freeze(block) as unknown as ToolLifecycle<unknown, unknown, unknown>
 }
-

@@ -10,7 +10,13 @@ import { defineModelTool } from '@agent-core/core/tools'
 import { ModelProviderError, withRetry } from '@agent-core/kits/models'
 import { defineToolLifecycle } from '@agent-core/kits/tools'
 import { describe, expect, it } from 'vitest'
-import { type AgentRunState, createScriptedModel, defineAgent, defineAgentTool, trimMessages } from './index.js'
+import {
+  type AgentRunState,
+  createScriptedModel,
+  defineAgent,
+  defineAgentTool,
+  trimMessages,
+} from './index.js'
 import { counted, EventLog } from './testing/fixtures.js'
 
 function streamingModel(events: () => AsyncIterable<ModelStreamEvent>): ChatModel {
@@ -43,12 +49,20 @@ describe('the scripted model', () => {
     const controller = new AbortController()
     controller.abort()
     const model = createScriptedModel([{ text: 'x' }])
-    await expect(collect(model.stream!({ messages: [] }, { signal: controller.signal } as never))).rejects.toSatisfy((e: unknown) =>
-      AbortedError.isInstance(e),
-    )
+    await expect(
+      collect(model.stream!({ messages: [] }, { signal: controller.signal } as never)),
+    ).rejects.toSatisfy((e: unknown) => AbortedError.isInstance(e))
     const calls = createScriptedModel([{ toolCalls: [{ name: 'a', input: { x: 1 } }], thinking: 'hmm' }])
-    const events = await collect(calls.stream!({ messages: [] }, { signal: new AbortController().signal } as never))
-    expect(events.map((event) => event.type)).toEqual(['thinking-delta', 'tool-call-start', 'tool-call-delta', 'tool-call-end', 'finish'])
+    const events = await collect(
+      calls.stream!({ messages: [] }, { signal: new AbortController().signal } as never),
+    )
+    expect(events.map((event) => event.type)).toEqual([
+      'thinking-delta',
+      'tool-call-start',
+      'tool-call-delta',
+      'tool-call-end',
+      'finish',
+    ])
     const plain = createScriptedModel([{ text: 'plain' }], { stream: false })
     expect(plain.stream).toBeUndefined()
     const log = new EventLog()
@@ -58,7 +72,9 @@ describe('the scripted model', () => {
   })
 
   it('refuses a malformed script up front', () => {
-    expect(() => createScriptedModel([{ txt: 'typo' } as never])).toThrow(expect.objectContaining({ code: 'invalid-input' }))
+    expect(() => createScriptedModel([{ txt: 'typo' } as never])).toThrow(
+      expect.objectContaining({ code: 'invalid-input' }),
+    )
     expect(() => createScriptedModel([{ text: 'ab', chunks: ['a'] }])).toThrow(/join to text/)
   })
 })
@@ -73,7 +89,12 @@ describe('history, progress and the host', () => {
   it('reports every message the run adds, in order, each tool result before the next model call', async () => {
     const { tool } = counted()
     const model = createScriptedModel([
-      { toolCalls: [{ name: 'add', input: { a: 1, b: 2 } }, { name: 'add', input: { a: 3, b: 4 } }] },
+      {
+        toolCalls: [
+          { name: 'add', input: { a: 1, b: 2 } },
+          { name: 'add', input: { a: 3, b: 4 } },
+        ],
+      },
       { text: 'Results: 3 and 7.' },
     ])
     const reported: ChatMessage[] = []
@@ -100,7 +121,10 @@ describe('history, progress and the host', () => {
     expect(result.reason).toBe('final')
     expect(reported.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'tool', 'assistant'])
     expect(reported[0]).toEqual({ role: 'user', content: 'add these' })
-    expect(order).toEqual(['model call with 2 messages, 1 reported', 'model call with 5 messages, 4 reported'])
+    expect(order).toEqual([
+      'model call with 2 messages, 1 reported',
+      'model call with 5 messages, 4 reported',
+    ])
     expect(result.messages).toEqual([{ role: 'user', content: 'earlier' }, ...reported])
   })
 
@@ -109,7 +133,11 @@ describe('history, progress and the host', () => {
     const slowAdd = defineModelTool<{ a: number; b: number }, number>({
       id: 'add',
       description: 'Adds, slowly for large numbers',
-      inputSchema: { type: 'object', required: ['a', 'b'], properties: { a: { type: 'number' }, b: { type: 'number' } } },
+      inputSchema: {
+        type: 'object',
+        required: ['a', 'b'],
+        properties: { a: { type: 'number' }, b: { type: 'number' } },
+      },
       execute: async ({ a, b }, { invocationId }) => {
         runs.push(invocationId)
         if (a > 2) await new Promise((resolve) => setTimeout(resolve, 20))
@@ -117,7 +145,12 @@ describe('history, progress and the host', () => {
       },
     })
     const model = createScriptedModel([
-      { toolCalls: [{ name: 'add', input: { a: 1, b: 2 } }, { name: 'add', input: { a: 3, b: 4 } }] },
+      {
+        toolCalls: [
+          { name: 'add', input: { a: 1, b: 2 } },
+          { name: 'add', input: { a: 3, b: 4 } },
+        ],
+      },
       { text: 'Results: 3 and 7.' },
     ])
     const saves: AgentRunState[] = []
@@ -129,7 +162,9 @@ describe('history, progress and the host', () => {
     const tools = (state: AgentRunState) => state.messages.filter((m) => m.role === 'tool').length
     // The reply is saved before any call runs; calls that are not replay-safe are saved with their
     // invocation ids before they run; then every result.
-    expect(saves.map((state) => [tools(state), state.pending.map((call) => call.waitingFor).join(',')])).toEqual([
+    expect(
+      saves.map((state) => [tools(state), state.pending.map((call) => call.waitingFor).join(',')]),
+    ).toEqual([
       [0, ''],
       [0, 'running,running'],
       [1, 'running'],
@@ -151,7 +186,11 @@ describe('history, progress and the host', () => {
     const slowAdd = defineModelTool<{ a: number; b: number }, number>({
       id: 'add',
       description: 'Adds, slowly for large numbers',
-      inputSchema: { type: 'object', required: ['a', 'b'], properties: { a: { type: 'number' }, b: { type: 'number' } } },
+      inputSchema: {
+        type: 'object',
+        required: ['a', 'b'],
+        properties: { a: { type: 'number' }, b: { type: 'number' } },
+      },
       execute: async ({ a, b }, { invocationId }) => {
         runs.push(invocationId)
         if (a > 2) await new Promise((resolve) => setTimeout(resolve, 20))
@@ -160,7 +199,15 @@ describe('history, progress and the host', () => {
     })
     const saves: AgentRunState[] = []
     await defineAgent({
-      model: createScriptedModel([{ toolCalls: [{ name: 'add', input: { a: 1, b: 2 } }, { name: 'add', input: { a: 3, b: 4 } }] }, { text: 'x' }]),
+      model: createScriptedModel([
+        {
+          toolCalls: [
+            { name: 'add', input: { a: 1, b: 2 } },
+            { name: 'add', input: { a: 3, b: 4 } },
+          ],
+        },
+        { text: 'x' },
+      ]),
       tools: [slowAdd],
     }).run({ prompt: 'go', onProgress: (state) => void saves.push(JSON.parse(JSON.stringify(state))) })
     // The process "died" right after the save that holds the first result.
@@ -192,7 +239,11 @@ describe('history, progress and the host', () => {
 
   it('beforeTurn replaces what the model reads, not the history', async () => {
     const model = createScriptedModel([{ text: 'short' }])
-    const long: ChatMessage[] = Array.from({ length: 20 }, (_, i) => ({ role: i % 2 ? 'assistant' : 'user', content: `message ${i} ${'x'.repeat(100)}` }) as ChatMessage)
+    const long: ChatMessage[] = Array.from(
+      { length: 20 },
+      (_, i) =>
+        ({ role: i % 2 ? 'assistant' : 'user', content: `message ${i} ${'x'.repeat(100)}` }) as ChatMessage,
+    )
     const result = await defineAgent({
       model,
       system: 'Be brief.',
@@ -206,7 +257,10 @@ describe('history, progress and the host', () => {
 
   it('toolChoice forces a tool on the first turn only, or runs it with an input before the first model call', async () => {
     const { tool, runs } = counted()
-    const forced = createScriptedModel([{ toolCalls: [{ name: 'add', input: { a: 1, b: 1 } }] }, { text: 'two' }])
+    const forced = createScriptedModel([
+      { toolCalls: [{ name: 'add', input: { a: 1, b: 1 } }] },
+      { text: 'two' },
+    ])
     await defineAgent({ model: forced, tools: [tool] }).run({ prompt: 'add', toolChoice: { name: 'add' } })
     expect(forced.calls.map((call) => call.toolChoice)).toEqual([{ name: 'add' }, undefined])
 
@@ -232,7 +286,11 @@ describe('history, progress and the host', () => {
     await defineAgent({ model, tools: [tool] }).run({
       messages: [
         { role: 'user', content: '1+2?' },
-        { role: 'assistant', content: '', toolCalls: [{ id: 'c1', name: 'add', arguments: '{"a":1,"b":2}' }] },
+        {
+          role: 'assistant',
+          content: '',
+          toolCalls: [{ id: 'c1', name: 'add', arguments: '{"a":1,"b":2}' }],
+        },
       ],
     })
     expect(runs).toHaveLength(1)
@@ -240,7 +298,12 @@ describe('history, progress and the host', () => {
   })
 
   it('gives empty or repeated tool-call ids distinct ones, and reads empty arguments as {}', async () => {
-    const ping = defineModelTool({ id: 'ping', description: 'ping', inputSchema: { type: 'object' }, execute: () => 'pong' })
+    const ping = defineModelTool({
+      id: 'ping',
+      description: 'ping',
+      inputSchema: { type: 'object' },
+      execute: () => 'pong',
+    })
     const model = createScriptedModel([
       {
         toolCalls: [
@@ -272,7 +335,10 @@ describe('history, progress and the host', () => {
     }
     const audit = new Audit()
     const { tool } = counted()
-    const model = createScriptedModel([{ toolCalls: [{ name: 'add', input: { a: 1, b: 1 } }] }, { text: '2' }])
+    const model = createScriptedModel([
+      { toolCalls: [{ name: 'add', input: { a: 1, b: 1 } }] },
+      { text: '2' },
+    ])
     await defineAgent({ model, tools: [defineToolLifecycle(tool, audit)] }).run({ prompt: 'add' })
     expect(audit.seen).toEqual(['add:completed'])
   })
@@ -323,13 +389,22 @@ describe('model failures and retries', () => {
   })
 
   it('takes one attempt per model call from the budget; withRetry takes the retries; a cancel is never retried', async () => {
-    const flaky = createScriptedModel([{ error: new ModelProviderError('slow down', { status: 429, retryAfterMs: 1 }) }, { text: 'ok' }])
+    const flaky = createScriptedModel([
+      { error: new ModelProviderError('slow down', { status: 429, retryAfterMs: 1 }) },
+      { text: 'ok' },
+    ])
     const attemptBudget = new AttemptBudget(5)
-    const result = await defineAgent({ model: withRetry(flaky, { maxAttempts: 3 }) }).run({ prompt: 'x' }, { attemptBudget })
+    const result = await defineAgent({ model: withRetry(flaky, { maxAttempts: 3 }) }).run(
+      { prompt: 'x' },
+      { attemptBudget },
+    )
     expect(result.reason === 'final' && result.answer).toBe('ok')
     expect(attemptBudget.used).toBe(2)
 
-    const exhausted = await defineAgent({ model: createScriptedModel([{ text: 'a' }]) }).run({ prompt: 'x' }, { attemptBudget: new AttemptBudget(0) })
+    const exhausted = await defineAgent({ model: createScriptedModel([{ text: 'a' }]) }).run(
+      { prompt: 'x' },
+      { attemptBudget: new AttemptBudget(0) },
+    )
     expect(exhausted.reason === 'error' && BudgetExhaustedError.isInstance(exhausted.error)).toBe(true)
 
     let calls = 0
@@ -342,7 +417,10 @@ describe('model failures and retries', () => {
     }
     const controller = new AbortController()
     setTimeout(() => controller.abort(), 10)
-    const stopped = await defineAgent({ model: withRetry(slowFailure, { maxAttempts: 5 }) }).run({ prompt: 'x' }, { signal: controller.signal })
+    const stopped = await defineAgent({ model: withRetry(slowFailure, { maxAttempts: 5 }) }).run(
+      { prompt: 'x' },
+      { signal: controller.signal },
+    )
     expect(stopped.reason).toBe('stopped')
     expect(calls).toBe(1)
   })
@@ -352,11 +430,19 @@ describe('agent tools', () => {
   it('an approval function answers per call, and its thenable or garbage answer fails the call', async () => {
     const { tool, runs } = counted()
     const model = createScriptedModel([
-      { toolCalls: [{ name: 'add', input: { a: 1, b: 1 } }, { name: 'add', input: { a: 200, b: 1 } }] },
+      {
+        toolCalls: [
+          { name: 'add', input: { a: 1, b: 1 } },
+          { name: 'add', input: { a: 200, b: 1 } },
+        ],
+      },
       { text: 'ok' },
     ])
     const log = new EventLog()
-    await defineAgent({ model, tools: [defineAgentTool(tool, { approval: (call) => (call.input.a > 100 ? 'ask' : 'allow') })] }).run({
+    await defineAgent({
+      model,
+      tools: [defineAgentTool(tool, { approval: (call) => (call.input.a > 100 ? 'ask' : 'allow') })],
+    }).run({
       prompt: 'x',
       onEvent: log.onEvent,
       resolveApproval: () => ({ type: 'approve', by: 'policy' }),
@@ -365,9 +451,15 @@ describe('agent tools', () => {
     expect(log.of('tool-approved')[0]?.by).toBe('policy')
     expect(runs).toHaveLength(2)
 
-    const broken = createScriptedModel([{ toolCalls: [{ name: 'add', input: { a: 1, b: 1 } }] }, { text: 'ok' }])
+    const broken = createScriptedModel([
+      { toolCalls: [{ name: 'add', input: { a: 1, b: 1 } }] },
+      { text: 'ok' },
+    ])
     const brokenLog = new EventLog()
-    await defineAgent({ model: broken, tools: [defineAgentTool(counted().tool, { approval: (() => Promise.resolve('allow')) as never })] }).run({
+    await defineAgent({
+      model: broken,
+      tools: [defineAgentTool(counted().tool, { approval: (() => Promise.resolve('allow')) as never })],
+    }).run({
       prompt: 'x',
       onEvent: brokenLog.onEvent,
     })
@@ -381,7 +473,10 @@ describe('agent tools', () => {
       prompt: 'x',
       resolveApproval: () => ({ type: 'maybe' }) as never,
     })
-    expect(result.reason === 'error' && result.error).toMatchObject({ code: 'invalid-output', details: { hook: 'request.resolveApproval' } })
+    expect(result.reason === 'error' && result.error).toMatchObject({
+      code: 'invalid-output',
+      details: { hook: 'request.resolveApproval' },
+    })
   })
 
   it('an invalid answer from a question resolver is a typed error', async () => {
@@ -397,6 +492,47 @@ describe('agent tools', () => {
         }),
       ],
     }).run({ prompt: 'x', answerQuestion: () => ({ type: 'answer', value: 42 }) })
-    expect(result.reason === 'error' && result.error).toMatchObject({ code: 'invalid-output', details: { hook: 'request.answerQuestion' } })
+    expect(result.reason === 'error' && result.error).toMatchObject({
+      code: 'invalid-output',
+      details: { hook: 'request.answerQuestion' },
+    })
+  })
+})
+
+describe('stream', () => {
+  it('gives the events as an async iterable and the result as a promise', async () => {
+    const { tool } = counted()
+    const model = createScriptedModel([
+      { toolCalls: [{ name: 'add', input: { a: 1, b: 2 } }] },
+      { text: 'It is 3.' },
+    ])
+    const seen: string[] = []
+    const run = defineAgent({ model, tools: [tool] }).stream({
+      prompt: 'add',
+      onEvent: (event) => void seen.push(event.type),
+    })
+    const types: string[] = []
+    for await (const event of run) types.push(event.type)
+    expect(types).toEqual(seen)
+    expect(types.at(-1)).toBe('run-done')
+    const result = await run.result
+    expect(result.reason === 'final' && result.answer).toBe('It is 3.')
+  })
+
+  it('a consumer that stops early leaves the run going; a refused request ends the iteration with its error', async () => {
+    const model = createScriptedModel([{ text: 'one two three' }])
+    const run = defineAgent({ model }).stream({ prompt: 'count' })
+    for await (const event of run) if (event.type === 'turn-start') break
+    expect((await run.result).reason).toBe('final')
+
+    const refused = defineAgent({ model: createScriptedModel([]) }).stream({ prompt: 42 as never })
+    await expect(
+      (async () => {
+        for await (const _event of refused) {
+          // nothing arrives
+        }
+      })(),
+    ).rejects.toMatchObject({ code: 'invalid-input', details: { field: 'request.prompt' } })
+    await expect(refused.result).rejects.toMatchObject({ code: 'invalid-input' })
   })
 })

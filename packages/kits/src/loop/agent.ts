@@ -27,7 +27,14 @@ import type { AgentEvent } from './events.js'
 import { Fields, isRecord } from './internal/check.js'
 import { jsonProblem } from './internal/json.js'
 import { readMessages } from './internal/messages.js'
-import { AgentRun, type CompiledAgent, checkResume, newId, type ParsedRun, type RunOutcome } from './internal/run.js'
+import {
+  AgentRun,
+  type CompiledAgent,
+  checkResume,
+  newId,
+  type ParsedRun,
+  type RunOutcome,
+} from './internal/run.js'
 import { EventQueue } from './internal/slots.js'
 import {
   type AgentCallOutcome,
@@ -36,7 +43,7 @@ import {
   assertAgentRunState,
   readOutcomes,
 } from './run-state.js'
-import { estimateTokens } from './trim-messages.js'
+import { countTokens, type estimateTokens } from './trim-messages.js'
 
 /** Default cap on model calls per run. */
 export const DEFAULT_MAX_TURNS = 10
@@ -79,7 +86,7 @@ export interface BeforeTurnInput {
 export type BeforeTurnHook<App = unknown> = (
   input: BeforeTurnInput,
   context: OperationContext<App>,
-) => MaybePromise<{ readonly messages: readonly ChatMessage[] } | undefined | void>
+) => MaybePromise<{ readonly messages: readonly ChatMessage[] } | undefined>
 
 /**
  * A refused call as the `refusal` option sees it.
@@ -180,7 +187,11 @@ export type ApprovalResolution =
  */
 export type QuestionResolution =
   | { readonly type: 'answer'; readonly value: JsonValue }
-  | { readonly type: 'reject'; readonly reason?: string | undefined; readonly instruction?: string | undefined }
+  | {
+      readonly type: 'reject'
+      readonly reason?: string | undefined
+      readonly instruction?: string | undefined
+    }
 
 /**
  * One run: a new conversation (`prompt` and/or `messages`) or the continuation of a saved state (`resume`,
@@ -296,9 +307,15 @@ export interface Agent<Answer = string, App = unknown> {
    * malformed request, a refused resume (a state or outcome that does not fit, a forged signature) or a
    * context that is not one.
    */
-  run(request: AgentRunRequest<App>, context?: OperationContext<App> | OperationContextInit<App>): Promise<AgentResult<Answer>>
+  run(
+    request: AgentRunRequest<App>,
+    context?: OperationContext<App> | OperationContextInit<App>,
+  ): Promise<AgentResult<Answer>>
   /** {@link Agent.run} with its events as an async iterable. */
-  stream(request: AgentRunRequest<App>, context?: OperationContext<App> | OperationContextInit<App>): AgentStream<Answer>
+  stream(
+    request: AgentRunRequest<App>,
+    context?: OperationContext<App> | OperationContextInit<App>,
+  ): AgentStream<Answer>
 }
 
 function readTimeout(fields: Fields, key: string, fallback: number | undefined): number | undefined {
@@ -306,7 +323,12 @@ function readTimeout(fields: Fields, key: string, fallback: number | undefined):
 }
 
 function compile(definition: unknown): { compiled: CompiledAgent; tools: readonly AgentTool[] } {
-  const fields: Fields = new Fields(definition, 'definition', 'an agent definition { model, tools?, ... }', 'definition')
+  const fields: Fields = new Fields(
+    definition,
+    'definition',
+    'an agent definition { model, tools?, ... }',
+    'definition',
+  )
   const model = fields.get('model')
   if (
     !isRecord(model) ||
@@ -314,16 +336,27 @@ function compile(definition: unknown): { compiled: CompiledAgent; tools: readonl
     typeof model.generate !== 'function' ||
     (model.stream !== undefined && typeof model.stream !== 'function')
   ) {
-    fields.fail('model', `must be a chat model { identity, generate, stream? }, but got ${describeValue(model)}`, model)
+    fields.fail(
+      'model',
+      `must be a chat model { identity, generate, stream? }, but got ${describeValue(model)}`,
+      model,
+    )
   }
   const entries = fields.get('tools') ?? []
-  if (!Array.isArray(entries)) fields.fail('tools', `must be an array of tools, but got ${describeValue(entries)}`, entries)
+  if (!Array.isArray(entries))
+    fields.fail('tools', `must be an array of tools, but got ${describeValue(entries)}`, entries)
   const tools = entries.map((entry: unknown, index) => toAgentTool(entry, `definition.tools[${index}]`))
   const system = fields.string('system', { optional: true, empty: true })
   const request = fields.get('request') ?? {}
-  if (!isRecord(request)) fields.fail('request', `must be an object of request fields, but got ${describeValue(request)}`, request)
+  if (!isRecord(request))
+    fields.fail('request', `must be an object of request fields, but got ${describeValue(request)}`, request)
   for (const key of ['messages', 'tools', 'toolChoice', 'responseFormat']) {
-    if (key in request) fields.fail(`request.${key}`, 'is set by the run (messages, tools), the run request (toolChoice) or the answer flow (responseFormat)', request[key])
+    if (key in request)
+      fields.fail(
+        `request.${key}`,
+        'is set by the run (messages, tools), the run request (toolChoice) or the answer flow (responseFormat)',
+        request[key],
+      )
   }
   const maxTurns = fields.integer('maxTurns', { min: 1 }) ?? DEFAULT_MAX_TURNS
   const maxTokens = fields.integer('maxTokens', { min: 1 })
@@ -332,9 +365,15 @@ function compile(definition: unknown): { compiled: CompiledAgent; tools: readonl
   const modelTimeoutMs = readTimeout(fields, 'modelTimeoutMs', DEFAULT_MODEL_TIMEOUT_MS)!
   const modelIdleTimeoutMs = readTimeout(fields, 'modelIdleTimeoutMs', undefined)
   const answerGiven = fields.get('answer')
-  const answer = answerGiven === undefined ? textAnswer : isAnswerFlow(answerGiven) ? answerGiven : defineAnswerFlow(answerGiven as AnswerFlow)
-  const beforeTurn = fields.func<(input: unknown, context: OperationContext<unknown>) => unknown>('beforeTurn')
-  const estimate = fields.func<(messages: readonly ChatMessage[]) => number>('estimateTokens') ?? estimateTokens
+  const answer =
+    answerGiven === undefined
+      ? textAnswer
+      : isAnswerFlow(answerGiven)
+        ? answerGiven
+        : defineAnswerFlow(answerGiven as AnswerFlow)
+  const beforeTurn =
+    fields.func<(input: unknown, context: OperationContext<unknown>) => unknown>('beforeTurn')
+  const estimate = fields.func<(messages: readonly ChatMessage[]) => number>('estimateTokens') ?? countTokens
   const refusal = fields.func<(input: RefusalInput) => string>('refusal')
   const templates = fields.get('templates')
   const decisionKeys = fields.get('decisionKeys')
@@ -344,9 +383,12 @@ function compile(definition: unknown): { compiled: CompiledAgent; tools: readonl
   const byId = new Map<string, AgentTool>()
   tools.forEach((tool, index) => {
     if (byId.has(tool.id)) {
-      throw new InvalidDefinitionError(`definition.tools[${index}] is a second tool "${tool.id}"; tool ids must be unique in an agent.`, {
-        details: { id: tool.id, field: `tools[${index}]`, received: describeValue(tool.id) },
-      })
+      throw new InvalidDefinitionError(
+        `definition.tools[${index}] is a second tool "${tool.id}"; tool ids must be unique in an agent.`,
+        {
+          details: { id: tool.id, field: `tools[${index}]`, received: describeValue(tool.id) },
+        },
+      )
     }
     byId.set(tool.id, tool)
   })
@@ -358,15 +400,23 @@ function compile(definition: unknown): { compiled: CompiledAgent; tools: readonl
         Object.freeze({ ...input.rejection, toolId: input.call.toolId, toolCallId: input.call.toolCallId }),
       ])
       if (typeof content !== 'string' || content === '') {
-        throw new InvalidDefinitionError(`definition.refusal must return the refusal sentence as a non-empty string, but returned ${describeValue(content)}.`, {
-          details: { field: 'refusal', received: describeValue(content) },
-        })
+        throw new InvalidDefinitionError(
+          `definition.refusal must return the refusal sentence as a non-empty string, but returned ${describeValue(content)}.`,
+          {
+            details: { field: 'refusal', received: describeValue(content) },
+          },
+        )
       }
       return { content, isError: true }
     })
   }
   if (templates !== undefined) {
-    if (!Array.isArray(templates)) fields.fail('templates', `must be an array of template providers, but got ${describeValue(templates)}`, templates)
+    if (!Array.isArray(templates))
+      fields.fail(
+        'templates',
+        `must be an array of template providers, but got ${describeValue(templates)}`,
+        templates,
+      )
     providers.push(...(templates as ToolTemplateProvider[]))
   }
   let registry: ToolLifecycleRegistry<unknown>
@@ -378,7 +428,10 @@ function compile(definition: unknown): { compiled: CompiledAgent; tools: readonl
     })
   } catch (error) {
     if (InvalidDefinitionError.isInstance(error)) throw error
-    throw new InvalidDefinitionError(error instanceof Error ? error.message : String(error), { cause: error, details: { field: 'tools' } })
+    throw new InvalidDefinitionError(error instanceof Error ? error.message : String(error), {
+      cause: error,
+      details: { field: 'tools' },
+    })
   }
   const toolSpecs = tools.map((tool) =>
     Object.freeze({ name: tool.id, description: tool.tool.description, parameters: tool.tool.inputSchema }),
@@ -431,7 +484,11 @@ function readRequest(value: unknown): Omit<ParsedRun, 'runId'> & { runId: string
   let resumed: AgentRunState | undefined
   if (resumeValue !== undefined) {
     if (prompt !== undefined || given !== undefined) {
-      fields.fail(prompt !== undefined ? 'prompt' : 'messages', 'cannot be given with resume: the state holds the conversation', prompt ?? given)
+      fields.fail(
+        prompt !== undefined ? 'prompt' : 'messages',
+        'cannot be given with resume: the state holds the conversation',
+        prompt ?? given,
+      )
     }
     if (toolChoice !== undefined) fields.fail('toolChoice', 'cannot be given with resume', toolChoice)
     assertAgentRunState(resumeValue, 'request.resume')
@@ -445,9 +502,12 @@ function readRequest(value: unknown): Omit<ParsedRun, 'runId'> & { runId: string
     messages = given === undefined ? [] : readMessages(given, 'request.messages')
     if (prompt !== undefined) added.push(Object.freeze({ role: 'user', content: prompt }))
     if (messages.length === 0 && added.length === 0 && !(isRecord(toolChoice) && 'input' in toolChoice)) {
-      throw new InvalidInputError('A run needs a conversation: give prompt, messages (or both), or resume a saved state.', {
-        details: { field: 'request.prompt', received: 'undefined' },
-      })
+      throw new InvalidInputError(
+        'A run needs a conversation: give prompt, messages (or both), or resume a saved state.',
+        {
+          details: { field: 'request.prompt', received: 'undefined' },
+        },
+      )
     }
   }
   return {
@@ -470,7 +530,11 @@ function readToolChoice(fields: Fields): ParsedRun['toolChoice'] {
   const value = fields.get('toolChoice')
   if (value === undefined) return undefined
   if (value === 'auto' || value === 'none' || value === 'required') return value
-  const choice: Fields = new Fields(value, fields.path('toolChoice'), '"auto", "none", "required", { name } or { name, input }')
+  const choice: Fields = new Fields(
+    value,
+    fields.path('toolChoice'),
+    '"auto", "none", "required", { name } or { name, input }',
+  )
   const name = choice.requiredString('name')!
   const input = choice.get('input')
   if (input !== undefined) {
@@ -528,7 +592,10 @@ class AgentImpl<Answer, App> implements Agent<Answer, App> {
     return toResult<Answer>(await run.execute(), runId)
   }
 
-  stream(request: AgentRunRequest<App>, context: OperationContext<App> | OperationContextInit<App> = {}): AgentStream<Answer> {
+  stream(
+    request: AgentRunRequest<App>,
+    context: OperationContext<App> | OperationContextInit<App> = {},
+  ): AgentStream<Answer> {
     const queue = new EventQueue<AgentEvent>()
     const listener = isRecord(request) && typeof request.onEvent === 'function' ? request.onEvent : undefined
     const withQueue = isRecord(request)
@@ -576,7 +643,9 @@ class AgentImpl<Answer, App> implements Agent<Answer, App> {
  * // result.reason === 'final', result.answer === 'It is noon.'
  * ```
  */
-export function defineAgent<Answer = string, App = unknown>(definition: AgentDefinition<Answer, App>): Agent<Answer, App> {
+export function defineAgent<Answer = string, App = unknown>(
+  definition: AgentDefinition<Answer, App>,
+): Agent<Answer, App> {
   const { compiled, tools } = compile(definition)
   return new AgentImpl<Answer, App>(compiled, tools)
 }

@@ -16,7 +16,7 @@ import {
   type StructuredAttempt,
   type StructuredMode,
   type StructuredOutput,
-  StructuredOutputError,
+  type StructuredOutputError,
 } from '@agent-core/kits/models'
 import { isRecord } from './internal/check.js'
 import type { AnswerRetry } from './run-state.js'
@@ -95,11 +95,16 @@ const flows = new WeakSet<object>()
  * const shout = defineAnswerFlow({ decide: ({ text }) => ({ type: 'accept', value: text.toUpperCase() }) })
  * ```
  */
-export function defineAnswerFlow<Answer = string, App = unknown>(flow: AnswerFlow<Answer, App>): AnswerFlow<Answer, App> {
+export function defineAnswerFlow<Answer = string, App = unknown>(
+  flow: AnswerFlow<Answer, App>,
+): AnswerFlow<Answer, App> {
   if (typeof flow !== 'object' || flow === null) {
-    throw new InvalidDefinitionError(`An AnswerFlow must be an object with a decide method, but got ${describeValue(flow)}.`, {
-      details: { field: 'answer', received: describeValue(flow) },
-    })
+    throw new InvalidDefinitionError(
+      `An AnswerFlow must be an object with a decide method, but got ${describeValue(flow)}.`,
+      {
+        details: { field: 'answer', received: describeValue(flow) },
+      },
+    )
   }
   const { decide, instructions, responseFormat } = flow as unknown as Record<string, unknown>
   if (typeof decide !== 'function') {
@@ -108,9 +113,12 @@ export function defineAnswerFlow<Answer = string, App = unknown>(flow: AnswerFlo
     })
   }
   if (instructions !== undefined && typeof instructions !== 'string') {
-    throw new InvalidDefinitionError(`answer.instructions must be a string or be left out, but got ${describeValue(instructions)}.`, {
-      details: { field: 'answer.instructions', received: describeValue(instructions) },
-    })
+    throw new InvalidDefinitionError(
+      `answer.instructions must be a string or be left out, but got ${describeValue(instructions)}.`,
+      {
+        details: { field: 'answer.instructions', received: describeValue(instructions) },
+      },
+    )
   }
   if (responseFormat !== undefined && !isResponseFormat(responseFormat)) {
     throw new InvalidDefinitionError(
@@ -153,11 +161,13 @@ export function readControl<Answer>(value: unknown, hook: string): AnswerControl
   const keys = Object.keys(value)
   switch (value.type) {
     case 'accept':
-      if (!Object.hasOwn(value, 'value')) problem('an accept has no value field (write value: undefined for an empty answer)')
+      if (!Object.hasOwn(value, 'value'))
+        problem('an accept has no value field (write value: undefined for an empty answer)')
       if (keys.length !== 2) problem(`an accept has other fields (${keys.join(', ')})`)
       return value as AnswerControl<Answer>
     case 'retry':
-      if (typeof value.feedback !== 'string' || value.feedback.trim() === '') problem('a retry has no feedback text')
+      if (typeof value.feedback !== 'string' || value.feedback.trim() === '')
+        problem('a retry has no feedback text')
       if (keys.length !== 2) problem(`a retry has other fields (${keys.join(', ')})`)
       return value as AnswerControl<Answer>
     case 'fail':
@@ -212,17 +222,25 @@ export interface StructuredAnswerOptions<Value = unknown> {
  * if (result.reason === 'final') result.answer.tempC
  * ```
  */
-export function structuredAnswer<Value = unknown>(options: StructuredAnswerOptions<Value>): AnswerFlow<Value, unknown> {
+export function structuredAnswer<Value = unknown>(
+  options: StructuredAnswerOptions<Value>,
+): AnswerFlow<Value, unknown> {
   if (typeof options !== 'object' || options === null) {
-    throw new InvalidDefinitionError(`structuredAnswer expects options { schema, name?, mode? }, but got ${describeValue(options)}.`, {
-      details: { field: 'options', received: describeValue(options) },
-    })
+    throw new InvalidDefinitionError(
+      `structuredAnswer expects options { schema, name?, mode? }, but got ${describeValue(options)}.`,
+      {
+        details: { field: 'options', received: describeValue(options) },
+      },
+    )
   }
   const { output: given, mode = 'prompt', ...rest } = options
   if (mode !== 'prompt' && mode !== 'json-object' && mode !== 'json-schema') {
-    throw new InvalidDefinitionError(`mode must be "prompt", "json-object" or "json-schema", but got ${describeValue(mode)}.`, {
-      details: { field: 'mode', received: describeValue(mode) },
-    })
+    throw new InvalidDefinitionError(
+      `mode must be "prompt", "json-object" or "json-schema", but got ${describeValue(mode)}.`,
+      {
+        details: { field: 'mode', received: describeValue(mode) },
+      },
+    )
   }
   const output: StructuredOutput<Value> =
     given ?? defineStructuredOutput<Value>(rest as Parameters<typeof defineStructuredOutput<Value>>[0])
@@ -230,7 +248,10 @@ export function structuredAnswer<Value = unknown>(options: StructuredAnswerOptio
   try {
     responseFormat = output.responseFormat(mode)
   } catch (error) {
-    throw new InvalidDefinitionError((error as Error).message, { cause: error, details: { field: 'mode', received: describeValue(mode) } })
+    throw new InvalidDefinitionError((error as Error).message, {
+      cause: error,
+      details: { field: 'mode', received: describeValue(mode) },
+    })
   }
   return defineAnswerFlow<Value, unknown>({
     instructions: output.instructions,

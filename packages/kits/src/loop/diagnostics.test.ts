@@ -3,7 +3,13 @@ import { defineModelTool } from '@agent-core/core/tools'
 import { ModelProviderError } from '@agent-core/kits/models'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { type AgentEvent, createScriptedModel, defineAgent, defineAgentTool, type ScriptedTurn } from './index.js'
+import {
+  type AgentEvent,
+  createScriptedModel,
+  defineAgent,
+  defineAgentTool,
+  type ScriptedTurn,
+} from './index.js'
 
 /** Every span that started ended exactly once, with the same id; returns the span names in start order. */
 function pairedSpans(events: readonly DiagnosticEvent[]): string[] {
@@ -18,12 +24,17 @@ function pairedSpans(events: readonly DiagnosticEvent[]): string[] {
       names.push(event.kind.slice(0, -'-start'.length))
     } else if (event.kind.endsWith('-end')) {
       const name = open.get(event.spanId)
-      expect(name, `span ${event.spanId} (${event.kind}) ended without a start`).toBe(event.kind.slice(0, -'-end'.length))
+      expect(name, `span ${event.spanId} (${event.kind}) ended without a start`).toBe(
+        event.kind.slice(0, -'-end'.length),
+      )
       expect(ended.has(event.spanId), `span ${event.spanId} ended twice`).toBe(false)
       ended.add(event.spanId)
     }
   }
-  expect([...open.keys()].filter((id) => !ended.has(id)), 'spans never ended').toEqual([])
+  expect(
+    [...open.keys()].filter((id) => !ended.has(id)),
+    'spans never ended',
+  ).toEqual([])
   return names
 }
 
@@ -34,16 +45,29 @@ describe('diagnostics', () => {
     const memory = new MemoryDiagnosticSink()
     const model = createScriptedModel([{ toolCalls: [{ name: 'echo' }, { name: 'echo' }] }, { text: 'done' }])
     await defineAgent({ model, tools: [echo] }).run({ prompt: 'go' }, { diagnostics: memory.sink })
-    expect(pairedSpans(memory.events)).toEqual(['run', 'turn', 'model-call', 'tool-call', 'tool-call', 'turn', 'model-call'])
+    expect(pairedSpans(memory.events)).toEqual([
+      'run',
+      'turn',
+      'model-call',
+      'tool-call',
+      'tool-call',
+      'turn',
+      'model-call',
+    ])
     expect(memory.events.every((event) => event.scope[0] === 'loop')).toBe(true)
     const run = memory.ofKind('run-start')[0]!
     const turns = memory.ofKind('turn-start')
     expect(turns.every((turn) => turn.parentSpanId === run.spanId)).toBe(true)
     const calls = memory.ofKind('tool-call-start')
     expect(calls.every((call) => call.parentSpanId === turns[0]!.spanId)).toBe(true)
-    expect(memory.ofKind('model-call-start').map((event) => event.parentSpanId)).toEqual(turns.map((turn) => turn.spanId))
+    expect(memory.ofKind('model-call-start').map((event) => event.parentSpanId)).toEqual(
+      turns.map((turn) => turn.spanId),
+    )
     expect(memory.ofKind('run-end')[0]?.data).toMatchObject({ outcome: 'ok', reason: 'final', turns: 2 })
-    expect(memory.ofKind('model-call-end')[0]?.data).toMatchObject({ outcome: 'ok', finishReason: 'tool-calls' })
+    expect(memory.ofKind('model-call-end')[0]?.data).toMatchObject({
+      outcome: 'ok',
+      finishReason: 'tool-calls',
+    })
   })
 
   it('ends every span on a failing model, a stop and a timeout', async () => {
@@ -51,7 +75,10 @@ describe('diagnostics', () => {
     const memory = new MemoryDiagnosticSink()
     await defineAgent({ model: failing }).run({ prompt: 'x' }, { diagnostics: memory.sink })
     pairedSpans(memory.events)
-    expect(memory.ofKind('model-call-end')[0]?.data).toMatchObject({ outcome: 'error', errorCode: 'provider-error' })
+    expect(memory.ofKind('model-call-end')[0]?.data).toMatchObject({
+      outcome: 'error',
+      errorCode: 'provider-error',
+    })
     expect(memory.ofKind('run-end')[0]?.data).toMatchObject({ outcome: 'error', reason: 'error' })
 
     const stopped = new MemoryDiagnosticSink()
@@ -65,10 +92,10 @@ describe('diagnostics', () => {
     expect(stopped.ofKind('run-end')[0]?.data).toMatchObject({ outcome: 'aborted', reason: 'stopped' })
 
     const slow = new MemoryDiagnosticSink()
-    await defineAgent({ model: createScriptedModel([{ text: 'a' }], { delayMs: 100 }), modelTimeoutMs: 10 }).run(
-      { prompt: 'x' },
-      { diagnostics: slow.sink },
-    )
+    await defineAgent({
+      model: createScriptedModel([{ text: 'a' }], { delayMs: 100 }),
+      modelTimeoutMs: 10,
+    }).run({ prompt: 'x' }, { diagnostics: slow.sink })
     pairedSpans(slow.events)
     expect(slow.ofKind('model-call-end')[0]?.data.outcome).toBe('timeout')
   })
@@ -82,7 +109,9 @@ describe('diagnostics', () => {
         execute: async ({ mode }, { signal }) => {
           if (mode === 'fail') throw new Error('failed on purpose')
           if (mode === 'hang') {
-            await new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason)))
+            await new Promise((_resolve, reject) =>
+              signal.addEventListener('abort', () => reject(signal.reason)),
+            )
           }
           await new Promise((resolve) => setTimeout(resolve, 1))
           return mode
@@ -90,15 +119,21 @@ describe('diagnostics', () => {
       }),
       { timeoutMs: 15 },
     )
-    const asking = defineAgentTool(defineModelTool({ id: 'ask', description: 'needs approval', inputSchema: {}, execute: () => 'ok' }), {
-      approval: 'ask',
-    })
+    const asking = defineAgentTool(
+      defineModelTool({ id: 'ask', description: 'needs approval', inputSchema: {}, execute: () => 'ok' }),
+      {
+        approval: 'ask',
+      },
+    )
     const turn = fc.oneof(
       fc.record({ text: fc.constantFrom('done', 'a b c') }),
       fc.record({
         toolCalls: fc.array(
           fc.oneof(
-            fc.record({ name: fc.constant('work'), input: fc.record({ mode: fc.constantFrom('ok', 'fail', 'hang') }) }),
+            fc.record({
+              name: fc.constant('work'),
+              input: fc.record({ mode: fc.constantFrom('ok', 'fail', 'hang') }),
+            }),
             fc.record({ name: fc.constantFrom('ask', 'missing') }),
             fc.record({ name: fc.constant('work'), arguments: fc.constant('{broken') }),
           ),
@@ -115,11 +150,15 @@ describe('diagnostics', () => {
         async (script, stopAfterMs, approvals) => {
           const memory = new MemoryDiagnosticSink()
           const controller = new AbortController()
-          const timer = stopAfterMs === undefined ? undefined : setTimeout(() => controller.abort(), stopAfterMs)
+          const timer =
+            stopAfterMs === undefined ? undefined : setTimeout(() => controller.abort(), stopAfterMs)
           const events: AgentEvent[] = []
-          const model = createScriptedModel([...(script as ScriptedTurn[]), ...Array.from({ length: 5 }, () => ({ text: 'end' }))], {
-            delayMs: 1,
-          })
+          const model = createScriptedModel(
+            [...(script as ScriptedTurn[]), ...Array.from({ length: 5 }, () => ({ text: 'end' }))],
+            {
+              delayMs: 1,
+            },
+          )
           const result = await defineAgent({ model, tools: [work, asking], maxTurns: 4 }).run(
             {
               prompt: 'go',
@@ -130,22 +169,32 @@ describe('diagnostics', () => {
           )
           clearTimeout(timer)
           pairedSpans(memory.events)
-          const terminal = events.filter((event) => event.type === 'run-done' || event.type === 'run-suspended')
+          const terminal = events.filter(
+            (event) => event.type === 'run-done' || event.type === 'run-suspended',
+          )
           expect(terminal).toHaveLength(1)
           expect(events.at(-1)).toBe(terminal[0])
           expect(events.filter((event) => event.type === 'run-start')).toHaveLength(1)
           // Every call the history makes is answered, unless the run waits for it.
-          const waiting = new Set(result.reason === 'suspended' ? result.pending.map((call) => call.toolCallId) : [])
+          const waiting = new Set(
+            result.reason === 'suspended' ? result.pending.map((call) => call.toolCallId) : [],
+          )
           const answered = new Set(result.messages.flatMap((m) => (m.role === 'tool' ? [m.toolCallId] : [])))
           for (const message of result.messages) {
             for (const call of message.role === 'assistant' ? (message.toolCalls ?? []) : []) {
-              expect(answered.has(call.id) || waiting.has(call.id), `call ${call.id} unanswered (${result.reason})`).toBe(true)
+              expect(
+                answered.has(call.id) || waiting.has(call.id),
+                `call ${call.id} unanswered (${result.reason})`,
+              ).toBe(true)
             }
           }
           // Each call that started ended once (or waits).
           const started = events.flatMap((event) => (event.type === 'tool-start' ? [event.toolCallId] : []))
           const ends = events.flatMap((event) =>
-            event.type === 'tool-resolved' || event.type === 'tool-failed' || event.type === 'tool-aborted' || event.type === 'tool-rejected'
+            event.type === 'tool-resolved' ||
+            event.type === 'tool-failed' ||
+            event.type === 'tool-aborted' ||
+            event.type === 'tool-rejected'
               ? [event.toolCallId]
               : [],
           )

@@ -20,7 +20,14 @@ describe('event sequences', () => {
     const model = createScriptedModel([{ text: 'Hello there' }])
     const log = new EventLog()
     const result = await defineAgent({ model }).run({ prompt: 'Hi', onEvent: log.onEvent })
-    expect(log.all).toEqual(['run-start', 'turn-start', 'text-delta', 'text-delta', 'text-flush', 'run-done:final'])
+    expect(log.all).toEqual([
+      'run-start',
+      'turn-start',
+      'text-delta',
+      'text-delta',
+      'text-flush',
+      'run-done:final',
+    ])
     expect(log.of('text-delta').map((event) => event.text)).toEqual(['Hello ', 'there'])
     expect(log.of('text-flush')[0]?.text).toBe('Hello there')
     expect(result.reason).toBe('final')
@@ -53,7 +60,12 @@ describe('event sequences', () => {
     expect(resolved.output).toBe(5)
     expect(resolved.record.invocationId).toBe(runs[0])
     // The second model call reads the tool's result.
-    expect(model.calls[1]?.messages.at(-1)).toEqual({ role: 'tool', toolCallId: 'call_1_0', content: '5', isError: false })
+    expect(model.calls[1]?.messages.at(-1)).toEqual({
+      role: 'tool',
+      toolCallId: 'call_1_0',
+      content: '5',
+      isError: false,
+    })
     expect(model.calls[0]?.tools?.map((spec) => spec.name)).toEqual(['add'])
     expect(result.reason === 'final' && result.answer).toBe('5')
   })
@@ -89,17 +101,36 @@ describe('event sequences', () => {
       { text: 'Two of three failed.' },
     ])
     const log = new EventLog()
-    const result = await defineAgent({ model, tools: [ok, boom, slow] }).run({ prompt: 'go', onEvent: log.onEvent })
-    expect(log.types.slice(0, 5)).toEqual(['run-start', 'turn-start', 'tool-start:ok', 'tool-start:boom', 'tool-start:slow'])
-    expect(log.types.slice(5, 8).sort()).toEqual(['tool-aborted:slow:timeout', 'tool-failed:boom', 'tool-resolved:ok'])
+    const result = await defineAgent({ model, tools: [ok, boom, slow] }).run({
+      prompt: 'go',
+      onEvent: log.onEvent,
+    })
+    expect(log.types.slice(0, 5)).toEqual([
+      'run-start',
+      'turn-start',
+      'tool-start:ok',
+      'tool-start:boom',
+      'tool-start:slow',
+    ])
+    expect(log.types.slice(5, 8).sort()).toEqual([
+      'tool-aborted:slow:timeout',
+      'tool-failed:boom',
+      'tool-resolved:ok',
+    ])
     expect(log.types.slice(8)).toEqual(['turn-start', 'text-flush', 'run-done:final'])
     expect(log.of('tool-failed')[0]?.error).toMatchObject({ name: 'Error', message: 'kaput' })
-    expect(log.of('tool-aborted')[0]?.record.error.code).toBe('timeout')
+    expect(log.of('tool-aborted')[0]?.record).toMatchObject({ status: 'failed', error: { code: 'timeout' } })
     // Every result reached the model before its next call; each failure is a message it can read.
     const toolMessages = model.calls[1]!.messages.filter((message) => message.role === 'tool')
     expect(toolMessages).toHaveLength(3)
-    expect(toolMessages.find((m) => m.toolCallId === 'call_1_1')).toMatchObject({ isError: true, content: expect.stringContaining('kaput') })
-    expect(toolMessages.find((m) => m.toolCallId === 'call_1_2')).toMatchObject({ isError: true, content: expect.stringContaining('20 ms') })
+    expect(toolMessages.find((m) => m.toolCallId === 'call_1_1')).toMatchObject({
+      isError: true,
+      content: expect.stringContaining('kaput'),
+    })
+    expect(toolMessages.find((m) => m.toolCallId === 'call_1_2')).toMatchObject({
+      isError: true,
+      content: expect.stringContaining('20 ms'),
+    })
     expect(result.reason).toBe('final')
     expect(late).toBe(false) // the run did not wait for it
   })
@@ -135,7 +166,10 @@ describe('event sequences', () => {
 
     it('approve', async () => {
       const { tool, runs } = gated()
-      const model = createScriptedModel([{ toolCalls: [{ name: 'deploy', input: { a: 1, b: 1 } }] }, { text: 'Deployed.' }])
+      const model = createScriptedModel([
+        { toolCalls: [{ name: 'deploy', input: { a: 1, b: 1 } }] },
+        { text: 'Deployed.' },
+      ])
       const log = new EventLog()
       const asked: string[] = []
       const result = await defineAgent({ model, tools: [tool] }).run({
@@ -165,16 +199,26 @@ describe('event sequences', () => {
 
     it('reject, and reject with an instruction', async () => {
       for (const [resolution, reads] of [
-        [{ type: 'reject' } as const, /refused by the person reviewing it\. The person reviewing this call rejected it\./],
+        [
+          { type: 'reject' } as const,
+          /refused by the person reviewing it\. The person reviewing this call rejected it\./,
+        ],
         [
           { type: 'reject', reason: 'Not today.', instruction: 'Deploy to staging.' } as const,
           /Not today\.\nInstruction from the person who refused it: Deploy to staging\./,
         ],
       ] as const) {
         const { tool, runs } = gated()
-        const model = createScriptedModel([{ toolCalls: [{ name: 'deploy', input: { a: 1, b: 1 } }] }, { text: 'OK, I did not.' }])
+        const model = createScriptedModel([
+          { toolCalls: [{ name: 'deploy', input: { a: 1, b: 1 } }] },
+          { text: 'OK, I did not.' },
+        ])
         const log = new EventLog()
-        await defineAgent({ model, tools: [tool] }).run({ prompt: 'deploy', onEvent: log.onEvent, resolveApproval: () => resolution })
+        await defineAgent({ model, tools: [tool] }).run({
+          prompt: 'deploy',
+          onEvent: log.onEvent,
+          resolveApproval: () => resolution,
+        })
         expect(log.types).toEqual([
           'run-start',
           'turn-start',
@@ -185,27 +229,45 @@ describe('event sequences', () => {
           'text-flush',
           'run-done:final',
         ])
-        expect(log.of('tool-rejected')[0]?.instruction).toBe('instruction' in resolution ? resolution.instruction : undefined)
+        expect(log.of('tool-rejected')[0]?.instruction).toBe(
+          'instruction' in resolution ? resolution.instruction : undefined,
+        )
         expect(runs).toHaveLength(0)
-        expect(model.calls[1]!.messages.at(-1)).toMatchObject({ role: 'tool', isError: true, content: expect.stringMatching(reads) })
+        expect(model.calls[1]!.messages.at(-1)).toMatchObject({
+          role: 'tool',
+          isError: true,
+          content: expect.stringMatching(reads),
+        })
       }
     })
 
     it('a refusal sentence the App sets', async () => {
       const { tool } = gated()
-      const model = createScriptedModel([{ toolCalls: [{ name: 'deploy', input: { a: 1, b: 1 } }] }, { text: 'OK.' }])
+      const model = createScriptedModel([
+        { toolCalls: [{ name: 'deploy', input: { a: 1, b: 1 } }] },
+        { text: 'OK.' },
+      ])
       await defineAgent({
         model,
         tools: [tool],
-        refusal: ({ toolId, by, instruction }) => `${toolId} refused by ${by}${instruction ? `; do this instead: ${instruction}` : ''}`,
+        refusal: ({ toolId, by, instruction }) =>
+          `${toolId} refused by ${by}${instruction ? `; do this instead: ${instruction}` : ''}`,
       }).run({ prompt: 'deploy', resolveApproval: () => ({ type: 'reject', instruction: 'wait' }) })
-      expect(model.calls[1]!.messages.at(-1)).toMatchObject({ content: 'deploy refused by person; do this instead: wait', isError: true })
+      expect(model.calls[1]!.messages.at(-1)).toMatchObject({
+        content: 'deploy refused by person; do this instead: wait',
+        isError: true,
+      })
     })
 
     it('a person refusing one call refuses the calls of the same step still waiting', async () => {
       const { tool, runs } = gated()
       const model = createScriptedModel([
-        { toolCalls: [{ name: 'deploy', input: { a: 1, b: 1 } }, { name: 'deploy', input: { a: 2, b: 2 } }] },
+        {
+          toolCalls: [
+            { name: 'deploy', input: { a: 1, b: 1 } },
+            { name: 'deploy', input: { a: 2, b: 2 } },
+          ],
+        },
         { text: 'Stopped.' },
       ])
       const log = new EventLog()
@@ -213,20 +275,31 @@ describe('event sequences', () => {
       await defineAgent({ model, tools: [tool] }).run({
         prompt: 'deploy both',
         onEvent: log.onEvent,
-        resolveApproval: (call) => (call.toolCallId === 'call_1_0' ? { type: 'reject', reason: 'No.' } : second.promise),
+        resolveApproval: (call) =>
+          call.toolCallId === 'call_1_0' ? { type: 'reject', reason: 'No.' } : second.promise,
       })
-      expect(log.of('tool-rejected').map((event) => `${event.toolCallId}:${event.by}`)).toEqual(['call_1_0:person', 'call_1_1:earlier-refusal'])
+      expect(log.of('tool-rejected').map((event) => `${event.toolCallId}:${event.by}`)).toEqual([
+        'call_1_0:person',
+        'call_1_1:earlier-refusal',
+      ])
       expect(runs).toHaveLength(0)
     })
 
     it('deny policy: refused without asking, the model reads why', async () => {
       const { tool, runs } = counted('drop_table')
-      const model = createScriptedModel([{ toolCalls: [{ name: 'drop_table', input: { a: 1, b: 2 } }] }, { text: 'I cannot.' }])
+      const model = createScriptedModel([
+        { toolCalls: [{ name: 'drop_table', input: { a: 1, b: 2 } }] },
+        { text: 'I cannot.' },
+      ])
       const log = new EventLog()
       let asked = 0
       await defineAgent({
         model,
-        tools: [defineAgentTool(tool, { approval: (call) => (call.input.a > 0 ? { type: 'deny', reason: 'Read-only today.' } : 'allow') })],
+        tools: [
+          defineAgentTool(tool, {
+            approval: (call) => (call.input.a > 0 ? { type: 'deny', reason: 'Read-only today.' } : 'allow'),
+          }),
+        ],
       }).run({
         prompt: 'drop it',
         onEvent: log.onEvent,
@@ -235,7 +308,15 @@ describe('event sequences', () => {
           return { type: 'approve' }
         },
       })
-      expect(log.types).toEqual(['run-start', 'turn-start', 'tool-start:drop_table', 'tool-rejected:drop_table:policy', 'turn-start', 'text-flush', 'run-done:final'])
+      expect(log.types).toEqual([
+        'run-start',
+        'turn-start',
+        'tool-start:drop_table',
+        'tool-rejected:drop_table:policy',
+        'turn-start',
+        'text-flush',
+        'run-done:final',
+      ])
       expect(log.of('tool-rejected')[0]?.reason).toBe('Read-only today.')
       expect(asked).toBe(0)
       expect(runs).toHaveLength(0)
@@ -245,7 +326,10 @@ describe('event sequences', () => {
       const { tool, runs } = gated()
       const model = createScriptedModel([{ toolCalls: [{ name: 'deploy', input: { a: 1, b: 1 } }] }])
       const log = new EventLog()
-      const result = await defineAgent({ model, tools: [tool] }).run({ prompt: 'deploy', onEvent: log.onEvent })
+      const result = await defineAgent({ model, tools: [tool] }).run({
+        prompt: 'deploy',
+        onEvent: log.onEvent,
+      })
       expect(log.types).toEqual([
         'run-start',
         'turn-start',
@@ -271,24 +355,38 @@ describe('event sequences', () => {
     })
 
     it('an external tool suspends the run and is resumed with its result', async () => {
-      const model = createScriptedModel([{ toolCalls: [{ name: 'open_page', input: { url: 'https://example.com' } }] }, { text: 'The title is Example.' }])
+      const model = createScriptedModel([
+        { toolCalls: [{ name: 'open_page', input: { url: 'https://example.com' } }] },
+        { text: 'The title is Example.' },
+      ])
       const agent = defineAgent({ model, tools: [openPage] })
       const log = new EventLog()
       const first = await agent.run({ prompt: 'open it', defer: true, onEvent: log.onEvent })
       expect(log.types).toEqual(['run-start', 'turn-start', 'tool-start:open_page', 'run-suspended'])
       expect(first.reason).toBe('suspended')
       const pending = first.reason === 'suspended' ? first.pending : []
-      expect(pending).toMatchObject([{ toolCallId: 'call_1_0', toolId: 'open_page', waitingFor: 'external', input: { url: 'https://example.com' } }])
+      expect(pending).toMatchObject([
+        {
+          toolCallId: 'call_1_0',
+          toolId: 'open_page',
+          waitingFor: 'external',
+          input: { url: 'https://example.com' },
+        },
+      ])
 
       const later = new EventLog()
-      const second = await agent.run(
-        {
-          resume: JSON.parse(JSON.stringify(first.state)),
-          outcomes: { call_1_0: { type: 'result', toolCallId: 'call_1_0', output: { title: 'Example' } } },
-          onEvent: later.onEvent,
-        },
-      )
-      expect(later.types).toEqual(['run-start', 'tool-resolved:open_page', 'turn-start', 'text-flush', 'run-done:final'])
+      const second = await agent.run({
+        resume: JSON.parse(JSON.stringify(first.state)),
+        outcomes: { call_1_0: { type: 'result', toolCallId: 'call_1_0', output: { title: 'Example' } } },
+        onEvent: later.onEvent,
+      })
+      expect(later.types).toEqual([
+        'run-start',
+        'tool-resolved:open_page',
+        'turn-start',
+        'text-flush',
+        'run-done:final',
+      ])
       expect(second.reason === 'final' && second.answer).toBe('The title is Example.')
       expect(model.calls[1]!.messages.at(-1)).toMatchObject({ role: 'tool', content: '{"title":"Example"}' })
     })
@@ -298,7 +396,10 @@ describe('event sequences', () => {
         { type: 'failure', toolCallId: 'call_1_0', message: 'The browser was closed.' } as const,
         { type: 'result', toolCallId: 'call_1_0', output: { heading: 'x' } } as const,
       ]) {
-        const model = createScriptedModel([{ toolCalls: [{ name: 'open_page', input: { url: 'u' } }] }, { text: 'It failed.' }])
+        const model = createScriptedModel([
+          { toolCalls: [{ name: 'open_page', input: { url: 'u' } }] },
+          { text: 'It failed.' },
+        ])
         const agent = defineAgent({ model, tools: [openPage] })
         const first = await agent.run({ prompt: 'open it', defer: true })
         const log = new EventLog()
@@ -311,16 +412,34 @@ describe('event sequences', () => {
     it('an external tool without deferral is aborted with cause no-handler', async () => {
       const model = createScriptedModel([{ toolCalls: [{ name: 'open_page', input: { url: 'u' } }] }])
       const log = new EventLog()
-      const result = await defineAgent({ model, tools: [openPage] }).run({ prompt: 'open it', onEvent: log.onEvent })
-      expect(log.types).toEqual(['run-start', 'turn-start', 'tool-start:open_page', 'tool-aborted:open_page:no-handler', 'run-done:error'])
+      const result = await defineAgent({ model, tools: [openPage] }).run({
+        prompt: 'open it',
+        onEvent: log.onEvent,
+      })
+      expect(log.types).toEqual([
+        'run-start',
+        'turn-start',
+        'tool-start:open_page',
+        'tool-aborted:open_page:no-handler',
+        'run-done:error',
+      ])
       expect(result.reason).toBe('error')
     })
 
     const chooseAccount = defineQuestionTool<{ options: string[] }, { account: string }>({
       id: 'choose_account',
       description: 'Asks the user which account to use',
-      inputSchema: { type: 'object', required: ['options'], properties: { options: { type: 'array', items: { type: 'string' } } } },
-      answerSchema: { type: 'object', required: ['account'], additionalProperties: false, properties: { account: { type: 'string' } } },
+      inputSchema: {
+        type: 'object',
+        required: ['options'],
+        properties: { options: { type: 'array', items: { type: 'string' } } },
+      },
+      answerSchema: {
+        type: 'object',
+        required: ['account'],
+        additionalProperties: false,
+        properties: { account: { type: 'string' } },
+      },
       question: ({ options }) => `Which account: ${options.join(' or ')}?`,
     })
 
@@ -354,12 +473,21 @@ describe('event sequences', () => {
     })
 
     it('a question suspends with deferral and is resumed with a typed answer; a wrong answer is refused', async () => {
-      const model = createScriptedModel([{ toolCalls: [{ name: 'choose_account', input: { options: ['a', 'b'] } }] }, { text: 'Using b.' }])
+      const model = createScriptedModel([
+        { toolCalls: [{ name: 'choose_account', input: { options: ['a', 'b'] } }] },
+        { text: 'Using b.' },
+      ])
       const agent = defineAgent({ model, tools: [chooseAccount] })
       const first = await agent.run({ prompt: 'pay', defer: true })
-      expect(first.reason === 'suspended' && first.pending[0]).toMatchObject({ waitingFor: 'question', question: 'Which account: a or b?' })
+      expect(first.reason === 'suspended' && first.pending[0]).toMatchObject({
+        waitingFor: 'question',
+        question: 'Which account: a or b?',
+      })
       await expect(
-        agent.run({ resume: first.state, outcomes: { call_1_0: { type: 'answer', toolCallId: 'call_1_0', value: { account: 7 } } } }),
+        agent.run({
+          resume: first.state,
+          outcomes: { call_1_0: { type: 'answer', toolCallId: 'call_1_0', value: { account: 7 } } },
+        }),
       ).rejects.toMatchObject({ code: 'invalid-input', details: { field: 'outcomes.call_1_0.value' } })
       const second = await agent.run({
         resume: first.state,
@@ -374,7 +502,10 @@ describe('event sequences', () => {
       const { tool, runs } = counted()
       const model = createScriptedModel([{ toolCalls: [add(1, 1)] }, { toolCalls: [add(2, 2)] }])
       const log = new EventLog()
-      const result = await defineAgent({ model, tools: [tool], maxTurns: 2 }).run({ prompt: 'loop', onEvent: log.onEvent })
+      const result = await defineAgent({ model, tools: [tool], maxTurns: 2 }).run({
+        prompt: 'loop',
+        onEvent: log.onEvent,
+      })
       expect(log.types).toEqual([
         'run-start',
         'turn-start',
@@ -394,9 +525,16 @@ describe('event sequences', () => {
 
     it('per-tool turn cap: a call beyond it is refused and the model reads why', async () => {
       const { tool, runs } = counted()
-      const model = createScriptedModel([{ toolCalls: [add(1, 1), add(1, 2)] }, { toolCalls: [add(2, 2)] }, { text: 'Enough.' }])
+      const model = createScriptedModel([
+        { toolCalls: [add(1, 1), add(1, 2)] },
+        { toolCalls: [add(2, 2)] },
+        { text: 'Enough.' },
+      ])
       const log = new EventLog()
-      const result = await defineAgent({ model, tools: [defineAgentTool(tool, { maxTurns: 1 })] }).run({ prompt: 'loop', onEvent: log.onEvent })
+      const result = await defineAgent({ model, tools: [defineAgentTool(tool, { maxTurns: 1 })] }).run({
+        prompt: 'loop',
+        onEvent: log.onEvent,
+      })
       expect(log.types).toEqual([
         'run-start',
         'turn-start',
@@ -414,14 +552,19 @@ describe('event sequences', () => {
       ])
       expect(log.of('turn-limit-exceeded')[0]).toMatchObject({ scope: 'tool', toolId: 'add', limit: 1 })
       expect(runs).toHaveLength(2) // two calls in one turn count as one turn
-      expect(model.calls[2]!.messages.at(-1)).toMatchObject({ content: expect.stringContaining('at most 1 turn') })
+      expect(model.calls[2]!.messages.at(-1)).toMatchObject({
+        content: expect.stringContaining('at most 1 turn'),
+      })
       expect(result.reason).toBe('final')
     })
 
     it('token cap, checked before a call by estimate', async () => {
       const model = createScriptedModel([{ text: 'never' }])
       const log = new EventLog()
-      const result = await defineAgent({ model, maxTokens: 5 }).run({ prompt: 'x'.repeat(200), onEvent: log.onEvent })
+      const result = await defineAgent({ model, maxTokens: 5 }).run({
+        prompt: 'x'.repeat(200),
+        onEvent: log.onEvent,
+      })
       expect(log.types).toEqual(['run-start', 'token-limit-exceeded', 'run-done:token-limit'])
       expect(log.of('token-limit-exceeded')[0]).toMatchObject({ limit: 5, used: 0, estimate: 54 })
       expect(model.calls).toHaveLength(0)
@@ -430,9 +573,15 @@ describe('event sequences', () => {
 
     it('token cap, checked after a call by usage', async () => {
       const { tool, runs } = counted()
-      const model = createScriptedModel([{ toolCalls: [add(1, 1)], usage: { inputTokens: 900, outputTokens: 200 } }, { text: 'never' }])
+      const model = createScriptedModel([
+        { toolCalls: [add(1, 1)], usage: { inputTokens: 900, outputTokens: 200 } },
+        { text: 'never' },
+      ])
       const log = new EventLog()
-      const result = await defineAgent({ model, tools: [tool], maxTokens: 1000 }).run({ prompt: 'go', onEvent: log.onEvent })
+      const result = await defineAgent({ model, tools: [tool], maxTokens: 1000 }).run({
+        prompt: 'go',
+        onEvent: log.onEvent,
+      })
       expect(log.types).toEqual([
         'run-start',
         'turn-start',
@@ -462,7 +611,14 @@ describe('event sequences', () => {
         },
         { signal: controller.signal },
       )
-      expect(log.all).toEqual(['run-start', 'turn-start', 'text-delta', 'text-delta', 'run-aborted', 'run-done:stopped'])
+      expect(log.all).toEqual([
+        'run-start',
+        'turn-start',
+        'text-delta',
+        'text-delta',
+        'run-aborted',
+        'run-done:stopped',
+      ])
       expect(result.reason).toBe('stopped')
       expect(result.partialText).toBe('one two ')
       expect(result.messages).toEqual([{ role: 'user', content: 'count' }])
@@ -483,11 +639,21 @@ describe('event sequences', () => {
       const model = createScriptedModel([{ toolCalls: [{ name: 'hang' }] }, { text: 'never' }])
       const controller = new AbortController()
       const log = new EventLog()
-      const running = defineAgent({ model, tools: [hang] }).run({ prompt: 'go', onEvent: log.onEvent }, { signal: controller.signal })
+      const running = defineAgent({ model, tools: [hang] }).run(
+        { prompt: 'go', onEvent: log.onEvent },
+        { signal: controller.signal },
+      )
       await started.promise
       controller.abort()
       const result = await running
-      expect(log.types).toEqual(['run-start', 'turn-start', 'tool-start:hang', 'tool-aborted:hang:stopped', 'run-aborted', 'run-done:stopped'])
+      expect(log.types).toEqual([
+        'run-start',
+        'turn-start',
+        'tool-start:hang',
+        'tool-aborted:hang:stopped',
+        'run-aborted',
+        'run-done:stopped',
+      ])
       expect(result.reason).toBe('stopped')
       expect(result.messages.at(-1)).toMatchObject({ role: 'tool', toolCallId: 'call_1_0', isError: true })
       expect(model.calls).toHaveLength(1)
@@ -506,11 +672,21 @@ describe('event sequences', () => {
       const model = createScriptedModel([{ text: 'hello' }, { text: 'HELLO' }])
       const flow = defineAnswerFlow({
         decide: ({ text }) =>
-          text === text.toUpperCase() ? { type: 'accept', value: text } : { type: 'retry', feedback: 'Shout it.' },
+          text === text.toUpperCase()
+            ? { type: 'accept', value: text }
+            : { type: 'retry', feedback: 'Shout it.' },
       })
       const log = new EventLog()
       const result = await defineAgent({ model, answer: flow }).run({ prompt: 'greet', onEvent: log.onEvent })
-      expect(log.types).toEqual(['run-start', 'turn-start', 'text-flush', 'answer-retried', 'turn-start', 'text-flush', 'run-done:final'])
+      expect(log.types).toEqual([
+        'run-start',
+        'turn-start',
+        'text-flush',
+        'answer-retried',
+        'turn-start',
+        'text-flush',
+        'run-done:final',
+      ])
       expect(result.reason === 'final' && result.answer).toBe('HELLO')
       expect(model.calls[1]!.messages.slice(-2)).toEqual([
         { role: 'assistant', content: 'hello' },
@@ -521,7 +697,10 @@ describe('event sequences', () => {
 
     it('an accepted undefined value is an answer, not "go on"', async () => {
       const model = createScriptedModel([{ text: 'nothing to report' }])
-      const result = await defineAgent({ model, answer: defineAnswerFlow({ decide: () => ({ type: 'accept', value: undefined }) }) }).run({
+      const result = await defineAgent({
+        model,
+        answer: defineAnswerFlow({ decide: () => ({ type: 'accept', value: undefined }) }),
+      }).run({
         prompt: 'anything?',
       })
       expect(result.reason).toBe('final')
@@ -533,7 +712,10 @@ describe('event sequences', () => {
       const model = createScriptedModel([{ text: 'I refuse.' }])
       const refusal = new Error('the model refused')
       const log = new EventLog()
-      const result = await defineAgent({ model, answer: defineAnswerFlow({ decide: () => ({ type: 'fail', error: refusal }) }) }).run({
+      const result = await defineAgent({
+        model,
+        answer: defineAnswerFlow({ decide: () => ({ type: 'fail', error: refusal }) }),
+      }).run({
         prompt: 'do it',
         onEvent: log.onEvent,
       })
@@ -545,8 +727,14 @@ describe('event sequences', () => {
 
     it('a control that is not one of the three is an error', async () => {
       const model = createScriptedModel([{ text: 'x' }])
-      const result = await defineAgent({ model, answer: defineAnswerFlow({ decide: () => undefined as never }) }).run({ prompt: 'x' })
-      expect(result.reason === 'error' && result.error).toMatchObject({ code: 'invalid-output', details: { hook: 'answer.decide' } })
+      const result = await defineAgent({
+        model,
+        answer: defineAnswerFlow({ decide: () => undefined as never }),
+      }).run({ prompt: 'x' })
+      expect(result.reason === 'error' && result.error).toMatchObject({
+        code: 'invalid-output',
+        details: { hook: 'answer.decide' },
+      })
     })
 
     it('structured answers: the models kit corrections, then its typed error', async () => {
@@ -555,26 +743,47 @@ describe('event sequences', () => {
         required: ['city', 'tempC'],
         properties: { city: { type: 'string' }, tempC: { type: 'number' } },
       } as const
-      const model = createScriptedModel([{ text: '```json\n{"city": "Lyon", "tempC": "warm"}\n```' }, { text: '{"city": "Lyon", "tempC": 21}' }])
-      const agent = defineAgent({ model, answer: structuredAnswer<{ city: string; tempC: number }>({ name: 'Weather', schema }) })
+      const model = createScriptedModel([
+        { text: '```json\n{"city": "Lyon", "tempC": "warm"}\n```' },
+        { text: '{"city": "Lyon", "tempC": 21}' },
+      ])
+      const agent = defineAgent({
+        model,
+        answer: structuredAnswer<{ city: string; tempC: number }>({ name: 'Weather', schema }),
+      })
       const result = await agent.run({ prompt: 'Weather in Lyon?' })
       expect(result.reason === 'final' && result.answer).toEqual({ city: 'Lyon', tempC: 21 })
-      expect(model.calls[0]!.messages[0]).toMatchObject({ role: 'system', content: expect.stringContaining('"Weather"') })
-      expect(model.calls[1]!.messages.at(-1)).toMatchObject({ role: 'user', content: expect.stringContaining('/tempC') })
+      expect(model.calls[0]!.messages[0]).toMatchObject({
+        role: 'system',
+        content: expect.stringContaining('"Weather"'),
+      })
+      expect(model.calls[1]!.messages.at(-1)).toMatchObject({
+        role: 'user',
+        content: expect.stringContaining('/tempC'),
+      })
 
       const stubborn = createScriptedModel([{ text: '{"city": 1}' }, { text: '{"city": 2}' }])
-      const failed = await defineAgent({ model: stubborn, answer: structuredAnswer({ name: 'Weather', schema, maxCorrections: 1 }) }).run({ prompt: 'x' })
+      const failed = await defineAgent({
+        model: stubborn,
+        answer: structuredAnswer({ name: 'Weather', schema, maxCorrections: 1 }),
+      }).run({ prompt: 'x' })
       expect(failed.reason).toBe('error')
       const error = failed.reason === 'error' ? failed.error : undefined
       expect(StructuredOutputError.isInstance(error)).toBe(true)
-      expect(StructuredOutputError.isInstance(error) && error.attempts.map((attempt) => attempt.text)).toEqual(['{"city": 1}', '{"city": 2}'])
+      expect(
+        StructuredOutputError.isInstance(error) && error.attempts.map((attempt) => attempt.text),
+      ).toEqual(['{"city": 1}', '{"city": 2}'])
     })
 
     it('structured answers in json-schema mode ask for the response format', async () => {
       const model = createScriptedModel([{ text: '{"ok": true}' }])
       await defineAgent({
         model,
-        answer: structuredAnswer({ name: 'Ok', schema: { type: 'object', properties: { ok: { type: 'boolean' } } }, mode: 'json-schema' }),
+        answer: structuredAnswer({
+          name: 'Ok',
+          schema: { type: 'object', properties: { ok: { type: 'boolean' } } },
+          mode: 'json-schema',
+        }),
       }).run({ prompt: 'ok?' })
       expect(model.calls[0]!.responseFormat).toMatchObject({ type: 'json_schema', name: 'Ok' })
     })

@@ -1,5 +1,12 @@
 import type { ModelUsage } from '@agent-core/core'
-import type { DecisionMaker, JsonValue, ToolCallErrorRecord, ToolCallRecord } from '@agent-core/kits/tools'
+import type {
+  CompletedToolCall,
+  DecisionMaker,
+  FailedToolCall,
+  JsonValue,
+  RejectedToolCall,
+  ToolCallErrorRecord,
+} from '@agent-core/kits/tools'
 import type { AgentPendingCall, AgentRunState, StopReason } from './run-state.js'
 
 /**
@@ -65,7 +72,12 @@ export type AgentEvent =
       readonly toolId: string
       readonly question: string
     }
-  | { readonly type: 'tool-approved'; readonly toolCallId: string; readonly toolId: string; readonly by: 'person' | 'policy' }
+  | {
+      readonly type: 'tool-approved'
+      readonly toolCallId: string
+      readonly toolId: string
+      readonly by: 'person' | 'policy'
+    }
   | {
       readonly type: 'tool-rejected'
       readonly toolCallId: string
@@ -83,7 +95,7 @@ export type AgentEvent =
       readonly output: JsonValue | undefined
       /** The text the model reads. */
       readonly content: string
-      readonly record: ToolCallRecord
+      readonly record: CompletedToolCall
     }
   | {
       readonly type: 'tool-failed'
@@ -91,7 +103,7 @@ export type AgentEvent =
       readonly toolId: string
       readonly error: ToolCallErrorRecord
       readonly content: string
-      readonly record: ToolCallRecord
+      readonly record: FailedToolCall
     }
   | {
       readonly type: 'tool-aborted'
@@ -99,7 +111,8 @@ export type AgentEvent =
       readonly toolId: string
       readonly cause: ToolAbortCause | undefined
       readonly content: string
-      readonly record: ToolCallRecord
+      /** A failed record (stopped, timed out), or a rejected one when nobody could decide (`no-resolver`, `no-handler`). */
+      readonly record: FailedToolCall | RejectedToolCall
     }
   | {
       readonly type: 'turn-limit-exceeded'

@@ -137,9 +137,24 @@ export interface AgentRunState {
  */
 export type AgentCallOutcome =
   | ToolDecision
-  | { readonly type: 'result'; readonly toolCallId: string; readonly output?: JsonValue; readonly signature?: string | undefined }
-  | { readonly type: 'failure'; readonly toolCallId: string; readonly message: string; readonly signature?: string | undefined }
-  | { readonly type: 'answer'; readonly toolCallId: string; readonly value: JsonValue; readonly signature?: string | undefined }
+  | {
+      readonly type: 'result'
+      readonly toolCallId: string
+      readonly output?: JsonValue
+      readonly signature?: string | undefined
+    }
+  | {
+      readonly type: 'failure'
+      readonly toolCallId: string
+      readonly message: string
+      readonly signature?: string | undefined
+    }
+  | {
+      readonly type: 'answer'
+      readonly toolCallId: string
+      readonly value: JsonValue
+      readonly signature?: string | undefined
+    }
 
 function readUsage(value: unknown, field: string): ModelUsage {
   const fields: Fields = new Fields(value, field, 'a usage { inputTokens, outputTokens, totalTokens }')
@@ -153,7 +168,8 @@ function readUsage(value: unknown, field: string): ModelUsage {
 function readJson(fields: Fields, key: string, optional: boolean): void {
   const value = fields.get(key)
   if (value === undefined && optional) return
-  const problem = value === undefined ? `${fields.path(key)} is missing` : jsonProblem(value, fields.path(key))
+  const problem =
+    value === undefined ? `${fields.path(key)} is missing` : jsonProblem(value, fields.path(key))
   if (problem !== undefined) fields.fail(key, `must be plain JSON (${problem})`, value)
 }
 
@@ -214,26 +230,40 @@ export function assertAgentRunState(value: unknown, field = 'state'): asserts va
   const fields: Fields = new Fields(value, field, 'an agent run state (the JSON a run returned or saved)')
   const version = fields.get('version')
   if (version !== 1) {
-    fields.fail('version', `must be 1 (this version of the loop writes version 1), but got ${describeValue(version)}`, version)
+    fields.fail(
+      'version',
+      `must be 1 (this version of the loop writes version 1), but got ${describeValue(version)}`,
+      version,
+    )
   }
   const status = fields.oneOf('status', ['running', 'suspended', 'done'])
   const runId = fields.requiredString('runId')!
   readMessages(fields.get('messages'), fields.path('messages'))
   fields.integer('turns', { min: 0 }, false)
   readUsage(fields.get('usage'), fields.path('usage'))
-  const toolTurns: Fields = new Fields(fields.get('toolTurns'), fields.path('toolTurns'), 'a record of turn counts by tool id')
+  const toolTurns: Fields = new Fields(
+    fields.get('toolTurns'),
+    fields.path('toolTurns'),
+    'a record of turn counts by tool id',
+  )
   for (const key of Object.keys(fields.get('toolTurns') as object)) toolTurns.integer(key, { min: 0 }, false)
   toolTurns.done()
   const retries = fields.get('answerRetries')
-  if (!Array.isArray(retries)) fields.fail('answerRetries', `must be an array, but got ${describeValue(retries)}`, retries)
+  if (!Array.isArray(retries))
+    fields.fail('answerRetries', `must be an array, but got ${describeValue(retries)}`, retries)
   retries.forEach((retry: unknown, index) => {
-    const at: Fields = new Fields(retry, `${fields.path('answerRetries')}[${index}]`, 'an answer retry { text, feedback }')
+    const at: Fields = new Fields(
+      retry,
+      `${fields.path('answerRetries')}[${index}]`,
+      'an answer retry { text, feedback }',
+    )
     at.requiredString('text', { empty: true })
     at.requiredString('feedback')
     at.done()
   })
   const pending = fields.get('pending')
-  if (!Array.isArray(pending)) fields.fail('pending', `must be an array, but got ${describeValue(pending)}`, pending)
+  if (!Array.isArray(pending))
+    fields.fail('pending', `must be an array, but got ${describeValue(pending)}`, pending)
   const seen = new Set<string>()
   pending.forEach((call: unknown, index) => {
     const read = readPending(call, `${fields.path('pending')}[${index}]`, runId)
@@ -254,7 +284,8 @@ export function assertAgentRunState(value: unknown, field = 'state'): asserts va
     readJson(fields, 'answer', true)
   } else {
     for (const key of ['reason', 'text', 'answer']) {
-      if (fields.get(key) !== undefined) fields.fail(key, `is only present once a run is done (status is "${status}")`, fields.get(key))
+      if (fields.get(key) !== undefined)
+        fields.fail(key, `is only present once a run is done (status is "${status}")`, fields.get(key))
     }
   }
   fields.done()
@@ -262,7 +293,11 @@ export function assertAgentRunState(value: unknown, field = 'state'): asserts va
 
 /** Reads one outcome strictly: its shape, by type. */
 export function readOutcome(value: unknown, field: string): AgentCallOutcome {
-  const fields: Fields = new Fields(value, field, 'a call outcome (approve, reject, result, failure or answer)')
+  const fields: Fields = new Fields(
+    value,
+    field,
+    'a call outcome (approve, reject, result, failure or answer)',
+  )
   const type = fields.oneOf('type', ['approve', 'reject', 'result', 'failure', 'answer'])
   fields.requiredString('toolCallId')
   switch (type) {
@@ -293,7 +328,10 @@ export function readOutcome(value: unknown, field: string): AgentCallOutcome {
 export function readOutcomes(value: unknown, field: string): Map<string, AgentCallOutcome> {
   const out = new Map<string, AgentCallOutcome>()
   if (value === undefined) return out
-  if (!isRecord(value) || (Object.getPrototypeOf(value) !== Object.prototype && Object.getPrototypeOf(value) !== null)) {
+  if (
+    !isRecord(value) ||
+    (Object.getPrototypeOf(value) !== Object.prototype && Object.getPrototypeOf(value) !== null)
+  ) {
     throw new InvalidInputError(
       `${field} must be a plain object of outcomes keyed by tool-call id, but got ${describeValue(value)}.`,
       { details: { field, received: describeValue(value) } },

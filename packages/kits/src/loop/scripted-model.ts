@@ -10,8 +10,8 @@ import {
   type ModelStreamEvent,
   type ModelUsage,
   type OperationContext,
-  throwIfAborted,
   type ToolCall,
+  throwIfAborted,
 } from '@agent-core/core'
 import type { JsonValue } from '@agent-core/kits/tools'
 import { Fields, isRecord } from './internal/check.js'
@@ -131,23 +131,34 @@ function readTurn(value: unknown, field: string, index: number): ReadTurn | { re
   let chunks: readonly string[]
   if (chunksValue === undefined) chunks = text === '' ? [] : (text.match(/\s*\S+\s*/g) ?? [text])
   else {
-    if (!Array.isArray(chunksValue) || !chunksValue.every((chunk) => typeof chunk === 'string') || chunksValue.join('') !== text) {
+    if (
+      !Array.isArray(chunksValue) ||
+      !chunksValue.every((chunk) => typeof chunk === 'string') ||
+      chunksValue.join('') !== text
+    ) {
       fields.fail('chunks', 'must be an array of strings that join to text', chunksValue)
     }
     chunks = chunksValue as string[]
   }
-  if (!Array.isArray(callsValue)) fields.fail('toolCalls', `must be an array, but got ${describeValue(callsValue)}`, callsValue)
+  if (!Array.isArray(callsValue))
+    fields.fail('toolCalls', `must be an array, but got ${describeValue(callsValue)}`, callsValue)
   const toolCalls = callsValue.map((call: unknown, at) => {
-    const callFields: Fields = new Fields(call, `${field}.toolCalls[${at}]`, 'a tool call { name, input?, arguments?, id? }')
+    const callFields: Fields = new Fields(
+      call,
+      `${field}.toolCalls[${at}]`,
+      'a tool call { name, input?, arguments?, id? }',
+    )
     const id = callFields.string('id', { optional: true, empty: true }) ?? `call_${index + 1}_${at}`
     const name = callFields.requiredString('name')!
     const input = callFields.get('input')
     const raw = callFields.string('arguments', { optional: true, empty: true })
     callFields.done()
-    if (input !== undefined && raw !== undefined) callFields.fail('arguments', 'cannot be given with input', raw)
+    if (input !== undefined && raw !== undefined)
+      callFields.fail('arguments', 'cannot be given with input', raw)
     return { id, name, arguments: raw ?? JSON.stringify(input ?? {}) }
   })
-  if (usage !== undefined && !isRecord(usage)) fields.fail('usage', `must be an object, but got ${describeValue(usage)}`, usage)
+  if (usage !== undefined && !isRecord(usage))
+    fields.fail('usage', `must be an object, but got ${describeValue(usage)}`, usage)
   if (finishReason !== undefined && !FINISH.includes(finishReason as string)) {
     fields.fail('finishReason', `must be one of ${FINISH.join(', ')}`, finishReason)
   }
@@ -165,7 +176,9 @@ function usageOf(turn: ReadTurn, request: ModelRequest): ModelUsage {
   const inputTokens = turn.usage?.inputTokens ?? estimateTokens(request.messages)
   const outputTokens =
     turn.usage?.outputTokens ??
-    estimateTokens(turn.text) + estimateTokens(turn.thinking) + turn.toolCalls.reduce((sum, call) => sum + estimateTokens(call.arguments) + 4, 0)
+    estimateTokens(turn.text) +
+      estimateTokens(turn.thinking) +
+      turn.toolCalls.reduce((sum, call) => sum + estimateTokens(call.arguments) + 4, 0)
   return { inputTokens, outputTokens, totalTokens: turn.usage?.totalTokens ?? inputTokens + outputTokens }
 }
 
@@ -199,18 +212,30 @@ function wait(ms: number, signal: AbortSignal): Promise<void> {
  * model.assertDone()
  * ```
  */
-export function createScriptedModel(turns: readonly ScriptedTurn[], options: ScriptedModelOptions = {}): ScriptedModel {
+export function createScriptedModel(
+  turns: readonly ScriptedTurn[],
+  options: ScriptedModelOptions = {},
+): ScriptedModel {
   if (!Array.isArray(turns)) {
-    throw new InvalidInputError(`createScriptedModel takes an array of turns, but got ${describeValue(turns)}.`, {
-      details: { field: 'turns', received: describeValue(turns) },
-    })
+    throw new InvalidInputError(
+      `createScriptedModel takes an array of turns, but got ${describeValue(turns)}.`,
+      {
+        details: { field: 'turns', received: describeValue(turns) },
+      },
+    )
   }
-  const fields: Fields = new Fields(options, 'options', 'scripted model options { identity?, delayMs?, stream? }')
+  const fields: Fields = new Fields(
+    options,
+    'options',
+    'scripted model options { identity?, delayMs?, stream? }',
+  )
   const identity = fields.string('identity', { optional: true }) ?? 'scripted'
   const delayMs = fields.integer('delayMs', { min: 0, max: 2_147_483_647 }) ?? 0
   const streaming = fields.boolean('stream') ?? true
   fields.done()
-  const script = turns.map((turn, index) => (typeof turn === 'function' ? turn : readTurn(turn, `turns[${index}]`, index)))
+  const script = turns.map((turn, index) =>
+    typeof turn === 'function' ? turn : readTurn(turn, `turns[${index}]`, index),
+  )
   const calls: ModelRequest[] = []
   let next = 0
 
@@ -267,7 +292,10 @@ export function createScriptedModel(turns: readonly ScriptedTurn[], options: Scr
   if (streaming) {
     Object.defineProperty(model, 'stream', {
       enumerable: true,
-      value: async function* stream(request: ModelRequest, context: OperationContext<unknown>): AsyncIterable<ModelStreamEvent> {
+      value: async function* stream(
+        request: ModelRequest,
+        context: OperationContext<unknown>,
+      ): AsyncIterable<ModelStreamEvent> {
         const turn = await take(request, context)
         const signal = context.signal
         const events: ModelStreamEvent[] = []
@@ -275,7 +303,8 @@ export function createScriptedModel(turns: readonly ScriptedTurn[], options: Scr
         for (const chunk of turn.chunks) events.push({ type: 'text-delta', text: chunk })
         turn.toolCalls.forEach((call, index) => {
           events.push({ type: 'tool-call-start', index, id: call.id, name: call.name })
-          if (call.arguments !== '') events.push({ type: 'tool-call-delta', index, argumentsDelta: call.arguments })
+          if (call.arguments !== '')
+            events.push({ type: 'tool-call-delta', index, argumentsDelta: call.arguments })
           events.push({ type: 'tool-call-end', index, call })
         })
         events.push({

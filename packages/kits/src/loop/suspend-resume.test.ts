@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url'
 import { ConflictError, InvalidInputError, UnauthorizedError } from '@agent-core/core'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { AgentCallOutcome, AgentRunState, ScriptedTurn } from './index.js'
-import { refundAgent, type RefundEffect } from './testing/refund-agent.js'
+import { type RefundEffect, refundAgent } from './testing/refund-agent.js'
 
 const childScript = fileURLToPath(new URL('./testing/resume-child.ts', import.meta.url))
 
@@ -33,9 +33,13 @@ function resumeInChild(input: {
   keys?: readonly string[]
 }): Promise<ChildAnswer[]> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--conditions=@agent-core/source', '--import', 'tsx', childScript], {
-      stdio: ['pipe', 'pipe', 'pipe'],
-    })
+    const child = spawn(
+      process.execPath,
+      ['--conditions=@agent-core/source', '--import', 'tsx', childScript],
+      {
+        stdio: ['pipe', 'pipe', 'pipe'],
+      },
+    )
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (chunk) => {
@@ -103,7 +107,10 @@ async function suspend(keys?: readonly string[]) {
 describe('suspend in one process, resume in another from the JSON alone', () => {
   it('runs the approved call once, never the settled ones, and the model reads every result', async () => {
     const { result, json } = await suspend()
-    expect(result.reason === 'suspended' && result.pending.map((call) => [call.toolCallId, call.waitingFor, call.reason])).toEqual([
+    expect(
+      result.reason === 'suspended' &&
+        result.pending.map((call) => [call.toolCallId, call.waitingFor, call.reason]),
+    ).toEqual([
       ['call_1_1', 'approval', 'A refund of 250 needs a manager.'],
       ['call_1_3', 'approval', 'A refund of 500 needs a manager.'],
     ])
@@ -117,7 +124,13 @@ describe('suspend in one process, resume in another from the JSON alone', () => 
       state: JSON.parse(json),
       outcomes: {
         call_1_1: { type: 'approve', toolCallId: 'call_1_1', by: 'person' },
-        call_1_3: { type: 'reject', toolCallId: 'call_1_3', by: 'person', reason: 'Too much.', instruction: 'Offer a voucher.' },
+        call_1_3: {
+          type: 'reject',
+          toolCallId: 'call_1_3',
+          by: 'person',
+          reason: 'Too much.',
+          instruction: 'Offer a voucher.',
+        },
       },
       effects,
       turns: [{ text: 'Refunded A-1 and A-2; A-3 gets a voucher.' }],
@@ -136,7 +149,11 @@ describe('suspend in one process, resume in another from the JSON alone', () => 
     const after = readEffects()
     expect(after.slice(0, 2)).toEqual(before) // nothing settled before ran again
     expect(after.slice(2)).toEqual([
-      { orderId: 'A-1', amount: 250, invocationId: pending.find((p) => p.toolCallId === 'call_1_1')?.invocationId },
+      {
+        orderId: 'A-1',
+        amount: 250,
+        invocationId: pending.find((p) => p.toolCallId === 'call_1_1')?.invocationId,
+      },
     ])
     const tools = answer.messages!.filter((m) => m.role === 'tool')
     expect(tools.map((m) => m.toolCallId).sort()).toEqual(['call_1_0', 'call_1_1', 'call_1_2', 'call_1_3'])
@@ -179,19 +196,28 @@ describe('suspend in one process, resume in another from the JSON alone', () => 
     }
     // An outcome that does not fit what the call waits for.
     await expect(
-      agent.run({ resume: state, outcomes: { call_1_1: { type: 'result', toolCallId: 'call_1_1', output: 1 } } }),
+      agent.run({
+        resume: state,
+        outcomes: { call_1_1: { type: 'result', toolCallId: 'call_1_1', output: 1 } },
+      }),
     ).rejects.toMatchObject({ code: 'invalid-input', details: { field: 'outcomes.call_1_1.type' } })
     // A history cut before the pending calls, or extended after them.
     const cut = { ...state, messages: state.messages.slice(0, 1) }
     await expect(agent.run({ resume: cut })).rejects.toSatisfy((e: unknown) => ConflictError.isInstance(e))
     const extended = { ...state, messages: [...state.messages, { role: 'user', content: 'and now?' }] }
-    await expect(agent.run({ resume: extended as AgentRunState })).rejects.toSatisfy((e: unknown) => ConflictError.isInstance(e))
+    await expect(agent.run({ resume: extended as AgentRunState })).rejects.toSatisfy((e: unknown) =>
+      ConflictError.isInstance(e),
+    )
     // A pending call whose input was changed in storage.
     const changed = {
       ...state,
-      pending: state.pending.map((call) => (call.toolCallId === 'call_1_1' ? { ...call, input: { orderId: 'A-1', amount: 25_000 } } : call)),
+      pending: state.pending.map((call) =>
+        call.toolCallId === 'call_1_1' ? { ...call, input: { orderId: 'A-1', amount: 25_000 } } : call,
+      ),
     }
-    await expect(agent.run({ resume: changed })).rejects.toSatisfy((e: unknown) => ConflictError.isInstance(e))
+    await expect(agent.run({ resume: changed })).rejects.toSatisfy((e: unknown) =>
+      ConflictError.isInstance(e),
+    )
     // Nothing ran for any refused resume.
     expect(readEffects()).toHaveLength(2)
   })
@@ -215,29 +241,58 @@ describe('suspend in one process, resume in another from the JSON alone', () => 
       })
       expect(answer.thrown).toBeUndefined()
       expect(answer.reason).toBe('suspended') // call_1_3 still waits
-      expect(readEffects().filter((effect) => 'orderId' in effect && effect.orderId === 'A-1')).toHaveLength(1)
+      expect(readEffects().filter((effect) => 'orderId' in effect && effect.orderId === 'A-1')).toHaveLength(
+        1,
+      )
     })
 
     it('refuses a forged, missing, moved or replayed signature before anything runs', async () => {
       const first = await suspend(keys)
       const state = JSON.parse(first.json) as AgentRunState
-      const signatureOf = (s: AgentRunState, id: string) => s.pending.find((call) => call.toolCallId === id)!.signature!
+      const signatureOf = (s: AgentRunState, id: string) =>
+        s.pending.find((call) => call.toolCallId === id)!.signature!
       // A second run with the same script: same tool-call ids, another run id and invocation ids.
       const second = await suspend(keys)
       const other = JSON.parse(second.json) as AgentRunState
       const attempts: [string, AgentCallOutcome][] = [
-        ['forged', { type: 'approve', toolCallId: 'call_1_1', by: 'person', signature: `v1.${'A'.repeat(43)}` }],
+        [
+          'forged',
+          { type: 'approve', toolCallId: 'call_1_1', by: 'person', signature: `v1.${'A'.repeat(43)}` },
+        ],
         ['missing', { type: 'approve', toolCallId: 'call_1_1', by: 'person' }],
-        ['moved to another call', { type: 'approve', toolCallId: 'call_1_1', by: 'person', signature: signatureOf(state, 'call_1_3') }],
-        ['replayed from another run', { type: 'approve', toolCallId: 'call_1_1', by: 'person', signature: signatureOf(other, 'call_1_1') }],
+        [
+          'moved to another call',
+          {
+            type: 'approve',
+            toolCallId: 'call_1_1',
+            by: 'person',
+            signature: signatureOf(state, 'call_1_3'),
+          },
+        ],
+        [
+          'replayed from another run',
+          {
+            type: 'approve',
+            toolCallId: 'call_1_1',
+            by: 'person',
+            signature: signatureOf(other, 'call_1_1'),
+          },
+        ],
       ]
       // An input changed on the way, with its genuine signature.
       const tampered = {
         ...state,
-        pending: state.pending.map((call) => (call.toolCallId === 'call_1_1' ? { ...call, input: { orderId: 'A-1', amount: 2 } } : call)),
+        pending: state.pending.map((call) =>
+          call.toolCallId === 'call_1_1' ? { ...call, input: { orderId: 'A-1', amount: 2 } } : call,
+        ),
         messages: state.messages.map((message) =>
           message.role === 'assistant' && message.toolCalls
-            ? { ...message, toolCalls: message.toolCalls.map((c) => (c.id === 'call_1_1' ? { ...c, arguments: '{"orderId":"A-1","amount":2}' } : c)) }
+            ? {
+                ...message,
+                toolCalls: message.toolCalls.map((c) =>
+                  c.id === 'call_1_1' ? { ...c, arguments: '{"orderId":"A-1","amount":2}' } : c,
+                ),
+              }
             : message,
         ),
       }
@@ -245,7 +300,14 @@ describe('suspend in one process, resume in another from the JSON alone', () => 
         ...attempts.map(([, outcome]) => ({ state, outcomes: { call_1_1: outcome } })),
         {
           state: tampered,
-          outcomes: { call_1_1: { type: 'approve', toolCallId: 'call_1_1', by: 'person', signature: signatureOf(state, 'call_1_1') } },
+          outcomes: {
+            call_1_1: {
+              type: 'approve',
+              toolCallId: 'call_1_1',
+              by: 'person',
+              signature: signatureOf(state, 'call_1_1'),
+            },
+          },
         },
       ]
       const answers = await resumeInChild({ runs, effects, turns: [], keys })
@@ -255,7 +317,11 @@ describe('suspend in one process, resume in another from the JSON alone', () => 
         expect(answer.details?.field, names[index]).toBe('outcomes.call_1_1.signature')
       })
       // Only the two runs' automatic calls ever ran.
-      expect(readEffects().filter((effect) => 'orderId' in effect).map((effect) => (effect as RefundEffect).orderId)).toEqual(['A-2', 'A-2'])
+      expect(
+        readEffects()
+          .filter((effect) => 'orderId' in effect)
+          .map((effect) => (effect as RefundEffect).orderId),
+      ).toEqual(['A-2', 'A-2'])
     })
 
     it('a signed outcome reaching an agent without keys is refused', async () => {
@@ -263,7 +329,17 @@ describe('suspend in one process, resume in another from the JSON alone', () => 
       const state = JSON.parse(json) as AgentRunState
       const { agent } = refundAgent({ effects, turns: [] })
       const error = await agent
-        .run({ resume: state, outcomes: { call_1_1: { type: 'approve', toolCallId: 'call_1_1', by: 'person', signature: state.pending[0]!.signature! } } })
+        .run({
+          resume: state,
+          outcomes: {
+            call_1_1: {
+              type: 'approve',
+              toolCallId: 'call_1_1',
+              by: 'person',
+              signature: state.pending[0]!.signature!,
+            },
+          },
+        })
         .catch((e: unknown) => e)
       expect(UnauthorizedError.isInstance(error)).toBe(true)
     })

@@ -10,7 +10,11 @@ const conversation: fc.Arbitrary<ChatMessage[]> = fc
       fc.record({ kind: fc.constant('system' as const), text: fc.string({ maxLength: 30 }) }),
       fc.record({ kind: fc.constant('user' as const), text: fc.string({ maxLength: 60 }) }),
       fc.record({ kind: fc.constant('reply' as const), text: fc.string({ maxLength: 60 }) }),
-      fc.record({ kind: fc.constant('calls' as const), count: fc.integer({ min: 1, max: 3 }), text: fc.string({ maxLength: 40 }) }),
+      fc.record({
+        kind: fc.constant('calls' as const),
+        count: fc.integer({ min: 1, max: 3 }),
+        text: fc.string({ maxLength: 40 }),
+      }),
     ),
     { maxLength: 14 },
   )
@@ -22,7 +26,11 @@ const conversation: fc.Arbitrary<ChatMessage[]> = fc
       else if (item.kind === 'reply') out.push({ role: 'assistant', content: item.text })
       else {
         const ids = Array.from({ length: item.count }, (_, at) => `c${index}_${at}`)
-        out.push({ role: 'assistant', content: '', toolCalls: ids.map((id) => ({ id, name: 'tool', arguments: '{}' })) })
+        out.push({
+          role: 'assistant',
+          content: '',
+          toolCalls: ids.map((id) => ({ id, name: 'tool', arguments: '{}' })),
+        })
         for (const id of ids) out.push({ role: 'tool', toolCallId: id, content: item.text })
       }
     })
@@ -74,9 +82,13 @@ describe('trimMessages', () => {
           while (messages[at] !== message) at++
           at++
         }
-        expect(trimmed.filter((m) => m.role === 'system')).toEqual(messages.filter((m) => m.role === 'system'))
+        expect(trimmed.filter((m) => m.role === 'system')).toEqual(
+          messages.filter((m) => m.role === 'system'),
+        )
         // Every tool result keeps its call, and every kept call keeps its results.
-        const calls = new Set(trimmed.flatMap((m) => (m.role === 'assistant' ? (m.toolCalls ?? []).map((c) => c.id) : [])))
+        const calls = new Set(
+          trimmed.flatMap((m) => (m.role === 'assistant' ? (m.toolCalls ?? []).map((c) => c.id) : [])),
+        )
         const results = new Set(trimmed.flatMap((m) => (m.role === 'tool' ? [m.toolCallId] : [])))
         expect([...results].every((id) => calls.has(id))).toBe(true)
         expect([...calls].every((id) => results.has(id))).toBe(true)
@@ -91,13 +103,20 @@ describe('trimMessages', () => {
       { role: 'user', content: 'two' },
       { role: 'user', content: 'three' },
     ]
-    expect(trimMessages(messages, { maxTokens: 2, estimate: (list) => list.length })).toEqual(messages.slice(1))
-    expect(() => trimMessages(messages, { maxTokens: 0 })).toThrow(expect.objectContaining({ code: 'invalid-input' }))
+    expect(trimMessages(messages, { maxTokens: 2, estimate: (list) => list.length })).toEqual(
+      messages.slice(1),
+    )
+    expect(() => trimMessages(messages, { maxTokens: 0 })).toThrow(
+      expect.objectContaining({ code: 'invalid-input' }),
+    )
     expect(() => trimMessages(messages, { maxTokens: 5, estimate: () => Number.NaN })).toThrow(
       expect.objectContaining({ code: 'invalid-output' }),
     )
     expect(() => trimMessages([{ role: 'robot' } as never], { maxTokens: 5 })).toThrow(
-      expect.objectContaining({ code: 'invalid-input', details: expect.objectContaining({ field: 'messages[0].role' }) }),
+      expect.objectContaining({
+        code: 'invalid-input',
+        details: expect.objectContaining({ field: 'messages[0].role' }),
+      }),
     )
   })
 

@@ -1,5 +1,5 @@
 import { type ChatMessage, describeValue, InvalidInputError, InvalidOutputError } from '@agent-core/core'
-import { readMessages } from './internal/messages.js'
+import { readMessage, readMessages } from './internal/messages.js'
 
 /** Tokens added per message for its role and framing, as chat formats do. */
 const PER_MESSAGE = 4
@@ -12,7 +12,8 @@ function textLength(message: ChatMessage): number {
         : message.content.reduce((sum, part) => sum + (part.type === 'text' ? part.text.length : 340), 0)
     case 'assistant': {
       let length = message.content.length + (message.thinking?.length ?? 0)
-      for (const call of message.toolCalls ?? []) length += call.name.length + call.arguments.length + call.id.length
+      for (const call of message.toolCalls ?? [])
+        length += call.name.length + call.arguments.length + call.id.length
       return length
     }
     default:
@@ -33,7 +34,12 @@ function textLength(message: ChatMessage): number {
  */
 export function estimateTokens(value: string | ChatMessage | readonly ChatMessage[]): number {
   if (typeof value === 'string') return Math.ceil(value.length / 4)
-  const messages: readonly ChatMessage[] = Array.isArray(value) ? value : [value as ChatMessage]
+  const messages = Array.isArray(value) ? readMessages(value, 'messages') : [readMessage(value, 'message')]
+  return countTokens(messages)
+}
+
+/** {@link estimateTokens} of messages already checked. */
+export function countTokens(messages: readonly ChatMessage[]): number {
   let total = 0
   for (const message of messages) total += Math.ceil(textLength(message) / 4) + PER_MESSAGE
   return total
@@ -74,27 +80,39 @@ export interface TrimOptions {
 export function trimMessages(messages: readonly ChatMessage[], options: TrimOptions): ChatMessage[] {
   const list = readMessages(messages, 'messages')
   if (typeof options !== 'object' || options === null) {
-    throw new InvalidInputError(`trimMessages options must be { maxTokens, estimate? }, but got ${describeValue(options)}.`, {
-      details: { field: 'options', received: describeValue(options) },
-    })
+    throw new InvalidInputError(
+      `trimMessages options must be { maxTokens, estimate? }, but got ${describeValue(options)}.`,
+      {
+        details: { field: 'options', received: describeValue(options) },
+      },
+    )
   }
-  const { maxTokens, estimate = estimateTokens } = options
+  const { maxTokens, estimate = countTokens } = options
   if (typeof maxTokens !== 'number' || !Number.isSafeInteger(maxTokens) || maxTokens < 1) {
-    throw new InvalidInputError(`options.maxTokens must be a safe integer of at least 1, but got ${describeValue(maxTokens)}.`, {
-      details: { field: 'options.maxTokens', received: describeValue(maxTokens) },
-    })
+    throw new InvalidInputError(
+      `options.maxTokens must be a safe integer of at least 1, but got ${describeValue(maxTokens)}.`,
+      {
+        details: { field: 'options.maxTokens', received: describeValue(maxTokens) },
+      },
+    )
   }
   if (typeof estimate !== 'function') {
-    throw new InvalidInputError(`options.estimate must be a function or be left out, but got ${describeValue(estimate)}.`, {
-      details: { field: 'options.estimate', received: describeValue(estimate) },
-    })
+    throw new InvalidInputError(
+      `options.estimate must be a function or be left out, but got ${describeValue(estimate)}.`,
+      {
+        details: { field: 'options.estimate', received: describeValue(estimate) },
+      },
+    )
   }
   const count = (part: readonly ChatMessage[]): number => {
     const tokens: unknown = estimate(part)
     if (typeof tokens !== 'number' || !Number.isFinite(tokens) || tokens < 0) {
-      throw new InvalidOutputError(`options.estimate must return a finite number of tokens, but returned ${describeValue(tokens)}.`, {
-        details: { hook: 'options.estimate', received: describeValue(tokens) },
-      })
+      throw new InvalidOutputError(
+        `options.estimate must return a finite number of tokens, but returned ${describeValue(tokens)}.`,
+        {
+          details: { hook: 'options.estimate', received: describeValue(tokens) },
+        },
+      )
     }
     return tokens
   }
@@ -114,7 +132,7 @@ export function trimMessages(messages: readonly ChatMessage[], options: TrimOpti
   const flatten = () => units.filter((_, index) => keep[index]).flatMap((unit) => unit.messages)
   const turns = units.flatMap((unit, index) => (unit.system ? [] : [index]))
   // The default estimate adds up per message, so a dropped turn's tokens can be subtracted.
-  const additive = estimate === estimateTokens
+  const additive = estimate === estimateTokens || estimate === countTokens
   const sizes = additive ? units.map((unit) => count(unit.messages)) : []
   let current = count(flatten())
   for (const index of turns.slice(0, -1)) {

@@ -5,8 +5,8 @@ export type ErrorKind = 'input' | 'definition'
 
 /** Throws the typed error for a refused field, naming it and what to do. */
 export function refuse(kind: ErrorKind, field: string, problem: string, value: unknown): never {
-  const Error = kind === 'definition' ? InvalidDefinitionError : InvalidInputError
-  throw new Error(`${field} ${problem}.`, { details: { field, received: describeValue(value) } })
+  const ErrorClass = kind === 'definition' ? InvalidDefinitionError : InvalidInputError
+  throw new ErrorClass(`${field} ${problem}.`, { details: { field, received: describeValue(value) } })
 }
 
 /** True for an object that is neither null nor an array. */
@@ -74,7 +74,8 @@ export class Fields {
   boolean(key: string, optional = true): boolean | undefined {
     const value = this.get(key)
     if (value === undefined && optional) return undefined
-    if (typeof value !== 'boolean') this.fail(key, `must be a boolean, but got ${describeValue(value)}`, value)
+    if (typeof value !== 'boolean')
+      this.fail(key, `must be a boolean, but got ${describeValue(value)}`, value)
     return value
   }
 
@@ -96,7 +97,11 @@ export class Fields {
     const value = this.get(key)
     if (value === undefined && optional) return undefined
     if (typeof value !== 'string' || !(allowed as readonly string[]).includes(value)) {
-      this.fail(key, `must be one of ${allowed.map((a) => `"${a}"`).join(', ')}, but got ${describeValue(value)}`, value)
+      this.fail(
+        key,
+        `must be one of ${allowed.map((a) => `"${a}"`).join(', ')}, but got ${describeValue(value)}`,
+        value,
+      )
     }
     return value as T
   }
@@ -104,7 +109,8 @@ export class Fields {
   func<T>(key: string): T | undefined {
     const value = this.get(key)
     if (value === undefined) return undefined
-    if (typeof value !== 'function') this.fail(key, `must be a function or be left out, but got ${describeValue(value)}`, value)
+    if (typeof value !== 'function')
+      this.fail(key, `must be a function or be left out, but got ${describeValue(value)}`, value)
     return value as T
   }
 
@@ -113,7 +119,11 @@ export class Fields {
     for (const key of Reflect.ownKeys(this.#value)) {
       if (typeof key !== 'string') refuse(this.kind, this.field, 'must not have symbol keys', key)
       if (!this.#read.has(key)) {
-        this.fail(key, `is not a field of ${this.what}; check its spelling (the fields are ${[...this.#read].join(', ')})`, this.#value[key])
+        this.fail(
+          key,
+          `is not a field of ${this.what}; check its spelling (the fields are ${[...this.#read].join(', ')})`,
+          this.#value[key],
+        )
       }
     }
   }

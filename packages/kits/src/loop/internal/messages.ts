@@ -29,14 +29,23 @@ export function readMessage(value: unknown, field: string, kind: ErrorKind = 'in
       if (Array.isArray(content)) {
         content.forEach((part: unknown, index) => {
           const at = `${fields.path('content')}[${index}]`
-          const partFields: Fields = new Fields(part, at, 'a content part { type: "text", text } or { type: "image", url }', kind)
+          const partFields: Fields = new Fields(
+            part,
+            at,
+            'a content part { type: "text", text } or { type: "image", url }',
+            kind,
+          )
           const type = partFields.oneOf('type', ['text', 'image'])
           if (type === 'text') partFields.requiredString('text', { empty: true })
           else partFields.requiredString('url')
           partFields.done()
         })
       } else if (typeof content !== 'string') {
-        fields.fail('content', `must be a string or an array of content parts, but got ${describeValue(content)}`, content)
+        fields.fail(
+          'content',
+          `must be a string or an array of content parts, but got ${describeValue(content)}`,
+          content,
+        )
       }
       break
     }
@@ -45,9 +54,15 @@ export function readMessage(value: unknown, field: string, kind: ErrorKind = 'in
       const calls = fields.get('toolCalls')
       if (calls !== undefined) {
         if (!Array.isArray(calls)) {
-          fields.fail('toolCalls', `must be an array of tool calls or be left out, but got ${describeValue(calls)}`, calls)
+          fields.fail(
+            'toolCalls',
+            `must be an array of tool calls or be left out, but got ${describeValue(calls)}`,
+            calls,
+          )
         }
-        calls.forEach((call: unknown, index) => readToolCall(call, `${fields.path('toolCalls')}[${index}]`, kind))
+        calls.forEach((call: unknown, index) => {
+          readToolCall(call, `${fields.path('toolCalls')}[${index}]`, kind)
+        })
       }
       fields.string('thinking', { optional: true, empty: true })
       break
@@ -69,7 +84,8 @@ export function readMessages(value: unknown, field: string, kind: ErrorKind = 'i
   }
   const out: ChatMessage[] = []
   for (let index = 0; index < value.length; index++) {
-    if (!Object.hasOwn(value, index)) refuse(kind, `${field}[${index}]`, 'is a hole; give a message', undefined)
+    if (!Object.hasOwn(value, index))
+      refuse(kind, `${field}[${index}]`, 'is a hole; give a message', undefined)
     out.push(readMessage(value[index], `${field}[${index}]`, kind))
   }
   return out

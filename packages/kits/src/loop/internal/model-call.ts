@@ -34,24 +34,37 @@ export interface ReplySink {
 const FINISH_REASONS: readonly string[] = ['stop', 'length', 'tool-calls', 'content-filter', 'error', 'other']
 
 function badOutput(hook: string, what: string, value: unknown): never {
-  throw new InvalidOutputError(`${hook} ${what}, but got ${describeValue(value)}. A chat model answers core's ModelStreamEvent / ModelResponse shapes.`, {
-    details: { hook, received: describeValue(value) },
-  })
+  throw new InvalidOutputError(
+    `${hook} ${what}, but got ${describeValue(value)}. A chat model answers core's ModelStreamEvent / ModelResponse shapes.`,
+    {
+      details: { hook, received: describeValue(value) },
+    },
+  )
 }
 
 function readUsage(value: unknown, hook: string): ModelUsage {
-  if (!isRecord(value)) return badOutput(hook, 'must report usage { inputTokens, outputTokens, totalTokens }', value)
+  if (!isRecord(value))
+    return badOutput(hook, 'must report usage { inputTokens, outputTokens, totalTokens }', value)
   const { inputTokens, outputTokens, totalTokens } = value
   for (const count of [inputTokens, outputTokens, totalTokens]) {
     if (typeof count !== 'number' || !Number.isFinite(count) || count < 0) {
       badOutput(hook, 'must report token counts as finite numbers of at least 0', count)
     }
   }
-  return { inputTokens: inputTokens as number, outputTokens: outputTokens as number, totalTokens: totalTokens as number }
+  return {
+    inputTokens: inputTokens as number,
+    outputTokens: outputTokens as number,
+    totalTokens: totalTokens as number,
+  }
 }
 
 function readCall(value: unknown, hook: string): ToolCall {
-  if (!isRecord(value) || typeof value.id !== 'string' || typeof value.name !== 'string' || typeof value.arguments !== 'string') {
+  if (
+    !isRecord(value) ||
+    typeof value.id !== 'string' ||
+    typeof value.name !== 'string' ||
+    typeof value.arguments !== 'string'
+  ) {
     return badOutput(hook, 'must give tool calls as { id, name, arguments } strings', value)
   }
   return { id: value.id, name: value.name, arguments: value.arguments }
@@ -74,21 +87,27 @@ class ReplyBuilder {
     if (!isRecord(event)) badOutput(hook, 'must yield stream events', event)
     switch (event.type) {
       case 'text-delta':
-        if (typeof event.text !== 'string') badOutput(hook, 'must give a text-delta text as a string', event.text)
+        if (typeof event.text !== 'string')
+          badOutput(hook, 'must give a text-delta text as a string', event.text)
         if (event.text !== '') {
           this.text += event.text
           this.sink.text(event.text)
         }
         return
       case 'thinking-delta':
-        if (typeof event.text !== 'string') badOutput(hook, 'must give a thinking-delta text as a string', event.text)
+        if (typeof event.text !== 'string')
+          badOutput(hook, 'must give a thinking-delta text as a string', event.text)
         if (event.text !== '') {
           this.thinking += event.text
           this.sink.thinking(event.text)
         }
         return
       case 'tool-call-start':
-        if (!Number.isSafeInteger(event.index) || typeof event.id !== 'string' || typeof event.name !== 'string') {
+        if (
+          !Number.isSafeInteger(event.index) ||
+          typeof event.id !== 'string' ||
+          typeof event.name !== 'string'
+        ) {
           badOutput(hook, 'must give a tool-call-start an integer index, an id and a name', event)
         }
         this.calls.set(event.index, { id: event.id, name: event.name, arguments: '' })
@@ -96,17 +115,23 @@ class ReplyBuilder {
       case 'tool-call-delta': {
         const call = this.calls.get(event.index)
         if (call === undefined || typeof event.argumentsDelta !== 'string') {
-          badOutput(hook, 'must start a tool call (tool-call-start) before its argument deltas, given as strings', event)
+          badOutput(
+            hook,
+            'must start a tool call (tool-call-start) before its argument deltas, given as strings',
+            event,
+          )
         }
         call.arguments += event.argumentsDelta
         return
       }
       case 'tool-call-end':
-        if (!Number.isSafeInteger(event.index)) badOutput(hook, 'must give a tool-call-end an integer index', event.index)
+        if (!Number.isSafeInteger(event.index))
+          badOutput(hook, 'must give a tool-call-end an integer index', event.index)
         this.calls.set(event.index, readCall(event.call, hook))
         return
       case 'finish':
-        if (!FINISH_REASONS.includes(event.finishReason)) badOutput(hook, 'must give a known finish reason', event.finishReason)
+        if (!FINISH_REASONS.includes(event.finishReason))
+          badOutput(hook, 'must give a known finish reason', event.finishReason)
         this.finish = { finishReason: event.finishReason, usage: readUsage(event.usage, hook) }
         return
       default:
@@ -121,7 +146,9 @@ class ReplyBuilder {
         { kind: 'invalid-response' },
       )
     }
-    const toolCalls = [...this.calls.entries()].sort((a, b) => a[0] - b[0]).map(([, call]) => Object.freeze({ ...call }))
+    const toolCalls = [...this.calls.entries()]
+      .sort((a, b) => a[0] - b[0])
+      .map(([, call]) => Object.freeze({ ...call }))
     return {
       message: assistantMessage(this.text, toolCalls, this.thinking),
       finishReason: this.finish.finishReason,
@@ -140,19 +167,30 @@ function assistantMessage(text: string, toolCalls: readonly ToolCall[], thinking
 }
 
 function readResponse(value: unknown, hook: string, sink: ReplySink): ModelReply {
-  if (!isRecord(value) || !isRecord(value.message)) return badOutput(hook, 'must resolve to a ModelResponse { message, finishReason, usage }', value)
+  if (!isRecord(value) || !isRecord(value.message))
+    return badOutput(hook, 'must resolve to a ModelResponse { message, finishReason, usage }', value)
   const { message } = value
-  if (typeof message.content !== 'string') badOutput(hook, 'must give the reply text as message.content', message.content)
-  if (message.thinking !== undefined && typeof message.thinking !== 'string') badOutput(hook, 'must give message.thinking as a string', message.thinking)
-  if (message.toolCalls !== undefined && !Array.isArray(message.toolCalls)) badOutput(hook, 'must give message.toolCalls as an array', message.toolCalls)
+  if (typeof message.content !== 'string')
+    badOutput(hook, 'must give the reply text as message.content', message.content)
+  if (message.thinking !== undefined && typeof message.thinking !== 'string')
+    badOutput(hook, 'must give message.thinking as a string', message.thinking)
+  if (message.toolCalls !== undefined && !Array.isArray(message.toolCalls))
+    badOutput(hook, 'must give message.toolCalls as an array', message.toolCalls)
   const finishReason = value.finishReason
-  if (typeof finishReason !== 'string' || !FINISH_REASONS.includes(finishReason)) badOutput(hook, 'must give a known finish reason', finishReason)
-  const calls = ((message.toolCalls as unknown[] | undefined) ?? []).map((call) => Object.freeze(readCall(call, hook)))
+  if (typeof finishReason !== 'string' || !FINISH_REASONS.includes(finishReason))
+    badOutput(hook, 'must give a known finish reason', finishReason)
+  const calls = ((message.toolCalls as unknown[] | undefined) ?? []).map((call) =>
+    Object.freeze(readCall(call, hook)),
+  )
   const usage = readUsage(value.usage ?? ZERO_USAGE, hook)
   if (typeof message.thinking === 'string' && message.thinking !== '') sink.thinking(message.thinking)
   if (message.content !== '') sink.text(message.content as string)
   return {
-    message: assistantMessage(message.content as string, calls, (message.thinking as string | undefined) ?? ''),
+    message: assistantMessage(
+      message.content as string,
+      calls,
+      (message.thinking as string | undefined) ?? '',
+    ),
     finishReason: finishReason as FinishReason,
     usage,
   }
@@ -183,7 +221,11 @@ export async function callModel(
   try {
     if (typeof model.stream !== 'function') {
       const hook = `${what} generate`
-      const response: ModelResponse = await raceSignal(model.generate(request, callContext), deadline.signal, point)
+      const response: ModelResponse = await raceSignal(
+        model.generate(request, callContext),
+        deadline.signal,
+        point,
+      )
       const reply = readResponse(response, hook, sink)
       if (reply.finishReason === 'error') failedFinish(what)
       return reply
@@ -194,7 +236,8 @@ export async function callModel(
       typeof stream === 'object' && stream !== null
         ? (stream as Partial<AsyncIterable<ModelStreamEvent>>)[Symbol.asyncIterator]
         : undefined
-    if (typeof open !== 'function') return badOutput(hook, 'must return an async iterable of stream events', stream)
+    if (typeof open !== 'function')
+      return badOutput(hook, 'must return an async iterable of stream events', stream)
     const iterator: AsyncIterator<ModelStreamEvent> = open.call(stream)
     if (!isRecord(iterator) || typeof iterator.next !== 'function') {
       return badOutput(hook, 'must return an async iterable whose iterator has next()', iterator)
@@ -229,9 +272,12 @@ export async function callModel(
 }
 
 function failedFinish(what: string): never {
-  throw new ModelProviderError(`${what} ended with finish reason "error": the provider reported a failure instead of a complete reply.`, {
-    kind: 'server',
-  })
+  throw new ModelProviderError(
+    `${what} ended with finish reason "error": the provider reported a failure instead of a complete reply.`,
+    {
+      kind: 'server',
+    },
+  )
 }
 
 function nextEvent(
@@ -247,4 +293,3 @@ function nextEvent(
   next.then(idle.dispose, idle.dispose)
   return next
 }
-

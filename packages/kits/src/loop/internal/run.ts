@@ -4,9 +4,8 @@ import {
   assertNotThenable,
   type ChatMessage,
   type ChatModel,
-  childContext,
   ConflictError,
-  type DiagnosticSpan,
+  childContext,
   describeValue,
   InvalidInputError,
   InvalidOutputError,
@@ -27,15 +26,15 @@ import {
   type DecisionKey,
   type JsonValue,
   type PendingToolCall,
+  signToolCall,
   type ToolCallOutcome,
   type ToolDecision,
   type ToolLifecycleRegistry,
-  signToolCall,
   verifyToolCallSignature,
 } from '@agent-core/kits/tools'
+import { type AgentTool, answerValidatorOf } from '../agent-tool.js'
 import type { AnswerFlow } from '../answer-flow.js'
 import { readControl } from '../answer-flow.js'
-import { type AgentTool, answerValidatorOf } from '../agent-tool.js'
 import type { AgentEvent, ToolAbortCause } from '../events.js'
 import type {
   AgentCallOutcome,
@@ -214,7 +213,11 @@ export class AgentRun {
       resumed: this.#request.resumed !== undefined,
       model: this.#agent.model.identity,
     })
-    const ctx: OperationContext<unknown> = { ...this.#context, signal: this.#signal, diagnostics: span.diagnostics }
+    const ctx: OperationContext<unknown> = {
+      ...this.#context,
+      signal: this.#signal,
+      diagnostics: span.diagnostics,
+    }
     let end: RunEnd
     try {
       this.#emit({
@@ -243,7 +246,12 @@ export class AgentRun {
     else span.end(end.reason === 'stopped' ? 'aborted' : 'ok', data)
     if (end.reason === 'stopped') this.#emit({ type: 'run-aborted', reason: this.#context.signal.reason })
     if (end.reason === 'suspended') {
-      this.#emit({ type: 'run-suspended', pending: outcome.pending, state: outcome.state, usage: this.#usage })
+      this.#emit({
+        type: 'run-suspended',
+        pending: outcome.pending,
+        state: outcome.state,
+        usage: this.#usage,
+      })
     } else {
       this.#emit({
         type: 'run-done',
@@ -290,7 +298,11 @@ export class AgentRun {
     if (end) {
       state.reason = end.reason
       state.text = this.#text
-      if (end.reason === 'final' && end.answer !== undefined && jsonProblem(end.answer, 'answer') === undefined) {
+      if (
+        end.reason === 'final' &&
+        end.answer !== undefined &&
+        jsonProblem(end.answer, 'answer') === undefined
+      ) {
         state.answer = end.answer
       }
     }
@@ -348,7 +360,11 @@ export class AgentRun {
       } else if (this.#request.resumed && last?.role === 'assistant') {
         // Progress saved after the model's answer and before the AnswerFlow decided: decide now, without
         // calling the model again.
-        const end = await this.#decide({ message: last, finishReason: 'stop', usage: ZERO_USAGE }, this.#turns, ctx)
+        const end = await this.#decide(
+          { message: last, finishReason: 'stop', usage: ZERO_USAGE },
+          this.#turns,
+          ctx,
+        )
         if (end) return end
       }
     }
@@ -373,7 +389,12 @@ export class AgentRun {
         if (maxTokens !== undefined) {
           const estimate = this.#estimate(request.messages) + this.#agent.toolTokens
           if (this.#usage.totalTokens + estimate > maxTokens) {
-            this.#emit({ type: 'token-limit-exceeded', limit: maxTokens, used: this.#usage.totalTokens, estimate })
+            this.#emit({
+              type: 'token-limit-exceeded',
+              limit: maxTokens,
+              used: this.#usage.totalTokens,
+              estimate,
+            })
             span.end('ok', { stopped: 'token-limit' })
             return { reason: 'token-limit' }
           }
@@ -384,7 +405,10 @@ export class AgentRun {
         this.#usage = addUsage(this.#usage, reply.usage)
         const made = reply.message.toolCalls ?? []
         const calls = uniqueCalls(made, turn)
-        const message = calls === made ? reply.message : Object.freeze({ ...reply.message, toolCalls: Object.freeze(calls) })
+        const message =
+          calls === made
+            ? reply.message
+            : Object.freeze({ ...reply.message, toolCalls: Object.freeze(calls) })
         if (message.content !== '') this.#emit({ type: 'text-flush', turn, text: message.content })
         await this.#append(message)
         await this.#save()
@@ -405,19 +429,31 @@ export class AgentRun {
   #estimate(messages: readonly ChatMessage[]): number {
     const tokens: unknown = this.#agent.estimate(messages)
     if (typeof tokens !== 'number' || !Number.isFinite(tokens) || tokens < 0) {
-      throw new InvalidOutputError(`estimateTokens must return a finite number of tokens, but returned ${describeValue(tokens)}.`, {
-        details: { hook: 'estimateTokens', received: describeValue(tokens) },
-      })
+      throw new InvalidOutputError(
+        `estimateTokens must return a finite number of tokens, but returned ${describeValue(tokens)}.`,
+        {
+          details: { hook: 'estimateTokens', received: describeValue(tokens) },
+        },
+      )
     }
     return tokens
   }
 
-  async #buildRequest(turn: number, toolChoice: ToolChoice | undefined, ctx: OperationContext<unknown>): Promise<ModelRequest> {
+  async #buildRequest(
+    turn: number,
+    toolChoice: ToolChoice | undefined,
+    ctx: OperationContext<unknown>,
+  ): Promise<ModelRequest> {
     const { system, request, toolSpecs, answer, beforeTurn } = this.#agent
     let messages: readonly ChatMessage[] =
       system === undefined ? [...this.#messages] : [{ role: 'system', content: system }, ...this.#messages]
     if (beforeTurn) {
-      const input = Object.freeze({ turn, messages: Object.freeze(messages), usage: this.#usage, history: Object.freeze([...this.#messages]) })
+      const input = Object.freeze({
+        turn,
+        messages: Object.freeze(messages),
+        usage: this.#usage,
+        history: Object.freeze([...this.#messages]),
+      })
       const answered: unknown = await Reflect.apply(beforeTurn.hook, beforeTurn.holder, [input, ctx])
       if (answered !== undefined) {
         if (!isRecord(answered) || Object.keys(answered).some((key) => key !== 'messages')) {
@@ -429,7 +465,10 @@ export class AgentRun {
         try {
           messages = readMessages(answered.messages, 'beforeTurn().messages')
         } catch (error) {
-          throw new InvalidOutputError((error as Error).message, { cause: error, details: { hook: 'beforeTurn' } })
+          throw new InvalidOutputError((error as Error).message, {
+            cause: error,
+            details: { hook: 'beforeTurn' },
+          })
         }
         if (messages.length === 0) {
           throw new InvalidOutputError('beforeTurn returned no messages; keep at least the newest turn.', {
@@ -482,7 +521,11 @@ export class AgentRun {
   }
 
   /** The AnswerFlow's decision about a final answer. */
-  async #decide(reply: ModelReply, turn: number, ctx: OperationContext<unknown>): Promise<RunEnd | undefined> {
+  async #decide(
+    reply: ModelReply,
+    turn: number,
+    ctx: OperationContext<unknown>,
+  ): Promise<RunEnd | undefined> {
     const flow = this.#agent.answer
     const input = Object.freeze({
       text: reply.message.content,
@@ -547,7 +590,8 @@ export class AgentRun {
     }
     if (this.#signal.aborted) return { reason: 'stopped' }
     if (step.fatal !== undefined) return { reason: 'error', error: step.fatal }
-    if ([...this.#pending.values()].some((call) => call.waitingFor !== 'running')) return { reason: 'suspended' }
+    if ([...this.#pending.values()].some((call) => call.waitingFor !== 'running'))
+      return { reason: 'suspended' }
     return undefined
   }
 
@@ -570,7 +614,12 @@ export class AgentRun {
     return capped
   }
 
-  async #fresh(call: ToolCall, step: Step, ctx: OperationContext<unknown>, capped: ReadonlyMap<string, number>): Promise<void> {
+  async #fresh(
+    call: ToolCall,
+    step: Step,
+    ctx: OperationContext<unknown>,
+    capped: ReadonlyMap<string, number>,
+  ): Promise<void> {
     const parsed = parseArguments(call.arguments)
     this.#emit({
       type: 'tool-start',
@@ -589,7 +638,10 @@ export class AgentRun {
         })
       }
       if (step.personRefused && this.#agent.stopStepOnRefusal && parsed !== undefined) {
-        return this.#refuseUnstarted(call, parsed.value, ctx, { reason: REFUSAL_TEXT['earlier-refusal'], by: 'earlier-refusal' })
+        return this.#refuseUnstarted(call, parsed.value, ctx, {
+          reason: REFUSAL_TEXT['earlier-refusal'],
+          by: 'earlier-refusal',
+        })
       }
       const request =
         parsed !== undefined && call.arguments.trim() === ''
@@ -644,9 +696,20 @@ export class AgentRun {
     }
     this.#pending.set(pending.toolCallId, pending)
     if (waitingFor === 'approval') {
-      this.#emit({ type: 'tool-awaiting-approval', toolCallId: pending.toolCallId, toolId: pending.toolId, input: pending.input, reason: pending.reason })
+      this.#emit({
+        type: 'tool-awaiting-approval',
+        toolCallId: pending.toolCallId,
+        toolId: pending.toolId,
+        input: pending.input,
+        reason: pending.reason,
+      })
     } else if (waitingFor === 'question') {
-      this.#emit({ type: 'tool-awaiting-answer', toolCallId: pending.toolCallId, toolId: pending.toolId, question: pending.question! })
+      this.#emit({
+        type: 'tool-awaiting-answer',
+        toolCallId: pending.toolCallId,
+        toolId: pending.toolId,
+        question: pending.question!,
+      })
     }
     return this.#continue(pending, step, ctx)
   }
@@ -655,7 +718,12 @@ export class AgentRun {
   async #continue(pending: AgentPendingCall, step: Step, ctx: OperationContext<unknown>): Promise<void> {
     if (pending.waitingFor === 'running') {
       await this.#save()
-      return this.#release(pending, pending.approval ?? { type: 'approve', toolCallId: pending.toolCallId, by: 'policy' }, step, ctx)
+      return this.#release(
+        pending,
+        pending.approval ?? { type: 'approve', toolCallId: pending.toolCallId, by: 'policy' },
+        step,
+        ctx,
+      )
     }
     const outcome = this.#request.outcomes.get(pending.toolCallId)
     if (outcome !== undefined && !this.#usedOutcomes.has(pending.toolCallId)) {
@@ -664,7 +732,17 @@ export class AgentRun {
     }
     if (this.#signal.aborted) return
     if (step.personRefused && this.#agent.stopStepOnRefusal) {
-      return this.#apply(pending, { type: 'reject', toolCallId: pending.toolCallId, by: 'earlier-refusal', reason: REFUSAL_TEXT['earlier-refusal'] }, step, ctx)
+      return this.#apply(
+        pending,
+        {
+          type: 'reject',
+          toolCallId: pending.toolCallId,
+          by: 'earlier-refusal',
+          reason: REFUSAL_TEXT['earlier-refusal'],
+        },
+        step,
+        ctx,
+      )
     }
     const resolver =
       pending.waitingFor === 'approval'
@@ -684,12 +762,32 @@ export class AgentRun {
       } catch (error) {
         if (this.#signal.aborted) return
         if (step.controller.signal.aborted && step.personRefused) {
-          return this.#apply(pending, { type: 'reject', toolCallId: pending.toolCallId, by: 'earlier-refusal', reason: REFUSAL_TEXT['earlier-refusal'] }, step, ctx)
+          return this.#apply(
+            pending,
+            {
+              type: 'reject',
+              toolCallId: pending.toolCallId,
+              by: 'earlier-refusal',
+              reason: REFUSAL_TEXT['earlier-refusal'],
+            },
+            step,
+            ctx,
+          )
         }
         throw error
       }
       if (step.personRefused && this.#agent.stopStepOnRefusal) {
-        return this.#apply(pending, { type: 'reject', toolCallId: pending.toolCallId, by: 'earlier-refusal', reason: REFUSAL_TEXT['earlier-refusal'] }, step, ctx)
+        return this.#apply(
+          pending,
+          {
+            type: 'reject',
+            toolCallId: pending.toolCallId,
+            by: 'earlier-refusal',
+            reason: REFUSAL_TEXT['earlier-refusal'],
+          },
+          step,
+          ctx,
+        )
       }
       const resolution = readResolution(answered, pending, hook)
       if (resolution.type === 'answer') this.#checkAnswer(pending, resolution.value, hook)
@@ -704,13 +802,19 @@ export class AgentRun {
           ? `tool call "${pending.toolCallId}" asks a person a question, but the run has neither answerQuestion nor defer: true. Give one of them`
           : `tool call "${pending.toolCallId}" (${pending.toolId}) needs a person's approval, but the run has neither resolveApproval nor defer: true. Give one of them`
     step.fatal ??= new InvalidStateError(`The run cannot go on: ${needs}.`, {
-      details: { field: cause === 'no-handler' ? 'request.defer' : 'request.resolveApproval', received: 'undefined' },
+      details: {
+        field: cause === 'no-handler' ? 'request.defer' : 'request.resolveApproval',
+        received: 'undefined',
+      },
     })
     const reason =
       cause === 'no-handler'
         ? `The host runs ${pending.toolId}, but this run could not wait for it.`
         : 'Nobody could decide about this call in this run.'
-    const decision = await this.#signed({ type: 'reject', toolCallId: pending.toolCallId, by: 'policy', reason }, pending)
+    const decision = await this.#signed(
+      { type: 'reject', toolCallId: pending.toolCallId, by: 'policy', reason },
+      pending,
+    )
     const settled = await this.#agent.registry.resume(kitPending(pending), decision, ctx)
     return this.#settle(settled, step, cause)
   }
@@ -728,7 +832,12 @@ export class AgentRun {
   }
 
   /** Applies a decision, result or answer to a waiting call. */
-  async #apply(pending: AgentPendingCall, outcome: AgentCallOutcome, step: Step, ctx: OperationContext<unknown>): Promise<void> {
+  async #apply(
+    pending: AgentPendingCall,
+    outcome: AgentCallOutcome,
+    step: Step,
+    ctx: OperationContext<unknown>,
+  ): Promise<void> {
     if (outcome.type === 'reject') {
       const decision = await this.#signed(
         {
@@ -740,11 +849,18 @@ export class AgentRun {
         },
         pending,
       )
-      const settled = await this.#slots.run(() => this.#agent.registry.resume(kitPending(pending), decision, ctx))
+      const settled = await this.#slots.run(() =>
+        this.#agent.registry.resume(kitPending(pending), decision, ctx),
+      )
       return this.#settle(settled, step, undefined)
     }
     if (outcome.type === 'approve') {
-      this.#emit({ type: 'tool-approved', toolCallId: pending.toolCallId, toolId: pending.toolId, by: outcome.by })
+      this.#emit({
+        type: 'tool-approved',
+        toolCallId: pending.toolCallId,
+        toolId: pending.toolId,
+        by: outcome.by,
+      })
       const approval = { type: 'approve', toolCallId: pending.toolCallId, by: outcome.by } as const
       const kind = this.#agent.tools.get(pending.toolId)?.kind ?? 'local'
       if (kind === 'local') {
@@ -757,11 +873,18 @@ export class AgentRun {
         ...pending,
         waitingFor: kind,
         approval,
-        ...(kind === 'question' ? { question: pending.reason, answerSchema: this.#agent.tools.get(pending.toolId)?.answerSchema } : {}),
+        ...(kind === 'question'
+          ? { question: pending.reason, answerSchema: this.#agent.tools.get(pending.toolId)?.answerSchema }
+          : {}),
       }
       this.#pending.set(pending.toolCallId, waiting)
       if (kind === 'question') {
-        this.#emit({ type: 'tool-awaiting-answer', toolCallId: waiting.toolCallId, toolId: waiting.toolId, question: waiting.question! })
+        this.#emit({
+          type: 'tool-awaiting-answer',
+          toolCallId: waiting.toolCallId,
+          toolId: waiting.toolId,
+          question: waiting.question!,
+        })
       }
       await this.#save()
       // The result or answer comes later (a resolver may answer a question at once).
@@ -785,7 +908,12 @@ export class AgentRun {
   }
 
   /** Runs an approved call (or re-enters one saved as running) with its own invocation id. */
-  async #release(pending: AgentPendingCall, approval: ToolDecision, step: Step, ctx: OperationContext<unknown>): Promise<void> {
+  async #release(
+    pending: AgentPendingCall,
+    approval: ToolDecision,
+    step: Step,
+    ctx: OperationContext<unknown>,
+  ): Promise<void> {
     const settled = await this.#slots.run(async () =>
       this.#agent.registry.resume(kitPending(pending), await this.#signed(approval, pending), ctx),
     )
@@ -795,15 +923,24 @@ export class AgentRun {
   /** Reports a settled call, adds its message to the history and saves. */
   async #settle(outcome: ToolCallOutcome, step: Step, cause: ToolAbortCause | undefined): Promise<void> {
     if (outcome.status === 'pending') {
-      throw new InvalidStateError(`Tool call "${outcome.toolCallId}" became pending again after its decision.`, {
-        details: { field: 'outcome.status', received: 'pending' },
-      })
+      throw new InvalidStateError(
+        `Tool call "${outcome.toolCallId}" became pending again after its decision.`,
+        {
+          details: { field: 'outcome.status', received: 'pending' },
+        },
+      )
     }
     const base = { toolCallId: outcome.toolCallId, toolId: outcome.toolId }
     const content = outcome.message.content
     switch (outcome.status) {
       case 'completed':
-        this.#emit({ type: 'tool-resolved', ...base, output: outcome.record.output, content, record: outcome.record })
+        this.#emit({
+          type: 'tool-resolved',
+          ...base,
+          output: outcome.record.output,
+          content,
+          record: outcome.record,
+        })
         break
       case 'rejected':
         if (cause !== undefined) {
@@ -815,11 +952,14 @@ export class AgentRun {
           ...base,
           reason: outcome.rejection.reason,
           by: outcome.rejection.by,
-          ...(outcome.rejection.instruction === undefined ? {} : { instruction: outcome.rejection.instruction }),
+          ...(outcome.rejection.instruction === undefined
+            ? {}
+            : { instruction: outcome.rejection.instruction }),
         })
         if (outcome.rejection.by === 'person') {
           step.personRefused = true
-          if (this.#agent.stopStepOnRefusal) step.controller.abort(new AbortedError('Another call of the same step was refused.'))
+          if (this.#agent.stopStepOnRefusal)
+            step.controller.abort(new AbortedError('Another call of the same step was refused.'))
         }
         break
       case 'failed': {
@@ -835,7 +975,13 @@ export class AgentRun {
             record: outcome.record,
           })
         } else {
-          this.#emit({ type: 'tool-failed', ...base, error: outcome.record.error, content, record: outcome.record })
+          this.#emit({
+            type: 'tool-failed',
+            ...base,
+            error: outcome.record.error,
+            content,
+            record: outcome.record,
+          })
         }
         break
       }
@@ -853,7 +999,12 @@ export class AgentRun {
     const stopped: OperationContext<unknown> = { ...ctx, signal: this.#signal }
     for (const pending of waiting) {
       const decision = await this.#signed(
-        { type: 'reject', toolCallId: pending.toolCallId, by: 'policy', reason: 'The run was stopped before this call could run.' },
+        {
+          type: 'reject',
+          toolCallId: pending.toolCallId,
+          by: 'policy',
+          reason: 'The run was stopped before this call could run.',
+        },
         pending,
       )
       const settled = await this.#agent.registry.resume(kitPending(pending), decision, stopped)
@@ -862,7 +1013,15 @@ export class AgentRun {
   }
 
   /** A decision the loop makes itself, signed when the registry requires signatures. */
-  async #signed<D extends ToolDecision>(decision: D, call: { readonly toolCallId: string; readonly invocationId: string; readonly toolId: string; readonly input: JsonValue }): Promise<D> {
+  async #signed<D extends ToolDecision>(
+    decision: D,
+    call: {
+      readonly toolCallId: string
+      readonly invocationId: string
+      readonly toolId: string
+      readonly input: JsonValue
+    },
+  ): Promise<D> {
     const keys = this.#agent.keys
     if (keys === undefined) {
       if (decision.signature === undefined) return decision
@@ -870,7 +1029,13 @@ export class AgentRun {
       return unsigned as D
     }
     const signature = await signToolCall(
-      { runId: this.#request.runId, toolCallId: call.toolCallId, invocationId: call.invocationId, toolId: call.toolId, input: call.input },
+      {
+        runId: this.#request.runId,
+        toolCallId: call.toolCallId,
+        invocationId: call.invocationId,
+        toolId: call.toolId,
+        input: call.input,
+      },
       keys[0]!,
     )
     return { ...decision, signature }
@@ -933,12 +1098,19 @@ function readResolution(value: unknown, call: AgentPendingCall, hook: string): A
   }
   if (!isRecord(value)) return bad(`answered ${describeValue(value)}`)
   const { type, by, reason, instruction } = value
-  const allowed = type === 'approve' ? ['type', 'by'] : type === 'reject' ? ['type', 'by', 'reason', 'instruction'] : ['type', 'value']
+  const allowed =
+    type === 'approve'
+      ? ['type', 'by']
+      : type === 'reject'
+        ? ['type', 'by', 'reason', 'instruction']
+        : ['type', 'value']
   const extra = Object.keys(value).filter((key) => !allowed.includes(key))
   if (extra.length > 0) bad(`its answer has unknown fields (${extra.join(', ')})`)
   if (by !== undefined && by !== 'person' && by !== 'policy') bad(`by is ${describeValue(by)}`)
-  if (reason !== undefined && (typeof reason !== 'string' || reason === '')) bad(`reason is ${describeValue(reason)}`)
-  if (instruction !== undefined && typeof instruction !== 'string') bad(`instruction is ${describeValue(instruction)}`)
+  if (reason !== undefined && (typeof reason !== 'string' || reason === ''))
+    bad(`reason is ${describeValue(reason)}`)
+  if (instruction !== undefined && typeof instruction !== 'string')
+    bad(`instruction is ${describeValue(instruction)}`)
   const who = (by as 'person' | 'policy' | undefined) ?? 'person'
   if (type === 'reject') {
     return {
@@ -950,7 +1122,8 @@ function readResolution(value: unknown, call: AgentPendingCall, hook: string): A
     }
   }
   if (call.waitingFor === 'question') {
-    if (type !== 'answer' || !Object.hasOwn(value, 'value')) return bad(`answered type ${describeValue(type)}`)
+    if (type !== 'answer' || !Object.hasOwn(value, 'value'))
+      return bad(`answered type ${describeValue(type)}`)
     const problem = jsonProblem(value.value, 'value')
     if (problem !== undefined) bad(`its value is not JSON (${problem})`)
     return { type: 'answer', toolCallId: call.toolCallId, value: value.value as JsonValue }
@@ -987,7 +1160,11 @@ export async function checkResume(
       )
     }
     const parsed = parseArguments(made.arguments)
-    if (made.name !== call.toolId || parsed === undefined || canonicalJson(parsed.value) !== canonicalJson(call.input)) {
+    if (
+      made.name !== call.toolId ||
+      parsed === undefined ||
+      canonicalJson(parsed.value) !== canonicalJson(call.input)
+    ) {
       throw new ConflictError(
         `Pending call "${call.toolCallId}" is for ${call.toolId} with another input than the assistant message's call (${made.name}). The state was changed; resume with the state the run returned.`,
         { details: { field: `resume.pending`, toolCallId: call.toolCallId } },
@@ -1006,7 +1183,12 @@ export async function checkResume(
     const field = `outcomes.${id}`
     if (call === undefined || call.waitingFor === 'running') {
       throw new InvalidInputError(
-        `${field}: tool call "${id}" is not pending in run "${state.runId}" (pending: ${[...pending.values()].filter((c) => c.waitingFor !== 'running').map((c) => `"${c.toolCallId}"`).join(', ') || 'none'}). Send outcomes only for the calls the run waits for.`,
+        `${field}: tool call "${id}" is not pending in run "${state.runId}" (pending: ${
+          [...pending.values()]
+            .filter((c) => c.waitingFor !== 'running')
+            .map((c) => `"${c.toolCallId}"`)
+            .join(', ') || 'none'
+        }). Send outcomes only for the calls the run waits for.`,
         { details: { field, received: describeValue(id) } },
       )
     }
@@ -1016,7 +1198,11 @@ export async function checkResume(
       (call.waitingFor === 'external' && (outcome.type === 'result' || outcome.type === 'failure')) ||
       (call.waitingFor === 'question' && outcome.type === 'answer')
     if (!fits) {
-      const expected = { approval: '"approve" or "reject"', external: '"result", "failure" or "reject"', question: '"answer" or "reject"' }[call.waitingFor as 'approval']
+      const expected = {
+        approval: '"approve" or "reject"',
+        external: '"result", "failure" or "reject"',
+        question: '"answer" or "reject"',
+      }[call.waitingFor as 'approval']
       throw new InvalidInputError(
         `${field} is of type "${outcome.type}", but call "${id}" waits for ${call.waitingFor === 'approval' ? 'approval' : call.waitingFor === 'external' ? "the host's result" : 'an answer'}; send ${expected}.`,
         { details: { field: `${field}.type`, received: describeValue(outcome.type) } },
@@ -1037,7 +1223,12 @@ export async function checkResume(
   }
 }
 
-async function checkSignature(agent: CompiledAgent, call: AgentPendingCall, outcome: AgentCallOutcome, field: string): Promise<void> {
+async function checkSignature(
+  agent: CompiledAgent,
+  call: AgentPendingCall,
+  outcome: AgentCallOutcome,
+  field: string,
+): Promise<void> {
   const { keys } = agent
   if (keys === undefined) {
     if (outcome.signature !== undefined) {
@@ -1054,7 +1245,13 @@ async function checkSignature(agent: CompiledAgent, call: AgentPendingCall, outc
       { details: { field: `${field}.signature`, toolCallId: call.toolCallId } },
     )
   }
-  const identity = { runId: call.runId, toolCallId: call.toolCallId, invocationId: call.invocationId, toolId: call.toolId, input: call.input }
+  const identity = {
+    runId: call.runId,
+    toolCallId: call.toolCallId,
+    invocationId: call.invocationId,
+    toolId: call.toolId,
+    input: call.input,
+  }
   if (!(await verifyToolCallSignature(identity, outcome.signature, keys))) {
     throw new UnauthorizedError(
       `The signature of ${field} does not match call "${call.toolCallId}" of run "${call.runId}" (its id, invocation, tool and input). It was made for another call or run, or the call was changed; ask for a new decision.`,

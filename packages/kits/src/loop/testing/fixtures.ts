@@ -38,7 +38,9 @@ export class EventLog {
     return this.events.map(brief)
   }
   get types(): string[] {
-    return this.events.filter((event) => event.type !== 'text-delta' && event.type !== 'thinking-delta').map(brief)
+    return this.events
+      .filter((event) => event.type !== 'text-delta' && event.type !== 'thinking-delta')
+      .map(brief)
   }
   of<T extends AgentEvent['type']>(type: T): Extract<AgentEvent, { type: T }>[] {
     return this.events.filter((event): event is Extract<AgentEvent, { type: T }> => event.type === type)

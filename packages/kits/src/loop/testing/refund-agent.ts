@@ -13,7 +13,11 @@ export interface RefundEffect {
   readonly invocationId: string
 }
 
-export function refundAgent(options: { effects: string; turns: readonly ScriptedTurn[]; keys?: readonly string[] | undefined }) {
+export function refundAgent(options: {
+  effects: string
+  turns: readonly ScriptedTurn[]
+  keys?: readonly string[] | undefined
+}) {
   const lookup = defineAgentTool(
     defineModelTool<{ orderId: string }, { orderId: string; total: number }>({
       id: 'lookup',
@@ -43,7 +47,9 @@ export function refundAgent(options: { effects: string; turns: readonly Scripted
     }),
     {
       approval: (call) =>
-        call.input.amount > 100 ? { type: 'ask', reason: `A refund of ${call.input.amount} needs a manager.` } : 'allow',
+        call.input.amount > 100
+          ? { type: 'ask', reason: `A refund of ${call.input.amount} needs a manager.` }
+          : 'allow',
     },
   )
   const model = createScriptedModel(options.turns)
