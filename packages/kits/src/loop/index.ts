@@ -5,7 +5,8 @@
  * need a person (approvals, questions) or the host (external tools) wait on a resolver or suspend the run
  * as plain JSON that a later run, in another process, resumes with decisions keyed by tool-call id. Typed
  * events come as an async iterable or a callback; an AnswerFlow decides about the final answer; progress
- * saves make a run durable. {@link createScriptedModel} is a chat model for your tests.
+ * saves make a run durable ({@link agentRunStep} runs one as a durable step). {@link createScriptedModel} is a
+ * chat model for your tests.
  *
  * @example
  * ```ts
@@ -70,6 +71,12 @@ export {
   structuredAnswer,
   textAnswer,
 } from './answer-flow.js'
+export {
+  type AgentRunStepOptions,
+  agentRunStep,
+  createAgentRunState,
+  isAgentRunState,
+} from './durable-agent.js'
 export type { AgentEvent, AgentEventType, ToolAbortCause } from './events.js'
 export {
   type AgentCallOutcome,
