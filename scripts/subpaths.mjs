@@ -31,7 +31,7 @@ function isPrivate(dir) {
 
 /** Fixed subpaths of mock; core and kits are discovered from folders. */
 const FIXED = {
-  mock: ['.', './node', './web'],
+  mock: ['.', './node', './web', './vitest'],
 }
 
 /** Extra build entries that are not subpaths (binaries). */
