@@ -1,4 +1,4 @@
-import type { ChatMessage } from '@agent-core/core'
+import { type ChatMessage, describeValue, InvalidInputError } from '@agent-core/core'
 import type { ReflectionRound } from './reflection-round.js'
 
 /**
@@ -52,6 +52,41 @@ export interface ReflectionPrompts {
 export const CRITIC_SYSTEM =
   'You are a careful reviewer. You check a draft against its task and, when given, its criteria. Accept the draft when it fully does what the task asks. Otherwise ask for a revision and list every problem as one concrete, actionable issue. Do not rewrite the draft yourself.'
 
+function refuse(field: string, what: string, value: unknown): never {
+  throw new InvalidInputError(`${field} must be ${what}, but got ${describeValue(value)}.`, {
+    details: { field, received: describeValue(value) },
+  })
+}
+
+/** Checks what a default prompt builder reads (it is public, so it may be handed anything). */
+function checkInput(input: unknown): ReflectionPromptInput {
+  if (typeof input !== 'object' || input === null)
+    refuse('input', 'a prompt input { task, draft, issues, ... }', input)
+  const { task, criteria, round, previous, draft, issues } = input as Record<string, unknown>
+  if (!Array.isArray(task)) refuse('input.task', 'an array of chat messages', task)
+  task.forEach((message: unknown, index) => {
+    const record = message as { role?: unknown; content?: unknown } | null
+    if (
+      typeof record !== 'object' ||
+      record === null ||
+      typeof record.role !== 'string' ||
+      (typeof record.content !== 'string' && !Array.isArray(record.content))
+    ) {
+      refuse(`input.task[${index}]`, 'a chat message { role, content }', message)
+    }
+  })
+  if (criteria !== undefined && typeof criteria !== 'string')
+    refuse('input.criteria', 'a string or undefined', criteria)
+  if (typeof round !== 'number' || !Number.isSafeInteger(round) || round < 1)
+    refuse('input.round', 'a round number from 1', round)
+  if (!Array.isArray(previous)) refuse('input.previous', 'an array of rounds', previous)
+  if (typeof draft !== 'string') refuse('input.draft', 'a string', draft)
+  if (!Array.isArray(issues) || !issues.every((issue) => typeof issue === 'string')) {
+    refuse('input.issues', 'an array of strings', issues)
+  }
+  return input as ReflectionPromptInput
+}
+
 function contentText(message: ChatMessage): string {
   if (typeof message.content === 'string') return message.content
   return message.content.map((part) => (part.type === 'text' ? part.text : `[image: ${part.url}]`)).join('')
@@ -84,10 +119,11 @@ export function taskText(task: readonly ChatMessage[]): string {
  * ```
  */
 export function defaultCritiquePrompt(input: ReflectionPromptInput): readonly ChatMessage[] {
+  checkInput(input)
   const parts = [`## Task\n${taskText(input.task)}`]
   if (input.criteria !== undefined) parts.push(`## Criteria\n${input.criteria}`)
-  const earlier = input.previous.at(-1)?.verdict
-  if (earlier !== undefined && earlier.issues.length > 0) {
+  const earlier = (input.previous.at(-1) as Partial<ReflectionRound> | undefined)?.verdict
+  if (earlier !== undefined && Array.isArray(earlier.issues) && earlier.issues.length > 0) {
     parts.push(
       `## Issues raised on the previous draft (check that each one is fixed)\n${earlier.issues.map((issue) => `- ${issue}`).join('\n')}`,
     )
@@ -116,6 +152,7 @@ export function defaultCritiquePrompt(input: ReflectionPromptInput): readonly Ch
  * ```
  */
 export function defaultRevisePrompt(input: ReflectionPromptInput): readonly ChatMessage[] {
+  checkInput(input)
   return [
     ...input.task,
     { role: 'assistant', content: input.draft },

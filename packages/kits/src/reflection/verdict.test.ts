@@ -38,9 +38,8 @@ describe('the verdict contract', () => {
     expect(output.jsonSchema).toBe(REFLECTION_VERDICT_SCHEMA)
     expect(output.instructions).toContain('"decision"')
     expect(output.responseFormat('json-schema')).toMatchObject({ type: 'json_schema', name: 'Verdict' })
-    expect(Object.isFrozen((REFLECTION_VERDICT_SCHEMA.properties as Record<string, object>).issues)).toBe(
-      true,
-    )
+    const shown = REFLECTION_VERDICT_SCHEMA as { readonly properties: Record<string, object> }
+    expect(Object.isFrozen(shown.properties.issues)).toBe(true)
     expect(reflectionVerdictOutput({ maxCorrections: 3 }).maxCorrections).toBe(3)
   })
 })

@@ -1,4 +1,4 @@
-import type { JsonSchema } from '@agent-core/core'
+import { describeValue, InvalidInputError, type JsonSchema } from '@agent-core/core'
 import { defineStructuredOutput, type StandardSchemaV1, type StructuredOutput } from '@agent-core/kits/models'
 
 /**
@@ -107,6 +107,12 @@ const verdictSchema: StandardSchemaV1<unknown, ReflectionVerdict> = Object.freez
 export function reflectionVerdictOutput(
   options: { readonly maxCorrections?: number | undefined } = {},
 ): StructuredOutput<ReflectionVerdict> {
+  if (typeof options !== 'object' || options === null) {
+    throw new InvalidInputError(
+      `reflectionVerdictOutput takes options { maxCorrections? } or nothing, but got ${describeValue(options)}.`,
+      { details: { field: 'options', received: describeValue(options) } },
+    )
+  }
   return defineStructuredOutput<ReflectionVerdict>({
     name: 'Verdict',
     description: 'Your verdict on the draft: accept it, or ask for a revision and list the issues.',
