@@ -208,6 +208,7 @@ function compile(definition: unknown): CompiledFamily {
     concurrency,
     childApp,
     holder: definition as object,
+    agents: new Map(),
   }
 }
 

@@ -18,6 +18,7 @@ import {
   ZERO_USAGE,
 } from '@agent-core/core'
 import {
+  type Agent,
   type AgentDefinition,
   type AgentResult,
   type AgentRunRequest,
@@ -62,6 +63,8 @@ export interface CompiledFamily {
   readonly childApp: ((grant: FamilyGrant, app: unknown) => unknown) | undefined
   /** The definition: the receiver of `childApp`. */
   readonly holder: object
+  /** Child agents built so far, by member, token budget and tools (see {@link childAgent}). */
+  readonly agents: Map<string, Agent<unknown, unknown>>
 }
 
 /** A token budget: what was granted to children comes out of `limit`, once, and never comes back. */
@@ -228,13 +231,22 @@ export class Branch {
     const controller = new AbortController()
     const stop = () => controller.abort(signal.reason)
     signal.addEventListener('abort', stop, { once: true })
+    // One listener for the spawn, not one per child: it stops every child still running.
+    const running = new Set<AbortController>()
+    controller.signal.addEventListener(
+      'abort',
+      () => {
+        for (const child of running) child.abort(controller.signal.reason)
+      },
+      { once: true },
+    )
     const reports: FamilyChildReport[] = new Array(plans.length)
     try {
       let next = 0
       const worker = async () => {
         while (next < plans.length) {
           const plan = plans[next++] as Plan
-          const report = await this.#child(plan, controller.signal, span)
+          const report = await this.#child(plan, controller.signal, running, span)
           reports[plan.index] = report
           if (report.status === 'failed' && request.failFast && !controller.signal.aborted) {
             controller.abort(
@@ -432,12 +444,16 @@ export class Branch {
   }
 
   /** Runs one child to its end; never rejects. */
-  async #child(plan: Plan, spawnSignal: AbortSignal, span: DiagnosticSpan): Promise<FamilyChildReport> {
+  async #child(
+    plan: Plan,
+    spawnSignal: AbortSignal,
+    running: Set<AbortController>,
+    span: DiagnosticSpan,
+  ): Promise<FamilyChildReport> {
     if (spawnSignal.aborted) return this.#report(plan, { status: 'stopped', started: false }, undefined)
     const grant = this.#grant(plan)
     const controller = new AbortController()
-    const stop = () => controller.abort(spawnSignal.reason)
-    spawnSignal.addEventListener('abort', stop, { once: true })
+    running.add(controller)
     const budget = plan.attempts === undefined ? undefined : new AttemptBudget(plan.attempts)
     const childSpan = span.diagnostics.span('family-child', {
       childId: plan.id,
@@ -478,7 +494,7 @@ export class Branch {
         grant,
       )
     }
-    spawnSignal.removeEventListener('abort', stop)
+    running.delete(controller)
     // Whatever the child left running (a spawn it did not await) ends with it; its spawns report first.
     if (!controller.signal.aborted) {
       controller.abort(new AbortedError(`Child "${plan.id}" has ended.`, { details: { point: 'child end' } }))
@@ -511,11 +527,7 @@ export class Branch {
         : member.maxTokens === undefined
           ? plan.tokens
           : Math.min(plan.tokens, member.maxTokens)
-    const agent = defineAgent<unknown, unknown>({
-      ...member.definition,
-      tools: plan.tools.map((id) => this.family.tools.get(id) as AgentToolEntry<unknown>),
-      ...(maxTokens === undefined ? {} : { maxTokens }),
-    })
+    const agent = childAgent(this.family, member, plan.tools, maxTokens)
     const result = await agent.run(plan.run as AgentRunRequest<unknown>, context)
     state.run = result
     state.usage = result.usage
@@ -571,6 +583,34 @@ export class Branch {
     return { status: 'done', value }
   }
 }
+
+/**
+ * The agent a child runs: the member's definition with the child's tools and token budget. Agents hold no
+ * run state, so one built agent serves every child with the same grant and budget (a spawn of many alike
+ * children compiles once); the cache keeps the most recent combinations.
+ */
+function childAgent(
+  family: CompiledFamily,
+  member: Extract<CompiledMember, { kind: 'agent' }>,
+  tools: readonly string[],
+  maxTokens: number | undefined,
+): Agent<unknown, unknown> {
+  const key = `${member.id}\u0000${maxTokens ?? ''}\u0000${tools.join('\u0000')}`
+  const cached = family.agents.get(key)
+  if (cached !== undefined) return cached
+  const agent = defineAgent<unknown, unknown>({
+    ...member.definition,
+    tools: tools.map((id) => family.tools.get(id) as AgentToolEntry<unknown>),
+    ...(maxTokens === undefined ? {} : { maxTokens }),
+  })
+  if (family.agents.size >= AGENT_CACHE_SIZE)
+    family.agents.delete(family.agents.keys().next().value as string)
+  family.agents.set(key, agent)
+  return agent
+}
+
+/** Built child agents a family keeps (member, grant and token budget combinations). */
+const AGENT_CACHE_SIZE = 64
 
 /** Throws when the children's shares, in declaration order, overdraw what the parent has left. */
 function overdraw(
