@@ -319,6 +319,16 @@ describe('defineAgentFamily: budget shares', () => {
     expect(child?.status === 'failed' && FamilyChildError.isInstance(child.error)).toBe(true)
     expect(child?.run?.reason).toBe('token-limit')
     expect(child?.usage.totalTokens).toBe(120) // three calls of 40: the third starts at 80 < 100
+    // Alike children share one built agent per token share: each still stops at its own share.
+    const two = await family.run({
+      maxTokens: 500,
+      children: [
+        { member: 'spender', prompt: 'a', tools: ['search'], tokens: 100 },
+        { member: 'spender', prompt: 'b', tools: ['search'], tokens: 200 },
+        { member: 'spender', prompt: 'c', tools: ['search'], tokens: 100 },
+      ],
+    })
+    expect(two.children.map((report) => report.usage.totalTokens)).toEqual([120, 200, 120])
     await expect(
       family.run({
         maxTokens: 150,
