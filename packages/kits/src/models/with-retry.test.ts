@@ -64,6 +64,47 @@ describe('withRetry around a ModelCalls binding', () => {
     expect(budget.used).toBe(3)
   })
 
+  it('orders each retry: decide, report, wait, take the attempt, then the I/O', async () => {
+    vi.useFakeTimers()
+    const log: string[] = []
+    const budget = new AttemptBudget(5)
+    const take = budget.take.bind(budget)
+    budget.take = (options) => {
+      log.push('take')
+      return take(options)
+    }
+    let calls = 0
+    const binding = defineModelBinding({
+      id: 'm',
+      identity: 'sequenced',
+      invoke: () => {
+        calls += 1
+        log.push(`invoke ${calls} (used ${budget.used})`)
+        if (calls < 3) throw unavailable(100)
+        return 'ok'
+      },
+    })
+    const models = new ModelCalls([
+      withRetry(binding, { onRetry: (event) => void log.push(`onRetry after ${event.attempt}`) }),
+    ])
+    const call = models.invoke({ modelId: 'm', input: 'x', timeoutMs: 10_000 }, { attemptBudget: budget })
+    await vi.advanceTimersByTimeAsync(99)
+    log.push('99 ms later')
+    await vi.advanceTimersByTimeAsync(201)
+    await expect(call).resolves.toMatchObject({ value: 'ok' })
+    expect(log).toEqual([
+      'take',
+      'invoke 1 (used 1)',
+      'onRetry after 1',
+      '99 ms later',
+      'take',
+      'invoke 2 (used 2)',
+      'onRetry after 2',
+      'take',
+      'invoke 3 (used 3)',
+    ])
+  })
+
   it('keeps the binding id, identity and assertions', async () => {
     const log: string[] = []
     const inner = defineModelBinding({
