@@ -577,7 +577,7 @@ function decide(approval: Approval, call: ToolCallView, context: OperationContex
 export function composeLifecycle(agentTool: AgentTool): ToolLifecycle<unknown, unknown, unknown> {
   const spec = specs.get(agentTool)!
   const { id, kind, replayPolicy } = agentTool
-  const { hooks, receiver, approval, question } = spec
+  const { hooks, receiver, approval } = spec
   const own = hooks.authorize
   const block: Record<string, unknown> = { id, tool: agentTool.tool, receiver }
   if (spec.timeoutMs !== undefined) block.timeoutMs = spec.timeoutMs
