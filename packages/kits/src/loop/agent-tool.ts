@@ -533,6 +533,22 @@ export function toAgentTool(entry: unknown, field: string): AgentTool {
   return defineAgentTool(entry as ModelTool)
 }
 
+/**
+ * The question a question tool asks for this input (its `question` function, checked like the hook it is).
+ * @throws `RejectedThenableError` or `InvalidOutputError` when it does not return a non-empty string
+ */
+export function questionText(tool: AgentTool, input: unknown): string {
+  const hook = `question tool "${tool.id}" question`
+  const text = assertNotThenable(specs.get(tool)?.question?.(input), hook)
+  if (typeof text !== 'string' || text.trim() === '') {
+    throw new InvalidOutputError(
+      `${hook} must return the question as a non-empty string, but returned ${describeValue(text)}.`,
+      { details: { hook, received: describeValue(text) } },
+    )
+  }
+  return text
+}
+
 /** The JSON Schema validator of a question tool's answers. */
 export function answerValidatorOf(tool: AgentTool): JsonSchemaValidator | undefined {
   return specs.get(tool)?.answerValidator
@@ -561,7 +577,7 @@ function decide(approval: Approval, call: ToolCallView, context: OperationContex
 export function composeLifecycle(agentTool: AgentTool): ToolLifecycle<unknown, unknown, unknown> {
   const spec = specs.get(agentTool)!
   const { id, kind, replayPolicy } = agentTool
-  const { hooks, receiver, approval, question } = spec
+  const { hooks, receiver, approval } = spec
   const own = hooks.authorize
   const block: Record<string, unknown> = { id, tool: agentTool.tool, receiver }
   if (spec.timeoutMs !== undefined) block.timeoutMs = spec.timeoutMs
@@ -588,16 +604,7 @@ export function composeLifecycle(agentTool: AgentTool): ToolLifecycle<unknown, u
       throw new ApprovalRequiredError(`The host runs ${id}; the call waits for its result.`)
     }
     if (kind === 'question') {
-      const hook = `question tool "${id}" question`
-      const text = assertNotThenable(question!(call.input), hook)
-      if (typeof text !== 'string' || text.trim() === '') {
-        throw new InvalidOutputError(
-          `${hook} must return the question as a non-empty string, but returned ${describeValue(text)}.`,
-          {
-            details: { hook, received: describeValue(text) },
-          },
-        )
-      }
+      const text = questionText(agentTool, call.input)
       handle?.noteWait(call.invocationId, { waitingFor: 'question', question: text })
       throw new ApprovalRequiredError(text)
     }

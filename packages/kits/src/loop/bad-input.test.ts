@@ -5,7 +5,9 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { AppError, deepGarbage } from '../testing/garbage.js'
 import {
+  agentRunStep,
   assertAgentRunState,
+  createAgentRunState,
   createScriptedModel,
   defineAgent,
   defineAgentTool,
@@ -13,6 +15,7 @@ import {
   defineExternalTool,
   defineQuestionTool,
   estimateTokens,
+  isAgentRunState,
   structuredAnswer,
   trimMessages,
 } from './index.js'
@@ -89,6 +92,10 @@ describe('loop kit: garbage input (property)', () => {
         await typedOrSuccess(() => structuredAnswer({ schema: { type: 'object' }, mode: b } as Loose))
         await typedOrSuccess(() => createScriptedModel(a as Loose, b as Loose))
         await typedOrSuccess(() => createScriptedModel([a] as Loose))
+        await typedOrSuccess(() => agentRunStep(a as Loose, b as Loose))
+        await typedOrSuccess(() => agentRunStep(defineAgent({ model: createScriptedModel([]) }), b as Loose))
+        await typedOrSuccess(() => createAgentRunState(a as Loose))
+        expect(typeof isAgentRunState(a)).toBe('boolean')
       }),
       { numRuns: 300 },
     )

@@ -472,6 +472,47 @@ describe('event sequences', () => {
       expect(result.reason).toBe('final')
     })
 
+    it('a question that needs approval first: approved, then asked, then answered', async () => {
+      const gatedQuestion = defineQuestionTool<{ topic: string }, string>({
+        id: 'ask_boss',
+        description: 'Asks the boss',
+        inputSchema: { type: 'object', required: ['topic'], properties: { topic: { type: 'string' } } },
+        answerSchema: { type: 'string' },
+        question: ({ topic }) => `What do you think about ${topic}?`,
+        approval: 'ask',
+      })
+      const model = createScriptedModel([
+        { toolCalls: [{ name: 'ask_boss', input: { topic: 'raises' } }] },
+        { text: 'The boss said yes.' },
+      ])
+      const log = new EventLog()
+      const asked: string[] = []
+      const result = await defineAgent({ model, tools: [gatedQuestion] }).run({
+        prompt: 'ask',
+        onEvent: log.onEvent,
+        resolveApproval: () => ({ type: 'approve' }),
+        answerQuestion: (call) => {
+          asked.push(call.question ?? '')
+          return { type: 'answer', value: 'yes' }
+        },
+      })
+      expect(log.types).toEqual([
+        'run-start',
+        'turn-start',
+        'tool-start:ask_boss',
+        'tool-awaiting-approval:ask_boss',
+        'tool-approved:ask_boss:person',
+        'tool-awaiting-answer:ask_boss',
+        'tool-resolved:ask_boss',
+        'turn-start',
+        'text-flush',
+        'run-done:final',
+      ])
+      expect(asked).toEqual(['What do you think about raises?'])
+      expect(log.of('tool-resolved')[0]?.record).toMatchObject({ approvedBy: 'person', output: 'yes' })
+      expect(result.reason).toBe('final')
+    })
+
     it('a question suspends with deferral and is resumed with a typed answer; a wrong answer is refused', async () => {
       const model = createScriptedModel([
         { toolCalls: [{ name: 'choose_account', input: { options: ['a', 'b'] } }] },

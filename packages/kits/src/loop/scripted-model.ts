@@ -84,7 +84,9 @@ export interface ScriptedModelOptions {
  * fails when turns were left unused.
  * @example
  * ```ts
+ * import { createScriptedModel, defineAgent } from '@agent-core/kits/loop'
  * const model = createScriptedModel([{ text: 'Hi!' }])
+ * const agent = defineAgent({ model })
  * await agent.run({ prompt: 'Hello' })
  * model.calls.length // 1
  * model.assertDone()

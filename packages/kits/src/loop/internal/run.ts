@@ -34,7 +34,7 @@ import {
   type ToolLifecycleRegistry,
   verifyToolCallSignature,
 } from '@agent-core/kits/tools'
-import { type AgentTool, answerValidatorOf } from '../agent-tool.js'
+import { type AgentTool, answerValidatorOf, questionText } from '../agent-tool.js'
 import type { AnswerFlow } from '../answer-flow.js'
 import { readControl } from '../answer-flow.js'
 import type { AgentEvent, ToolAbortCause } from '../events.js'
@@ -954,8 +954,9 @@ export class AgentRun {
         by: outcome.by,
       })
       const approval = { type: 'approve', toolCallId: pending.toolCallId, by: outcome.by } as const
-      const kind = this.#agent.tools.get(pending.toolId)?.kind ?? 'local'
-      if (kind === 'local') {
+      const tool = this.#agent.tools.get(pending.toolId)
+      const kind = tool?.kind ?? 'local'
+      if (kind === 'local' || tool === undefined) {
         const running: AgentPendingCall = { ...pending, waitingFor: 'running', approval }
         this.#pending.set(pending.toolCallId, running)
         await this.#save()
@@ -966,7 +967,7 @@ export class AgentRun {
         waitingFor: kind,
         approval,
         ...(kind === 'question'
-          ? { question: pending.reason, answerSchema: this.#agent.tools.get(pending.toolId)?.answerSchema }
+          ? { question: questionText(tool, pending.input), answerSchema: tool.answerSchema }
           : {}),
       }
       this.#pending.set(pending.toolCallId, waiting)
