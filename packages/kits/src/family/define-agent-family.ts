@@ -19,7 +19,14 @@ import {
 } from './internal/branch.js'
 import { Fields, isRecord, refuse } from './internal/fields.js'
 
-/** Default number of one spawn's children that run at once. */
+/**
+ * Default number of one spawn's children that run at once.
+ * @example
+ * ```ts
+ * import { DEFAULT_FAMILY_CONCURRENCY } from '@agent-core/kits/family'
+ * const concurrency = Math.min(DEFAULT_FAMILY_CONCURRENCY, 2)
+ * ```
+ */
 export const DEFAULT_FAMILY_CONCURRENCY = 4
 
 /**
@@ -56,7 +63,11 @@ export interface AgentFamilyDefinition<App = unknown> {
  * A family built by {@link defineAgentFamily}.
  * @example
  * ```ts
- * const result = await family.run({ children: [{ member: 'researcher', prompt: 'Who wrote RFC 2119?', tools: ['search'], attempts: 3 }] }, { attemptBudget })
+ * import type { AttemptBudget } from '@agent-core/core'
+ * import type { AgentFamily, FamilyResult } from '@agent-core/kits/family'
+ * async function research(family: AgentFamily, attemptBudget: AttemptBudget): Promise<FamilyResult> {
+ *   return family.run({ children: [{ member: 'researcher', prompt: 'Who wrote RFC 2119?', tools: ['search'], attempts: 3 }] }, { attemptBudget })
+ * }
  * ```
  */
 export interface AgentFamily<App = unknown> {

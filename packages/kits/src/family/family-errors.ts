@@ -1,6 +1,15 @@
 import { AgentCoreError, type ErrorDetails } from '@agent-core/core'
 
-/** Details of a {@link FamilyGrantError}. */
+/**
+ * Details of a {@link FamilyGrantError}.
+ * @example
+ * ```ts
+ * import { FamilyGrantError, type FamilyGrantErrorDetails } from '@agent-core/kits/family'
+ * function refusedGrant(error: unknown): FamilyGrantErrorDetails | undefined {
+ *   return FamilyGrantError.isInstance(error) ? error.details : undefined
+ * }
+ * ```
+ */
 export interface FamilyGrantErrorDetails extends ErrorDetails {
   /** Where the child asked for it, as the caller wrote it: `"children[1].tools[0]"`. */
   readonly field: string
@@ -36,9 +45,20 @@ export class FamilyGrantError extends AgentCoreError<FamilyGrantErrorDetails> {
   }
 }
 
-/** Details of a {@link FamilyChildError}. */
+/**
+ * Details of a {@link FamilyChildError}.
+ * @example
+ * ```ts
+ * import { FamilyChildError, type FamilyChildErrorDetails } from '@agent-core/kits/family'
+ * function incompleteChild(error: unknown): FamilyChildErrorDetails | undefined {
+ *   return FamilyChildError.isInstance(error) ? error.details : undefined
+ * }
+ * ```
+ */
 export interface FamilyChildErrorDetails extends ErrorDetails {
+  /** The child whose run ended without an answer. */
   readonly childId: string
+  /** The member that ran it. */
   readonly member: string
   /** How the child's agent run ended: `turn-limit`, `token-limit` or `suspended`. */
   readonly reason: string

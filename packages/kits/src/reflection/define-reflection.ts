@@ -35,7 +35,14 @@ import type { ReflectionRound } from './reflection-round.js'
 import type { ReflectionStepName } from './reflection-step-error.js'
 import { type ReflectionVerdict, reflectionVerdictOutput } from './verdict.js'
 
-/** Default cap on rounds (drafts reviewed) per run. */
+/**
+ * Default cap on rounds (drafts reviewed) per run.
+ * @example
+ * ```ts
+ * import { DEFAULT_MAX_ROUNDS } from '@agent-core/kits/reflection'
+ * const maxRounds = DEFAULT_MAX_ROUNDS + 2
+ * ```
+ */
 export const DEFAULT_MAX_ROUNDS = 3
 
 /**
@@ -155,7 +162,11 @@ export type ReflectionResult =
  * A reflection built by {@link defineReflection}.
  * @example
  * ```ts
- * const result = await reflection.run({ prompt: 'Summarize the incident report.' }, { attemptBudget })
+ * import type { AttemptBudget } from '@agent-core/core'
+ * import type { Reflection, ReflectionResult } from '@agent-core/kits/reflection'
+ * async function summarize(reflection: Reflection, attemptBudget: AttemptBudget): Promise<ReflectionResult> {
+ *   return reflection.run({ prompt: 'Summarize the incident report.' }, { attemptBudget })
+ * }
  * ```
  */
 export interface Reflection<App = unknown> {

@@ -48,7 +48,20 @@ export interface ReflectionPrompts {
   readonly revise?: ((input: ReflectionPromptInput) => readonly ChatMessage[]) | undefined
 }
 
-/** The system text of the default critique. */
+/**
+ * The system text of the default critique.
+ * @example
+ * ```ts
+ * import { CRITIC_SYSTEM, type ReflectionPrompts } from '@agent-core/kits/reflection'
+ * const prompts: ReflectionPrompts = {
+ *   critique: ({ task, draft }) => [
+ *     { role: 'system', content: `${CRITIC_SYSTEM} Be strict about dates.` },
+ *     ...task,
+ *     { role: 'user', content: `Draft:\n${draft}` },
+ *   ],
+ * }
+ * ```
+ */
 export const CRITIC_SYSTEM =
   'You are a careful reviewer. You check a draft against its task and, when given, its criteria. Accept the draft when it fully does what the task asks. Otherwise ask for a revision and list every problem as one concrete, actionable issue. Do not rewrite the draft yourself.'
 

@@ -11,9 +11,20 @@ import { AgentCoreError, type ErrorDetails } from '@agent-core/core'
  */
 export type ReflectionStepName = 'drafter' | 'critic' | 'reviser'
 
-/** Details of a {@link ReflectionStepError}. */
+/**
+ * Details of a {@link ReflectionStepError}.
+ * @example
+ * ```ts
+ * import { ReflectionStepError, type ReflectionStepErrorDetails } from '@agent-core/kits/reflection'
+ * function incompleteStep(error: unknown): ReflectionStepErrorDetails | undefined {
+ *   return ReflectionStepError.isInstance(error) ? error.details : undefined
+ * }
+ * ```
+ */
 export interface ReflectionStepErrorDetails extends ErrorDetails {
+  /** The step whose agent run ended without an answer. */
   readonly step: ReflectionStepName
+  /** The round it was in, from 1. */
   readonly round: number
   /** How the step's agent run ended: `turn-limit`, `token-limit` or `suspended`. */
   readonly reason: string
