@@ -13,7 +13,7 @@
  *
  * @module
  */
-export { AttemptBudget, type AttemptTicket } from './attempt-budget.js'
+export { AttemptBudget, type AttemptRange, type AttemptTicket } from './attempt-budget.js'
 export * from './chat.js'
 export {
   childContext,

@@ -118,6 +118,8 @@ export interface BudgetErrorDetails extends ErrorDetails {
   readonly limit?: number
   readonly used?: number
   readonly label?: string | undefined
+  /** How much was asked for at once, when more than one unit was ({@link AttemptBudget.takeMany}). */
+  readonly requested?: number
 }
 
 /**
