@@ -1,0 +1,138 @@
+import {
+  assertNotThenable,
+  describeValue,
+  InvalidDefinitionError,
+  InvalidOutputError,
+  type JsonSchemaValidator,
+  type RegistryPolicy,
+} from '@agent-core/core'
+import { compileJsonSchema, defineModelTool, type ModelTool, TOOL_ID_PATTERN } from '@agent-core/core/tools'
+import type { ToolTemplateProvider } from '../tool-call-outcome.js'
+import { LIFECYCLE_HOOKS, type ToolLifecycle } from '../tool-lifecycle.js'
+import type { ToolLifecycleRegistryPolicy } from '../tool-lifecycle-registry.js'
+
+type AnyLifecycle = ToolLifecycle<unknown, unknown, unknown>
+type Hook = (this: unknown, ...args: never[]) => unknown
+type HookName = (typeof LIFECYCLE_HOOKS)[number]
+
+/** A lifecycle as read once at registration: fields checked, hooks and receiver fixed. */
+export interface Entry {
+  readonly id: string
+  readonly tool: ModelTool<unknown, unknown, unknown>
+  readonly receiver: unknown
+  readonly timeoutMs: number | undefined
+  readonly validator: JsonSchemaValidator
+  readonly hooks: Partial<Record<HookName, Hook>>
+}
+
+const compiled = new WeakMap<object, Entry>()
+
+const MAX_TIMEOUT_MS = 2_147_483_647
+
+export function timeoutProblem(value: unknown): string | undefined {
+  if (value === undefined) return undefined
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1 || value > MAX_TIMEOUT_MS)
+    return `must be a safe integer from 1 to ${MAX_TIMEOUT_MS} (ms), but got ${describeValue(value)}`
+  return undefined
+}
+
+export function compileLifecycle(definition: AnyLifecycle): Entry {
+  const hit = compiled.get(definition)
+  if (hit) return hit
+  const { id, tool, receiver, timeoutMs } = definition
+  const fail = (field: string, problem: string, value: unknown): never => {
+    throw new InvalidDefinitionError(`Tool lifecycle "${id}": ${field} ${problem}.`, {
+      details: { id, field, received: describeValue(value) },
+    })
+  }
+  if (typeof tool !== 'object' || tool === null)
+    fail('tool', 'must be a core ModelTool (defineModelTool)', tool)
+  defineModelTool(tool)
+  if (tool.id !== id)
+    fail('id', `must equal its tool's id "${tool.id}" (a call selects its lifecycle by the tool id)`, id)
+  if (
+    receiver !== undefined &&
+    (typeof receiver !== 'object' || receiver === null) &&
+    typeof receiver !== 'function'
+  )
+    fail('receiver', 'must be an object (the `this` of the hooks) or be left out', receiver)
+  const timeout = timeoutProblem(timeoutMs)
+  if (timeout !== undefined) fail('timeoutMs', timeout, timeoutMs)
+  const hooks: Partial<Record<HookName, Hook>> = {}
+  for (const name of LIFECYCLE_HOOKS) {
+    const hook = (definition as unknown as Record<string, unknown>)[name]
+    if (hook === undefined) continue
+    if (typeof hook !== 'function') fail(name, 'must be a function or be left out', hook)
+    hooks[name] = hook as Hook
+  }
+  const entry: Entry = {
+    id,
+    tool: tool as ModelTool<unknown, unknown, unknown>,
+    receiver: receiver ?? definition,
+    timeoutMs,
+    validator: compileJsonSchema(tool.inputSchema, `Tool "${id}" inputSchema`),
+    hooks,
+  }
+  compiled.set(definition, entry)
+  return entry
+}
+
+export function readTemplates(value: unknown): readonly ToolTemplateProvider[] {
+  if (value === undefined) return []
+  if (!Array.isArray(value)) {
+    throw new InvalidDefinitionError(
+      `policy.templates must be an array of template providers, but got ${describeValue(value)}.`,
+      { details: { field: 'templates', received: describeValue(value) } },
+    )
+  }
+  value.forEach((provider: unknown, index) => {
+    const ok =
+      typeof provider === 'function' ||
+      (typeof provider === 'object' &&
+        provider !== null &&
+        typeof (provider as { template?: unknown }).template === 'function')
+    if (!ok) {
+      throw new InvalidDefinitionError(
+        `policy.templates[${index}] must be a function or an object with a template method, but got ${describeValue(provider)}.`,
+        { details: { field: `templates[${index}]`, received: describeValue(provider) } },
+      )
+    }
+  })
+  return Object.freeze([...value])
+}
+
+export function composePolicy<App>(policy: ToolLifecycleRegistryPolicy<App>): RegistryPolicy<AnyLifecycle> {
+  if (typeof policy !== 'object' || policy === null) {
+    throw new InvalidDefinitionError(
+      `A tool lifecycle registry policy must be an object, but got ${describeValue(policy)}.`,
+      { details: { field: 'policy', received: describeValue(policy) } },
+    )
+  }
+  const own = policy.assertDefinition
+  if (own !== undefined && typeof own !== 'function') {
+    throw new InvalidDefinitionError(
+      `policy.assertDefinition must be a function, but got ${describeValue(own)}.`,
+      { details: { field: 'assertDefinition', received: describeValue(own) } },
+    )
+  }
+  return {
+    ...policy,
+    kind: policy.kind ?? 'tool',
+    idPattern: policy.idPattern ?? TOOL_ID_PATTERN,
+    assertDefinition: (definition) => {
+      compileLifecycle(definition)
+      if (own) Reflect.apply(own, policy, [definition])
+    },
+  }
+}
+
+/** Calls a hook that must return nothing, on its receiver. */
+export function callVoidHook(hook: Hook, receiver: unknown, args: readonly unknown[], name: string): void {
+  const result = assertNotThenable(Reflect.apply(hook, receiver, args), name)
+  if (result !== undefined) {
+    throw new InvalidOutputError(
+      `${name} must return nothing, but returned ${describeValue(result)}. Return nothing to let the call through and throw to stop it.`,
+      { details: { hook: name, received: describeValue(result) } },
+    )
+  }
+}

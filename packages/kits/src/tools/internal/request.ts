@@ -1,0 +1,96 @@
+import { describeValue, InvalidInputError } from '@agent-core/core'
+import { isJournal, type ToolCallJournal } from '../tool-call-journal.js'
+import type { FailedToolCall, ToolCallState } from '../tool-call-state.js'
+import type { ToolDecision } from '../tool-decision.js'
+import type { ToolCallRequest, ToolRunOptions } from '../tool-lifecycle-registry.js'
+import { canonicalJson, type JsonValue, jsonProblem } from './json.js'
+import { timeoutProblem } from './lifecycle-entry.js'
+
+/** The parsed start of one pass through the lifecycle. */
+export interface PassStart {
+  readonly toolCallId: string
+  readonly invocationId: string
+  readonly toolId: string
+  readonly runId: string | undefined
+  readonly timeoutMs: number | undefined
+  /** The input, or why the raw arguments could not be parsed. */
+  readonly input:
+    | { readonly ok: true; readonly value: JsonValue }
+    | { readonly ok: false; readonly raw: string }
+  /** Present when a pending call is resumed. */
+  readonly decision: ToolDecision | undefined
+}
+
+export function fingerprint(input: PassStart['input']): string {
+  return input.ok ? canonicalJson(input.value) : `raw:${input.raw}`
+}
+
+export function stateFingerprint(state: ToolCallState): string {
+  return state.input !== undefined
+    ? canonicalJson(state.input)
+    : `raw:${(state as FailedToolCall).arguments ?? ''}`
+}
+
+/** Reads a run request strictly; a malformed request is the caller's mistake and is thrown. */
+export function readRequest(request: unknown): Omit<PassStart, 'invocationId' | 'decision'> {
+  if (typeof request !== 'object' || request === null) {
+    throw new InvalidInputError(
+      `A tool call request must be an object { toolCallId, toolId, input }, but got ${describeValue(request)}.`,
+      { details: { field: 'request', received: describeValue(request) } },
+    )
+  }
+  const { toolCallId, toolId, input, arguments: raw, runId, timeoutMs } = request as ToolCallRequest
+  const bad = (field: string, problem: string, value: unknown): never => {
+    throw new InvalidInputError(`request.${field} ${problem}.`, {
+      details: { field: `request.${field}`, received: describeValue(value) },
+    })
+  }
+  if (typeof toolCallId !== 'string' || toolCallId.length === 0)
+    bad('toolCallId', `must be a non-empty string, but got ${describeValue(toolCallId)}`, toolCallId)
+  if (typeof toolId !== 'string' || toolId.length === 0)
+    bad('toolId', `must be a non-empty string, but got ${describeValue(toolId)}`, toolId)
+  if (runId !== undefined && (typeof runId !== 'string' || runId.length === 0))
+    bad('runId', `must be a non-empty string when given, but got ${describeValue(runId)}`, runId)
+  const timeout = timeoutProblem(timeoutMs)
+  if (timeout !== undefined) bad('timeoutMs', timeout, timeoutMs)
+  let parsed: PassStart['input']
+  if (raw !== undefined) {
+    if (input !== undefined) bad('arguments', 'cannot be given together with input; give one of them', raw)
+    if (typeof raw !== 'string')
+      bad('arguments', `must be the JSON text of the input, but got ${describeValue(raw)}`, raw)
+    try {
+      const value: unknown = JSON.parse(raw)
+      parsed = jsonProblem(value) === undefined ? { ok: true, value: value as JsonValue } : { ok: false, raw }
+    } catch {
+      parsed = { ok: false, raw }
+    }
+  } else {
+    if (input === undefined) bad('input', 'is missing; give the input (or the raw arguments text)', input)
+    const problem = jsonProblem(input, 'request.input')
+    if (problem !== undefined) {
+      throw new InvalidInputError(
+        `request.input must be plain JSON (what a model sends and a pending call stores), but ${problem}.`,
+        { details: { field: 'request.input', received: describeValue(input) } },
+      )
+    }
+    parsed = { ok: true, value: input as JsonValue }
+  }
+  return { toolCallId, toolId, runId, timeoutMs, input: parsed }
+}
+
+export function readOptions(options: unknown): ToolCallJournal | undefined {
+  if (options === undefined) return undefined
+  if (typeof options !== 'object' || options === null) {
+    throw new InvalidInputError(`options must be an object { journal }, but got ${describeValue(options)}.`, {
+      details: { field: 'options', received: describeValue(options) },
+    })
+  }
+  const { journal } = options as ToolRunOptions
+  if (journal !== undefined && !isJournal(journal)) {
+    throw new InvalidInputError(
+      `options.journal must be a ToolCallJournal (new ToolCallJournal()), but got ${describeValue(journal)}.`,
+      { details: { field: 'options.journal', received: describeValue(journal) } },
+    )
+  }
+  return journal
+}

@@ -1,0 +1,827 @@
+import {
+  assertNotThenable,
+  ConflictError,
+  createOperationContext,
+  deadlineSignal,
+  describeValue,
+  InvalidDefinitionError,
+  InvalidInputError,
+  InvalidOutputError,
+  type OperationContext,
+  type OperationContextInit,
+  Registry,
+  type RegistryPolicy,
+  raceSignal,
+  throwIfAborted,
+  UnauthorizedError,
+  UnknownIdError,
+} from '@agent-core/core'
+import {
+  createInvocationId,
+  invokeModelTool,
+  type ModelTool,
+  type ToolInvocation,
+} from '@agent-core/core/tools'
+import { defaultMessage, errorText } from './internal/default-message.js'
+import { canonicalJson, copyJson, type JsonValue, jsonProblem } from './internal/json.js'
+import {
+  callVoidHook,
+  compileLifecycle,
+  composePolicy,
+  type Entry,
+  readTemplates,
+  timeoutProblem,
+} from './internal/lifecycle-entry.js'
+import {
+  fingerprint,
+  type PassStart,
+  readOptions,
+  readRequest,
+  stateFingerprint,
+} from './internal/request.js'
+import {
+  classify,
+  endSpan,
+  errorRecord,
+  failed,
+  failedIdentity,
+  freezeView,
+  identity,
+  readTemplate,
+  replayOutcome,
+  type Settlement,
+  templateInput,
+} from './internal/settlement.js'
+import { recordState, runningCalls, type ToolCallJournal } from './tool-call-journal.js'
+import type {
+  ToolCallOutcome,
+  ToolCallView,
+  ToolTemplateInput,
+  ToolTemplateProvider,
+} from './tool-call-outcome.js'
+import {
+  assertDecisionKeys,
+  type DecisionKey,
+  importKeys,
+  signToolCall,
+  verifyToolCallSignature,
+} from './tool-call-signature.js'
+import {
+  assertToolCallState,
+  type PendingToolCall,
+  type ToolCallMessage,
+  type ToolCallRecord,
+  type ToolCallState,
+  type ToolLifecyclePhase,
+} from './tool-call-state.js'
+import { assertDecision, type ToolDecision } from './tool-decision.js'
+import type { ToolLifecycle } from './tool-lifecycle.js'
+
+/** What one pass learns as it goes, read by the phases after the settlement (render, finalize). */
+interface Pass<App> {
+  readonly start: PassStart
+  /** The context hooks get: the caller's, with the span's diagnostics. */
+  readonly context: OperationContext<App>
+  participants: readonly Entry[]
+  view: ToolCallView | undefined
+  selected: Entry | undefined
+}
+
+/** Marks the start of a phase inside the pass's span. */
+function enterPhase(context: OperationContext<unknown>, phase: ToolLifecyclePhase): void {
+  if (context.diagnostics.enabled) context.diagnostics.emit('phase-enter', { phase })
+}
+
+/** Refuses a tool-call id that the request already used for another tool or input. */
+function sameCall(
+  toolCallId: string,
+  toolId: string,
+  print: string,
+  seenToolId: string,
+  seenPrint: string,
+): void {
+  if (seenToolId !== toolId || seenPrint !== print) {
+    throw new ConflictError(
+      `Tool call "${toolCallId}" was already seen in this request with ${seenToolId === toolId ? 'another input' : `tool "${seenToolId}"`}. A tool-call id names one call; give a new call a new id.`,
+      { details: { toolCallId, toolId, recordedToolId: seenToolId } },
+    )
+  }
+}
+
+/**
+ * How a {@link ToolLifecycleRegistry} checks its lifecycles (the core registry policy: `kind`, default
+ * `"tool"`; `idPattern`, default core's `TOOL_ID_PATTERN`; `assertDefinition`; `errors`) and what it
+ * adds around every call.
+ * @example
+ * ```ts
+ * import type { ToolLifecycleRegistryPolicy } from '@agent-core/kits/tools'
+ * const policy: ToolLifecycleRegistryPolicy = { timeoutMs: 30_000, decisionKeys: [process.env.DECISION_KEY ?? 'a-development-secret-of-32-chars!'] }
+ * ```
+ */
+export interface ToolLifecycleRegistryPolicy<App = unknown>
+  extends RegistryPolicy<ToolLifecycle<unknown, unknown, App>> {
+  /**
+   * Template providers asked, in order, after the selected tool's own `template` and before the default
+   * text, for what the model reads about a settled call. A falsy answer passes to the next one.
+   */
+  readonly templates?: readonly ToolTemplateProvider<App>[] | undefined
+  /** Default time limit of every execution in ms (a lifecycle's or a request's `timeoutMs` wins). */
+  readonly timeoutMs?: number | undefined
+  /**
+   * Keys for decision signatures, current first. When set, every pending call carries a `signature`
+   * (made with the first key) and `resume` refuses a decision whose `signature` no key verifies.
+   */
+  readonly decisionKeys?: readonly DecisionKey[] | undefined
+}
+
+/**
+ * One tool call to run through the lifecycle: the call's id, the tool it selects and its input, either
+ * parsed (`input`) or as the raw argument text a model produced (`arguments`, parsed in the protocol phase,
+ * so malformed JSON becomes a failed outcome the model can read).
+ * @example
+ * ```ts
+ * import type { ToolCallRequest } from '@agent-core/kits/tools'
+ * const fromModel = (call: { id: string; name: string; arguments: string }): ToolCallRequest =>
+ *   ({ toolCallId: call.id, toolId: call.name, arguments: call.arguments, runId: 'run_1' })
+ * ```
+ */
+export interface ToolCallRequest {
+  readonly toolCallId: string
+  readonly toolId: string
+  /** The input as a JSON value. Give `input` or `arguments`, not both. */
+  readonly input?: unknown
+  /** The input as JSON text. */
+  readonly arguments?: string | undefined
+  /** The run the call belongs to; stored in pending calls and bound by signatures. */
+  readonly runId?: string | undefined
+  /** A time limit for this call's execution in ms (overrides the lifecycle's and the registry's). */
+  readonly timeoutMs?: number | undefined
+}
+
+/**
+ * Options of {@link ToolLifecycleRegistry.run} and {@link ToolLifecycleRegistry.resume}.
+ * @example
+ * ```ts
+ * import { ToolCallJournal, type ToolRunOptions } from '@agent-core/kits/tools'
+ * const options: ToolRunOptions = { journal: new ToolCallJournal() }
+ * ```
+ */
+export interface ToolRunOptions {
+  /** The request's journal: repeated tool-call ids are answered from it instead of running again. */
+  readonly journal?: ToolCallJournal | undefined
+}
+
+/**
+ * The one lifecycle every tool call goes through: a sealed-or-staged registry of {@link ToolLifecycle}
+ * blocks (the core registry contract) that runs calls in the real order: global check, authorization,
+ * resume or execution, completion, finalization. It owns approvals: a call that needs a person becomes a
+ * plain-JSON {@link PendingToolCall}, resumed later (in this process or another) with a
+ * {@link ToolDecision}. Execution is core's `invokeModelTool`, with the invocation id core allocated.
+ *
+ * `run` and `resume` resolve to a {@link ToolCallOutcome} for everything the call itself does (completed,
+ * pending, rejected or failed: a throwing tool, a throwing hook, a hook that broke its contract, a bad
+ * input, an unknown tool, a cancellation or a timeout); they reject only when the request itself is
+ * malformed, or a decision is forged or contradicts what already happened.
+ *
+ * Each pass is one diagnostic span `tool-call` (one `tool-call-start`, one `tool-call-end`) with a
+ * `phase-enter` event per phase inside it.
+ *
+ * @example
+ * ```ts
+ * import { createOperationContext } from '@agent-core/core'
+ * import { defineModelTool } from '@agent-core/core/tools'
+ * import { ApprovalRequiredError, ToolLifecycleRegistry } from '@agent-core/kits/tools'
+ * const refund = defineModelTool<{ amount: number }, string>({
+ *   id: 'refund', description: 'Refunds an order',
+ *   inputSchema: { type: 'object', required: ['amount'], properties: { amount: { type: 'number' } } },
+ *   execute: ({ amount }) => `refunded ${amount}`,
+ * })
+ * const tools = ToolLifecycleRegistry.create([
+ *   { id: 'refund', tool: refund, authorize: (call) => { if ((call.input as { amount: number }).amount > 100) throw new ApprovalRequiredError('Large refund.') } },
+ * ])
+ * const outcome = await tools.run({ toolCallId: 'call_1', toolId: 'refund', input: { amount: 250 } }, createOperationContext())
+ * if (outcome.status === 'pending') {
+ *   const resumed = await tools.resume(outcome.record, { type: 'approve', toolCallId: 'call_1', by: 'person' }, createOperationContext())
+ * }
+ * ```
+ */
+export class ToolLifecycleRegistry<App = unknown> {
+  readonly #registry: Registry<ToolLifecycle<unknown, unknown, App>>
+  readonly #templates: readonly ToolTemplateProvider[]
+  readonly #timeoutMs: number | undefined
+  readonly #keys: readonly DecisionKey[] | undefined
+  #cryptoKeys: Promise<CryptoKey[]> | undefined
+  #participants: readonly Entry[] | undefined
+
+  /**
+   * An empty, unsealed registry (the staged form: `new ToolLifecycleRegistry(policy).registerAll(lifecycles).seal()`).
+   * @throws `InvalidDefinitionError` for a malformed policy
+   */
+  constructor(policy: ToolLifecycleRegistryPolicy<App> = {}) {
+    this.#registry = new Registry(composePolicy(policy))
+    this.#templates = readTemplates(policy.templates)
+    const timeout = timeoutProblem(policy.timeoutMs)
+    if (timeout !== undefined) {
+      throw new InvalidDefinitionError(`policy.timeoutMs ${timeout}.`, {
+        details: { field: 'timeoutMs', received: describeValue(policy.timeoutMs) },
+      })
+    }
+    this.#timeoutMs = policy.timeoutMs
+    if (policy.decisionKeys !== undefined) {
+      try {
+        assertDecisionKeys(policy.decisionKeys, 'policy.decisionKeys')
+      } catch (error) {
+        const { message, details } = error as InvalidInputError
+        throw new InvalidDefinitionError(message, { details, cause: error })
+      }
+      this.#keys = Object.freeze([...policy.decisionKeys])
+    }
+  }
+
+  /**
+   * Builds, fills and seals a registry in one step.
+   * @example
+   * ```ts
+   * import { ToolLifecycleRegistry } from '@agent-core/kits/tools'
+   * const tools = ToolLifecycleRegistry.create([{ id: 'add', tool: addTool }], { timeoutMs: 10_000 })
+   * ```
+   */
+  static create<App = unknown>(
+    definitions: Iterable<ToolLifecycle<unknown, unknown, App>>,
+    policy: ToolLifecycleRegistryPolicy<App> = {},
+  ): ToolLifecycleRegistry<App> {
+    return new ToolLifecycleRegistry<App>(policy).registerAll(definitions).seal()
+  }
+
+  /** True after {@link ToolLifecycleRegistry.seal}. */
+  get sealed(): boolean {
+    return this.#registry.sealed
+  }
+
+  /** Number of registered lifecycles. */
+  get size(): number {
+    return this.#registry.size
+  }
+
+  /** Registers one lifecycle (see {@link ToolLifecycleRegistry.registerAll}). */
+  register(definition: ToolLifecycle<unknown, unknown, App>): this {
+    return this.registerAll([definition])
+  }
+
+  /**
+   * Registers lifecycles atomically, in order, with core's registry checks (sealed, shape, id pattern,
+   * duplicate) and then the lifecycle's own: `tool` is a valid core tool whose id is the lifecycle's,
+   * hooks are functions, `receiver` an object, `timeoutMs` a positive safe integer.
+   * @throws `InvalidDefinitionError`, `InvalidIdError`, `DuplicateIdError`, `RegistrySealedError`
+   */
+  registerAll(definitions: Iterable<ToolLifecycle<unknown, unknown, App>>): this {
+    this.#registry.registerAll(definitions)
+    this.#participants = undefined
+    return this
+  }
+
+  /** Forbids further registration. Idempotent. */
+  seal(): this {
+    this.#registry.seal()
+    return this
+  }
+
+  /** Registered tool ids in registration order. */
+  ids(): readonly string[] {
+    return this.#registry.ids()
+  }
+
+  /** True when a lifecycle is registered for this tool id. */
+  has(id: string): boolean {
+    return this.#registry.has(id)
+  }
+
+  /** The lifecycle of this tool id, or `undefined`. */
+  get(id: string): ToolLifecycle<unknown, unknown, App> | undefined {
+    return this.#registry.get(id)
+  }
+
+  /**
+   * The lifecycle of this tool id.
+   * @throws `UnknownIdError` listing the known ids
+   */
+  require(id: string): ToolLifecycle<unknown, unknown, App> {
+    return this.#registry.require(id)
+  }
+
+  /** `[id, lifecycle]` pairs in registration order. */
+  entries(): readonly (readonly [string, ToolLifecycle<unknown, unknown, App>])[] {
+    return this.#registry.entries()
+  }
+
+  /** Lifecycles in registration order. */
+  values(): readonly ToolLifecycle<unknown, unknown, App>[] {
+    return this.#registry.values()
+  }
+
+  /** The core tools, in registration order (what to offer a model). */
+  tools(): readonly ModelTool<unknown, unknown, App>[] {
+    return this.#registry.values().map((definition) => definition.tool)
+  }
+
+  /**
+   * Checks a decision (see the standalone {@link assertDecision}) and returns it, typed.
+   * @throws `InvalidInputError` naming the offending field
+   * @example
+   * ```ts
+   * const decision = tools.assertDecision(JSON.parse(requestBody))
+   * ```
+   */
+  assertDecision(value: unknown): ToolDecision {
+    assertDecision(value)
+    return value
+  }
+
+  /**
+   * Runs one fresh call through the lifecycle. With a `journal`, a tool-call id already in it is answered
+   * from it (a settled call is never run again, a pending one stays pending), and concurrent calls with
+   * the same id share one pass.
+   * @throws `InvalidInputError` for a malformed request, context or options; `ConflictError` when the
+   *   journal holds the tool-call id with another tool or input
+   */
+  run(
+    request: ToolCallRequest,
+    context: OperationContext<App> | OperationContextInit<App> = {},
+    options?: ToolRunOptions,
+  ): Promise<ToolCallOutcome> {
+    try {
+      const parsed = readRequest(request)
+      const ctx = createOperationContext<App>(context as OperationContextInit<App>)
+      const journal = readOptions(options)
+      if (journal) {
+        const shared = this.#shared(journal, parsed.toolCallId, parsed.toolId, fingerprint(parsed.input))
+        if (shared) return shared
+      }
+      const start: PassStart = { ...parsed, invocationId: createInvocationId(), decision: undefined }
+      return journal ? this.#track(journal, start, ctx) : this.#pass(start, ctx)
+    } catch (error) {
+      return Promise.reject(error)
+    }
+  }
+
+  /**
+   * Resumes a stored call with a decision. A pending call runs its resumed pass (global check, then the
+   * decision: an approval runs `resume`, the tool, `complete`; a rejection settles it), with the
+   * `invocationId` it was given when it first arrived. A settled record (or a call the journal already
+   * settled) is returned as it is and never runs again, provided the decision agrees with it.
+   * @param state - a {@link ToolCallState} read back from JSON, checked with {@link assertToolCallState}
+   * @param decision - checked with {@link assertDecision}; its `toolCallId` must be the state's
+   * @throws `InvalidInputError` for a malformed state, decision, context or options;
+   *   `UnauthorizedError` when the registry has `decisionKeys` and the decision's signature is missing or
+   *   does not verify, or the decision is signed and the registry has no keys; `ConflictError` when the
+   *   decision contradicts how the call already settled
+   */
+  async resume(
+    state: ToolCallState,
+    decision: ToolDecision,
+    context: OperationContext<App> | OperationContextInit<App> = {},
+    options?: ToolRunOptions,
+  ): Promise<ToolCallOutcome> {
+    assertToolCallState(state)
+    assertDecision(decision)
+    if (decision.toolCallId !== state.toolCallId) {
+      throw new InvalidInputError(
+        `The decision answers tool call "${decision.toolCallId}", but the state is tool call "${state.toolCallId}". Resume each call with its own decision (decisions are keyed by tool-call id).`,
+        { details: { field: 'decision.toolCallId', received: describeValue(decision.toolCallId) } },
+      )
+    }
+    const ctx = createOperationContext<App>(context as OperationContextInit<App>)
+    const journal = readOptions(options)
+    if (this.#keys) await this.#verify(state, decision)
+    else if (decision.signature !== undefined) {
+      throw new UnauthorizedError(
+        `The decision for tool call "${decision.toolCallId}" is signed, but this registry has no decisionKeys to verify it. Give the registry that resumes calls the same decisionKeys as the one that made them.`,
+        { details: { toolCallId: decision.toolCallId, field: 'decision.signature' } },
+      )
+    }
+    if (state.status !== 'pending') return this.#replay(copyJson(state as never) as ToolCallRecord, decision)
+    const pending = copyJson(state as never) as PendingToolCall
+    if (journal) {
+      const print = canonicalJson(pending.input)
+      // Wait for any pass of this call that is running now (a concurrent resume, or the first pass still
+      // settling); afterwards the journal says whether it is still pending.
+      for (let busy = runningCalls(journal).get(pending.toolCallId); busy; ) {
+        sameCall(pending.toolCallId, pending.toolId, print, busy.toolId, busy.fingerprint)
+        await busy.outcome.catch(() => undefined)
+        busy = runningCalls(journal).get(pending.toolCallId)
+      }
+      const recorded = journal.find(pending.toolCallId)
+      if (recorded !== undefined && recorded.invocationId === pending.invocationId) {
+        sameCall(pending.toolCallId, pending.toolId, print, recorded.toolId, stateFingerprint(recorded))
+        if (recorded.status !== 'pending') return this.#replay(recorded, decision)
+      }
+      recordState(journal, pending)
+    }
+    const start: PassStart = {
+      toolCallId: pending.toolCallId,
+      invocationId: pending.invocationId,
+      toolId: pending.toolId,
+      runId: pending.runId,
+      timeoutMs: undefined,
+      input: { ok: true, value: pending.input },
+      decision,
+    }
+    return journal ? this.#track(journal, start, ctx) : this.#pass(start, ctx)
+  }
+
+  /** An outcome from the journal for a repeated tool-call id, or `undefined` when it is new there. */
+  #shared(
+    journal: ToolCallJournal,
+    toolCallId: string,
+    toolId: string,
+    print: string,
+  ): Promise<ToolCallOutcome> | undefined {
+    const inFlight = runningCalls(journal).get(toolCallId)
+    if (inFlight) {
+      sameCall(toolCallId, toolId, print, inFlight.toolId, inFlight.fingerprint)
+      return inFlight.outcome.then((outcome) => Object.freeze({ ...outcome, replayed: true }))
+    }
+    const recorded = journal.find(toolCallId)
+    if (recorded === undefined) return undefined
+    sameCall(toolCallId, toolId, print, recorded.toolId, stateFingerprint(recorded))
+    return Promise.resolve(replayOutcome(recorded))
+  }
+
+  /** Runs a pass, registering it in the journal while it runs and recording its state when it ends. */
+  async #track(
+    journal: ToolCallJournal,
+    start: PassStart,
+    context: OperationContext<App>,
+  ): Promise<ToolCallOutcome> {
+    const calls = runningCalls(journal)
+    // Registered before the pass starts, so even a tool that re-enters the registry sees the call running.
+    const outcome = Promise.resolve().then(() => this.#pass(start, context))
+    const entry = { fingerprint: fingerprint(start.input), toolId: start.toolId, outcome }
+    calls.set(start.toolCallId, entry)
+    try {
+      const settled = await outcome
+      recordState(journal, settled.record)
+      return settled
+    } finally {
+      if (calls.get(start.toolCallId) === entry) calls.delete(start.toolCallId)
+    }
+  }
+
+  async #verify(state: ToolCallState, decision: ToolDecision): Promise<void> {
+    this.#cryptoKeys ??= importKeys(this.#keys, 'policy.decisionKeys')
+    const keys = await this.#cryptoKeys
+    const call = { ...state, input: state.input ?? null }
+    if (decision.signature === undefined) {
+      throw new UnauthorizedError(
+        `The decision for tool call "${decision.toolCallId}" is not signed, but this registry requires signed decisions. Send the pending call's signature back with the decision.`,
+        { details: { toolCallId: decision.toolCallId, field: 'decision.signature' } },
+      )
+    }
+    if (!(await verifyToolCallSignature(call, decision.signature, keys))) {
+      throw new UnauthorizedError(
+        `The signature of the decision for tool call "${decision.toolCallId}" does not match the call (its run, id, invocation, tool and input). The decision was made for another call, or the call was changed after it was signed; ask for a new decision.`,
+        { details: { toolCallId: decision.toolCallId, field: 'decision.signature' } },
+      )
+    }
+  }
+
+  /** A settled record, returned as it is when the decision agrees with it. */
+  #replay(record: ToolCallRecord, decision: ToolDecision): ToolCallOutcome {
+    const contradicts =
+      (record.status === 'completed' && decision.type === 'reject') ||
+      (record.status === 'rejected' && decision.type === 'approve')
+    if (contradicts) {
+      throw new ConflictError(
+        `Tool call "${record.toolCallId}" (invocation "${record.invocationId}") already settled as ${record.status}; a decision to ${decision.type} cannot change that. A settled call never runs again.`,
+        {
+          details: {
+            toolCallId: record.toolCallId,
+            invocationId: record.invocationId,
+            recorded: record.status,
+            received: decision.type,
+          },
+        },
+      )
+    }
+    return replayOutcome(record)
+  }
+
+  /** Lifecycles whose `inspect` or `finalize` run for every call, in registration order. */
+  #everyLifecycle(): readonly Entry[] {
+    if (this.#participants) return this.#participants
+    const entries = this.values().map((definition) => compileLifecycle(definition))
+    if (this.sealed) this.#participants = entries
+    return entries
+  }
+
+  /** One pass: one span, the phases in order, one outcome. */
+  async #pass(start: PassStart, context: OperationContext<App>): Promise<ToolCallOutcome> {
+    const span = context.diagnostics.span('tool-call', {
+      toolId: start.toolId,
+      toolCallId: start.toolCallId,
+      invocationId: start.invocationId,
+      resumed: start.decision !== undefined,
+    })
+    const hookContext: OperationContext<App> = { ...context, diagnostics: span.diagnostics }
+    const pass: Pass<App> = {
+      start,
+      context: hookContext,
+      participants: [],
+      view: undefined,
+      selected: undefined,
+    }
+    let settlement: Settlement
+    try {
+      settlement = await this.#settle(pass)
+    } catch (error) {
+      // #settle turns every error of a hook or the tool into a settlement; this is a last guard.
+      settlement = failed('select', error)
+    }
+    const { participants, selected } = pass
+    const view = pass.view ?? freezeView(start, start.input.ok ? start.input.value : null)
+    let signature: string | undefined
+    if (settlement.status === 'pending' && this.#keys) {
+      try {
+        signature = await signToolCall(identity(start, view.input as JsonValue), this.#keys[0] as DecisionKey)
+      } catch (error) {
+        settlement = failed('authorize', error)
+      }
+    }
+    const finalizeErrors: unknown[] = []
+    const outcome = this.#conclude(start, settlement, view, selected, hookContext, signature, finalizeErrors)
+    if (participants.length > 0) {
+      enterPhase(hookContext, 'finalize')
+      for (const entry of participants) {
+        const hook = entry.hooks.finalize
+        if (!hook) continue
+        try {
+          callVoidHook(hook, entry.receiver, [outcome, hookContext], `tool "${entry.id}" finalize`)
+        } catch (error) {
+          finalizeErrors.push(error)
+          span.diagnostics.emit('finalize-fail', { lifecycleId: entry.id, error: errorText(error) }, 'error')
+        }
+      }
+    }
+    Object.freeze(finalizeErrors)
+    endSpan(span, outcome)
+    return outcome
+  }
+
+  /** Runs the phases up to a settlement. Every error of a hook or the tool becomes a settlement. */
+  async #settle(pass: Pass<App>): Promise<Settlement> {
+    const { start, context } = pass
+    enterPhase(context, 'select')
+    const definition = this.get(start.toolId)
+    if (definition === undefined) {
+      const known = this.ids()
+      const error = new UnknownIdError(
+        `No tool "${start.toolId}" is registered. Known tools: ${known.length ? known.map((k) => `"${k}"`).join(', ') : '(none)'}.`,
+        { details: { id: start.toolId, kind: 'tool', known } },
+      )
+      return failed('select', error)
+    }
+    const selected = compileLifecycle(definition)
+    pass.selected = selected
+    enterPhase(context, 'protocol')
+    if (!start.input.ok) {
+      const error = new InvalidInputError(
+        `The arguments of the call to "${start.toolId}" are not valid JSON. Send the input as a JSON object that matches the tool's input schema.`,
+        { details: { field: 'arguments', received: describeValue(start.input.raw) } },
+      )
+      return failed('protocol', error)
+    }
+    const input = start.input.value
+    const checked = selected.validator.validate(input)
+    if (!checked.ok) {
+      const error = new InvalidInputError(
+        `Input for tool "${start.toolId}" does not match its inputSchema: ${checked.issues.map((i) => `${i.path} ${i.message}`).join('; ')}.`,
+        { details: { field: 'input', issues: checked.issues } },
+      )
+      return failed('protocol', error)
+    }
+    const view = freezeView(start, input)
+    const participants = this.#everyLifecycle()
+    pass.view = view
+    pass.participants = participants
+
+    enterPhase(context, 'inspect')
+    try {
+      throwIfAborted(context.signal, `before the hooks of tool call "${start.toolCallId}"`)
+    } catch (error) {
+      return failed('inspect', error)
+    }
+    for (const entry of participants) {
+      const hook = entry.hooks.inspect
+      if (!hook) continue
+      const name = `tool "${entry.id}" inspect`
+      try {
+        callVoidHook(hook, entry.receiver, [view, context], name)
+      } catch (error) {
+        return classify(error, 'inspect', name)
+      }
+    }
+
+    if (start.decision === undefined) {
+      enterPhase(context, 'authorize')
+      const hook = selected.hooks.authorize
+      if (hook) {
+        const name = `tool "${selected.id}" authorize`
+        try {
+          callVoidHook(hook, selected.receiver, [view, context], name)
+        } catch (error) {
+          return classify(error, 'authorize', name)
+        }
+      }
+    } else {
+      enterPhase(context, 'decision')
+      const decision = start.decision
+      if (decision.type === 'reject') {
+        return {
+          status: 'rejected',
+          rejection: {
+            reason: decision.reason,
+            by: decision.by,
+            ...(decision.instruction === undefined ? {} : { instruction: decision.instruction }),
+          },
+        }
+      }
+      enterPhase(context, 'resume')
+      const hook = selected.hooks.resume
+      if (hook) {
+        const name = `tool "${selected.id}" resume`
+        try {
+          callVoidHook(hook, selected.receiver, [view, context], name)
+        } catch (error) {
+          return classify(error, 'resume', name)
+        }
+      }
+    }
+
+    enterPhase(context, 'execute')
+    let output: unknown
+    try {
+      output = (await this.#execute(selected, view, context, start.timeoutMs)).output
+    } catch (error) {
+      return failed('execute', error)
+    }
+    const problem = output === undefined ? undefined : jsonProblem(output, 'output')
+    if (problem !== undefined) {
+      const error = new InvalidOutputError(
+        `Tool "${selected.id}" returned output that is not plain JSON: ${problem}. A tool that runs through the lifecycle returns JSON (what a model reads and a stored call keeps); convert it in execute.`,
+        { details: { field: 'output', received: describeValue(output) } },
+      )
+      return failed('execute', error)
+    }
+
+    enterPhase(context, 'complete')
+    const complete = selected.hooks.complete
+    if (complete) {
+      const name = `tool "${selected.id}" complete`
+      try {
+        callVoidHook(complete, selected.receiver, [Object.freeze({ call: view, output }), context], name)
+      } catch (error) {
+        return failed('complete', error)
+      }
+    }
+    return { status: 'completed', output }
+  }
+
+  /** Executes through core, within the time limit and the signal; a late result is dropped. */
+  #execute(
+    entry: Entry,
+    view: ToolCallView,
+    context: OperationContext<App>,
+    requestTimeoutMs: number | undefined,
+  ): Promise<ToolInvocation<unknown>> {
+    const timeoutMs = requestTimeoutMs ?? entry.timeoutMs ?? this.#timeoutMs
+    const point = `running tool "${entry.id}"`
+    const options = { invocationId: view.invocationId }
+    if (timeoutMs === undefined) {
+      return raceSignal(invokeModelTool(entry.tool, view.input, context, options), context.signal, point)
+    }
+    const deadline = deadlineSignal(context.signal, timeoutMs, `tool "${entry.id}"`)
+    const running = raceSignal(
+      invokeModelTool(entry.tool, view.input, { ...context, signal: deadline.signal }, options),
+      deadline.signal,
+      point,
+    )
+    running.then(deadline.dispose, deadline.dispose)
+    return running
+  }
+
+  /** Renders the message and builds the record and the (frozen) outcome. */
+  #conclude(
+    start: PassStart,
+    reached: Settlement,
+    view: ToolCallView,
+    selected: Entry | undefined,
+    context: OperationContext<App>,
+    signature: string | undefined,
+    finalizeErrors: readonly unknown[],
+  ): ToolCallOutcome {
+    const base = {
+      toolCallId: start.toolCallId,
+      invocationId: start.invocationId,
+      toolId: start.toolId,
+      replayed: false,
+      finalizeErrors,
+    }
+    let settlement = reached
+    if (settlement.status === 'pending') {
+      const record: PendingToolCall = Object.freeze({
+        status: 'pending',
+        ...identity(start, view.input as JsonValue),
+        waitingFor: 'approval',
+        reason: settlement.reason,
+        ...(signature === undefined ? {} : { signature }),
+      })
+      return Object.freeze({ ...base, status: 'pending', record })
+    }
+    enterPhase(context, 'render')
+    const template = templateInput(settlement, view)
+    let rendered: { content: string; isError: boolean }
+    try {
+      rendered = this.#render(template, selected, context)
+    } catch (error) {
+      if (settlement.status === 'failed') {
+        context.diagnostics.emit('render-fail', { error: errorText(error) }, 'error')
+        rendered = defaultMessage(template)
+      } else {
+        settlement = failed('render', error)
+        rendered = defaultMessage(templateInput(settlement, view))
+      }
+    }
+    const message: ToolCallMessage = Object.freeze({
+      role: 'tool',
+      toolCallId: start.toolCallId,
+      content: rendered.content,
+      isError: rendered.isError,
+    })
+    switch (settlement.status) {
+      case 'completed': {
+        const approvedBy = start.decision?.type === 'approve' ? start.decision.by : undefined
+        const record = Object.freeze({
+          status: 'completed' as const,
+          ...identity(start, view.input as JsonValue),
+          ...(settlement.output === undefined ? {} : { output: copyJson(settlement.output as JsonValue) }),
+          message,
+          ...(approvedBy === undefined ? {} : { approvedBy }),
+        })
+        return Object.freeze({ ...base, status: 'completed', output: settlement.output, message, record })
+      }
+      case 'rejected': {
+        const rejection = Object.freeze({ ...settlement.rejection })
+        const record = Object.freeze({
+          status: 'rejected' as const,
+          ...identity(start, view.input as JsonValue),
+          rejection,
+          message,
+        })
+        return Object.freeze({ ...base, status: 'rejected', rejection, message, record })
+      }
+      default: {
+        const failure = settlement as Extract<Settlement, { status: 'failed' }>
+        const record = Object.freeze({
+          status: 'failed' as const,
+          ...failedIdentity(start),
+          phase: failure.phase,
+          error: Object.freeze(errorRecord(failure.error)),
+          message,
+        })
+        return Object.freeze({
+          ...base,
+          status: 'failed',
+          error: failure.error,
+          phase: failure.phase,
+          message,
+          record,
+        })
+      }
+    }
+  }
+
+  /** The selected tool's template, then the registry's providers, then the default text. */
+  #render(
+    input: ToolTemplateInput,
+    selected: Entry | undefined,
+    context: OperationContext<App>,
+  ): { content: string; isError: boolean } {
+    const ask = (answer: unknown, name: string) => readTemplate(assertNotThenable(answer, name), name, input)
+    const own = selected?.hooks.template
+    if (own) {
+      const name = `tool "${selected.id}" template`
+      const rendered = ask(Reflect.apply(own, selected.receiver, [input, context]), name)
+      if (rendered) return rendered
+    }
+    for (const [index, provider] of this.#templates.entries()) {
+      const name = `policy.templates[${index}]`
+      const answer =
+        typeof provider === 'function'
+          ? Reflect.apply(provider, undefined, [input, context])
+          : Reflect.apply(provider.template, provider, [input, context])
+      const rendered = ask(answer, name)
+      if (rendered) return rendered
+    }
+    return defaultMessage(input)
+  }
+}
