@@ -98,10 +98,15 @@ export async function connectMcpServer(
       : { tools: new Map(), skipped: Object.freeze([]) }
     connection = new Connection(live, parsed, listing, resources, built.terminate)
     const info = client.getServerVersion()
-    span.end('ok', { tools: connection.tools.length, serverName: info?.name, serverVersion: info?.version })
+    span.end('ok', {
+      server: name,
+      tools: connection.tools.length,
+      serverName: info?.name,
+      serverVersion: info?.version,
+    })
     return connection
   } catch (error) {
-    span.fail(error)
+    span.fail(error, { server: name })
     if (session) {
       session.closed = true
       session.closing ??= session.client.close().catch(() => undefined)

@@ -70,4 +70,23 @@ export {
   type McpToolInfo,
   type McpToolsRefresh,
 } from './mcp-tool.js'
+export {
+  createMcpToolset,
+  type McpToolset,
+  type McpToolsetOptions,
+  type McpToolsetRefresh,
+} from './mcp-toolset.js'
+export {
+  type McpHttpServerHandle,
+  type McpServableTools,
+  type McpServerHandle,
+  serveMcp,
+} from './serve-mcp.js'
+export type {
+  McpApprovalAnswer,
+  McpServeHttp,
+  McpServeRequest,
+  McpServeStdio,
+  ServeMcpOptions,
+} from './serve-options.js'
 export { DEFAULT_TOOL_ID_SEPARATOR, mcpToolId } from './tool-id.js'

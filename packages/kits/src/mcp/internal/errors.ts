@@ -100,7 +100,7 @@ export function toMcpError(error: unknown, place: FailurePlace): Error {
       { cause: error, details: base(place) },
     )
   }
-  if (place.closed || text === 'Not connected') return closedError(place, error)
+  if (text === 'Not connected') return closedError(place, error)
   const status = (error as { code?: unknown }).code
   const httpStatus = typeof status === 'number' && status >= 100 && status < 600 ? status : undefined
   let advice = 'Check that the server is running and reachable.'

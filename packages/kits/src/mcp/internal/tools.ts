@@ -330,7 +330,8 @@ async function callTool(
   context: ToolExecutionContext,
 ): Promise<McpToolResult> {
   const { server } = session
-  const span = context.diagnostics.span('mcp-call', { server, tool: info.name, toolId })
+  const where = { server, tool: info.name, toolId }
+  const span = context.diagnostics.span('mcp-call', where)
   try {
     const answer = await session.request(
       'tools/call',
@@ -370,10 +371,10 @@ async function callTool(
         )
       }
     }
-    span.end('ok', { content: content.length, structured: structured !== undefined })
+    span.end('ok', { ...where, content: content.length, structured: structured !== undefined })
     return Object.freeze(result)
   } catch (error) {
-    span.fail(error)
+    span.fail(error, where)
     throw error
   }
 }

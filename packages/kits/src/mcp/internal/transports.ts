@@ -15,6 +15,7 @@ export interface BuiltTransport {
 
 /** A fetch that adds the App's headers (never over the protocol's own) and the bearer token. */
 function credentialedFetch(
+  server: string,
   base: FetchLike | undefined,
   headers: Readonly<Record<string, string>>,
   token: string | (() => MaybePromise<string>) | undefined,
@@ -28,8 +29,8 @@ function credentialedFetch(
       const value: unknown = typeof token === 'function' ? await token() : token
       if (typeof value !== 'string' || value === '' || /[\r\n]/.test(value)) {
         throw new InvalidOutputError(
-          `transport.bearerToken must give a non-empty token without line breaks, but gave ${describeValue(value)}.`,
-          { details: { hook: 'transport.bearerToken', received: describeValue(value) } },
+          `The bearerToken of MCP server "${server}" must give a non-empty token without line breaks, but gave ${describeValue(value)}.`,
+          { details: { hook: 'transport.bearerToken', received: describeValue(value), server } },
         )
       }
       merged.set('authorization', `Bearer ${value}`)
@@ -68,7 +69,7 @@ export async function buildTransport(
       return { transport: stdio, stdio, terminate: undefined }
     }
     case 'http': {
-      const fetch = credentialedFetch(transport.fetch, transport.headers, transport.bearerToken)
+      const fetch = credentialedFetch(options.name, transport.fetch, transport.headers, transport.bearerToken)
       const http = new StreamableHTTPClientTransport(transport.url, {
         ...(fetch ? { fetch } : {}),
         // A dropped event stream is not retried for ever: three attempts, then the connection reports it.
@@ -86,7 +87,7 @@ export async function buildTransport(
       }
     }
     case 'sse': {
-      const fetch = credentialedFetch(transport.fetch, transport.headers, transport.bearerToken)
+      const fetch = credentialedFetch(options.name, transport.fetch, transport.headers, transport.bearerToken)
       return {
         transport: new SSEClientTransport(transport.url, fetch ? { fetch } : {}),
         stdio: undefined,
