@@ -208,7 +208,13 @@ export function createFixtureServer(pageSize = 3): Server {
           structuredContent: { cancellations },
         }
       case 'env':
-        return text(JSON.stringify({ value: process.env[String(args.name)] ?? null, cwd: process.cwd() }))
+        return text(
+          JSON.stringify({
+            value: process.env[String(args.name)] ?? null,
+            cwd: process.cwd(),
+            pid: process.pid,
+          }),
+        )
       case 'headers':
         return text(JSON.stringify(extra.requestInfo?.headers ?? {}))
       case 'fs.read':

@@ -3,6 +3,8 @@
  * streamable HTTP and legacy HTTP+SSE on loopback (the SDK's own server transports), plus the third-party
  * `@modelcontextprotocol/server-everything` over stdio.
  */
+
+import { readFileSync } from 'node:fs'
 import { createServer, type Server as HttpServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import { createRequire } from 'node:module'
 import type { AddressInfo } from 'node:net'
@@ -156,13 +158,18 @@ export function fixtureOverSse(options: LoopbackOptions = {}): Promise<LoopbackS
   )
 }
 
-/** True while a process with this id exists. */
+/** True while a process with this id runs (a zombie waiting to be reaped by its new parent has ended). */
 export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0)
-    return true
   } catch {
     return false
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z'
+  } catch {
+    return true
   }
 }
 
