@@ -61,7 +61,7 @@ const cancellationsOf = async (tools: ToolLifecycleRegistry): Promise<string[]> 
 describe.each(matrix)('MCP client over $name', ({ start }) => {
   let transport: McpTransportOptions
   let stop: () => Promise<void>
-  let fixture: McpConnection
+  let fixture: McpConnection<'fixture'>
   let tools: ToolLifecycleRegistry
   const memory = new MemoryDiagnosticSink()
   const ctx = { diagnostics: memory.sink }

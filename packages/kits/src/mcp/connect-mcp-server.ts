@@ -43,10 +43,10 @@ import { Connection, type McpConnection } from './mcp-connection.js'
  * await everything.close()
  * ```
  */
-export async function connectMcpServer(
-  options: McpConnectionOptions,
+export async function connectMcpServer<Name extends string>(
+  options: McpConnectionOptions & { readonly name: Name },
   context: OperationContextInit = {},
-): Promise<McpConnection> {
+): Promise<McpConnection<Name>> {
   const parsed = readConnectionOptions(options)
   const operation = createOperationContext(context)
   const { name } = parsed
@@ -54,6 +54,7 @@ export async function connectMcpServer(
   const diagnostics = operation.diagnostics
   const span = diagnostics.span('mcp-connect', { server: name, transport: parsed.transport.type })
   let session: Session | undefined
+  let connection: Connection<Name> | undefined
   try {
     const built = await buildTransport(parsed, (line) =>
       diagnostics.emit('mcp-server-stderr', { server: name, line }, 'debug'),
@@ -70,7 +71,6 @@ export async function connectMcpServer(
     )
     session = live
     const resources = new ResourceIndex(live)
-    let connection: Connection | undefined
     client.onerror = (error) => {
       diagnostics.emit('mcp-transport-error', { server: name, error: error.message }, 'warn')
     }
@@ -96,7 +96,7 @@ export async function connectMcpServer(
     const listing: ToolListing = offersTools
       ? await listTools(live, parsed, new Map(), operation.signal)
       : { tools: new Map(), skipped: Object.freeze([]) }
-    connection = new Connection(live, parsed, listing, resources, built.terminate)
+    connection = new Connection<Name>(live, parsed, listing, resources, built.terminate)
     const info = client.getServerVersion()
     span.end('ok', {
       server: name,

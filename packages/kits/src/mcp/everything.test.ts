@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { everythingOverStdio } from './testing/servers.js'
 
 describe('a third-party server: @modelcontextprotocol/server-everything over stdio', () => {
-  let everything: McpConnection
+  let everything: McpConnection<'everything'>
   let tools: ToolLifecycleRegistry
   beforeAll(async () => {
     everything = await connectMcpServer({ name: 'everything', transport: everythingOverStdio() })

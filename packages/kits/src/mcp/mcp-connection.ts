@@ -73,9 +73,9 @@ export interface McpRefreshOptions {
  * }
  * ```
  */
-export interface McpConnection {
+export interface McpConnection<Name extends string = string> {
   /** The server's name, as given (the prefix of its tool ids and the artifact resolver's id). */
-  readonly name: string
+  readonly name: Name
   /** How the server introduced itself in the handshake. */
   readonly serverInfo: {
     readonly name: string
@@ -97,7 +97,7 @@ export interface McpConnection {
    * an artifact catalog, and `{ resolverId, artifactId }` references read the resource the server listed
    * under that id (see {@link McpConnection.listResources}).
    */
-  readonly resources: ArtifactResolver<McpResource, unknown, string>
+  readonly resources: ArtifactResolver<McpResource, unknown, Name>
   /**
    * The tool with this id.
    * @throws `UnknownIdError` listing the known ids
@@ -129,7 +129,7 @@ export interface McpConnection {
 }
 
 /** The implementation behind {@link McpConnection}; built by `connectMcpServer`. */
-export class Connection implements McpConnection {
+export class Connection<Name extends string = string> implements McpConnection<Name> {
   readonly #session: Session
   readonly #options: ParsedConnectionOptions
   readonly #resources: ResourceIndex
@@ -140,7 +140,7 @@ export class Connection implements McpConnection {
   #announced = 0
   #listed = 0
   #refreshing: Promise<McpToolsRefresh> | undefined
-  readonly resources: ArtifactResolver<McpResource, unknown, string>
+  readonly resources: ArtifactResolver<McpResource, unknown, Name>
 
   constructor(
     session: Session,
@@ -156,14 +156,25 @@ export class Connection implements McpConnection {
     this.#resources = resources
     this.#terminate = terminate
     this.resources = Object.freeze({
-      id: options.name,
-      resolve: (reference: ArtifactReference, context: OperationContext) =>
-        resources.resolve(reference, context),
+      id: options.name as Name,
+      resolve: async (reference: ArtifactReference, context: OperationContext) => {
+        const artifactId =
+          typeof reference === 'object' && reference !== null
+            ? (reference as { artifactId?: unknown }).artifactId
+            : undefined
+        if (typeof artifactId !== 'string' || artifactId === '') {
+          throw new InvalidInputError(
+            `An artifact reference must be { resolverId, artifactId, revision? } with a non-empty artifactId, but got ${describeValue(reference)}.`,
+            { details: { field: 'reference.artifactId', received: describeValue(artifactId) } },
+          )
+        }
+        return resources.resolve(reference, createOperationContext(context as OperationContextInit))
+      },
     })
   }
 
-  get name(): string {
-    return this.#session.server
+  get name(): Name {
+    return this.#session.server as Name
   }
 
   get serverInfo(): McpConnection['serverInfo'] {

@@ -1,3 +1,4 @@
+import { describeValue, InvalidInputError } from '@agent-core/core'
 import type { JsonValue, ToolTemplateAnswer, ToolTemplateInput } from '@agent-core/kits/tools'
 import { McpToolError } from './mcp-errors.js'
 
@@ -113,6 +114,12 @@ function renderPart(part: McpContent): string {
  * ```
  */
 export function renderMcpResult(result: McpToolResult<unknown>): string {
+  if (!isMcpToolResult(result)) {
+    throw new InvalidInputError(
+      `renderMcpResult expects an MCP tool result { content: [...parts], structuredContent? }, but got ${describeValue(result)}.`,
+      { details: { field: 'result', received: describeValue(result) } },
+    )
+  }
   const lines = result.content.map(renderPart)
   const hasText = result.content.some(
     (part) => part.type === 'text' || (part.type === 'resource' && 'text' in part.resource),
@@ -150,6 +157,14 @@ export function isMcpToolResult(value: unknown): value is McpToolResult<unknown>
  * ```
  */
 export function mcpResultTemplate(input: ToolTemplateInput): ToolTemplateAnswer {
+  if (typeof input !== 'object' || input === null) {
+    throw new InvalidInputError(
+      `mcpResultTemplate expects the template input of a settled call, but got ${describeValue(input)}.`,
+      {
+        details: { field: 'input', received: describeValue(input) },
+      },
+    )
+  }
   if (input.status === 'completed' && isMcpToolResult(input.output)) {
     return { content: renderMcpResult(input.output), isError: false }
   }

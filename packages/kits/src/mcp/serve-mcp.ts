@@ -8,6 +8,7 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js'
 import { FieldReader, MAX_TIMER_MS } from './internal/options.js'
 import { assertServable, createToolServer, type ServeSettings } from './internal/serve-handlers.js'
 import { mcpResultTemplate } from './mcp-content.js'
+import { McpConnectionError } from './mcp-errors.js'
 import type { McpServeHttp, McpServeStdio, ServeMcpOptions } from './serve-options.js'
 
 // biome-ignore lint/suspicious/noExplicitAny: tools of any input and output types share one list
@@ -374,9 +375,18 @@ async function serveHttp<App>(
     })
     httpServer = server
     await new Promise<void>((resolve, reject) => {
-      server.once('error', reject)
+      const fail = (error: Error) => {
+        clearInterval(sweep)
+        reject(
+          new McpConnectionError(
+            `MCP server "${settings.name}" could not listen on ${host}:${port}: ${error.message}. Choose another host or port (port 0 picks a free one).`,
+            { cause: error, details: { server: settings.name, transport: 'http' } },
+          ),
+        )
+      }
+      server.once('error', fail)
       server.listen(port, host, () => {
-        server.off('error', reject)
+        server.off('error', fail)
         resolve()
       })
     })
