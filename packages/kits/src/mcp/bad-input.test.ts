@@ -80,7 +80,7 @@ describe('servers that break the protocol', () => {
       command: process.execPath,
       args: [
         '-e',
-        'process.stderr.write(`pid:${process.pid}\\n`); process.on("SIGTERM", () => {}); setInterval(() => {}, 1e6)',
+        'process.stderr.write("pid:" + process.pid + "\\n"); process.on("SIGTERM", () => {}); setInterval(() => {}, 1e6)',
       ],
     }
     const error = await failure(

@@ -42,7 +42,12 @@ export type {
   McpToolDescriptor,
   McpTransportOptions,
 } from './connection-options.js'
-export type { McpConnection, McpLifecycleHooks, McpRefreshOptions } from './mcp-connection.js'
+export type {
+  McpConnection,
+  McpLifecycleHooks,
+  McpRefreshOptions,
+  McpToolInput,
+} from './mcp-connection.js'
 export {
   type McpAnnotations,
   type McpContent,

@@ -22,8 +22,15 @@ import { type McpToolResult, mcpResultTemplate } from './mcp-content.js'
 import type { McpResource, McpResourceInfo } from './mcp-resource.js'
 import type { McpModelTool, McpSkippedTool, McpToolsRefresh } from './mcp-tool.js'
 
-/** The input every MCP tool takes: the JSON object its input schema describes. */
-type McpInput = { readonly [key: string]: JsonValue }
+/**
+ * The input every MCP tool takes: the JSON object its input schema describes.
+ * @example
+ * ```ts
+ * import type { McpToolInput } from '@agent-core/kits/mcp'
+ * const input: McpToolInput = { query: 'open issues', limit: 5 }
+ * ```
+ */
+export type McpToolInput = { readonly [key: string]: JsonValue }
 
 /**
  * Hooks of the tools kit for the lifecycles of a connection's tools: the same hooks for every tool, or a
@@ -40,8 +47,8 @@ type McpInput = { readonly [key: string]: JsonValue }
  * ```
  */
 export type McpLifecycleHooks<App = unknown> =
-  | ToolLifecycleHooks<McpInput, McpToolResult, App>
-  | ((tool: McpModelTool) => ToolLifecycleHooks<McpInput, McpToolResult, App> | undefined)
+  | ToolLifecycleHooks<McpToolInput, McpToolResult, App>
+  | ((tool: McpModelTool) => ToolLifecycleHooks<McpToolInput, McpToolResult, App> | undefined)
 
 /**
  * Options of {@link McpConnection.refreshTools}.
@@ -109,7 +116,7 @@ export interface McpConnection<Name extends string = string> {
    */
   lifecycles<App = unknown>(
     hooks?: McpLifecycleHooks<App>,
-  ): readonly ToolLifecycle<McpInput, McpToolResult, App>[]
+  ): readonly ToolLifecycle<McpToolInput, McpToolResult, App>[]
   /**
    * Calls `listener` when the server announces that its tools changed. Nothing changes until
    * {@link McpConnection.refreshTools} is called. Returns a function that removes the listener.
@@ -220,7 +227,7 @@ export class Connection<Name extends string = string> implements McpConnection<N
 
   lifecycles<App = unknown>(
     hooks?: McpLifecycleHooks<App>,
-  ): readonly ToolLifecycle<McpInput, McpToolResult, App>[] {
+  ): readonly ToolLifecycle<McpToolInput, McpToolResult, App>[] {
     if (hooks !== undefined && typeof hooks !== 'function' && (typeof hooks !== 'object' || hooks === null)) {
       throw new InvalidInputError(
         `hooks must be lifecycle hooks (an object) or a function of the tool that returns them, but got ${describeValue(hooks)}.`,
@@ -231,9 +238,9 @@ export class Connection<Name extends string = string> implements McpConnection<N
       this.#tools.map((tool) => {
         const own = typeof hooks === 'function' ? hooks(tool) : hooks
         const block = defineToolLifecycle(
-          tool as McpModelTool<McpInput> as never,
-          (own ?? {}) as ToolLifecycleHooks<McpInput, McpToolResult, App>,
-        ) as ToolLifecycle<McpInput, McpToolResult, App>
+          tool as McpModelTool<McpToolInput> as never,
+          (own ?? {}) as ToolLifecycleHooks<McpToolInput, McpToolResult, App>,
+        ) as ToolLifecycle<McpToolInput, McpToolResult, App>
         return block.template === undefined ? Object.freeze({ ...block, template: mcpResultTemplate }) : block
       }),
     )
