@@ -4,22 +4,34 @@
  * Every `index.ts` directly under a kit folder (`packages/kits/src/<kit>/index.ts`) or one level deeper
  * (`packages/kits/src/<kit>/<variant>/index.ts`, e.g. `durable/sqlite`) is a public subpath, and so is
  * every `index.ts` directly under a core folder (`packages/core/src/tools/index.ts` is
- * `@agent-core/core/tools`). From that list
+ * `@agent-core/core/tools`). Folders named in PRIVATE_FOLDERS never are, unless PUBLIC_FOLDERS declares one
+ * (`durable/testing`, the conformance suite Apps run on their own stores). From that list
  * this script derives the `exports` map of each package, the tsup entries and one api-extractor config per
  * subpath. `--write` rewrites them; `--check` fails when the committed files disagree with the folders
  * (or when an API report is missing), which CI runs.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
-import { dirname, join, relative } from 'node:path'
+import { basename, dirname, join, relative, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const SOURCE_CONDITION = '@agent-core/source'
 const PRIVATE_FOLDERS = new Set(['internal', '__fixtures__', 'test', 'testing'])
+/**
+ * Folders declared public although their name is private (paths under `packages/`): a `testing` folder
+ * whose `index.ts` is a published suite for Apps rather than the repository's own test helpers.
+ */
+const PUBLIC_FOLDERS = new Set(['kits/src/durable/testing'])
+
+/** True when `dir` (absolute) must never become a subpath. */
+function isPrivate(dir) {
+  const declared = relative(join(root, 'packages'), dir).split(sep).join('/')
+  return PRIVATE_FOLDERS.has(basename(dir)) && !PUBLIC_FOLDERS.has(declared)
+}
 
 /** Fixed subpaths of mock; core and kits are discovered from folders. */
 const FIXED = {
-  mock: ['.', './node', './web'],
+  mock: ['.', './node', './web', './vitest'],
 }
 
 /** Extra build entries that are not subpaths (binaries). */
@@ -33,7 +45,7 @@ function coreSubpaths() {
   const out = ['.']
   for (const name of readdirSync(src).sort()) {
     const dir = join(src, name)
-    if (statSync(dir).isDirectory() && !PRIVATE_FOLDERS.has(name) && existsSync(join(dir, 'index.ts')))
+    if (statSync(dir).isDirectory() && !isPrivate(dir) && existsSync(join(dir, 'index.ts')))
       out.push(`./${name}`)
   }
   return out
@@ -45,11 +57,11 @@ function kitSubpaths() {
   if (!existsSync(src)) return out
   for (const kit of readdirSync(src).sort()) {
     const dir = join(src, kit)
-    if (!statSync(dir).isDirectory() || PRIVATE_FOLDERS.has(kit)) continue
+    if (!statSync(dir).isDirectory() || isPrivate(dir)) continue
     if (existsSync(join(dir, 'index.ts'))) out.push(`./${kit}`)
     for (const variant of readdirSync(dir).sort()) {
       const sub = join(dir, variant)
-      if (PRIVATE_FOLDERS.has(variant) || !statSync(sub).isDirectory()) continue
+      if (!statSync(sub).isDirectory() || isPrivate(sub)) continue
       if (existsSync(join(sub, 'index.ts'))) out.push(`./${kit}/${variant}`)
     }
   }
@@ -145,6 +157,10 @@ function main() {
       writeFileSync(file, text)
       console.log(`wrote ${relative(root, file)}`)
     } else problems.push(`${relative(root, file)} disagrees with the kit folders (run \`pnpm sync\`)`)
+  }
+  for (const folder of PUBLIC_FOLDERS) {
+    if (!existsSync(join(root, 'packages', folder, 'index.ts')))
+      problems.push(`PUBLIC_FOLDERS declares packages/${folder}, which has no index.ts (remove the entry)`)
   }
   const configDir = join(root, 'config/api-extractor')
   if (existsSync(configDir)) {

@@ -109,7 +109,7 @@ describe('determinism', () => {
   })
 })
 
-describe('scripts that misbehave become 500s that say why', () => {
+describe('scripts that misbehave become non-retryable script errors that say why', () => {
   it('rejects a predicate that returns a Promise or a non-boolean', () => {
     const mock = createMockGPT({
       script: [
@@ -120,8 +120,10 @@ describe('scripts that misbehave become 500s that say why', () => {
       ],
     })
     const response = call(mock, '/v1/chat/completions', chat('a'))
-    expect(response.status).toBe(500)
-    expect(bodyOf(response).error.message).toMatch(/must be synchronous/)
+    expect(response.status).toBe(400)
+    expect(response.headers['x-should-retry']).toBe('false')
+    expect(bodyOf(response).error).toMatchObject({ code: 'mock_script_error' })
+    expect(bodyOf(response).error.message).toMatch(/script entry 0 match returned a Promise.*synchronous/)
     const other = createMockGPT({
       script: [{ reply: { type: 'text', text: 'x' }, match: (() => 'yes') as unknown as () => boolean }],
     })
@@ -130,27 +132,28 @@ describe('scripts that misbehave become 500s that say why', () => {
     )
   })
 
-  it('checks scripted JSON values and tool arguments against the request schemas', () => {
+  it('checks scripted JSON values and tool arguments against the request schemas, naming the entry', () => {
     const schema = { type: 'object', required: ['n'], properties: { n: { type: 'integer' } } }
-    const mock = createMockGPT({
-      script: [
-        { reply: { type: 'json', value: { n: 'one' } } },
-        { reply: { type: 'tool-calls', calls: [{ name: 'f', arguments: { n: 1.5 } }] } },
-      ],
-    })
-    const json = call(
-      mock,
+    const json = createMockGPT({ script: [{ reply: { type: 'json', value: { n: 'one' } }, label: 'count' }] })
+    const answer = call(
+      json,
       '/v1/chat/completions',
       chat('a', { response_format: { type: 'json_schema', json_schema: { name: 's', schema } } }),
     )
-    expect(json.status).toBe(500)
-    expect(bodyOf(json).error.code).toBe('scripted_value_invalid')
-    const tools = call(
-      mock,
+    expect(answer.status).toBe(400)
+    expect(bodyOf(answer).error.code).toBe('mock_script_error')
+    expect(bodyOf(answer).error.message).toMatch(/^MockGPT script entry 0 \("count"\): the scripted value/)
+    expect(bodyOf(answer).error.message).toMatch(/\/n must be integer/)
+    const tools = createMockGPT({
+      script: [{ reply: { type: 'tool-calls', calls: [{ name: 'f', arguments: { n: 1.5 } }] } }],
+    })
+    const called = call(
+      tools,
       '/v1/chat/completions',
       chat('a', { tools: [{ type: 'function', function: { name: 'f', parameters: schema } }] }),
     )
-    expect(bodyOf(tools).error.message).toMatch(/\/n must be integer/)
+    expect(bodyOf(called).error.message).toMatch(/\/n must be integer/)
+    expect(tools.scriptProblems).toMatchObject([{ kind: 'script-error', entry: 0, requestIndex: 0 }])
   })
 
   it('sends string tool arguments verbatim, to simulate broken model output', () => {
@@ -172,7 +175,7 @@ describe('scripts that misbehave become 500s that say why', () => {
     const mock = createMockGPT({ script: [{ reply: { type: 'controlled-stream', controller }, times: 2 }] })
     expect(call(mock, '/v1/chat/completions', chat('a', { stream: true })).status).toBe(200)
     const second = call(mock, '/v1/chat/completions', chat('a', { stream: true }))
-    expect(second.status).toBe(500)
+    expect(second.status).toBe(400)
     expect(bodyOf(second).error.message).toMatch(/one controller per scripted stream/)
     controller.close()
     expect(() => controller.write('x')).toThrow(InvalidStateError)
@@ -326,7 +329,7 @@ describe('parseMockScript', () => {
     expect(parseMockScript(entry)).toEqual([entry])
     expect(() => parseMockScript('{oops', 'responses.json')).toThrow(/responses.json is not valid JSON/)
     expect(() => parseMockScript([{ reply: { type: 'error', status: 99 } }])).toThrow(
-      /script\[0\]\.reply\.status must be an integer from 400 to 599/,
+      /script\[0\]\.reply\.status must be a safe integer from 400 to 599/,
     )
   })
 })

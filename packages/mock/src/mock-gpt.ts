@@ -1,6 +1,7 @@
 import { describeValue, InvalidInputError } from '@agent-core/core'
 import { budgetExhausted, checkApiKey } from './internal/access.js'
-import { type Answer, planAnswer } from './internal/answer.js'
+import { type Answer, isScriptProblem, planAnswer, scriptProblem } from './internal/answer.js'
+import { toAnthropicError } from './internal/anthropic-error.js'
 import { embeddingsResponse } from './internal/embeddings.js'
 import { applyFaults } from './internal/faults.js'
 import { deterministicId, foldSeed, hashString } from './internal/hash.js'
@@ -11,34 +12,44 @@ import {
   methodNotAllowed,
   type ParsedBody,
   parseBody,
+  queryOf,
   requireJsonObject,
   splitPath,
   stringHeaders,
 } from './internal/http.js'
+import { Journal, type MutableRecord } from './internal/journal.js'
 import type { NormalizedMessage, NormalizedRequest } from './internal/normalize.js'
 import { normalizeChatRequest } from './internal/normalize-chat.js'
+import { normalizeMessagesRequest } from './internal/normalize-messages.js'
 import { normalizeResponsesRequest } from './internal/normalize-responses.js'
 import { badRequest, MockRequestError, openAIErrorResponse } from './internal/openai-error.js'
 import { mulberry32 } from './internal/prng.js'
 import { jsonTextResponse, renderAnswer, sseResponse } from './internal/render-answer.js'
 import type { RenderMeta } from './internal/render-chat.js'
+import type { MockFixture } from './internal/replay.js'
+import { ReplayBook } from './internal/replay.js'
+import { checkRequestParams } from './internal/request-params.js'
 import { embeddingsView, requestView } from './internal/request-view.js'
-import { resolveOptions } from './internal/resolve-options.js'
-import { ScriptQueue } from './internal/script-queue.js'
-import { assertScriptEntry } from './internal/validate-script.js'
+import { type ResolvedOptions, resolveOptions } from './internal/resolve-options.js'
+import { entryName, ScriptQueue, type TakenEntry } from './internal/script-queue.js'
+import { assertScriptEntry, runComputedReply } from './internal/validate-script.js'
 import type { MockHttpRequest, MockHttpResponse, MockStreamStep } from './mock-http.js'
+import { MockScriptError, type MockScriptProblem, scriptErrorMessage } from './mock-script-error.js'
 import { parseMockScript } from './parse-mock-script.js'
 import type {
   MockBudget,
   MockChaos,
   MockEndpoint,
   MockFault,
+  MockReply,
   MockRequestView,
   MockScriptEntry,
 } from './script.js'
 import { controllerSteps } from './stream-controller.js'
 
-/** Options of {@link createMockGPT}. Every field is optional.  * @example
+/**
+ * Options of {@link createMockGPT}. Every field is optional.
+ * @example
  * ```ts
  * import { createMockGPT, type MockGPTOptions } from '@agent-core/mock'
  * const options: MockGPTOptions = { seed: 1, apiKey: 'sk-test', budget: { maxCalls: 100 }, chaos: { rate: 0.1 } }
@@ -48,21 +59,60 @@ import { controllerSteps } from './stream-controller.js'
 export interface MockGPTOptions {
   /** Seeds every generated text, JSON value, id, embedding and chaos roll. Default 0. */
   readonly seed?: number | undefined
-  /** When set, requests to `/v1/*` must send `Authorization: Bearer <key>` with one of these keys. */
+  /**
+   * When set, model requests must carry one of these keys (`Authorization: Bearer <key>`, or `x-api-key`
+   * as the Anthropic SDK sends it).
+   */
   readonly apiKey?: string | readonly string[] | undefined
   /** The ids `GET /v1/models` lists. Requests may name any model. */
   readonly models?: readonly string[] | undefined
-  /** Scripted replies, used in order (see {@link MockScriptEntry}). `reset()` restores this script. */
+  /**
+   * Scripted replies, used in order (see {@link MockScriptEntry}). `reset()` restores this script; every
+   * test scope starts from it too.
+   */
   readonly script?: readonly MockScriptEntry[] | undefined
   /** A seeded failure rate for model requests. */
   readonly chaos?: MockChaos | undefined
-  /** Call and token limits; past them model requests get a 429 with the usage so far. */
+  /** Call and token limits (per scope); past them model requests get a 429 with the usage so far. */
   readonly budget?: MockBudget | undefined
   /** The clock for `created` timestamps, in milliseconds. Default `Date.now`. */
   readonly now?: (() => number) | undefined
+  /**
+   * Strict mode for CI (off by default, for exploratory use): a model request no script entry (or replay
+   * fixture) matches is a non-retryable 400 with the request's summary, recorded as a script problem, never
+   * a generated answer; and request fields the official SDKs do not define are refused.
+   */
+  readonly strict?: boolean | undefined
+  /** Bounds of each scope's request journal. Default 1000 requests and 64 MiB; the oldest are dropped. */
+  readonly journal?:
+    | { readonly maxEntries?: number | undefined; readonly maxBytes?: number | undefined }
+    | undefined
+  /**
+   * Keep credential headers (`authorization`, `x-api-key`, `api-key`, `cookie`, ...) in recorded requests.
+   * Default false: they are recorded as `<redacted>` (a scheme such as `Bearer` is kept).
+   */
+  readonly recordCredentials?: boolean | undefined
+  /**
+   * A token the admin routes (`/_mock/*`) require, as `Authorization: Bearer <token>` or
+   * `x-mockgpt-admin-token`. The node server generates one when it listens on anything but loopback.
+   */
+  readonly adminToken?: string | undefined
+  /**
+   * Browser origins allowed to call the admin routes (CORS and `Origin` check), e.g.
+   * `['http://localhost:5173']`. Default none: a web page cannot read or change the mock's state.
+   */
+  readonly adminOrigins?: readonly string[] | undefined
+  /**
+   * Recorded upstream interactions to answer from (see `parseMockFixtures`). A request that matches one
+   * (same method, path and JSON body) gets the recorded response, after the script and before the default
+   * responder; in strict mode a request that matches neither is an error.
+   */
+  readonly replay?: readonly MockFixture[] | undefined
 }
 
-/** Calls and tokens MockGPT has answered since creation or the last `reset()`.  * @example
+/**
+ * Calls and tokens MockGPT has answered since creation or the last `reset()`.
+ * @example
  * ```ts
  * import { createMockGPT } from '@agent-core/mock'
  * const mock = createMockGPT()
@@ -76,7 +126,9 @@ export interface MockUsage {
   readonly totalTokens: number
 }
 
-/** One request MockGPT received (admin `/_mock/*` requests excluded), for assertions.  * @example
+/**
+ * One request MockGPT received (admin `/_mock/*` requests excluded), for assertions.
+ * @example
  * ```ts
  * import { createMockGPT } from '@agent-core/mock'
  * const mock = createMockGPT()
@@ -86,29 +138,91 @@ export interface MockUsage {
  * ```
  */
 export interface RecordedRequest {
-  /** 0-based position since creation or the last reset. */
+  /** 0-based position in its scope since creation or the last reset (dropped entries keep their index). */
   readonly index: number
+  /** The test scope; `undefined` for the default scope. */
+  readonly testId: string | undefined
   readonly method: string
-  /** The path without the query. */
+  /** The path without the query (and without a `/test/<id>` prefix). */
   readonly path: string
-  /** Lower-case header names. */
+  /** Lower-case header names; credential headers are `<redacted>` unless `recordCredentials` is set. */
   readonly headers: Readonly<Record<string, string>>
-  /** The parsed JSON body, or `undefined` when there was none or it did not parse. */
+  /** The parsed JSON body, or `undefined` when there was none, it did not parse, or it was too big to keep. */
   readonly body: unknown
+  /** The size of the body in UTF-16 code units. */
+  readonly bodyBytes: number
+  /** True when the body was too large for the journal and was not kept. */
+  readonly bodyOmitted: boolean
   /** The endpoint the route belongs to; `undefined` for unknown routes. */
   readonly endpoint: MockEndpoint | undefined
   /** The status MockGPT answered with. */
   readonly status: number
   /** The index of the script entry that answered, `undefined` for the default responder. */
   readonly scriptEntry: number | undefined
+  /** The reply type that answered (a computed reply records the type it returned; `replay` for a fixture). */
+  readonly reply: MockReply['type'] | 'replay' | undefined
   /** The faults injected into the answer (scripted and chaos). */
   readonly faults: readonly MockFault['type'][]
+  /** The script problem this request hit, if any. */
+  readonly scriptError: string | undefined
+}
+
+/**
+ * The journal's bounds and how much it dropped.
+ * @example
+ * ```ts
+ * import { createMockGPT } from '@agent-core/mock'
+ * const { entries, bytes, dropped } = createMockGPT().journal
+ * ```
+ */
+export interface MockJournalStats {
+  readonly entries: number
+  /** An estimate of the memory the retained records use. */
+  readonly bytes: number
+  /** Records dropped (oldest first) to stay within the bounds. */
+  readonly dropped: number
+}
+
+/**
+ * The state of one test scope (or the default scope): its script, recording, usage and chaos rolls.
+ * Requests carrying `X-Test-Id: <id>` (or sent under `/test/<id>/v1/...`) use the scope of that id, so
+ * parallel test files sharing one server never see each other's state.
+ * @example
+ * ```ts
+ * import { createMockGPT } from '@agent-core/mock'
+ * const mock = createMockGPT()
+ * const scope = mock.scope('checkout.test.ts > pays')
+ * scope.script({ reply: { type: 'text', text: 'Paid.' } })
+ * // requests with the header x-test-id: checkout.test.ts > pays now get 'Paid.'
+ * scope.assertAllScriptsUsed()
+ * ```
+ */
+export interface MockGPTScope {
+  /** The scope's test id; `undefined` for the default scope. */
+  readonly testId: string | undefined
+  /** Appends scripted entries (validated now; a bad entry throws `InvalidInputError`). */
+  script(...entries: MockScriptEntry[]): void
+  /** The retained requests of this scope, oldest first (see `journal` for the bounds). */
+  readonly requests: readonly RecordedRequest[]
+  readonly usage: MockUsage
+  readonly journal: MockJournalStats
+  /** How many script entries are still waiting to answer. */
+  readonly pendingScript: number
+  /** Script errors and (in strict mode) unmatched requests recorded so far. */
+  readonly scriptProblems: readonly MockScriptProblem[]
+  /**
+   * Throws {@link MockScriptError} when a script problem was recorded or an entry was never used up (an
+   * entry kept forever counts once it answered once).
+   */
+  assertAllScriptsUsed(): void
+  /** Forgets requests, usage, problems and stored responses, restores the initial script, restarts sequences. */
+  reset(): void
 }
 
 /**
  * The MockGPT engine: a pure function from a {@link MockHttpRequest} to a {@link MockHttpResponse}
- * description, plus the script, the recording and the usage. Transports (`@agent-core/mock/node`,
- * `@agent-core/mock/web`) only write the description out.
+ * description, plus scripts, recordings and usage per scope. Transports (`@agent-core/mock/node`,
+ * `@agent-core/mock/web`) only write the description out. The engine itself is the default scope.
  * @example
  * ```ts
  * import { createMockGPT } from '@agent-core/mock'
@@ -118,24 +232,28 @@ export interface RecordedRequest {
  * mock.reset()
  * ```
  */
-export interface MockGPT {
+export interface MockGPT extends MockGPTScope {
   readonly seed: number
-  /** Answers one request. Never throws: every failure is an OpenAI-shaped error response. */
+  readonly strict: boolean
+  /** Answers one request. Never throws: every failure is an OpenAI-shaped (or Anthropic-shaped) error. */
   handle(request: MockHttpRequest): MockHttpResponse
-  /** Appends scripted entries (validated now; a bad entry throws `InvalidInputError`). */
-  script(...entries: MockScriptEntry[]): void
-  /** Every request received since creation or the last reset, oldest first. */
-  readonly requests: readonly RecordedRequest[]
-  readonly usage: MockUsage
-  /** How many script entries are still waiting to answer. */
-  readonly pendingScript: number
-  /** Forgets requests, usage and stored responses, restores the initial script and restarts every sequence. */
+  /** The scope of a test id (created on first use, from the initial script). */
+  scope(testId: string): MockGPTScope
+  /** Script problems of every scope, in the order they happened. */
+  readonly allScriptProblems: readonly MockScriptProblem[]
+  /**
+   * Throws {@link MockScriptError} when any scope recorded a script problem. Servers and fetch handlers
+   * call it from `close()`, so a suite whose script failed cannot end green.
+   */
+  assertNoScriptProblems(): void
+  /** Resets the default scope and forgets every test scope. */
   reset(): void
 }
 
 const MODEL_ROUTES: Readonly<Record<string, { method: string; endpoint: MockEndpoint }>> = {
   '/v1/chat/completions': { method: 'POST', endpoint: 'chat.completions' },
   '/v1/responses': { method: 'POST', endpoint: 'responses' },
+  '/v1/messages': { method: 'POST', endpoint: 'messages' },
   '/v1/embeddings': { method: 'POST', endpoint: 'embeddings' },
   '/v1/models': { method: 'GET', endpoint: 'models' },
 }
@@ -145,18 +263,20 @@ const ADMIN_ROUTES: Readonly<Record<string, string>> = {
   '/_mock/reset': 'POST',
   '/_mock/script': 'POST',
 }
-
-interface MutableRecord {
-  index: number
-  method: string
-  path: string
-  headers: Record<string, string>
-  body: unknown
-  endpoint: MockEndpoint | undefined
-  status: number
-  scriptEntry: number | undefined
-  faults: MockFault['type'][]
-}
+const CREDENTIAL_HEADERS = new Set([
+  'authorization',
+  'proxy-authorization',
+  'x-api-key',
+  'api-key',
+  'cookie',
+  'x-mockgpt-admin-token',
+  'openai-organization',
+  'openai-project',
+])
+/** Scopes kept at once; the least recently used one is forgotten past this. */
+const MAX_SCOPES = 1000
+const TEST_PREFIX = '/test/'
+const TEST_ID = /^[\x20-\x7e]{1,200}$/
 
 /** A percent-decoded path segment; a malformed escape is kept as written (it then names no model). */
 function decodePathSegment(segment: string): string {
@@ -164,6 +284,55 @@ function decodePathSegment(segment: string): string {
     return decodeURIComponent(segment)
   } catch {
     return segment
+  }
+}
+
+/** `headers` with credential values replaced (a copy only when there is something to replace). */
+function redact(headers: Readonly<Record<string, string>>): Record<string, string> {
+  let out: Record<string, string> | undefined
+  for (const name in headers) {
+    if (!CREDENTIAL_HEADERS.has(name)) continue
+    out ??= { ...headers }
+    const value = headers[name] as string
+    const scheme = /^(Bearer|Basic|Token)\s/i.exec(value)?.[1]
+    out[name] = scheme ? `${scheme} <redacted>` : '<redacted>'
+  }
+  return out ?? (headers as Record<string, string>)
+}
+
+/** One scope's mutable state. */
+class Scope {
+  queue = new ScriptQueue()
+  journal: Journal
+  usage: MockUsage = { calls: 0, inputTokens: 0, outputTokens: 0, totalTokens: 0 }
+  answers = 0
+  chaosRandom: () => number
+  conversations = new Map<string, NormalizedMessage[]>()
+  problems: MockScriptProblem[] = []
+  /** The script error every later model request gets until reset. */
+  poison: string | undefined
+
+  constructor(
+    readonly testId: string | undefined,
+    private readonly options: ResolvedOptions,
+    readonly replay: ReplayBook,
+  ) {
+    this.journal = new Journal(options.journal)
+    this.chaosRandom = mulberry32(hashString('chaos', options.seed))
+    this.reset()
+  }
+
+  reset(): void {
+    this.queue.clear()
+    this.journal = new Journal(this.options.journal)
+    this.usage = { calls: 0, inputTokens: 0, outputTokens: 0, totalTokens: 0 }
+    this.answers = 0
+    this.chaosRandom = mulberry32(hashString('chaos', this.options.seed))
+    this.conversations = new Map()
+    this.problems = []
+    this.poison = undefined
+    this.replay.reset()
+    this.queue.enqueue(this.options.script)
   }
 }
 
@@ -185,28 +354,34 @@ function decodePathSegment(segment: string): string {
  * ```
  */
 export function createMockGPT(options: MockGPTOptions = {}): MockGPT {
-  const { seed, keys, models, script: initialScript, chaos, chaosPool, budget, now } = resolveOptions(options)
+  return createEngine(resolveOptions(options))
+}
 
-  let requests: MutableRecord[] = []
-  const queue = new ScriptQueue()
-  let usage: MockUsage = { calls: 0, inputTokens: 0, outputTokens: 0, totalTokens: 0 }
-  let answers = 0
-  let chaosRandom = mulberry32(hashString('chaos', seed))
-  let conversations = new Map<string, NormalizedMessage[]>()
+/** Builds the engine from options already checked (transports check their own extra keys first). */
+export function createEngine(config: ResolvedOptions): MockGPT {
+  const { seed, keys, models, chaos, chaosPool, budget, now, strict } = config
+  const root = new Scope(undefined, config, new ReplayBook(config.replay))
+  /** Default-responder answers by request content (bounded; see serveModel). */
+  const defaultAnswers = new Map<string, Answer>()
+  let scopes = new Map<string, Scope>()
 
-  const reset = () => {
-    requests = []
-    queue.clear()
-    usage = { calls: 0, inputTokens: 0, outputTokens: 0, totalTokens: 0 }
-    answers = 0
-    chaosRandom = mulberry32(hashString('chaos', seed))
-    conversations = new Map()
-    queue.enqueue(initialScript)
+  const scopeOf = (testId: string | undefined): Scope => {
+    if (testId === undefined) return root
+    let scope = scopes.get(testId)
+    if (scope) {
+      // Most recently used last, so the first one is the one to forget.
+      scopes.delete(testId)
+    } else {
+      scope = new Scope(testId, config, new ReplayBook(config.replay))
+      if (scopes.size >= MAX_SCOPES) scopes.delete(scopes.keys().next().value as string)
+    }
+    scopes.set(testId, scope)
+    return scope
   }
-  reset()
 
-  const addUsage = (input: number, output: number) => {
-    usage = {
+  const addUsage = (scope: Scope, input: number, output: number) => {
+    const usage = scope.usage
+    scope.usage = {
       calls: usage.calls + 1,
       inputTokens: usage.inputTokens + input,
       outputTokens: usage.outputTokens + output,
@@ -214,24 +389,58 @@ export function createMockGPT(options: MockGPTOptions = {}): MockGPT {
     }
   }
 
-  const rollChaos = (): MockFault | undefined => {
+  const rollChaos = (scope: Scope): MockFault | undefined => {
     if (!chaos || chaos.rate === 0) return undefined
-    const roll = chaosRandom()
-    const pick = chaosRandom()
+    const roll = scope.chaosRandom()
+    const pick = scope.chaosRandom()
     return roll < chaos.rate ? chaosPool[Math.floor(pick * chaosPool.length)] : undefined
   }
 
+  const problem = (
+    scope: Scope,
+    record: MutableRecord,
+    kind: MockScriptProblem['kind'],
+    entry: number | undefined,
+    message: string,
+  ): void => {
+    scope.problems.push({ kind, requestIndex: record.index, testId: scope.testId, entry, message })
+    record.scriptError = message
+  }
+
+  /** Records a script error, poisons the scope, and answers the non-retryable 400. */
+  const scriptFailure = (
+    scope: Scope,
+    record: MutableRecord,
+    taken: TakenEntry | undefined,
+    error: unknown,
+  ): MockHttpResponse => {
+    const reason = error instanceof Error ? error.message : describeValue(error)
+    const name = taken ? `MockGPT script entry ${entryName(taken.index, taken.entry)}` : 'MockGPT script'
+    const step = taken?.step !== undefined ? ` (sequence step ${taken.step})` : ''
+    const message = `${name}${step}: ${reason.charAt(0).toLowerCase()}${reason.slice(1)}`
+    problem(scope, record, 'script-error', taken?.index, message)
+    scope.poison = message
+    return scriptErrorResponse(message)
+  }
+
   const serveModel = (
+    scope: Scope,
     endpoint: Exclude<MockEndpoint, 'models'>,
     body: Record<string, unknown>,
     record: MutableRecord,
   ): MockHttpResponse => {
+    checkRequestParams(endpoint, body, strict)
     let normalized: NormalizedRequest | undefined
     let embeddings: { text: string; tokens: number } | undefined
-    let view: MockRequestView
+    // The view is built only when a script entry or a summary needs it (most requests have no script).
+    let built: MockRequestView | undefined
+    const view = (): MockRequestView =>
+      (built ??=
+        normalized === undefined
+          ? embeddingsView(body, record.index, scope.testId)
+          : requestView(normalized, record.index, scope.testId))
     if (endpoint === 'embeddings') {
       embeddings = embeddingsResponse(body, seed)
-      view = embeddingsView(body, record.index)
     } else {
       let history: NormalizedMessage[] = []
       const previousId = body.previous_response_id
@@ -242,7 +451,7 @@ export function createMockGPT(options: MockGPTOptions = {}): MockGPT {
             'previous_response_id',
           )
         }
-        const previous = conversations.get(previousId)
+        const previous = scope.conversations.get(previousId)
         if (!previous) {
           throw badRequest(
             `Previous response with id '${previousId}' not found (MockGPT forgets responses on reset()).`,
@@ -255,28 +464,68 @@ export function createMockGPT(options: MockGPTOptions = {}): MockGPT {
       normalized =
         endpoint === 'chat.completions'
           ? normalizeChatRequest(body)
-          : normalizeResponsesRequest(body, history)
-      view = requestView(normalized, record.index)
+          : endpoint === 'messages'
+            ? normalizeMessagesRequest(body)
+            : normalizeResponsesRequest(body, history)
     }
-    const exhausted = budgetExhausted(budget, usage)
+    if (scope.poison !== undefined) {
+      record.scriptError = scope.poison
+      return scriptErrorResponse(
+        `${scope.poison} (MockGPT answers every request of this scope with this script error until reset(), so nothing falls through to generated data.)`,
+      )
+    }
+    const exhausted = budgetExhausted(budget, scope.usage)
     if (exhausted) return exhausted
 
     // A chaos status fault answers before the script, so the scripted entry is still there for the retry.
-    const chaosFault = rollChaos()
+    const chaosFault = rollChaos(scope)
     if (chaosFault?.type === 'status') {
       record.faults.push('status')
       return errorReplyResponse(chaosFault)
     }
-    const queued = queue.take(view)
-    record.scriptEntry = queued?.index
-    const faults: MockFault[] = [...(queued?.entry.faults ?? []), ...(chaosFault ? [chaosFault] : [])]
+    let taken: TakenEntry | undefined
+    let reply: MockReply | undefined
+    try {
+      taken = scope.queue.size > 0 ? scope.queue.take(view()) : undefined
+      const scripted = taken?.reply
+      reply =
+        typeof scripted === 'function'
+          ? runComputedReply(
+              scripted,
+              view(),
+              `MockGPT script entry ${entryName(taken?.index ?? 0, taken?.entry)} reply`,
+            )
+          : scripted
+    } catch (error) {
+      return scriptFailure(scope, record, taken, error)
+    }
+    record.scriptEntry = taken?.index
+    record.reply = reply?.type
+    const faults: MockFault[] = [...(taken?.entry.faults ?? []), ...(chaosFault ? [chaosFault] : [])]
     record.faults.push(...faults.map((f) => f.type))
     const statusFault = faults.find((f): f is Extract<MockFault, { type: 'status' }> => f.type === 'status')
     if (statusFault) return errorReplyResponse(statusFault)
-    const reply = queued?.entry.reply
     if (reply?.type === 'error') return applyFaults(errorReplyResponse(reply), faults)
 
-    const n = answers++
+    if (!taken) {
+      const replayed = scope.replay.take(record.method, record.path, body)
+      if (replayed) {
+        record.reply = 'replay'
+        addUsage(scope, normalized?.inputTokens ?? 0, 0)
+        return applyFaults(replayed, faults)
+      }
+      if (strict) {
+        const message = `MockGPT strict mode: no script entry${scope.replay.size ? ' or replay fixture' : ''} matches ${summarize(record, view())}. Script a reply for it (or turn strict mode off to get generated answers).`
+        problem(scope, record, 'unmatched', undefined, message)
+        return openAIErrorResponse(400, message, {
+          type: 'mock_script_error',
+          code: 'mock_unmatched_request',
+          headers: { 'x-should-retry': 'false' },
+        })
+      }
+    }
+
+    const n = scope.answers++
     const requestId = `req_${deterministicId(seed, `req:${n}`, 32)}`
     if (reply?.type === 'raw-chunks') {
       const steps = reply.chunks.map(
@@ -285,27 +534,37 @@ export function createMockGPT(options: MockGPTOptions = {}): MockGPT {
           chunk: typeof c === 'string' ? c : `data: ${JSON.stringify(c)}\n\n`,
         }),
       )
-      addUsage(normalized?.inputTokens ?? 0, 0)
+      addUsage(scope, normalized?.inputTokens ?? 0, 0)
       return applyFaults(sseResponse(steps, requestId), faults)
     }
     if (reply?.type === 'controlled-stream') {
-      const steps = controllerSteps(reply.controller)
-      if (!steps)
-        throw new MockRequestError(
-          500,
-          'The controlled-stream reply has no controller made by createStreamController().',
-        )
-      addUsage(normalized?.inputTokens ?? 0, 0)
-      return applyFaults(sseResponse(steps(), requestId), faults)
+      let steps: () => AsyncIterable<MockStreamStep>
+      try {
+        const make = controllerSteps(reply.controller)
+        if (!make)
+          throw scriptProblem(
+            'the controlled-stream reply has no controller made by createStreamController().',
+          )
+        steps = make
+        const body = steps()
+        addUsage(scope, normalized?.inputTokens ?? 0, 0)
+        return applyFaults(sseResponse(body, requestId), faults)
+      } catch (error) {
+        return scriptFailure(scope, record, taken, error)
+      }
     }
     if (embeddings) {
       if (reply) {
-        throw new MockRequestError(
-          500,
-          `Script entry ${queued?.index} has a "${reply.type}" reply, which cannot answer an embeddings request; use an "error" reply or faults.`,
+        return scriptFailure(
+          scope,
+          record,
+          taken,
+          scriptProblem(
+            `a "${reply.type}" reply cannot answer an embeddings request; use an "error" reply or faults, or match { endpoint: 'chat.completions' }.`,
+          ),
         )
       }
-      addUsage(embeddings.tokens, 0)
+      addUsage(scope, embeddings.tokens, 0)
       return applyFaults(jsonTextResponse(embeddings.text, requestId), faults)
     }
     const request = normalized as NormalizedRequest
@@ -318,47 +577,139 @@ export function createMockGPT(options: MockGPTOptions = {}): MockGPT {
       request.format.type === 'json_schema' ? request.format.schema : null,
     ])
     const contentSeed = hashString(contentKey, foldSeed(seed) ^ foldSeed(request.seed ?? 0))
-    const answer: Answer = planAnswer(request, reply, {
-      contentSeed,
-      callId: (i) => `call_${deterministicId(seed, `call:${n}:${i}`, 24)}`,
-    })
-    const chat = endpoint === 'chat.completions'
+    let answer: Answer
+    try {
+      // The default responder's answer depends only on what was asked: identical requests (retries,
+      // repeated test runs) reuse it unless it calls tools (their ids are per request).
+      const cacheKey =
+        reply === undefined
+          ? `${contentSeed}\u0000${contentKey}\u0000${JSON.stringify(request.toolChoice)}\u0000${request.parallelToolCalls}\u0000${request.maxOutputTokens}\u0000${request.stop.join('\u0001')}`
+          : undefined
+      const cached = cacheKey === undefined ? undefined : defaultAnswers.get(cacheKey)
+      answer =
+        cached ??
+        planAnswer(request, reply, {
+          contentSeed,
+          callId: (i) =>
+            endpoint === 'messages'
+              ? `toolu_${deterministicId(seed, `call:${n}:${i}`, 24)}`
+              : `call_${deterministicId(seed, `call:${n}:${i}`, 24)}`,
+        })
+      if (cacheKey !== undefined && !cached && answer.toolCalls.length === 0) {
+        if (defaultAnswers.size >= 256) defaultAnswers.delete(defaultAnswers.keys().next().value as string)
+        defaultAnswers.set(cacheKey, answer)
+      }
+    } catch (error) {
+      if (reply && (isScriptProblem(error) || !MockRequestError.isInstance(error)))
+        return scriptFailure(scope, record, taken, error)
+      throw error
+    }
     const meta: RenderMeta = {
-      id: chat
-        ? `chatcmpl-${deterministicId(seed, `chat:${n}`, 29)}`
-        : `resp_${deterministicId(seed, `resp:${n}`, 40)}`,
+      id:
+        endpoint === 'chat.completions'
+          ? `chatcmpl-${deterministicId(seed, `chat:${n}`, 29)}`
+          : endpoint === 'messages'
+            ? `msg_${deterministicId(seed, `msg:${n}`, 24)}`
+            : `resp_${deterministicId(seed, `resp:${n}`, 40)}`,
       created: Math.floor(now() / 1000),
       model: request.model,
     }
-    addUsage(request.inputTokens, answer.outputTokens)
-    if (!chat) remember(meta.id, request, answer, body)
+    addUsage(scope, request.inputTokens, answer.outputTokens)
+    if (endpoint === 'responses') remember(scope, meta.id, request, answer, body)
     return applyFaults(renderAnswer(request, answer, meta, requestId), faults)
   }
 
   /** Keeps a Responses conversation for `previous_response_id` (instructions are not carried over). */
   const remember = (
+    scope: Scope,
     id: string,
     request: NormalizedRequest,
     answer: Answer,
     body: Record<string, unknown>,
   ) => {
     const hadInstructions = typeof body.instructions === 'string' && body.instructions !== ''
-    const turn = {
+    const turn: NormalizedMessage = {
       role: 'assistant',
       text: answer.text + answer.toolCalls.map((c) => `${c.name}(${c.arguments})`).join(''),
+      ...(answer.toolCalls.length ? { toolCalls: answer.toolCalls } : {}),
     }
+    const conversations = scope.conversations
     if (conversations.size >= 1000) conversations.delete(conversations.keys().next().value as string)
     conversations.set(id, [...request.messages.slice(hadInstructions ? 1 : 0), turn])
   }
 
-  const serveAdmin = (path: string, request: MockHttpRequest): MockHttpResponse => {
+  const scopeView = (get: () => Scope): MockGPTScope => ({
+    get testId() {
+      return get().testId
+    },
+    script(...entries) {
+      for (const [i, entry] of entries.entries()) assertScriptEntry(entry, `MockGPT script(...) entry ${i}`)
+      get().queue.enqueue(entries)
+    },
+    get requests() {
+      return get().journal.all()
+    },
+    get usage() {
+      return get().usage
+    },
+    get journal() {
+      const journal = get().journal
+      return { entries: journal.length, bytes: journal.bytes, dropped: journal.dropped }
+    },
+    get pendingScript() {
+      return get().queue.size
+    },
+    get scriptProblems() {
+      return [...get().problems]
+    },
+    assertAllScriptsUsed() {
+      const scope = get()
+      const unused = scope.queue
+        .pending()
+        .filter((p) => p.remaining !== Number.POSITIVE_INFINITY || p.used === 0)
+        .map((p) => ({ index: p.index, label: p.label, testId: scope.testId, waitsFor: p.waitsFor }))
+      if (scope.problems.length === 0 && unused.length === 0) return
+      throw new MockScriptError(
+        scriptErrorMessage('MockGPT: the script did not run as written', scope.problems, unused),
+        { problems: [...scope.problems], unused },
+      )
+    },
+    reset() {
+      get().reset()
+    },
+  })
+
+  const serveAdmin = (scope: Scope, path: string, request: MockHttpRequest): MockHttpResponse => {
     switch (path) {
-      case '/_mock/requests':
-        return json(200, { object: 'list', data: requests })
+      case '/_mock/requests': {
+        const query = queryOf(request.url)
+        const offset = pageNumber(query.get('offset'), 'offset', 0, 0)
+        const limit = pageNumber(query.get('limit'), 'limit', 100, 1, 1000)
+        const { data, hasMore } = scope.journal.page(offset, limit)
+        return json(200, {
+          object: 'list',
+          data,
+          has_more: hasMore,
+          next_offset: hasMore ? (data.at(-1)?.index ?? offset) + 1 : null,
+          total: scope.journal.next,
+          dropped: scope.journal.dropped,
+        })
+      }
       case '/_mock/usage':
-        return json(200, { ...usage, budget: budget ?? null, pendingScript: queue.size })
+        return json(200, {
+          ...scope.usage,
+          budget: budget ?? null,
+          pendingScript: scope.queue.size,
+          scriptProblems: scope.problems.length,
+          journal: {
+            entries: scope.journal.length,
+            bytes: scope.journal.bytes,
+            dropped: scope.journal.dropped,
+          },
+        })
       case '/_mock/reset':
-        reset()
+        if (scope === root) resetAll()
+        else scope.reset()
         return json(200, { ok: true })
       default: {
         let entries: MockScriptEntry[]
@@ -368,48 +719,89 @@ export function createMockGPT(options: MockGPTOptions = {}): MockGPT {
           if (InvalidInputError.isInstance(error)) throw badRequest(error.message, 'script')
           throw error
         }
-        queue.enqueue(entries)
-        return json(200, { ok: true, pendingScript: queue.size })
+        scope.queue.enqueue(entries)
+        return json(200, { ok: true, pendingScript: scope.queue.size })
       }
     }
   }
 
-  const route = (request: MockHttpRequest, method: string, path: string): MockHttpResponse => {
+  const adminDenied = (request: MockHttpRequest): MockHttpResponse | undefined => {
+    const origin = request.headers.origin
+    if (origin !== undefined && !config.adminOrigins.includes(origin)) {
+      return openAIErrorResponse(
+        403,
+        `MockGPT refuses admin requests from the web origin ${origin}: a page must not read recorded requests or rewrite the script. Allow it with the adminOrigins option if you mean to.`,
+        { type: 'permission_error', code: 'admin_origin_refused' },
+      )
+    }
+    const token = config.adminToken
+    if (token === undefined) return undefined
+    const given =
+      request.headers['x-mockgpt-admin-token'] ??
+      /^Bearer\s+(.+)$/i.exec(request.headers.authorization ?? '')?.[1]
+    if (given === token) return undefined
+    return openAIErrorResponse(
+      401,
+      'MockGPT admin routes need the admin token: send Authorization: Bearer <token> (printed at start, or the adminToken option).',
+      { code: 'admin_token_required' },
+    )
+  }
+
+  const route = (
+    request: MockHttpRequest,
+    method: string,
+    path: string,
+    testId: string | undefined,
+  ): MockHttpResponse => {
     // Own keys only: a path such as `constructor` or `__proto__` must not find Object.prototype members.
     const admin = Object.hasOwn(ADMIN_ROUTES, path) ? ADMIN_ROUTES[path] : undefined
     if (admin) {
       if (method !== admin) return methodNotAllowed(method, path, admin)
-      return serveAdmin(path, request)
+      const denied = adminDenied(request)
+      if (denied) return denied
+      return serveAdmin(scopeOf(testId), path, request)
     }
+    const scope = scopeOf(testId)
     const modelRoute = Object.hasOwn(MODEL_ROUTES, path) ? MODEL_ROUTES[path] : undefined
     const modelId = path.startsWith('/v1/models/')
       ? decodePathSegment(path.slice('/v1/models/'.length))
       : undefined
+    // handle() already made a private copy of the headers: the record may keep it as it is.
+    const headers = request.headers as Record<string, string>
+    const bodyText = request.body ?? ''
+    const keep = scope.journal.keepsBody(bodyText.length)
     const record: MutableRecord = {
-      index: requests.length,
+      index: scope.journal.next,
+      testId,
       method,
       path,
-      headers: stringHeaders(request.headers),
+      headers: config.recordCredentials ? headers : redact(headers),
       body: undefined,
+      bodyBytes: bodyText.length,
+      bodyOmitted: !keep,
       endpoint: modelRoute?.endpoint ?? (modelId !== undefined ? 'models' : undefined),
       status: 0,
       scriptEntry: undefined,
+      reply: undefined,
       faults: [],
+      scriptError: undefined,
     }
-    requests.push(record)
+    scope.journal.add(record)
     let response: MockHttpResponse
     try {
       const parsed = parseBody(request.body)
-      if ('value' in parsed) record.body = parsed.value
-      response = serveRoute(request, method, path, modelRoute, modelId, parsed, record)
+      if ('value' in parsed && keep) record.body = parsed.value
+      response = serveRoute(scope, request, method, path, modelRoute, modelId, parsed, record)
     } catch (error) {
       response = errorToResponse(error)
     }
     record.status = response.status
+    if (record.endpoint === 'messages') response = toAnthropicError(response)
     return response
   }
 
   const serveRoute = (
+    scope: Scope,
     request: MockHttpRequest,
     method: string,
     path: string,
@@ -422,9 +814,7 @@ export function createMockGPT(options: MockGPTOptions = {}): MockGPT {
       return openAIErrorResponse(
         404,
         `Invalid URL (${method} ${path}). MockGPT serves ${Object.keys(MODEL_ROUTES).join(', ')} and /v1/models/{id}.`,
-        {
-          code: 'unknown_url',
-        },
+        { code: 'unknown_url' },
       )
     }
     const expected = modelRoute?.method ?? 'GET'
@@ -448,12 +838,24 @@ export function createMockGPT(options: MockGPTOptions = {}): MockGPT {
         data: models.map((id) => ({ id, object: 'model', created: 1_700_000_000, owned_by: 'mockgpt' })),
       })
     }
-    return serveModel(endpoint, requireJsonObject(parsed), record)
+    return serveModel(scope, endpoint, requireJsonObject(parsed), record)
   }
 
-  return {
+  const resetAll = () => {
+    root.reset()
+    scopes = new Map()
+  }
+
+  const rootView = scopeView(() => root)
+  const allProblems = () => {
+    const list = [...root.problems]
+    for (const scope of scopes.values()) list.push(...scope.problems)
+    return list
+  }
+  const engine = {
     seed,
-    handle(given) {
+    strict,
+    handle(given: MockHttpRequest): MockHttpResponse {
       // Callers outside TypeScript may pass anything: keep only string headers and a string body.
       const request: MockHttpRequest = {
         method: typeof given?.method === 'string' ? given.method : 'GET',
@@ -467,47 +869,131 @@ export function createMockGPT(options: MockGPTOptions = {}): MockGPT {
       try {
         method = request.method.toUpperCase()
         path = splitPath(request.url)
-        if (method === 'OPTIONS') {
+        let testId = headerOf(request, 'x-test-id')
+        if (path.startsWith(TEST_PREFIX)) {
+          const end = path.indexOf('/', TEST_PREFIX.length)
+          testId = decodePathSegment(path.slice(TEST_PREFIX.length, end < 0 ? undefined : end))
+          path = end < 0 ? '/' : path.slice(end)
+        }
+        if (testId !== undefined && !TEST_ID.test(testId)) {
+          response = openAIErrorResponse(
+            400,
+            `The test id ${JSON.stringify(testId.slice(0, 80))} must be 1 to 200 printable ASCII characters.`,
+            { param: 'x-test-id' },
+          )
+        } else if (method === 'OPTIONS') {
           response = { status: 204, headers: {}, firstByteDelayMs: 0, body: { type: 'empty' } }
         } else {
-          response = route(request, method, path)
+          response = route(request, method, path, testId)
         }
       } catch (error) {
         response = errorToResponse(error)
       }
-      const origin = request.headers.origin
-      if (origin) {
-        response = {
-          ...response,
-          headers: {
-            ...response.headers,
-            'access-control-allow-origin': '*',
-            'access-control-expose-headers': '*',
-            ...(method === 'OPTIONS'
-              ? {
-                  'access-control-allow-methods': 'GET, POST, OPTIONS',
-                  'access-control-allow-headers': request.headers['access-control-request-headers'] ?? '*',
-                  'access-control-max-age': '600',
-                }
-              : {}),
-          },
-        }
+      return withCors(request, method, path, response, config.adminOrigins)
+    },
+    scope(testId: string): MockGPTScope {
+      if (typeof testId !== 'string' || !TEST_ID.test(testId)) {
+        throw new InvalidInputError(
+          `MockGPT scope(testId) needs 1 to 200 printable ASCII characters, but got ${describeValue(testId)}.`,
+          { details: { field: 'testId', received: describeValue(testId) } },
+        )
       }
-      return response
+      return scopeView(() => scopeOf(testId))
     },
-    script(...entries) {
-      for (const [i, entry] of entries.entries()) assertScriptEntry(entry, `MockGPT script(...) entry ${i}`)
-      queue.enqueue(entries)
+    assertNoScriptProblems() {
+      const problems = allProblems()
+      if (problems.length === 0) return
+      throw new MockScriptError(scriptErrorMessage('MockGPT recorded script problems', problems, []), {
+        problems,
+        unused: [],
+      })
     },
-    get requests() {
-      return requests
+  }
+  Object.defineProperties(engine, {
+    ...Object.getOwnPropertyDescriptors(rootView),
+    reset: { value: resetAll, enumerable: true },
+    allScriptProblems: { get: allProblems, enumerable: true },
+  })
+  return engine as unknown as MockGPT
+}
+
+function headerOf(request: MockHttpRequest, name: string): string | undefined {
+  const headers = request.headers
+  if (typeof headers !== 'object' || headers === null) return undefined
+  const value = headers[name]
+  return typeof value === 'string' ? value : undefined
+}
+
+function pageNumber(
+  text: string | null,
+  name: string,
+  fallback: number,
+  min: number,
+  max = Number.MAX_SAFE_INTEGER,
+): number {
+  if (text === null) return fallback
+  const value = Number(text)
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(value) || value < min || value > max) {
+    throw badRequest(
+      `'${name}' must be an integer from ${min} to ${max}, but got "${text.slice(0, 40)}".`,
+      name,
+    )
+  }
+  return value
+}
+
+/** A non-retryable 400 for a script error (`x-should-retry: false`, a 4xx no SDK retries). */
+function scriptErrorResponse(message: string): MockHttpResponse {
+  return openAIErrorResponse(400, message, {
+    type: 'mock_script_error',
+    code: 'mock_script_error',
+    headers: { 'x-should-retry': 'false' },
+  })
+}
+
+function summarize(record: MutableRecord, view: MockRequestView): string {
+  const last = view.lastUserMessage.replace(/\s+/g, ' ')
+  const parts = [
+    `${record.method} ${record.path}`,
+    `model ${JSON.stringify(view.model)}`,
+    `stream ${view.stream}`,
+    `turn ${view.turn}`,
+    view.toolNames.length ? `tools [${view.toolNames.join(', ')}]` : 'no tools',
+    `last user message ${JSON.stringify(last.length > 120 ? `${last.slice(0, 119)}…` : last)}`,
+  ]
+  return `the request (${parts.join(', ')})`
+}
+
+/**
+ * CORS: the model routes answer any origin (browser apps call them); the admin routes answer only the
+ * configured `adminOrigins`, so a page the developer has open can neither read recordings nor preflight a
+ * script change.
+ */
+function withCors(
+  request: MockHttpRequest,
+  method: string,
+  path: string,
+  response: MockHttpResponse,
+  adminOrigins: readonly string[],
+): MockHttpResponse {
+  const origin = headerOf(request, 'origin')
+  if (!origin) return response
+  const adminPath = path.startsWith('/_mock')
+  if (adminPath && !adminOrigins.includes(origin)) return response
+  return {
+    ...response,
+    headers: {
+      ...response.headers,
+      'access-control-allow-origin': adminPath ? origin : '*',
+      'access-control-expose-headers': '*',
+      ...(adminPath ? { vary: 'origin' } : {}),
+      ...(method === 'OPTIONS'
+        ? {
+            'access-control-allow-methods': 'GET, POST, OPTIONS',
+            'access-control-allow-headers': headerOf(request, 'access-control-request-headers') ?? '*',
+            'access-control-max-age': '600',
+          }
+        : {}),
     },
-    get usage() {
-      return usage
-    },
-    get pendingScript() {
-      return queue.size
-    },
-    reset,
   }
 }

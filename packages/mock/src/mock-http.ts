@@ -4,7 +4,9 @@
  * engine for a {@link MockHttpResponse} and writes that out; it never decides anything itself.
  */
 
-/** One HTTP request as the engine sees it. Header names are lower case.  * @example
+/**
+ * One HTTP request as the engine sees it. Header names are lower case.
+ * @example
  * ```ts
  * import { createMockGPT, type MockHttpRequest } from '@agent-core/mock'
  * const request: MockHttpRequest = { method: 'GET', url: '/v1/models', headers: { authorization: 'Bearer sk-test' } }
@@ -39,7 +41,9 @@ export type MockStreamStep =
   | { readonly type: 'disconnect'; readonly delayMs?: number | undefined }
   | { readonly type: 'hang' }
 
-/** The body of a {@link MockHttpResponse}.  * @example
+/**
+ * The body of a {@link MockHttpResponse}.
+ * @example
  * ```ts
  * import { createMockGPT } from '@agent-core/mock'
  * const { body } = createMockGPT().handle({ method: 'GET', url: '/v1/models', headers: {} })
@@ -54,7 +58,9 @@ export type MockHttpBody =
   /** Send no status line at all until the client times out or the server closes. */
   | { readonly type: 'hang' }
 
-/** What a transport must write: status, headers, then the body, after `firstByteDelayMs`.  * @example
+/**
+ * What a transport must write: status, headers, then the body, after `firstByteDelayMs`.
+ * @example
  * ```ts
  * import { createMockGPT } from '@agent-core/mock'
  * const response = createMockGPT().handle({ method: 'GET', url: '/v1/nope', headers: {} })

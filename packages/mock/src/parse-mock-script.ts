@@ -1,12 +1,13 @@
 import { InvalidInputError } from '@agent-core/core'
-import { assertScript } from './internal/validate-script.js'
+import { assertKnownKeys, assertScript } from './internal/validate-script.js'
 import type { MockScriptEntry } from './script.js'
 
 /**
  * Parses a JSON script (text or an already parsed value): an array of {@link MockScriptEntry} objects,
- * `{ "script": [...] }`, or a single entry. JSON scripts use declarative `match` objects; predicates and controlled streams
- * exist only in code.
- * @throws InvalidInputError naming the first bad entry and field
+ * `{ "script": [...] }`, or a single entry. JSON scripts use declarative `match` objects; predicates,
+ * computed replies and controlled streams exist only in code. Unknown keys are refused with their path
+ * and the nearest known key, so a typo such as `"matches"` cannot silently match every request.
+ * @throws InvalidInputError naming the first bad entry and field (`details.field`)
  * @example
  * ```ts
  * import { createMockGPT, parseMockScript } from '@agent-core/mock'
@@ -22,16 +23,18 @@ export function parseMockScript(source: unknown, where = 'script'): MockScriptEn
     } catch (error) {
       throw new InvalidInputError(
         `${where} is not valid JSON: ${(error as Error).message}. Fix the file and try again.`,
-        {
-          details: { where },
-          cause: error,
-        },
+        { details: { field: where }, cause: error },
       )
     }
   }
   if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
-    // `{ "script": [...] }`, or a single entry.
-    value = 'script' in value ? (value as { script: unknown }).script : [value]
+    // `{ "script": [...] }` (nothing else beside it), or a single entry.
+    if (Object.hasOwn(value, 'script')) {
+      assertKnownKeys(value as Record<string, unknown>, ['script'], where)
+      value = (value as { script: unknown }).script
+    } else {
+      value = [value]
+    }
   }
   assertScript(value, where)
   return [...value]

@@ -2,7 +2,9 @@ import { PackedFrames } from './internal/frame-writer.js'
 import { sleep, untilAborted } from './internal/sleep.js'
 import type { MockStreamStep } from './mock-http.js'
 
-/** Where a transport writes a streamed body.  * @example
+/**
+ * Where a transport writes a streamed body.
+ * @example
  * ```ts
  * import type { MockBodySink } from '@agent-core/mock'
  * const chunks: (string | Uint8Array)[] = []

@@ -33,6 +33,11 @@ const FIELDS = [
   'max_output_tokens',
   'dimensions',
   'encoding_format',
+  'system',
+  'stop_sequences',
+  'output_config',
+  'temperature',
+  'top_p',
   '__proto__',
   'constructor',
   'toString',
@@ -73,8 +78,55 @@ const odd = fc.oneof(
   ),
 )
 
+/** Hostile schemas: regex bombs, huge enums, deep nesting, branch explosions, huge smallest values. */
+const HOSTILE_SCHEMAS: unknown[] = [
+  { type: 'string', pattern: '^((a{1000}){1000}){1000}$' },
+  { type: 'string', pattern: '^(a+)+$' },
+  { type: 'string', pattern: '^(a|a)*$' },
+  { type: 'string', pattern: '^(\\w+\\s?)*$' },
+  { type: 'string', pattern: '(x{100}){100}' },
+  { type: 'string', pattern: 'a'.repeat(2000) },
+  { enum: Array.from({ length: 100_000 }, (_, i) => i) },
+  { enum: Array.from({ length: 1000 }, (_, i) => ({ k: i })) },
+  { enum: Array.from({ length: 2000 }, () => 'same') },
+  (() => {
+    let schema: unknown = { type: 'string' }
+    for (let i = 0; i < 100; i++) schema = { type: 'array', items: schema }
+    return schema
+  })(),
+  (() => {
+    let schema: unknown = { type: 'string' }
+    for (let i = 0; i < 40; i++) schema = { type: 'object', required: ['a'], properties: { a: schema } }
+    return schema
+  })(),
+  { anyOf: Array.from({ length: 400 }, (_, i) => ({ const: i })) },
+  {
+    oneOf: Array.from({ length: 30 }, (_, i) => ({
+      type: 'object',
+      required: ['x'],
+      properties: { x: { const: i } },
+    })),
+  },
+  { type: 'array', minItems: 10_000, items: { type: 'string', minLength: 10_000 } },
+  {
+    type: 'object',
+    required: Array.from({ length: 600 }, (_, i) => `k${i}`),
+    properties: Object.fromEntries(
+      Array.from({ length: 600 }, (_, i) => [`k${i}`, { type: 'string', minLength: 2000 }]),
+    ),
+  },
+  {
+    $defs: {
+      a: { type: 'array', minItems: 50, items: { $ref: '#/$defs/b' } },
+      b: { type: 'array', minItems: 50, items: { type: 'string', minLength: 500 } },
+    },
+    $ref: '#/$defs/a',
+  },
+]
+
 const schemaLike = fc.oneof(
   odd,
+  fc.constantFrom<unknown>(...HOSTILE_SCHEMAS),
   fc.constantFrom<unknown>(
     { type: 'object', properties: { a: { type: 'string' } }, required: ['a'] },
     { type: 'string', pattern: '(' },
@@ -205,6 +257,14 @@ const fieldValue: Record<(typeof FIELDS)[number], fc.Arbitrary<unknown>> = {
   max_output_tokens: odd,
   dimensions: fc.oneof(fc.integer({ min: -2, max: 4000 }), odd),
   encoding_format: fc.oneof(fc.constantFrom('float', 'base64'), odd),
+  system: fc.oneof(fc.string(), odd),
+  stop_sequences: fc.oneof(fc.array(fc.string(), { maxLength: 2 }), odd),
+  output_config: fc.oneof(
+    fc.record({ format: fc.oneof(fc.record({ type: fc.constant('json_schema'), schema: schemaLike }), odd) }),
+    odd,
+  ),
+  temperature: fc.oneof(fc.double(), odd),
+  top_p: fc.oneof(fc.double(), odd),
   __proto__: odd,
   constructor: odd,
   toString: odd,
@@ -212,6 +272,7 @@ const fieldValue: Record<(typeof FIELDS)[number], fc.Arbitrary<unknown>> = {
 
 const BASES: readonly Record<string, unknown>[] = [
   { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] },
+  { model: 'claude-sonnet-4-5', max_tokens: 50, messages: [{ role: 'user', content: 'hi' }] },
   { model: 'gpt-4o-mini', input: 'hi' },
   { model: 'text-embedding-3-small', input: 'hi' },
 ]
@@ -314,6 +375,12 @@ const bodyText = fc.oneof(
 
 const PATHS = [
   '/v1/chat/completions',
+  '/v1/messages',
+  '/test/a/v1/chat/completions',
+  '/test/%FF/v1/models',
+  '/test//v1/models',
+  '/test/b/_mock/requests?offset=x',
+  '/_mock/requests?limit=0',
   '/v1/responses',
   '/v1/embeddings',
   '/v1/models',
@@ -358,6 +425,8 @@ const headers = (value: fc.Arbitrary<string>) =>
       origin: value,
       'content-type': fc.oneof(fc.constantFrom('application/json', 'text/plain'), value),
       'access-control-request-headers': value,
+      'x-test-id': value,
+      'x-api-key': value,
       'x-odd': value,
     },
     { requiredKeys: [] },
@@ -377,7 +446,7 @@ const anyRequest = fc.record({
 /** A POST to a model route with the right key: only the body is arbitrary. */
 const modelRequest = fc.record({
   method: fc.constant('POST'),
-  url: fc.constantFrom('/v1/chat/completions', '/v1/responses', '/v1/embeddings'),
+  url: fc.constantFrom('/v1/chat/completions', '/v1/responses', '/v1/embeddings', '/v1/messages'),
   headers: fc.constant({ authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }),
   body: bodyText,
 })
@@ -387,9 +456,19 @@ const engineRequest = fc.oneof(anyRequest, modelRequest)
 // biome-ignore lint/suspicious/noExplicitAny: test-side access to JSON bodies
 type Json = Record<string, any>
 
-/** Asserts `text` is an OpenAI error body; a 500 is allowed only as the documented generator check. */
+/**
+ * Asserts `text` is an OpenAI error body (or, on the Anthropic route, an Anthropic one); a 500 is allowed
+ * only as the documented generator check.
+ */
 function expectOpenAIError(status: number, text: string): void {
   const body = JSON.parse(text) as Json
+  if (body.type === 'error') {
+    expect(Object.keys(body)).toEqual(['type', 'error', 'request_id'])
+    expect(typeof body.error.type).toBe('string')
+    expect(typeof body.error.message).toBe('string')
+    expect(status).toBeLessThan(500)
+    return
+  }
   expect(Object.keys(body)).toEqual(['error'])
   const error = body.error as Json
   expect(typeof error.message).toBe('string')
@@ -423,8 +502,10 @@ function expectSse(text: string): void {
   expect(data.length).toBeGreaterThan(0)
   const last = data.at(-1)
   if (last !== '[DONE]') {
-    // The Responses stream ends with its terminal event, not [DONE].
-    expect(JSON.parse(last as string).type).toMatch(/^response\.(completed|incomplete|failed)$/)
+    // The Responses and Anthropic streams end with their terminal event, not [DONE].
+    expect(JSON.parse(last as string).type).toMatch(
+      /^(response\.(completed|incomplete|failed)|message_stop)$/,
+    )
   }
   for (const d of data) if (d !== '[DONE]') expect(typeof JSON.parse(d)).toBe('object')
 }

@@ -195,8 +195,15 @@ describe('durable kit: garbage input (property)', () => {
           await expectTypedOrSuccess(() => createPostgresDurableStore(a as Loose))
           for (const store of [memory, sqlite]) {
             await expectTypedOrSuccess(() => store.load(a as Loose))
-            await expectTypedOrSuccess(() => store.save(a as Loose, b as Loose, c as Loose))
-            await expectTypedOrSuccess(() => store.save('t', b as Loose, { expectedVersion: c } as Loose))
+            await expectTypedOrSuccess(() => store.save(a as Loose, b as Loose))
+            await expectTypedOrSuccess(() => store.fencing.load(a as Loose))
+            await expectTypedOrSuccess(() => store.fencing.save(a as Loose, b as Loose, c as Loose))
+            await expectTypedOrSuccess(() =>
+              store.fencing.save('t', b as Loose, { expectedVersion: c } as Loose),
+            )
+            await expectTypedOrSuccess(() => store.list(a as Loose))
+            await expectTypedOrSuccess(() => store.list({ status: a, limit: b, after: c } as Loose))
+            await expectTypedOrSuccess(() => store.exclusive('t', async () => 1, { onWait: a } as Loose))
             await expectTypedOrSuccess(() => store.exclusive(a as Loose, async () => 1, b as Loose))
             await expectTypedOrSuccess(() => store.exclusive('t', b as Loose, c as Loose))
           }

@@ -2,8 +2,8 @@ import { AgentCoreError, InvalidStateError } from '@agent-core/core'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { defineDurableTask } from './durable-task.js'
+import { isTrail, recordOf, trailStep } from './internal/testing/fixtures.js'
 import { createMemoryDurableStore } from './memory-store.js'
-import { isTrail, recordOf, trailStep } from './testing/fixtures.js'
 
 function task(revision = '2', withReconcile = true) {
   return defineDurableTask({

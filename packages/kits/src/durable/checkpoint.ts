@@ -92,9 +92,7 @@ export function parseCheckpointEnvelope(
       expectation,
       'unknown-version',
       `its format version is ${describeValue(record.version)}, but only version 2 is understood`,
-      {
-        version: record.version,
-      },
+      { field: 'version', received: describeValue(record.version) },
     )
   }
   for (const key of Object.keys(record)) {
@@ -106,9 +104,7 @@ export function parseCheckpointEnvelope(
       expectation,
       'foreign-definition',
       `it was written by definition ${describeValue(record.definitionId)}, not "${expectation.definitionId}"`,
-      {
-        storedDefinitionId: record.definitionId,
-      },
+      { field: 'definitionId', received: describeValue(record.definitionId) },
     )
   }
   if (record.revision !== expectation.revision) {
@@ -116,7 +112,7 @@ export function parseCheckpointEnvelope(
       expectation,
       'revision-mismatch',
       `it was written by revision ${describeValue(record.revision)} of the definition, but this is revision "${expectation.revision}"`,
-      { storedRevision: record.revision, revision: expectation.revision },
+      { field: 'revision', received: describeValue(record.revision), revision: expectation.revision },
     )
   }
   const { nextStepIndex, attemptCount, maxAttempts, deadlineAtMs, status } = record
@@ -125,16 +121,14 @@ export function parseCheckpointEnvelope(
       expectation,
       'bad-count',
       `maxAttempts is ${describeValue(maxAttempts)}, not a safe integer of at least 1`,
-      { field: 'maxAttempts' },
+      { field: 'maxAttempts', received: describeValue(maxAttempts) },
     )
   if (!isCount(attemptCount, 0) || attemptCount > maxAttempts) {
     throw refuse(
       expectation,
       'bad-count',
       `attemptCount is ${describeValue(attemptCount)}, not a safe integer from 0 to maxAttempts (${maxAttempts})`,
-      {
-        field: 'attemptCount',
-      },
+      { field: 'attemptCount', received: describeValue(attemptCount) },
     )
   }
   if (typeof status !== 'string' || !STATUSES.includes(status as DurableStatus)) {
@@ -142,7 +136,7 @@ export function parseCheckpointEnvelope(
       expectation,
       'unknown-status',
       `its status is ${describeValue(status)}, not one of ${STATUSES.join(', ')}`,
-      { status },
+      { field: 'status', received: describeValue(status) },
     )
   }
   const last = expectation.stepCount
@@ -158,7 +152,7 @@ export function parseCheckpointEnvelope(
       expectation,
       'bad-index',
       `nextStepIndex is ${describeValue(nextStepIndex)}, which is out of range for status "${status}" and ${last} steps`,
-      { nextStepIndex, stepCount: last },
+      { field: 'nextStepIndex', received: describeValue(nextStepIndex), stepCount: last },
     )
   }
   if (deadlineAtMs !== null && !isCount(deadlineAtMs, 0)) {
@@ -166,11 +160,12 @@ export function parseCheckpointEnvelope(
       expectation,
       'bad-deadline',
       `deadlineAtMs is ${describeValue(deadlineAtMs)}, not null or a non-negative safe integer`,
+      { field: 'deadlineAtMs', received: describeValue(deadlineAtMs) },
     )
   }
   let modelBudget: DurableModelBudget | undefined
   if (record.modelBudget !== undefined) modelBudget = parseModelBudget(record.modelBudget, expectation)
-  if (!('state' in record)) throw refuse(expectation, 'bad-state', 'it has no state')
+  if (!('state' in record)) throw refuse(expectation, 'bad-state', 'it has no state', { field: 'state' })
   return {
     version: 2,
     definitionId: expectation.definitionId,
@@ -187,13 +182,16 @@ export function parseCheckpointEnvelope(
 
 function parseModelBudget(raw: unknown, expectation: CheckpointExpectation): DurableModelBudget {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-    throw refuse(expectation, 'bad-model-budget', `modelBudget is ${describeValue(raw)}, not an object`)
+    throw refuse(expectation, 'bad-model-budget', `modelBudget is ${describeValue(raw)}, not an object`, {
+      field: 'modelBudget',
+      received: describeValue(raw),
+    })
   }
   const budget = raw as Record<string, unknown>
   for (const key of Object.keys(budget)) {
     if (!BUDGET_FIELDS.has(key))
       throw refuse(expectation, 'bad-model-budget', `modelBudget has an unknown field "${key}"`, {
-        field: key,
+        field: `modelBudget.${key}`,
       })
   }
   const { maxCalls, reservedCalls, maxCallsPerAttempt } = budget
@@ -207,6 +205,7 @@ function parseModelBudget(raw: unknown, expectation: CheckpointExpectation): Dur
       expectation,
       'bad-model-budget',
       'modelBudget needs non-negative safe integers maxCalls, maxCallsPerAttempt and reservedCalls, with reservedCalls at most maxCalls',
+      { field: 'modelBudget', received: describeValue(raw) },
     )
   }
   return { maxCalls, reservedCalls, maxCallsPerAttempt }

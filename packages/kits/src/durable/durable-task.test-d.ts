@@ -22,7 +22,9 @@ describe('defineDurableTask types', () => {
           replayPolicy: 'safe',
           run: (state, context) => {
             expectTypeOf(state).toEqualTypeOf<Job>()
-            expectTypeOf(context).toEqualTypeOf<DurableStepContext<{ user: string }>>()
+            expectTypeOf(context).toEqualTypeOf<DurableStepContext<{ user: string }, Job>>()
+            expectTypeOf(context.checkpoint).parameter(0).toEqualTypeOf<Job>()
+            expectTypeOf(context.resuming).toBeBoolean()
             expectTypeOf(context.app.user).toBeString()
             expectTypeOf(context.maxModelCalls).toEqualTypeOf<number | undefined>()
             return { ...state, done: true }

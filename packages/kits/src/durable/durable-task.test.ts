@@ -15,9 +15,17 @@ import {
 } from '@agent-core/core'
 import { describe, expect, it } from 'vitest'
 import { type DurableStepContext, defineDurableTask } from './durable-task.js'
+import {
+  gate,
+  isTrail,
+  recordOf,
+  spanProblems,
+  storedCheckpoint,
+  type Trail,
+  trailStep,
+} from './internal/testing/fixtures.js'
 import { createMemoryDurableStore, type MemoryDurableStore } from './memory-store.js'
 import type { CheckpointV2, DurableStore } from './store.js'
-import { isTrail, recordOf, storedCheckpoint, type Trail, trailStep } from './testing/fixtures.js'
 
 function threeSteps(counts: Record<string, number> = {}) {
   const count = (id: string) => () => {
@@ -104,7 +112,15 @@ describe('defineDurableTask: running', () => {
     await task.run({ taskId: 'task-9', store, input }, context)
     expect(input.trail).toEqual([])
     const [stepContext] = seen
-    expect(stepContext?.diagnostics.scope).toEqual(['app', 'durable', 'task-9', 'mutate'])
+    expect(stepContext?.diagnostics.scope).toEqual([
+      'app',
+      'durable',
+      'task-9',
+      'task',
+      'attempt',
+      'step',
+      'mutate',
+    ])
     expect(stepContext?.app).toEqual({ user: 'u1' })
     expect(stepContext).toMatchObject({
       taskId: 'task-9',
@@ -112,16 +128,28 @@ describe('defineDurableTask: running', () => {
       stepIndex: 0,
       attempt: 1,
       mode: 'run',
+      resuming: false,
       maxModelCalls: undefined,
     })
+    expect(typeof stepContext?.checkpoint).toBe('function')
     expect(sink.kinds(['app', 'durable', 'task-9'])).toEqual([
+      'task-start',
       'checkpoint-saved',
       'task-created',
-      'step-started',
-      'step-completed',
+      'attempt-start',
+      'step-start',
       'checkpoint-saved',
-      'task-completed',
+      'step-end',
+      'attempt-end',
+      'task-end',
     ])
+    expect(spanProblems(sink.events)).toEqual([])
+    const [taskStart] = sink.ofKind('task-start')
+    const [stepStart] = sink.ofKind('step-start')
+    const [attemptStart] = sink.ofKind('attempt-start')
+    expect(attemptStart?.parentSpanId).toBe(taskStart?.spanId)
+    expect(stepStart?.parentSpanId).toBe(attemptStart?.spanId)
+    expect(sink.ofKind('task-end')[0]?.data).toMatchObject({ outcome: 'ok', status: 'completed' })
     expect(storedCheckpoint(store, 'task-9').state).toEqual({ trail: ['returned'] })
   })
 
@@ -481,7 +509,7 @@ describe('defineDurableTask: cancellation', () => {
         return store.exclusive(taskId, operation, options)
       },
       load: (taskId) => store.load(taskId),
-      save: (taskId, checkpoint, options) => store.save(taskId, checkpoint, options),
+      save: (taskId, checkpoint) => store.save(taskId, checkpoint),
     }
     await expect(
       threeSteps().run({ taskId: 't', store: spy, input: { trail: [] } }, { signal: controller.signal }),
@@ -517,11 +545,11 @@ describe('defineDurableTask: cancellation', () => {
     const store: DurableStore = {
       exclusive: (taskId, operation, options) => inner.exclusive(taskId, operation, options),
       load: (taskId) => inner.load(taskId),
-      save: async (taskId, checkpoint, options) => {
+      save: async (taskId, checkpoint) => {
         saves++
         if (saves === 2) controller.abort()
         await new Promise((resolve) => setTimeout(resolve, 0))
-        return inner.save(taskId, checkpoint, options)
+        return inner.save(taskId, checkpoint)
       },
     }
     await expect(
@@ -697,5 +725,135 @@ describe('defineDurableTask: inspect', () => {
       state: { trail: ['a', 'b', 'c'] },
     })
     expect(recordOf(store, 't')).toEqual(before)
+  })
+})
+
+describe('defineDurableTask: diagnostics spans', () => {
+  /** Each span's name and outcome, in the order the spans ended. */
+  function outcomes(sink: MemoryDiagnosticSink): string[] {
+    return sink.events
+      .filter((event) => event.kind.endsWith('-end') && event.spanId !== undefined)
+      .map((event) => `${event.kind.slice(0, -4)}:${String(event.data.outcome)}`)
+  }
+
+  it('ends the step, attempt and task spans as aborted when the run is cancelled inside a step', async () => {
+    const sink = new MemoryDiagnosticSink()
+    const controller = new AbortController()
+    const task = defineDurableTask({
+      id: 'spans',
+      revision: '1',
+      isState: isTrail,
+      steps: [
+        trailStep('a'),
+        {
+          id: 'b',
+          replayPolicy: 'safe',
+          run: async (_state, context) => {
+            controller.abort()
+            throw context.signal.reason
+          },
+        },
+      ],
+    })
+    await expect(
+      task.run(
+        { taskId: 't', store: createMemoryDurableStore(), input: { trail: [] } },
+        { signal: controller.signal, diagnostics: sink.sink },
+      ),
+    ).rejects.toSatisfy((error) => AbortedError.isInstance(error))
+    expect(outcomes(sink)).toEqual(['step:ok', 'step:aborted', 'attempt:aborted', 'task:aborted'])
+    expect(spanProblems(sink.events)).toEqual([])
+  })
+
+  it('ends them as error when the last attempt fails, and as timeout when the task expires', async () => {
+    const failing = new MemoryDiagnosticSink()
+    const failer = defineDurableTask(
+      {
+        id: 'fails',
+        revision: '1',
+        isState: isTrail,
+        steps: [
+          trailStep('boom', 'safe', () => {
+            throw new Error('boom')
+          }),
+        ],
+      },
+      { maxAttempts: 1 },
+    )
+    const store = createMemoryDurableStore()
+    await expect(
+      failer.run({ taskId: 'f', store, input: { trail: [] } }, { diagnostics: failing.sink }),
+    ).rejects.toThrow('boom')
+    expect(outcomes(failing)).toEqual(['step:error', 'attempt:error', 'task:error'])
+    expect(failing.ofKind('task-end')[0]?.data).toMatchObject({ status: 'failed', errorMessage: 'boom' })
+
+    const expiring = new MemoryDiagnosticSink()
+    let clock = 0
+    const slow = defineDurableTask(
+      {
+        id: 'slow',
+        revision: '1',
+        isState: isTrail,
+        steps: [trailStep('a', 'safe', () => void (clock = 500)), trailStep('b')],
+      },
+      { now: () => clock },
+    )
+    await expect(
+      slow.run(
+        { taskId: 'e', store, input: { trail: [] }, deadlineAtMs: 100 },
+        { diagnostics: expiring.sink },
+      ),
+    ).rejects.toSatisfy((error) => TimeoutError.isInstance(error))
+    expect(outcomes(expiring)).toEqual(['step:timeout', 'attempt:timeout', 'task:timeout'])
+    expect(expiring.ofKind('task-end')[0]?.data).toMatchObject({ status: 'expired' })
+    expect(spanProblems([...failing.events, ...expiring.events])).toEqual([])
+  })
+
+  it('reports a wait for a lease another owner holds as a lease-wait span, naming the holder', async () => {
+    const sink = new MemoryDiagnosticSink()
+    const store = createMemoryDurableStore()
+    const holding = gate()
+    const release = gate()
+    let holderId = ''
+    const holder = store.exclusive('t', async (lease) => {
+      holderId = lease.ownerId
+      holding.open()
+      await release.promise
+    })
+    await holding.promise
+    const run = threeSteps().run({ taskId: 't', store, input: { trail: [] } }, { diagnostics: sink.sink })
+    await new Promise((resolve) => setTimeout(resolve, 0))
+    expect(sink.ofKind('lease-wait-start').map((event) => event.data)).toEqual([
+      { holder: holderId, expiresAtMs: null },
+    ])
+    release.open()
+    await holder
+    await run
+    expect(outcomes(sink).slice(0, 1)).toEqual(['lease-wait:ok'])
+    expect(spanProblems(sink.events)).toEqual([])
+  })
+
+  it('ends a lease wait as aborted when the run is cancelled while waiting', async () => {
+    const sink = new MemoryDiagnosticSink()
+    const store = createMemoryDurableStore()
+    const holding = gate()
+    const release = gate()
+    const holder = store.exclusive('t', async () => {
+      holding.open()
+      await release.promise
+    })
+    await holding.promise
+    const controller = new AbortController()
+    const run = threeSteps().run(
+      { taskId: 't', store, input: { trail: [] } },
+      { diagnostics: sink.sink, signal: controller.signal },
+    )
+    await new Promise((resolve) => setTimeout(resolve, 0))
+    controller.abort()
+    await expect(run).rejects.toSatisfy((error) => AbortedError.isInstance(error))
+    release.open()
+    await holder
+    expect(outcomes(sink)).toEqual(['lease-wait:aborted', 'task:aborted'])
+    expect(spanProblems(sink.events)).toEqual([])
   })
 })

@@ -1,32 +1,34 @@
-import {
-  describeValue,
-  InvalidDefinitionError,
-  InvalidInputError,
-  type MaybePromise,
-  type OperationContext,
-  type OperationContextInit,
-} from '@agent-core/core'
+import type { MaybePromise, OperationContext, OperationContextInit } from '@agent-core/core'
 import { runDurableTask } from './internal/runner.js'
-import { checkCreationFields, checkDefinition, checkStore } from './internal/validation.js'
+import { checkDefinition, checkOptions } from './internal/validation.js'
 import type { CheckpointV2, DurableReplayPolicy, DurableStore } from './store.js'
 
 /**
  * The context a step handler receives: the run's {@link OperationContext} (signal, app, clock, budget)
- * with diagnostics scoped to `[..., 'durable', taskId, stepId]`, plus where the task stands.
+ * with diagnostics inside the step's span (scope `[..., 'durable', taskId, 'task', 'attempt', 'step',
+ * stepId]`), plus where the task stands and `checkpoint` to save progress part-way through the step.
+ *
  * @example
  * ```ts
  * import type { DurableStep } from '@agent-core/kits/durable'
- * const step: DurableStep<number> = {
- *   id: 'log',
+ *
+ * interface Batch { readonly items: readonly string[]; readonly done: readonly string[] }
+ * const process: DurableStep<Batch> = {
+ *   id: 'process',
  *   replayPolicy: 'safe',
- *   run: (n, context) => {
- *     context.diagnostics.emit('step-note', { attempt: context.attempt, calls: context.maxModelCalls })
- *     return n
+ *   run: async (batch, context) => {
+ *     let state = batch // on a resume: the last progress saved below
+ *     for (const item of batch.items.filter((i) => !batch.done.includes(i))) {
+ *       context.signal.throwIfAborted()
+ *       state = { ...state, done: [...state.done, item] }
+ *       await context.checkpoint(state) // saved: a resumed attempt never redoes this item
+ *     }
+ *     return state
  *   },
  * }
  * ```
  */
-export interface DurableStepContext<App = unknown> extends OperationContext<App> {
+export interface DurableStepContext<App = unknown, State = unknown> extends OperationContext<App> {
   readonly taskId: string
   readonly stepId: string
   readonly stepIndex: number
@@ -35,12 +37,28 @@ export interface DurableStepContext<App = unknown> extends OperationContext<App>
   /** `reconcile` when the step is re-entered after an interruption and goes through `reconcile`. */
   readonly mode: 'run' | 'reconcile'
   /**
+   * True when an earlier attempt was interrupted at this step, so it may already have done part of the
+   * work: the step is re-entered (`run` for a `safe` step, `reconcile` for a `reconcile` one) with the last
+   * state saved at this step, which is its last `checkpoint` progress or, when it saved none, the previous
+   * step's result. False on the step's first entry.
+   */
+  readonly resuming: boolean
+  /**
    * The model calls this attempt reserved (already persisted, never refunded); `undefined` when the task
-   * has no model budget. Constrain the real model runner with it.
+   * has no model budget. Constrain the real model runner with it, e.g. `new AttemptBudget(maxModelCalls)`.
    */
   readonly maxModelCalls: number | undefined
   /** The task's fixed deadline in epoch milliseconds, or `null`. The signal also aborts at the deadline. */
   readonly deadlineAtMs: number | null
+  /**
+   * Saves `state` as the step's progress, under the same lease and fencing as a step result and after the
+   * same checks: it is cloned and checked with `isState` (`InvalidInputError` when refused), then
+   * cancellation (`AbortedError`), the lease (`ConflictError`) and the deadline (`TimeoutError`) are
+   * checked before the write. Resolves once the write committed. The step stays at the same index: if the
+   * attempt is interrupted, the next one re-enters the step with this state and `resuming: true`. Calls
+   * are saved in call order; a call after the step returned is refused (`InvalidStateError`).
+   */
+  checkpoint(state: State): Promise<void>
 }
 
 /**
@@ -65,9 +83,9 @@ export interface DurableStep<State, App = unknown> {
    * interrupted attempt already did; without `reconcile` the resume is refused.
    */
   readonly replayPolicy: DurableReplayPolicy
-  run(state: State, context: DurableStepContext<App>): MaybePromise<State>
+  run(state: State, context: DurableStepContext<App, State>): MaybePromise<State>
   /** Re-entry of a `reconcile` step after an interruption; returns the state as if the step had completed. */
-  reconcile?(state: State, context: DurableStepContext<App>): MaybePromise<State>
+  reconcile?(state: State, context: DurableStepContext<App, State>): MaybePromise<State>
 }
 
 /**
@@ -216,7 +234,7 @@ export interface DurableTask<State, App = unknown> {
  * Defines a durable task: a fixed list of steps whose progress is checkpointed in an App-chosen store, so
  * that a crash, a cancellation or another worker can resume it without repeating completed steps.
  *
- * @throws {@link InvalidDefinitionError} for a malformed definition, {@link InvalidInputError} for bad options
+ * @throws `InvalidDefinitionError` for a malformed definition, `InvalidInputError` for bad options
  * @example
  * ```ts
  * import { createMemoryDurableStore, defineDurableTask } from '@agent-core/kits/durable'
@@ -246,24 +264,7 @@ export function defineDurableTask<State, App = unknown>(
   options: DurableTaskOptions = {},
 ): DurableTask<State, App> {
   checkDefinition(definition)
-  if (typeof options !== 'object' || options === null) {
-    throw new InvalidInputError(
-      `Durable task "${definition.id}": options must be an object, but got ${describeValue(options)}.`,
-      {
-        details: { name: 'options' },
-      },
-    )
-  }
-  if (options.store !== undefined) checkStore(options.store, `Durable task "${definition.id}" options`)
-  if (options.now !== undefined && typeof options.now !== 'function') {
-    throw new InvalidInputError(
-      `Durable task "${definition.id}": options.now must be a function returning epoch milliseconds.`,
-      {
-        details: { name: 'now', received: describeValue(options.now) },
-      },
-    )
-  }
-  checkCreationFields(options as Record<string, unknown>, `Durable task "${definition.id}" options`)
+  checkOptions(options)
   const steps = Object.freeze([...definition.steps])
   const bound = Object.freeze({ ...options })
   const frozen: DurableTaskDefinition<State, App> = Object.freeze({

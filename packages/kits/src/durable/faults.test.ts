@@ -1,13 +1,21 @@
-import { ConflictError } from '@agent-core/core'
+import { ConflictError, MemoryDiagnosticSink } from '@agent-core/core'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { type DurableStep, type DurableStepContext, defineDurableTask } from './durable-task.js'
+import { type FaultBoundary, FaultyStore, isInjected } from './internal/testing/faulty-store.js'
+import {
+  gate,
+  isTrail,
+  recordOf,
+  spanProblems,
+  storedCheckpoint,
+  type Trail,
+  trailStep,
+} from './internal/testing/fixtures.js'
 import { createMemoryDurableStore, type MemoryDurableStore } from './memory-store.js'
 import { createSqliteDurableStore } from './sqlite/sqlite-store.js'
 import type { CheckpointV2, DurableStore } from './store.js'
 import { DurableStoreError } from './store-error.js'
-import { type FaultBoundary, FaultyStore, isInjected } from './testing/faulty-store.js'
-import { gate, isTrail, recordOf, storedCheckpoint, type Trail, trailStep } from './testing/fixtures.js'
 
 /** A task whose middle step has an external effect recorded in `ledger`, reconciled by looking it up. */
 function paymentTask(ledger: Map<string, number>, maxAttempts = 1000) {
@@ -134,6 +142,7 @@ describe.each([
     name: 'memory store',
     open: () => ({ store: createMemoryDurableStore() as DurableStore, close: () => {} }),
     runs: 200,
+    fenced: true,
   },
   {
     name: 'sqlite store',
@@ -142,8 +151,15 @@ describe.each([
       return { store: store as DurableStore, close: () => store.close() }
     },
     runs: 60,
+    fenced: true,
   },
-])('fault: store errors at every boundary on a seeded schedule ($name)', ({ open, runs }) => {
+  {
+    name: 'memory store seen as a contract-shaped store, without fencing',
+    open: () => ({ store: createMemoryDurableStore() as DurableStore, close: () => {} }),
+    runs: 150,
+    fenced: false,
+  },
+])('fault: store errors at every boundary on a seeded schedule ($name)', ({ open, runs, fenced }) => {
   it('ends in the same state as the fault-free run, with the effect applied once', async () => {
     const reference = await paymentTask(new Map()).run({
       taskId: 'ref',
@@ -170,11 +186,15 @@ describe.each([
             const store = new FaultyStore(
               inner,
               (boundary, call) => failingBoundaries.includes(boundary) && failing.has(call),
+              { fenced },
             )
             const task = paymentTask(ledger)
+            const sink = new MemoryDiagnosticSink()
             const { result } = await runToCompletion(() =>
-              task.run({ taskId: 't', store, input: { trail: [] } }),
+              task.run({ taskId: 't', store, input: { trail: [] } }, { diagnostics: sink.sink }),
             )
+            // Whatever failed where, every task, attempt and step span that started also ended.
+            expect(spanProblems(sink.events)).toEqual([])
             expect(result).toEqual(reference)
             expect(ledger.get('t')).toBe(1)
             expect((await task.inspect({ taskId: 't', store: inner }))?.status).toBe('completed')
@@ -271,10 +291,11 @@ describe('property: durable replay against the recorded history', () => {
             return step !== undefined && saveCount > 1 && takeCrash(step, 'before-save')
           })
           let result: Numbers | undefined
+          const sink = new MemoryDiagnosticSink()
           for (let runs = 0; result === undefined; runs++) {
             expect(runs).toBeLessThan(50)
             result = await task
-              .run({ taskId: 'c', store: crashing, input: { values: [] } })
+              .run({ taskId: 'c', store: crashing, input: { values: [] } }, { diagnostics: sink.sink })
               .catch((error: unknown) => {
                 if (error instanceof Error && (error.message === 'crash' || isInjected(error)))
                   return undefined
@@ -282,6 +303,7 @@ describe('property: durable replay against the recorded history', () => {
               })
           }
           expect(result).toEqual(uninterrupted)
+          expect(spanProblems(sink.events)).toEqual([])
           for (const checkpoint of crashing.history)
             expect(JSON.stringify(checkpoint.state)).toBe(recorded.get(checkpoint.nextStepIndex))
           expectMonotonic(crashing.history)

@@ -6,6 +6,7 @@ import * as durable from './index.js'
 const ROOT = fileURLToPath(new URL('../../../../', import.meta.url))
 const DURABLE = new URL('./index.ts', import.meta.url).href
 const SQLITE = new URL('./sqlite/index.ts', import.meta.url).href
+const TESTING = new URL('./testing/index.ts', import.meta.url).href
 
 /** Imports `modules` in a fresh process and reports whether better-sqlite3 was loaded. */
 function loadsBetterSqlite(modules: string[]): boolean {
@@ -41,8 +42,9 @@ describe('@agent-core/kits/durable subpath', () => {
     expect(durable.CHECKPOINT_FORMAT_VERSION).toBe(2)
   })
 
-  it('does not load better-sqlite3; the sqlite subpath does', () => {
+  it('does not load better-sqlite3, nor does the testing subpath; the sqlite subpath does', () => {
     expect(loadsBetterSqlite([DURABLE])).toBe(false)
+    expect(loadsBetterSqlite([TESTING])).toBe(false)
     expect(loadsBetterSqlite([DURABLE, SQLITE])).toBe(true)
   })
 })

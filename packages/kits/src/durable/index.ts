@@ -1,8 +1,10 @@
 /**
  * Durable checkpointed tasks: {@link defineDurableTask} runs a fixed list of steps and saves a version-2
- * checkpoint after each through an App-chosen {@link DurableStore}, so a crashed, cancelled or superseded
- * run resumes without repeating completed steps. Stores: {@link MemoryDurableStore} here (tests and
- * examples), SQLite in `@agent-core/kits/durable/sqlite`, PostgreSQL in `@agent-core/kits/durable/postgres`.
+ * checkpoint after each (and, through `context.checkpoint`, part-way through a long step) in an App-chosen
+ * {@link DurableStore}, so a crashed, cancelled or superseded run resumes without repeating saved work.
+ * Stores: {@link MemoryDurableStore} here (tests and examples), SQLite in `@agent-core/kits/durable/sqlite`,
+ * PostgreSQL in `@agent-core/kits/durable/postgres`, or any object with the contract's `exclusive`, `load`
+ * and `save`; `@agent-core/kits/durable/testing` checks a store against the contract.
  *
  * @example
  * ```ts
@@ -43,13 +45,20 @@ export {
 export type {
   CheckpointV2,
   DurableExclusiveOptions,
+  DurableFencing,
   DurableLease,
+  DurableLeaseHolder,
+  DurableLeaseTakeover,
+  DurableLeaseWait,
+  DurableListRequest,
   DurableModelBudget,
   DurableReplayPolicy,
   DurableSaveOptions,
   DurableSaveResult,
   DurableStatus,
   DurableStore,
+  DurableTaskListing,
+  DurableTaskSummary,
   StoredCheckpoint,
 } from './store.js'
 export { DurableStoreError } from './store-error.js'

@@ -1,5 +1,6 @@
 import {
   AbortedError,
+  ConflictError,
   InvalidDefinitionError,
   InvalidInputError,
   InvalidStateError,
@@ -7,9 +8,16 @@ import {
 } from '@agent-core/core'
 import { describe, expect, it } from 'vitest'
 import { type DurableTaskDefinition, defineDurableTask } from './durable-task.js'
+import {
+  gate,
+  isTrail,
+  recordOf,
+  storedCheckpoint,
+  type Trail,
+  trailStep,
+} from './internal/testing/fixtures.js'
 import { createMemoryDurableStore, type MemoryDurableStore } from './memory-store.js'
 import type { DurableStore } from './store.js'
-import { isTrail, recordOf, storedCheckpoint, type Trail, trailStep } from './testing/fixtures.js'
 
 type Hook = 'exclusive' | 'load' | 'save-start' | 'save'
 
@@ -45,12 +53,12 @@ function tracedStore(inner: MemoryDurableStore, onCall: (hook: Hook, call: numbe
       onCall('load', ++calls.load)
       return stored
     },
-    save: async (taskId, checkpoint, options) => {
+    save: async (taskId, checkpoint) => {
       events.push(`save-start:${checkpoint.status}:${held ? 'locked' : 'unlocked'}`)
       onCall('save-start', ++calls['save-start'])
       // A save that takes a few turns of the event loop, so a cancellation can land while it is in flight.
       await new Promise((resolve) => setImmediate(resolve))
-      const result = await inner.save(taskId, checkpoint, options)
+      const result = await inner.save(taskId, checkpoint)
       events.push(`save-end:${checkpoint.status}:${held ? 'locked' : 'unlocked'}`)
       onCall('save', ++calls.save)
       return result
@@ -402,20 +410,36 @@ describe('durable lifecycle: what the runner refuses from its ports', () => {
     expect(inner.records.size).toBe(0)
   })
 
-  it('refuses a load result that is not undefined or { checkpoint, version }, writing nothing', async () => {
+  it('refuses a fenced load result that is not undefined or { checkpoint, version }, writing nothing', async () => {
     const inner = createMemoryDurableStore()
-    for (const answer of [null, 0, 'x', {}, { checkpoint: {} }, { checkpoint: {}, version: 1.5 }]) {
+    const answers: [unknown, string][] = [
+      [null, 'bad-load-result'],
+      [0, 'bad-load-result'],
+      ['x', 'bad-load-result'],
+      [{}, 'bad-load-result'],
+      [{ checkpoint: {} }, 'corrupt'],
+      [{ checkpoint: {}, version: 1.5 }, 'corrupt'],
+      [{ checkpoint: {}, version: 0 }, 'corrupt'],
+      [{ checkpoint: {}, version: -3 }, 'corrupt'],
+    ]
+    for (const [answer, reason] of answers) {
       let saves = 0
       const store: DurableStore = {
         exclusive: (taskId, operation, options) => inner.exclusive(taskId, operation, options),
-        load: async () => answer as never,
+        load: (taskId) => inner.load(taskId),
         save: async () => {
           saves++
-          return { version: 1 }
+        },
+        fencing: {
+          load: async () => answer as never,
+          save: async () => {
+            saves++
+            return { version: 1 }
+          },
         },
       }
       await expect(task().run({ taskId: 't', store, input: { trail: [] } })).rejects.toSatisfy(
-        (error) => InvalidStateError.isInstance(error) && error.details.reason === 'bad-load-result',
+        (error) => InvalidStateError.isInstance(error) && error.details.reason === reason,
       )
       await expect(task().inspect({ taskId: 't', store })).rejects.toSatisfy((error) =>
         InvalidStateError.isInstance(error),
@@ -424,24 +448,153 @@ describe('durable lifecycle: what the runner refuses from its ports', () => {
     }
   })
 
-  it('refuses a save result without a version, unless reading back shows the write committed', async () => {
-    for (const commits of [false, true]) {
-      const inner = createMemoryDurableStore()
+  it('refuses a contract load of null (not undefined) or of a value that is no checkpoint, writing nothing', async () => {
+    for (const [answer, reason] of [
+      [null, 'bad-load-result'],
+      [0, 'not-an-object'],
+      ['x', 'not-an-object'],
+      [{ checkpoint: {}, version: 1 }, 'unknown-version'],
+    ] as const) {
+      let saves = 0
       const store: DurableStore = {
-        exclusive: (taskId, operation, options) => inner.exclusive(taskId, operation, options),
-        load: (taskId) => inner.load(taskId),
-        save: async (taskId, checkpoint, options) => {
-          if (commits) await inner.save(taskId, checkpoint, options)
-          return undefined as never
+        exclusive: (_taskId, operation) => operation(),
+        load: async () => answer,
+        save: async () => {
+          saves++
         },
       }
-      const run = task().run({ taskId: 't', store, input: { trail: [] } })
-      if (commits) expect(await run).toEqual({ trail: ['a', 'b'] })
-      else
-        await expect(run).rejects.toSatisfy(
-          (error) => InvalidStateError.isInstance(error) && error.details.reason === 'bad-save-result',
-        )
+      await expect(task().run({ taskId: 't', store, input: { trail: [] } })).rejects.toSatisfy(
+        (error) => InvalidStateError.isInstance(error) && error.details.reason === reason,
+      )
+      expect(saves).toBe(0)
     }
+  })
+
+  it('refuses a fenced save result without a positive version, unless reading back shows the write committed', async () => {
+    for (const commits of [false, true]) {
+      for (const result of [undefined, { version: 0 }, { version: '2' }]) {
+        const inner = createMemoryDurableStore()
+        const store: DurableStore = {
+          exclusive: (taskId, operation, options) => inner.exclusive(taskId, operation, options),
+          load: (taskId) => inner.load(taskId),
+          save: (taskId, checkpoint) => inner.save(taskId, checkpoint),
+          fencing: {
+            load: (taskId) => inner.fencing.load(taskId),
+            save: async (taskId, checkpoint, options) => {
+              if (commits) await inner.fencing.save(taskId, checkpoint, options)
+              return result as never
+            },
+          },
+        }
+        const run = task().run({ taskId: 't', store, input: { trail: [] } })
+        if (commits) expect(await run).toEqual({ trail: ['a', 'b'] })
+        else
+          await expect(run).rejects.toSatisfy(
+            (error) => InvalidStateError.isInstance(error) && error.details.reason === 'bad-save-result',
+          )
+      }
+    }
+  })
+
+  it('refuses a store whose shape is wrong before reading or writing anything', async () => {
+    const inner = createMemoryDurableStore()
+    let touched = 0
+    const base = {
+      exclusive: (taskId: string, operation: () => Promise<unknown>) => {
+        touched++
+        return inner.exclusive(taskId, operation)
+      },
+      load: async () => {
+        touched++
+      },
+      save: async () => {
+        touched++
+      },
+    }
+    const wrong: [unknown, string][] = [
+      [{ ...base, exclusive: undefined }, 'request.store'],
+      [{ ...base, save: 'save' }, 'request.store'],
+      [{ ...base, fencing: {} }, 'request.store.fencing'],
+      [{ ...base, fencing: { load: async () => undefined } }, 'request.store.fencing'],
+      [{ ...base, fencing: 'yes' }, 'request.store.fencing'],
+      [{ ...base, reportsLeaseWaits: 'yes' }, 'request.store.reportsLeaseWaits'],
+    ]
+    for (const [store, field] of wrong) {
+      await expect(
+        task().run({ taskId: 't', store: store as never, input: { trail: [] } }),
+      ).rejects.toSatisfy((error) => InvalidInputError.isInstance(error) && error.details.field === field)
+    }
+    expect(touched).toBe(0)
+    expect(inner.records.size).toBe(0)
+  })
+
+  it('refuses a store whose exclusive does not run the operation, or hands it a malformed lease', async () => {
+    const inner = createMemoryDurableStore()
+    const base = {
+      load: (taskId: string) => inner.load(taskId),
+      save: (taskId: string, checkpoint: never) => inner.save(taskId, checkpoint),
+    }
+    const skips: DurableStore = { ...base, exclusive: async () => 'not run' as never }
+    await expect(task().run({ taskId: 't', store: skips, input: { trail: [] } })).rejects.toSatisfy(
+      (error) => InvalidStateError.isInstance(error) && error.details.reason === 'bad-exclusive',
+    )
+    const twice: DurableStore = {
+      ...base,
+      exclusive: async (_taskId, operation) => {
+        await operation()
+        return operation()
+      },
+    }
+    await expect(task().run({ taskId: 't2', store: twice, input: { trail: [] } })).rejects.toSatisfy(
+      (error) => InvalidStateError.isInstance(error) && error.details.reason === 'bad-exclusive',
+    )
+    const badLease: DurableStore = {
+      ...base,
+      exclusive: (_taskId, operation) => operation({ taskId: 't3', ownerId: 'o', signal: 'no' } as never),
+    }
+    await expect(task().run({ taskId: 't3', store: badLease, input: { trail: [] } })).rejects.toSatisfy(
+      (error) => InvalidStateError.isInstance(error) && error.details.reason === 'bad-lease',
+    )
+    expect(inner.records.has('t3')).toBe(false)
+  })
+
+  it('stops writing when the store settles exclusive before the operation finished', async () => {
+    const inner = createMemoryDurableStore()
+    const stepEntered = gate()
+    const stepMayFinish = gate()
+    let outcome: Promise<unknown> | undefined
+    const leaky: DurableStore = {
+      load: (taskId) => inner.load(taskId),
+      save: (taskId, checkpoint) => inner.save(taskId, checkpoint),
+      exclusive: async (_taskId, operation) => {
+        outcome = operation()
+        await stepEntered.promise
+        return undefined as never
+      },
+    }
+    const blocking = task({
+      steps: [
+        {
+          id: 'a',
+          replayPolicy: 'safe',
+          run: async (state) => {
+            stepEntered.open()
+            await stepMayFinish.promise
+            return { trail: [...state.trail, 'a'] }
+          },
+        },
+        trailStep('b'),
+      ],
+    })
+    await expect(blocking.run({ taskId: 't', store: leaky, input: { trail: [] } })).rejects.toSatisfy(
+      (error) => InvalidStateError.isInstance(error) && error.details.reason === 'bad-exclusive',
+    )
+    const before = recordOf(inner, 't')
+    stepMayFinish.open()
+    await expect(outcome).rejects.toSatisfy(
+      (error) => ConflictError.isInstance(error) && error.details.reason === 'lease-lost',
+    )
+    expect(recordOf(inner, 't')).toEqual(before)
   })
 
   it('refuses a definition with a sparse steps array', () => {

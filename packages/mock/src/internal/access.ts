@@ -9,14 +9,15 @@ export function checkApiKey(
 ): MockHttpResponse | undefined {
   if (!keys) return undefined
   const auth = headers.authorization
-  if (!auth) {
+  // The Anthropic SDK sends `x-api-key`, Azure-style clients `api-key`.
+  const key = auth ? auth.replace(/^Bearer\s+/i, '') : (headers['x-api-key'] ?? headers['api-key'])
+  if (!key) {
     return openAIErrorResponse(
       401,
-      "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).",
+      "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY), or in x-api-key.",
       { code: null },
     )
   }
-  const key = auth.replace(/^Bearer\s+/i, '')
   if (keys.includes(key)) return undefined
   const shown = key.length > 8 ? `${key.slice(0, 3)}*****${key.slice(-4)}` : '*****'
   return openAIErrorResponse(

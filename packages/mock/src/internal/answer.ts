@@ -27,6 +27,10 @@ export interface Answer {
   readonly toolCalls: readonly AnswerToolCall[]
   readonly finishReason: 'stop' | 'length' | 'tool_calls'
   readonly outputTokens: number
+  /** The model's thinking, sent before the answer (`''` for none). */
+  readonly reasoning: string
+  /** The reasoning deltas of a stream; they join to `reasoning`. */
+  readonly reasoningPieces: readonly string[]
 }
 
 export interface AnswerContext {
@@ -105,20 +109,14 @@ function checkedJson(
             `MockGPT generated a value for ${what} that fails its schema (${issues}); nothing invalid was sent. This is a generator bug: report the schema and seed.`,
             { code: 'generated_value_invalid' },
           )
-        : new MockRequestError(
-            500,
-            `The scripted value for ${what} fails its schema (${issues}); fix the script, or use a "text" reply to send invalid output on purpose.`,
-            {
-              code: 'scripted_value_invalid',
-            },
+        : scriptProblem(
+            `the scripted value for ${what} fails its schema (${issues}); fix the script, or use a "text" reply (or string tool arguments) to send invalid output on purpose.`,
           )
     }
   }
   const text = JSON.stringify(value)
   if (text === undefined)
-    throw new MockRequestError(500, `The value for ${what} is not JSON-serializable; script a JSON value.`, {
-      code: 'scripted_value_invalid',
-    })
+    throw scriptProblem(`the value for ${what} is not JSON-serializable; script a JSON value.`)
   return text
 }
 
@@ -145,9 +143,27 @@ function generate(
 }
 
 function toolParam(request: NormalizedRequest, i: number): string {
-  return request.endpoint === 'chat.completions'
-    ? `tools[${i}].function.parameters`
-    : `tools[${i}].parameters`
+  if (request.endpoint === 'chat.completions') return `tools[${i}].function.parameters`
+  return request.endpoint === 'messages' ? `tools[${i}].input_schema` : `tools[${i}].parameters`
+}
+
+/** The schema parameter of a structured answer, as the request's API names it. */
+function formatParam(request: NormalizedRequest): string {
+  if (request.endpoint === 'chat.completions') return 'response_format.json_schema.schema'
+  return request.endpoint === 'messages' ? 'output_format.schema' : 'text.format.schema'
+}
+
+/**
+ * A scripted reply MockGPT cannot send as written. The engine names the script entry, records the problem
+ * and answers a non-retryable 400: a script error must never look like a transient failure.
+ */
+export function scriptProblem(message: string): MockRequestError {
+  return new MockRequestError(400, message, { code: 'mock_script_error', type: 'mock_script_error' })
+}
+
+/** True for an error {@link scriptProblem} made. */
+export function isScriptProblem(error: unknown): error is MockRequestError {
+  return MockRequestError.isInstance(error) && error.details.code === 'mock_script_error'
 }
 
 function callArguments(request: NormalizedRequest, name: string, args: unknown, seed: number): string {
@@ -156,12 +172,8 @@ function callArguments(request: NormalizedRequest, name: string, args: unknown, 
   if (typeof args === 'string') return args
   if (args === undefined) {
     if (!tool) {
-      throw new MockRequestError(
-        500,
-        `The script calls the tool "${name}" without arguments, but the request offers no such tool to generate them from; script the arguments.`,
-        {
-          code: 'scripted_value_invalid',
-        },
+      throw scriptProblem(
+        `the script calls the tool "${name}" without arguments, but the request offers no such tool to generate them from; script the arguments.`,
       )
     }
     return generate(
@@ -182,7 +194,16 @@ function callArguments(request: NormalizedRequest, name: string, args: unknown, 
 function jsonAnswer(text: string): Answer {
   // JSON answers are never cut by max tokens or stop sequences: what is sent always parses and validates.
   const pieces = tokenize(text)
-  return { text, pieces, toolCalls: [], finishReason: 'stop', outputTokens: pieces.length }
+  return { text, pieces, toolCalls: [], finishReason: 'stop', outputTokens: pieces.length, ...NO_REASONING }
+}
+
+const NO_REASONING = { reasoning: '', reasoningPieces: [] as readonly string[] }
+
+/** `answer` with `reasoning` sent first (its tokens count as output tokens). */
+function withReasoning(answer: Answer, reasoning: string | undefined): Answer {
+  if (!reasoning) return answer
+  const reasoningPieces = piecesOf(reasoning)
+  return { ...answer, reasoning, reasoningPieces, outputTokens: answer.outputTokens + reasoningPieces.length }
 }
 
 const pieceCache = new Map<string, readonly string[]>()
@@ -227,13 +248,21 @@ function textAnswer(
     toolCalls: [],
     finishReason: reason,
     outputTokens: tokens.length,
+    ...NO_REASONING,
   }
 }
 
 function callsAnswer(calls: readonly AnswerToolCall[], text: string): Answer {
   let outputTokens = countTokens(text)
   for (const c of calls) outputTokens += countTokens(c.name) + countTokens(c.arguments)
-  return { text, pieces: tokenize(text), toolCalls: calls, finishReason: 'tool_calls', outputTokens }
+  return {
+    text,
+    pieces: tokenize(text),
+    toolCalls: calls,
+    finishReason: 'tool_calls',
+    outputTokens,
+    ...NO_REASONING,
+  }
 }
 
 /** Which tools the default responder calls, or `[]` for a text (or JSON) answer. */
@@ -266,7 +295,10 @@ export function planAnswer(
 ): Answer {
   const { contentSeed } = context
   if (reply?.type === 'text')
-    return textAnswer(request, reply.text, reply.chunks, reply.finishReason ?? 'stop')
+    return withReasoning(
+      textAnswer(request, reply.text, reply.chunks, reply.finishReason ?? 'stop'),
+      reply.reasoning,
+    )
   if (reply?.type === 'tool-calls') {
     const calls = reply.calls.map((call, i) => ({
       id: call.id ?? context.callId(i),
@@ -278,28 +310,24 @@ export function planAnswer(
         hashString(`${call.name}:${i}`, contentSeed),
       ),
     }))
-    return callsAnswer(calls, reply.text ?? '')
+    return withReasoning(callsAnswer(calls, reply.text ?? ''), reply.reasoning)
   }
   const format = request.format
   if (reply?.type === 'json') {
     const validator = format.type === 'json_schema' ? format.validator : undefined
-    const what =
-      request.endpoint === 'chat.completions' ? 'response_format.json_schema.schema' : 'text.format.schema'
+    const what = formatParam(request)
     if (reply.value === undefined) {
       if (format.type !== 'json_schema') {
-        throw new MockRequestError(
-          500,
-          `The script has a "json" reply without a value, but the request has no json_schema to generate one from; add a value.`,
-          {
-            code: 'scripted_value_invalid',
-          },
+        throw scriptProblem(
+          'the script has a "json" reply without a value, but the request has no json_schema to generate one from; add a value.',
         )
       }
-      return jsonAnswer(
-        generate({ schema: format.schema, validator: format.validator }, contentSeed, what, ''),
+      return withReasoning(
+        jsonAnswer(generate({ schema: format.schema, validator: format.validator }, contentSeed, what, '')),
+        reply.reasoning,
       )
     }
-    return jsonAnswer(checkedJson(reply.value, validator, what, false))
+    return withReasoning(jsonAnswer(checkedJson(reply.value, validator, what, false)), reply.reasoning)
   }
   const names = defaultToolNames(request, contentSeed)
   if (names.length) {
@@ -311,8 +339,7 @@ export function planAnswer(
     return callsAnswer(calls, '')
   }
   if (format.type === 'json_schema') {
-    const what =
-      request.endpoint === 'chat.completions' ? 'response_format.json_schema.schema' : 'text.format.schema'
+    const what = formatParam(request)
     return jsonAnswer(generate({ schema: format.schema, validator: format.validator }, contentSeed, what, ''))
   }
   if (format.type === 'json_object')

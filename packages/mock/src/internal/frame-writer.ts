@@ -90,6 +90,11 @@ export class PackedFrames implements Iterable<RenderedStep> {
     return this.bytes
   }
 
+  /** The same frames over other bytes of the same length (a patched copy of a template). */
+  withBytes(bytes: Uint8Array): PackedFrames {
+    return new PackedFrames(bytes, this.ends, this.finishes)
+  }
+
   *[Symbol.iterator](): Iterator<RenderedStep> {
     let start = 0
     for (let i = 0; i < this.ends.length; i++) {

@@ -26,6 +26,14 @@ export function splitPath(url: string): string {
   return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path
 }
 
+/** The query parameters of a request URL (path or absolute). */
+export function queryOf(url: string): URLSearchParams {
+  const q = url.indexOf('?')
+  if (q < 0) return new URLSearchParams()
+  const hash = url.indexOf('#', q)
+  return new URLSearchParams(url.slice(q + 1, hash < 0 ? undefined : hash))
+}
+
 /** A request body parsed once: the value, or why it is not JSON. */
 export type ParsedBody = { readonly value: unknown } | { readonly error: string }
 
@@ -54,7 +62,8 @@ export function parseBody(text: string | undefined): ParsedBody {
   } catch (error) {
     return { error: (error as Error).message }
   }
-  if (nestsDeeperThan(value, MAX_BODY_DEPTH))
+  // A body shorter than two characters per level cannot nest that deep: skip the walk.
+  if (text.length > 2 * MAX_BODY_DEPTH && nestsDeeperThan(value, MAX_BODY_DEPTH))
     return { error: `the body nests arrays and objects more than ${MAX_BODY_DEPTH} levels deep` }
   return { value }
 }

@@ -5,6 +5,7 @@ import {
   isRecord,
   type NormalizedMessage,
   type NormalizedRequest,
+  type NormalizedToolCall,
   optionalInt,
   partsText,
   requireModel,
@@ -35,13 +36,21 @@ export function normalizeChatRequest(body: Record<string, unknown>): NormalizedR
     }
     let text = partsText(m.content, `${param}.content`, m.role === 'assistant')
     if (m.role === 'assistant' && Array.isArray(m.tool_calls)) {
+      const toolCalls: NormalizedToolCall[] = []
       for (const call of m.tool_calls) {
-        if (isRecord(call) && isRecord(call.function))
-          text += `${textOf(call.function.name)}(${textOf(call.function.arguments)})`
+        if (isRecord(call) && isRecord(call.function)) {
+          const name = textOf(call.function.name)
+          const args = textOf(call.function.arguments)
+          text += `${name}(${args})`
+          toolCalls.push({ id: textOf(call.id), name, arguments: args })
+        }
       }
+      if (toolCalls.length) return { role: m.role, text, toolCalls }
     }
-    if (m.role === 'tool' && typeof m.tool_call_id !== 'string') {
-      throw badRequest(`'${param}.tool_call_id' is required on tool messages.`, `${param}.tool_call_id`)
+    if (m.role === 'tool') {
+      if (typeof m.tool_call_id !== 'string')
+        throw badRequest(`'${param}.tool_call_id' is required on tool messages.`, `${param}.tool_call_id`)
+      return { role: m.role, text, toolCallId: m.tool_call_id }
     }
     return { role: m.role, text }
   })

@@ -38,13 +38,28 @@ function responsesInput(input: unknown, history: readonly NormalizedMessage[]): 
       }
       out.push({ role: item.role, text: partsText(item.content, `${param}.content`, false) })
     } else if (item.type === 'function_call') {
-      out.push({ role: 'assistant', text: `${textOf(item.name)}(${textOf(item.arguments)})` })
+      const call = { id: textOf(item.call_id), name: textOf(item.name), arguments: textOf(item.arguments) }
+      const text = `${call.name}(${call.arguments})`
+      // Consecutive calls are one assistant turn (parallel calls), as in a chat completion.
+      const last = out.at(-1)
+      if (
+        last?.role === 'assistant' &&
+        last.toolCalls &&
+        i > 0 &&
+        isRecord(input[i - 1]) &&
+        (input[i - 1] as Record<string, unknown>).type === 'function_call'
+      ) {
+        out[out.length - 1] = { ...last, text: last.text + text, toolCalls: [...last.toolCalls, call] }
+      } else {
+        out.push({ role: 'assistant', text, toolCalls: [call] })
+      }
     } else if (item.type === 'function_call_output') {
       if (typeof item.call_id !== 'string')
         throw badRequest(`'${param}.call_id' is required on function_call_output items.`, `${param}.call_id`)
       out.push({
         role: 'tool',
-        text: typeof item.output === 'string' ? item.output : JSON.stringify(item.output),
+        text: typeof item.output === 'string' ? item.output : (JSON.stringify(item.output) ?? ''),
+        toolCallId: item.call_id,
       })
     } else if (item.type === 'reasoning') {
       // Reasoning items carry nothing MockGPT answers from.

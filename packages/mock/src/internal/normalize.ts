@@ -6,7 +6,7 @@ import {
   type JsonSchemaValidator,
 } from '@agent-core/core'
 import { compileJsonSchema } from '@agent-core/core/tools'
-import { assertSupportedSchema } from '../schema/index.js'
+import { assertSchemaWithinBudget, assertSupportedSchema } from '../schema/index.js'
 import { countTokens } from '../tokenizer.js'
 import { badRequest } from './openai-error.js'
 
@@ -26,14 +26,24 @@ export type NormalizedFormat =
       readonly validator: JsonSchemaValidator
     }
 
+export interface NormalizedToolCall {
+  readonly id: string
+  readonly name: string
+  readonly arguments: string
+}
+
 export interface NormalizedMessage {
   readonly role: string
   readonly text: string
+  /** On an assistant message: the tool calls it made. */
+  readonly toolCalls?: readonly NormalizedToolCall[]
+  /** On a tool message: the call it answers. */
+  readonly toolCallId?: string
 }
 
 /** A chat-completions or Responses request reduced to what MockGPT's answer depends on. */
 export interface NormalizedRequest {
-  readonly endpoint: 'chat.completions' | 'responses'
+  readonly endpoint: 'chat.completions' | 'responses' | 'messages'
   readonly model: string
   readonly stream: boolean
   readonly includeUsage: boolean
@@ -59,9 +69,11 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 const validators = new Map<string, JsonSchemaValidator>()
+/** The longest schema (as JSON text) a request may carry. */
+const MAX_SCHEMA_TEXT = 1024 * 1024
 
 /** Compiles a request's schema once per distinct text (bounded), so repeated requests do not recompile. */
-function compileRequestSchema(
+export function compileRequestSchema(
   schema: unknown,
   param: string,
 ): { schema: JsonSchema; validator: JsonSchemaValidator } {
@@ -71,6 +83,22 @@ function compileRequestSchema(
   const key = JSON.stringify(schema)
   let validator = validators.get(key)
   if (!validator) {
+    if (key.length > MAX_SCHEMA_TEXT) {
+      throw badRequest(
+        `${param} has ${key.length} characters of JSON (at most ${MAX_SCHEMA_TEXT}); MockGPT refuses schemas that large before compiling them.`,
+        param,
+        'unsupported_schema',
+      )
+    }
+    try {
+      // Linear size and regex checks first: ajv compiles code per node, and a pattern such as
+      // ^((a{1000}){1000}){1000}$ would exhaust memory in the generator.
+      assertSchemaWithinBudget(schema)
+    } catch (error) {
+      if (InvalidInputError.isInstance(error))
+        throw badRequest(`${param} is refused: ${error.message}`, param, 'unsupported_schema')
+      throw error
+    }
     try {
       validator = compileJsonSchema(schema as JsonSchema, param)
     } catch (error) {

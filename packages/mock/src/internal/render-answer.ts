@@ -2,6 +2,7 @@ import type { MockHttpResponse, MockStreamStep } from '../mock-http.js'
 import type { Answer } from './answer.js'
 import type { NormalizedRequest } from './normalize.js'
 import { chatCompletionBody, chatCompletionSteps, type RenderMeta } from './render-chat.js'
+import { messageBody, messageSteps } from './render-messages.js'
 import { responseBody, responseSteps } from './render-responses.js'
 import { SSE_HEADERS } from './sse.js'
 
@@ -28,22 +29,30 @@ export function jsonTextResponse(text: string, requestId: string): MockHttpRespo
   }
 }
 
-/** The answer in the request's wire format: chat or Responses, JSON or stream. */
+/** The answer in the request's wire format: chat, Responses or Anthropic Messages, JSON or stream. */
 export function renderAnswer(
   request: NormalizedRequest,
   answer: Answer,
   meta: RenderMeta,
   requestId: string,
 ): MockHttpResponse {
-  const chat = request.endpoint === 'chat.completions'
+  const endpoint = request.endpoint
   if (request.stream) {
     return sseResponse(
-      chat ? chatCompletionSteps(request, answer, meta) : responseSteps(request, answer, meta),
+      endpoint === 'chat.completions'
+        ? chatCompletionSteps(request, answer, meta)
+        : endpoint === 'messages'
+          ? messageSteps(request, answer, meta)
+          : responseSteps(request, answer, meta),
       requestId,
     )
   }
   return jsonTextResponse(
-    chat ? chatCompletionBody(request, answer, meta) : responseBody(request, answer, meta),
+    endpoint === 'chat.completions'
+      ? chatCompletionBody(request, answer, meta)
+      : endpoint === 'messages'
+        ? messageBody(request, answer, meta)
+        : responseBody(request, answer, meta),
     requestId,
   )
 }

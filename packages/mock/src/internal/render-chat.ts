@@ -19,7 +19,7 @@ function chatUsage(request: NormalizedRequest, answer: Answer) {
     total_tokens: request.inputTokens + answer.outputTokens,
     prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 },
     completion_tokens_details: {
-      reasoning_tokens: 0,
+      reasoning_tokens: answer.reasoningPieces.length,
       audio_tokens: 0,
       accepted_prediction_tokens: 0,
       rejected_prediction_tokens: 0,
@@ -27,31 +27,49 @@ function chatUsage(request: NormalizedRequest, answer: Answer) {
   }
 }
 
+/**
+ * The part of a `chat.completion` body after `"created":<n>,`, per answer and rendering key: identical
+ * answers (the default responder caches them) render once, and each response only prepends its id.
+ */
+const bodyTails = new WeakMap<Answer, Map<string, string>>()
+
 /** The `chat.completion` JSON body. */
 export function chatCompletionBody(request: NormalizedRequest, answer: Answer, meta: RenderMeta): string {
-  const message: Record<string, unknown> = {
-    role: 'assistant',
-    content: answer.toolCalls.length && answer.text === '' ? null : answer.text,
-    refusal: null,
-    annotations: [],
+  const key = `${meta.model}\u0000${request.inputTokens}`
+  let tails = bodyTails.get(answer)
+  let tail = tails?.get(key)
+  if (tail === undefined) {
+    const message: Record<string, unknown> = {
+      role: 'assistant',
+      content: answer.toolCalls.length && answer.text === '' ? null : answer.text,
+      refusal: null,
+      annotations: [],
+    }
+    // As OpenAI-compatible servers with reasoning models send it (DeepSeek, vLLM, ...).
+    if (answer.reasoning) message.reasoning_content = answer.reasoning
+    if (answer.toolCalls.length) {
+      message.tool_calls = answer.toolCalls.map((c) => ({
+        id: c.id,
+        type: 'function',
+        function: { name: c.name, arguments: c.arguments },
+      }))
+    }
+    const rest = JSON.stringify({
+      model: meta.model,
+      choices: [{ index: 0, message, logprobs: null, finish_reason: answer.finishReason }],
+      usage: chatUsage(request, answer),
+      service_tier: 'default',
+      system_fingerprint: FINGERPRINT,
+    })
+    tail = rest.slice(1)
+    if (!tails) {
+      tails = new Map()
+      bodyTails.set(answer, tails)
+    }
+    if (tails.size >= 8) tails.delete(tails.keys().next().value as string)
+    tails.set(key, tail)
   }
-  if (answer.toolCalls.length) {
-    message.tool_calls = answer.toolCalls.map((c) => ({
-      id: c.id,
-      type: 'function',
-      function: { name: c.name, arguments: c.arguments },
-    }))
-  }
-  return JSON.stringify({
-    id: meta.id,
-    object: 'chat.completion',
-    created: meta.created,
-    model: meta.model,
-    choices: [{ index: 0, message, logprobs: null, finish_reason: answer.finishReason }],
-    usage: chatUsage(request, answer),
-    service_tier: 'default',
-    system_fingerprint: FINGERPRINT,
-  })
+  return `{"id":${JSON.stringify(meta.id)},"object":"chat.completion","created":${meta.created},${tail}`
 }
 
 /** Splits tool-call arguments into fragments of up to three tokens, as models stream them. */
@@ -74,6 +92,80 @@ export function chatCompletionSteps(
   answer: Answer,
   meta: RenderMeta,
 ): PackedFrames {
+  // A long text stream is rendered once into a template; each request copies it and writes its own id and
+  // timestamp into it (they have fixed widths), instead of encoding every frame again.
+  if (
+    answer.toolCalls.length === 0 &&
+    answer.pieces.length >= TEMPLATE_MIN_PIECES &&
+    meta.id.length === ID_PLACEHOLDER.length &&
+    String(meta.created).length === CREATED_PLACEHOLDER.length
+  ) {
+    return fromTemplate(request, answer, meta)
+  }
+  return renderChatStream(request, answer, meta)
+}
+
+const TEMPLATE_MIN_PIECES = 64
+const ID_PLACEHOLDER = `chatcmpl-${'Z'.repeat(29)}`
+const CREATED_PLACEHOLDER = '1111111111'
+
+interface Template {
+  readonly frames: PackedFrames
+  /** Where each frame's id (after `chatcmpl-`) and `created` digits start. */
+  readonly idOffsets: readonly number[]
+  readonly createdOffsets: readonly number[]
+}
+
+/** Templates per token list (long texts keep one token list, see piecesOf), then per rendering key. */
+const templates = new WeakMap<readonly string[], Map<string, Template>>()
+
+function offsetsOf(bytes: Uint8Array, needle: string): number[] {
+  const pattern = FrameWriter.encode(needle)
+  const out: number[] = []
+  const first = pattern[0] as number
+  outer: for (
+    let i = bytes.indexOf(first);
+    i >= 0 && i <= bytes.length - pattern.length;
+    i = bytes.indexOf(first, i + 1)
+  ) {
+    for (let j = 1; j < pattern.length; j++) if (bytes[i + j] !== pattern[j]) continue outer
+    out.push(i + pattern.length)
+  }
+  return out
+}
+
+function fromTemplate(request: NormalizedRequest, answer: Answer, meta: RenderMeta): PackedFrames {
+  let byKey = templates.get(answer.pieces)
+  if (!byKey) {
+    byKey = new Map()
+    templates.set(answer.pieces, byKey)
+  }
+  const key = `${meta.model}\u0000${request.includeUsage}\u0000${request.inputTokens}\u0000${answer.finishReason}\u0000${answer.reasoning}`
+  let template = byKey.get(key)
+  if (!template) {
+    const frames = renderChatStream(request, answer, {
+      ...meta,
+      id: ID_PLACEHOLDER,
+      created: Number(CREATED_PLACEHOLDER),
+    })
+    const bytes = frames.whole()
+    template = {
+      frames,
+      idOffsets: offsetsOf(bytes, `"id":"chatcmpl-`),
+      createdOffsets: offsetsOf(bytes, '"created":'),
+    }
+    if (byKey.size >= 8) byKey.delete(byKey.keys().next().value as string)
+    byKey.set(key, template)
+  }
+  const bytes = template.frames.whole().slice()
+  const id = FrameWriter.encode(meta.id.slice('chatcmpl-'.length))
+  for (const at of template.idOffsets) bytes.set(id, at)
+  const created = FrameWriter.encode(String(meta.created))
+  for (const at of template.createdOffsets) bytes.set(created, at)
+  return template.frames.withBytes(bytes)
+}
+
+function renderChatStream(request: NormalizedRequest, answer: Answer, meta: RenderMeta): PackedFrames {
   const usageTail = request.includeUsage ? ',"usage":null' : ''
   const headText = `data: {"id":"${meta.id}","object":"chat.completion.chunk","created":${meta.created},"model":${JSON.stringify(meta.model)},"service_tier":"default","system_fingerprint":"${FINGERPRINT}","choices":[{"index":0,"delta":`
   const head = FrameWriter.encode(headText)
@@ -83,10 +175,17 @@ export function chatCompletionSteps(
   let argumentBytes = 0
   for (const call of answer.toolCalls) argumentBytes += call.arguments.length * 4
   const w = new FrameWriter(
-    (answer.pieces.length + 8) * (contentHead.length + contentClose.length + 16) + argumentBytes * 40,
+    (answer.pieces.length + answer.reasoningPieces.length + 8) *
+      (contentHead.length + contentClose.length + 16) +
+      argumentBytes * 40,
   )
   const chunk = (delta: string) => w.bytes(head).text(delta).bytes(open).end()
   chunk('{"role":"assistant","content":"","refusal":null}')
+  if (answer.reasoningPieces.length) {
+    const reasoningHead = FrameWriter.encode(`${headText}{"reasoning_content":`)
+    for (const piece of answer.reasoningPieces)
+      w.bytes(reasoningHead).text(JSON.stringify(piece)).bytes(contentClose).end()
+  }
   for (const piece of answer.pieces)
     w.bytes(contentHead).text(JSON.stringify(piece)).bytes(contentClose).end()
   const fragments = answer.toolCalls.map((c) => argumentFragments(c.arguments))

@@ -11,7 +11,7 @@ function usage(request: NormalizedRequest, answer: Answer) {
     input_tokens: request.inputTokens,
     input_tokens_details: { cached_tokens: 0 },
     output_tokens: answer.outputTokens,
-    output_tokens_details: { reasoning_tokens: 0 },
+    output_tokens_details: { reasoning_tokens: answer.reasoningPieces.length },
     total_tokens: request.inputTokens + answer.outputTokens,
   }
 }
@@ -30,17 +30,32 @@ function callItem(id: string, call: Answer['toolCalls'][number], status: string,
   return { id, type: 'function_call', status, arguments: args, call_id: call.id, name: call.name }
 }
 
+function reasoningItem(id: string, text: string, status: string) {
+  return {
+    id,
+    type: 'reasoning',
+    status,
+    summary: status === 'in_progress' ? [] : [{ type: 'summary_text', text }],
+  }
+}
+
 function itemIds(answer: Answer, meta: RenderMeta) {
   const base = meta.id.slice('resp_'.length)
   const hasMessage = answer.text !== '' || answer.toolCalls.length === 0
-  return { hasMessage, messageId: `msg_${base}`, callId: (i: number) => `fc_${base}${i}` }
+  return {
+    hasMessage,
+    messageId: `msg_${base}`,
+    reasoningId: `rs_${base}`,
+    callId: (i: number) => `fc_${base}${i}`,
+  }
 }
 
 function responseObject(request: NormalizedRequest, answer: Answer, meta: RenderMeta, done: boolean) {
   const body = request.body
-  const { hasMessage, messageId, callId } = itemIds(answer, meta)
+  const { hasMessage, messageId, reasoningId, callId } = itemIds(answer, meta)
   const output: unknown[] = []
   if (done) {
+    if (answer.reasoning) output.push(reasoningItem(reasoningId, answer.reasoning, 'completed'))
     if (hasMessage) output.push(messageItem(messageId, answer.text, 'completed'))
     for (const [i, c] of answer.toolCalls.entries())
       output.push(callItem(callId(i), c, 'completed', c.arguments))
@@ -94,8 +109,28 @@ export function responseSteps(request: NormalizedRequest, answer: Answer, meta: 
   const pending = responseObject(request, answer, meta, false)
   event('response.created', { response: pending })
   event('response.in_progress', { response: pending })
-  const { hasMessage, messageId, callId } = itemIds(answer, meta)
+  const { hasMessage, messageId, reasoningId, callId } = itemIds(answer, meta)
   let outputIndex = 0
+  if (answer.reasoning) {
+    const at = { item_id: reasoningId, output_index: outputIndex, summary_index: 0 }
+    event('response.output_item.added', {
+      output_index: outputIndex,
+      item: reasoningItem(reasoningId, '', 'in_progress'),
+    })
+    event('response.reasoning_summary_part.added', { ...at, part: { type: 'summary_text', text: '' } })
+    for (const delta of answer.reasoningPieces)
+      event('response.reasoning_summary_text.delta', { ...at, delta })
+    event('response.reasoning_summary_text.done', { ...at, text: answer.reasoning })
+    event('response.reasoning_summary_part.done', {
+      ...at,
+      part: { type: 'summary_text', text: answer.reasoning },
+    })
+    event('response.output_item.done', {
+      output_index: outputIndex,
+      item: reasoningItem(reasoningId, answer.reasoning, 'completed'),
+    })
+    outputIndex++
+  }
   if (hasMessage) {
     const at = { item_id: messageId, output_index: outputIndex, content_index: 0 }
     event('response.output_item.added', {

@@ -1,30 +1,62 @@
-import type { MockRequestView } from '../script.js'
+import type { MockMessageView, MockRequestView, MockToolCallView, MockToolResultView } from '../script.js'
 import type { NormalizedRequest } from './normalize.js'
 
-/** What a script predicate sees of a chat-completions or Responses request. */
-export function requestView(request: NormalizedRequest, index: number): MockRequestView {
+/** What a script predicate or computed reply sees of a chat, Responses or Messages request. */
+export function requestView(
+  request: NormalizedRequest,
+  index: number,
+  testId: string | undefined,
+): MockRequestView {
   let lastUserMessage = ''
-  for (let i = request.messages.length - 1; i >= 0; i--) {
-    const message = request.messages[i]
-    if (message?.role === 'user') {
-      lastUserMessage = message.text
-      break
+  let turn = 0
+  const toolCalls: MockToolCallView[] = []
+  const byId = new Map<string, MockToolCallView>()
+  const toolResults: MockToolResultView[] = []
+  const messages: MockMessageView[] = []
+  for (const message of request.messages) {
+    if (message.role === 'user') lastUserMessage = message.text
+    else if (message.role === 'assistant') turn++
+    if (message.toolCalls) {
+      for (const call of message.toolCalls) {
+        toolCalls.push(call)
+        byId.set(call.id, call)
+      }
+    }
+    if (message.toolCallId !== undefined) {
+      const call = byId.get(message.toolCallId)
+      toolResults.push({
+        callId: message.toolCallId,
+        name: call?.name ?? '',
+        arguments: call?.arguments ?? '',
+        output: message.text,
+      })
+      messages.push({ ...message, toolName: call?.name })
+    } else {
+      messages.push(message)
     }
   }
   return {
     endpoint: request.endpoint,
     model: request.model,
     stream: request.stream,
-    messages: request.messages,
+    messages,
     lastUserMessage,
     toolNames: request.tools.map((t) => t.name),
+    toolCalls,
+    toolResults,
+    turn,
     body: request.body,
     index,
+    testId,
   }
 }
 
 /** What a script predicate sees of an embeddings request: each text input as a user message. */
-export function embeddingsView(body: Readonly<Record<string, unknown>>, index: number): MockRequestView {
+export function embeddingsView(
+  body: Readonly<Record<string, unknown>>,
+  index: number,
+  testId: string | undefined,
+): MockRequestView {
   const input = body.input
   const inputs =
     typeof input === 'string'
@@ -39,7 +71,11 @@ export function embeddingsView(body: Readonly<Record<string, unknown>>, index: n
     messages: inputs.map((text) => ({ role: 'user', text })),
     lastUserMessage: inputs.at(-1) ?? '',
     toolNames: [],
+    toolCalls: [],
+    toolResults: [],
+    turn: 0,
     body,
     index,
+    testId,
   }
 }

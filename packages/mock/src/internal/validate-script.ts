@@ -1,8 +1,21 @@
-import { assertBoolean, describeValue, InvalidInputError } from '@agent-core/core'
+import {
+  assertBoolean,
+  assertNotThenable,
+  assertSafeInteger,
+  describeValue,
+  InvalidInputError,
+} from '@agent-core/core'
 import type { MockChaos, MockEndpoint, MockFault, MockReply, MockScriptEntry } from '../script.js'
 import { controllerSteps } from '../stream-controller.js'
+import { nearest } from './nearest.js'
 
-const ENDPOINTS: readonly MockEndpoint[] = ['chat.completions', 'responses', 'embeddings', 'models']
+export const ENDPOINTS: readonly MockEndpoint[] = [
+  'chat.completions',
+  'responses',
+  'messages',
+  'embeddings',
+  'models',
+]
 const REPLY_TYPES = ['text', 'tool-calls', 'json', 'error', 'raw-chunks', 'controlled-stream']
 const FAULT_TYPES = [
   'status',
@@ -13,10 +26,50 @@ const FAULT_TYPES = [
   'hang',
   'duplicate-finish',
 ]
+const ENTRY_KEYS = ['reply', 'sequence', 'match', 'times', 'faults', 'label']
+const MATCH_KEYS = [
+  'endpoint',
+  'model',
+  'lastUserMessageIncludes',
+  'lastUserMessageMatches',
+  'stream',
+  'hasTools',
+  'toolOffered',
+  'toolCalled',
+  'turn',
+]
+const REPLY_KEYS: Readonly<Record<string, readonly string[]>> = {
+  text: ['type', 'text', 'chunks', 'finishReason', 'reasoning'],
+  'tool-calls': ['type', 'calls', 'text', 'reasoning'],
+  json: ['type', 'value', 'reasoning'],
+  error: [
+    'type',
+    'status',
+    'message',
+    'errorType',
+    'code',
+    'retryAfterMs',
+    'retryAfterSeconds',
+    'shouldRetry',
+  ],
+  'raw-chunks': ['type', 'chunks'],
+  'controlled-stream': ['type', 'controller'],
+}
+const FAULT_KEYS: Readonly<Record<string, readonly string[]>> = {
+  status: ['type', 'status', 'message', 'retryAfterMs', 'retryAfterSeconds', 'shouldRetry'],
+  'slow-first-byte': ['type', 'delayMs'],
+  'slow-chunks': ['type', 'delayMs'],
+  disconnect: ['type', 'afterChunks'],
+  'malformed-chunk': ['type', 'afterChunks'],
+  hang: ['type', 'afterChunks'],
+  'duplicate-finish': ['type'],
+}
+const CALL_KEYS = ['name', 'arguments', 'id']
+const CHAOS_KEYS = ['rate', 'faults', 'unrecoverable']
 
-function fail(where: string, message: string, received?: unknown): never {
-  throw new InvalidInputError(`${where} ${message}`, {
-    details: { where, ...(received === undefined ? {} : { received: describeValue(received) }) },
+function fail(field: string, message: string, received?: unknown): never {
+  throw new InvalidInputError(`${field} ${message}`, {
+    details: { field, ...(received === undefined ? {} : { received: describeValue(received) }) },
   })
 }
 
@@ -24,21 +77,30 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
-function checkInt(
-  value: unknown,
+/** Refuses keys outside `known`, naming the path and the nearest known key (a typo must not pass silently). */
+export function assertKnownKeys(
+  value: Record<string, unknown>,
+  known: readonly string[],
   where: string,
-  min: number,
-  max = Number.MAX_SAFE_INTEGER,
-  optional = true,
 ): void {
-  if (value === undefined && optional) return
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max) {
-    fail(where, `must be an integer from ${min} to ${max}, but got ${describeValue(value)}.`, value)
+  for (const key of Object.keys(value)) {
+    if (known.includes(key)) continue
+    const close = nearest(key, known)
+    fail(
+      `${where}.${key}`,
+      `is not a known key${close ? `; did you mean "${close}"?` : ''} Known keys: ${known.join(', ')}.`,
+    )
   }
 }
 
-function checkStatus(value: unknown, where: string): void {
-  checkInt(value, where, 400, 599, false)
+function checkInt(value: unknown, where: string, min: number, max = Number.MAX_SAFE_INTEGER): void {
+  if (value !== undefined) assertSafeInteger(value, where, { min, max })
+}
+
+function checkString(value: unknown, where: string, nonEmpty = false): void {
+  if (value !== undefined && (typeof value !== 'string' || (nonEmpty && value === ''))) {
+    fail(where, `must be a ${nonEmpty ? 'non-empty ' : ''}string, but got ${describeValue(value)}.`, value)
+  }
 }
 
 function checkRetry(record: Record<string, unknown>, where: string): void {
@@ -51,28 +113,29 @@ function checkRetry(record: Record<string, unknown>, where: string): void {
       record.shouldRetry,
     )
   }
-  if (record.message !== undefined && typeof record.message !== 'string') {
-    fail(`${where}.message`, `must be a string, but got ${describeValue(record.message)}.`, record.message)
-  }
+  checkString(record.message, `${where}.message`)
 }
 
 /** Checks one fault; throws InvalidInputError naming the field and the fix. */
 export function assertFault(value: unknown, where: string): asserts value is MockFault {
   if (!isRecord(value) || typeof value.type !== 'string' || !FAULT_TYPES.includes(value.type)) {
+    const type = isRecord(value) ? value.type : value
+    const close = typeof type === 'string' ? nearest(type, FAULT_TYPES) : undefined
     fail(
-      where,
-      `must be a fault object whose type is one of ${FAULT_TYPES.join(', ')}, but got ${describeValue(isRecord(value) ? value.type : value)}.`,
+      isRecord(value) ? `${where}.type` : where,
+      `must be a fault whose type is one of ${FAULT_TYPES.join(', ')}, but got ${describeValue(type)}${close ? `; did you mean "${close}"?` : '.'}`,
       value,
     )
   }
+  assertKnownKeys(value, FAULT_KEYS[value.type] as readonly string[], where)
   switch (value.type) {
     case 'status':
-      checkStatus(value.status, `${where}.status`)
+      assertSafeInteger(value.status, `${where}.status`, { min: 400, max: 599 })
       checkRetry(value, where)
       break
     case 'slow-first-byte':
     case 'slow-chunks':
-      checkInt(value.delayMs, `${where}.delayMs`, 0, 600_000, false)
+      assertSafeInteger(value.delayMs, `${where}.delayMs`, { min: 0, max: 600_000 })
       break
     case 'disconnect':
     case 'malformed-chunk':
@@ -82,15 +145,20 @@ export function assertFault(value: unknown, where: string): asserts value is Moc
   }
 }
 
-/** Checks one reply; throws InvalidInputError naming the field and the fix. */
+/** Checks one reply object (not a computed one); throws InvalidInputError naming the field and the fix. */
 export function assertReply(value: unknown, where: string): asserts value is MockReply {
   if (!isRecord(value) || typeof value.type !== 'string' || !REPLY_TYPES.includes(value.type)) {
+    const type = isRecord(value) ? value.type : value
+    const close = typeof type === 'string' ? nearest(type, REPLY_TYPES) : undefined
     fail(
-      where,
-      `must be a reply object whose type is one of ${REPLY_TYPES.join(', ')}, but got ${describeValue(isRecord(value) ? value.type : value)}.`,
+      isRecord(value) ? `${where}.type` : where,
+      `must be a reply whose type is one of ${REPLY_TYPES.join(', ')}, but got ${describeValue(type)}${close ? `; did you mean "${close}"?` : '.'}`,
       value,
     )
   }
+  assertKnownKeys(value, REPLY_KEYS[value.type] as readonly string[], where)
+  if (value.type === 'text' || value.type === 'tool-calls' || value.type === 'json')
+    checkString(value.reasoning, `${where}.reasoning`)
   switch (value.type) {
     case 'text': {
       if (typeof value.text !== 'string')
@@ -122,6 +190,7 @@ export function assertReply(value: unknown, where: string): asserts value is Moc
       value.calls.forEach((call: unknown, i: number) => {
         const at = `${where}.calls[${i}]`
         if (!isRecord(call)) fail(at, `must be an object, but got ${describeValue(call)}.`, call)
+        assertKnownKeys(call, CALL_KEYS, at)
         if (typeof call.name !== 'string' || call.name === '')
           fail(`${at}.name`, `must be a non-empty string, but got ${describeValue(call.name)}.`, call.name)
         if (call.arguments !== undefined && typeof call.arguments !== 'string' && !isRecord(call.arguments)) {
@@ -131,18 +200,18 @@ export function assertReply(value: unknown, where: string): asserts value is Moc
             call.arguments,
           )
         }
-        if (call.id !== undefined && (typeof call.id !== 'string' || call.id === ''))
-          fail(`${at}.id`, 'must be a non-empty string.', call.id)
+        checkString(call.id, `${at}.id`, true)
       })
-      if (value.text !== undefined && typeof value.text !== 'string')
-        fail(`${where}.text`, 'must be a string.', value.text)
+      checkString(value.text, `${where}.text`)
       break
     }
     case 'json':
       break
     case 'error':
-      checkStatus(value.status, `${where}.status`)
+      assertSafeInteger(value.status, `${where}.status`, { min: 400, max: 599 })
       checkRetry(value, where)
+      checkString(value.errorType, `${where}.errorType`)
+      if (value.code !== undefined && value.code !== null) checkString(value.code, `${where}.code`)
       break
     case 'raw-chunks':
       if (!Array.isArray(value.chunks) || value.chunks.some((c) => typeof c !== 'string' && !isRecord(c))) {
@@ -161,63 +230,113 @@ export function assertReply(value: unknown, where: string): asserts value is Moc
   }
 }
 
-/** Checks one script entry (reply, match, times, faults). */
+function endpointsOf(match: Record<string, unknown>): unknown[] {
+  return match.endpoint === undefined ? [] : Array.isArray(match.endpoint) ? match.endpoint : [match.endpoint]
+}
+
+function assertMatch(match: Record<string, unknown>, where: string): void {
+  assertKnownKeys(match, MATCH_KEYS, where)
+  for (const e of endpointsOf(match)) {
+    if (!ENDPOINTS.includes(e as MockEndpoint)) {
+      const close = typeof e === 'string' ? nearest(e, ENDPOINTS) : undefined
+      fail(
+        `${where}.endpoint`,
+        `must name endpoints among ${ENDPOINTS.join(', ')}, but got ${describeValue(e)}${close ? `; did you mean "${close}"?` : '.'}`,
+        e,
+      )
+    }
+  }
+  const model = match.model
+  if (
+    model !== undefined &&
+    typeof model !== 'string' &&
+    !(Array.isArray(model) && model.length > 0 && model.every((m) => typeof m === 'string'))
+  ) {
+    fail(`${where}.model`, 'must be a string or a non-empty array of strings.', model)
+  }
+  for (const key of ['lastUserMessageIncludes', 'toolOffered', 'toolCalled'] as const)
+    checkString(match[key], `${where}.${key}`)
+  const pattern = match.lastUserMessageMatches
+  if (pattern !== undefined && !(pattern instanceof RegExp)) {
+    if (typeof pattern !== 'string')
+      fail(
+        `${where}.lastUserMessageMatches`,
+        'must be a RegExp or a regular expression source string.',
+        pattern,
+      )
+    try {
+      new RegExp(pattern, 'u')
+    } catch (error) {
+      fail(
+        `${where}.lastUserMessageMatches`,
+        `is not a valid regular expression: ${(error as Error).message}.`,
+        pattern,
+      )
+    }
+  }
+  for (const key of ['stream', 'hasTools'] as const) {
+    if (match[key] !== undefined && typeof match[key] !== 'boolean')
+      fail(`${where}.${key}`, `must be a boolean, but got ${describeValue(match[key])}.`, match[key])
+  }
+  checkInt(match.turn, `${where}.turn`, 0)
+}
+
+function assertReplyOrComputed(value: unknown, where: string): void {
+  if (typeof value === 'function') return
+  assertReply(value, where)
+}
+
+/** Checks one script entry (reply or sequence, match, times, faults, label); unknown keys are refused. */
 export function assertScriptEntry(value: unknown, where: string): asserts value is MockScriptEntry {
   if (!isRecord(value))
     fail(
       where,
-      `must be a script entry object { reply?, match?, times?, faults? }, but got ${describeValue(value)}.`,
+      `must be a script entry object { reply?, sequence?, match?, times?, faults?, label? }, but got ${describeValue(value)}.`,
       value,
     )
-  if (value.reply === undefined && value.faults === undefined) {
-    fail(where, 'needs a `reply`, `faults`, or both; an empty entry would answer like no entry at all.')
+  assertKnownKeys(value, ENTRY_KEYS, where)
+  if (value.reply === undefined && value.faults === undefined && value.sequence === undefined) {
+    fail(
+      where,
+      'needs a `reply`, a `sequence`, `faults`, or a mix; an empty entry would answer like no entry at all.',
+    )
   }
-  if (value.reply !== undefined) assertReply(value.reply, `${where}.reply`)
+  if (value.reply !== undefined && value.sequence !== undefined)
+    fail(where, 'has both `reply` and `sequence`; keep one (a sequence answers turn 0, 1, 2, ... in order).')
+  if (value.reply !== undefined) assertReplyOrComputed(value.reply, `${where}.reply`)
+  if (value.sequence !== undefined) {
+    if (!Array.isArray(value.sequence) || value.sequence.length === 0)
+      fail(`${where}.sequence`, 'must be a non-empty array of replies (turn 0 first).', value.sequence)
+    for (const [i, step] of (value.sequence as unknown[]).entries())
+      assertReplyOrComputed(step, `${where}.sequence[${i}]`)
+  }
   if (value.faults !== undefined) {
     if (!Array.isArray(value.faults)) fail(`${where}.faults`, 'must be an array of faults.', value.faults)
     for (const [i, f] of (value.faults as unknown[]).entries()) assertFault(f, `${where}.faults[${i}]`)
   }
   if (value.times !== undefined && value.times !== Number.POSITIVE_INFINITY)
-    checkInt(value.times, `${where}.times`, 1)
+    assertSafeInteger(value.times, `${where}.times`, { min: 1 })
+  checkString(value.label, `${where}.label`, true)
   const match = value.match
   if (match !== undefined && typeof match !== 'function') {
-    if (!isRecord(match)) fail(`${where}.match`, 'must be a predicate function or a match object.', match)
-    const endpoints =
-      match.endpoint === undefined ? [] : Array.isArray(match.endpoint) ? match.endpoint : [match.endpoint]
-    for (const e of endpoints) {
-      if (!ENDPOINTS.includes(e as MockEndpoint))
-        fail(
-          `${where}.match.endpoint`,
-          `must name endpoints among ${ENDPOINTS.join(', ')}, but got ${describeValue(e)}.`,
-          e,
-        )
-    }
-    for (const key of ['model', 'lastUserMessageIncludes'] as const) {
-      if (match[key] !== undefined && typeof match[key] !== 'string')
-        fail(`${where}.match.${key}`, 'must be a string.', match[key])
-    }
-    for (const key of ['stream', 'hasTools'] as const) {
-      if (match[key] !== undefined && typeof match[key] !== 'boolean')
-        fail(`${where}.match.${key}`, 'must be a boolean.', match[key])
-    }
-    const known = new Set(['endpoint', 'model', 'lastUserMessageIncludes', 'stream', 'hasTools'])
-    for (const key of Object.keys(match))
-      if (!known.has(key))
-        fail(`${where}.match`, `has unknown key "${key}"; known keys are ${[...known].join(', ')}.`)
+    if (!isRecord(match) || match instanceof RegExp)
+      fail(`${where}.match`, 'must be a predicate function or a match object.', match)
+    assertMatch(match, `${where}.match`)
   }
-  const reply = value.reply as MockReply | undefined
-  if (
-    reply &&
-    (reply.type === 'text' || reply.type === 'tool-calls' || reply.type === 'json') &&
-    isRecord(match)
-  ) {
-    const endpoints =
-      match.endpoint === undefined ? [] : Array.isArray(match.endpoint) ? match.endpoint : [match.endpoint]
-    const wrong = endpoints.find((e) => e === 'embeddings' || e === 'models')
+  const replies = [value.reply, ...(Array.isArray(value.sequence) ? value.sequence : [])] as (
+    | MockReply
+    | undefined
+  )[]
+  const modelReply = replies.find(
+    (r) =>
+      r && typeof r !== 'function' && (r.type === 'text' || r.type === 'tool-calls' || r.type === 'json'),
+  )
+  if (modelReply && isRecord(match)) {
+    const wrong = endpointsOf(match).find((e) => e === 'embeddings' || e === 'models')
     if (wrong)
       fail(
         `${where}.match.endpoint`,
-        `includes "${wrong}", which a "${reply.type}" reply cannot answer; use an "error" reply or faults there.`,
+        `includes "${wrong}", which a "${modelReply.type}" reply cannot answer; use an "error" reply or faults there.`,
       )
   }
 }
@@ -232,7 +351,12 @@ export function assertScript(value: unknown, where = 'script'): asserts value is
 /** Checks chaos settings. */
 export function assertChaos(value: unknown, where = 'chaos'): asserts value is MockChaos {
   if (!isRecord(value))
-    fail(where, `must be an object { rate, faults? }, but got ${describeValue(value)}.`, value)
+    fail(
+      where,
+      `must be an object { rate, faults?, unrecoverable? }, but got ${describeValue(value)}.`,
+      value,
+    )
+  assertKnownKeys(value, CHAOS_KEYS, where)
   if (typeof value.rate !== 'number' || !(value.rate >= 0 && value.rate <= 1)) {
     fail(`${where}.rate`, `must be a number from 0 to 1, but got ${describeValue(value.rate)}.`, value.rate)
   }
@@ -241,6 +365,8 @@ export function assertChaos(value: unknown, where = 'chaos'): asserts value is M
       fail(`${where}.faults`, 'must be a non-empty array of faults.', value.faults)
     for (const [i, f] of (value.faults as unknown[]).entries()) assertFault(f, `${where}.faults[${i}]`)
   }
+  if (value.unrecoverable !== undefined && typeof value.unrecoverable !== 'boolean')
+    fail(`${where}.unrecoverable`, 'must be a boolean.', value.unrecoverable)
 }
 
 /** Runs a script predicate, insisting on a synchronous boolean. */
@@ -250,4 +376,15 @@ export function runPredicate(
   where: string,
 ): boolean {
   return assertBoolean(predicate(request as never), where)
+}
+
+/** Runs a computed reply, insisting on a synchronous, well-formed {@link MockReply}. */
+export function runComputedReply(
+  compute: (request: never) => unknown,
+  request: unknown,
+  where: string,
+): MockReply {
+  const reply = assertNotThenable(compute(request as never), where)
+  assertReply(reply, `${where} result`)
+  return reply
 }

@@ -13,6 +13,13 @@ export interface CliArgs {
   readonly chaosRate: number | undefined
   readonly maxCalls: number | undefined
   readonly maxTokens: number | undefined
+  readonly strict: boolean
+  readonly chaosUnrecoverable: boolean
+  readonly replay: string | undefined
+  readonly record: string | undefined
+  readonly upstream: string | undefined
+  readonly adminToken: string | undefined
+  readonly allowedHosts: readonly string[]
 }
 
 export const HELP = `mockgpt: an OpenAI-compatible model simulator for tests and CI (MockGPT).
@@ -32,10 +39,24 @@ Options:
                       (429/500/503 with retry headers, a dropped stream, a malformed chunk).
   --max-calls <n>     Budget: after n answered model calls, answer 429 with the usage so far.
   --max-tokens <n>    Budget: after n total tokens, answer 429 with the usage so far.
+  --strict            Strict mode (for CI): a request no script entry or replay fixture
+                      matches is an error, and request fields the SDKs do not define are refused.
+  --chaos-unrecoverable
+                      Let chaos also drop streams and send malformed chunks (default pool:
+                      retryable statuses with Retry-After, slow first byte, slow chunks).
+  --replay <file>     Answer from a fixture file recorded with --record (no network).
+  --record <file>     Record mode: forward model requests to --upstream and write the
+                      exchanges, credentials stripped, to <file> on exit.
+  --upstream <url>    The real endpoint for --record, e.g. https://api.openai.com/v1. The key
+                      sent upstream is MOCKGPT_UPSTREAM_API_KEY, else the client's own.
+  --admin-token <t>   Require "Authorization: Bearer <t>" on /_mock/*. Generated and printed
+                      when --host is not loopback.
+  --allowed-host <h>  Another Host name to accept (DNS rebinding protection). Repeatable.
   -h, --help          Show this help and exit.
   -v, --version       Print the version and exit.
 
 Endpoints: POST /v1/chat/completions, POST /v1/responses, POST /v1/embeddings, GET /v1/models[/{id}].
+  Anthropic: POST /v1/messages. Test scopes: header X-Test-Id, or the prefix /test/<id>/v1/...
 Admin: GET /_mock/requests, GET /_mock/usage, POST /_mock/reset, POST /_mock/script (body: entries).
 
 Example:
@@ -48,7 +69,7 @@ function integer(flag: string, text: string, min: number, max = Number.MAX_SAFE_
   if (!/^-?\d+$/.test(text) || !Number.isSafeInteger(value) || value < min || value > max) {
     throw new InvalidInputError(
       `${flag} must be an integer from ${min} to ${max}, but got "${text}". Run mockgpt --help.`,
-      { details: { flag } },
+      { details: { field: flag } },
     )
   }
   return value
@@ -70,6 +91,13 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
   let chaosRate: number | undefined
   let maxCalls: number | undefined
   let maxTokens: number | undefined
+  let strict = false
+  let chaosUnrecoverable = false
+  let replay: string | undefined
+  let record: string | undefined
+  let upstream: string | undefined
+  let adminToken: string | undefined
+  const allowedHosts: string[] = []
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string
     const eq = arg.startsWith('--') ? arg.indexOf('=') : -1
@@ -79,7 +107,9 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
       if (inline !== undefined) return inline
       const next = argv[i + 1]
       if (next === undefined || next.startsWith('--')) {
-        throw new InvalidInputError(`${flag} needs a value. Run mockgpt --help.`, { details: { flag } })
+        throw new InvalidInputError(`${flag} needs a value. Run mockgpt --help.`, {
+          details: { field: flag },
+        })
       }
       i++
       return next
@@ -99,7 +129,9 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
       case '--host':
         host = value()
         if (host === '')
-          throw new InvalidInputError('--host must not be empty. Run mockgpt --help.', { details: { flag } })
+          throw new InvalidInputError('--host must not be empty. Run mockgpt --help.', {
+            details: { field: flag },
+          })
         break
       case '--seed':
         seed = integer(flag, value(), Number.MIN_SAFE_INTEGER)
@@ -119,7 +151,7 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
         if (text.trim() === '' || !(rate >= 0 && rate <= 1)) {
           throw new InvalidInputError(
             `--chaos-rate must be a number from 0 to 1, but got "${text}". Run mockgpt --help.`,
-            { details: { flag } },
+            { details: { field: flag } },
           )
         }
         chaosRate = rate
@@ -131,11 +163,64 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
       case '--max-tokens':
         maxTokens = integer(flag, value(), 0)
         break
+      case '--strict':
+        strict = true
+        break
+      case '--chaos-unrecoverable':
+        chaosUnrecoverable = true
+        break
+      case '--replay':
+        replay = value()
+        break
+      case '--record':
+        record = value()
+        break
+      case '--upstream':
+        upstream = value()
+        break
+      case '--admin-token':
+        adminToken = value()
+        break
+      case '--allowed-host':
+        allowedHosts.push(value())
+        break
       default:
         throw new InvalidInputError(`Unknown option "${arg}". Run mockgpt --help for the list of options.`, {
-          details: { flag: arg },
+          details: { field: arg },
         })
     }
   }
-  return { help, version, port, host, seed, script, apiKeys, models, chaosRate, maxCalls, maxTokens }
+  if ((record === undefined) !== (upstream === undefined)) {
+    throw new InvalidInputError(
+      '--record and --upstream go together: record <file> from <url>. Run mockgpt --help.',
+      {
+        details: { field: record === undefined ? '--record' : '--upstream' },
+      },
+    )
+  }
+  if (record !== undefined && replay !== undefined) {
+    throw new InvalidInputError('--record and --replay exclude each other. Run mockgpt --help.', {
+      details: { field: '--replay' },
+    })
+  }
+  return {
+    help,
+    version,
+    port,
+    host,
+    seed,
+    script,
+    apiKeys,
+    models,
+    chaosRate,
+    maxCalls,
+    maxTokens,
+    strict,
+    chaosUnrecoverable,
+    replay,
+    record,
+    upstream,
+    adminToken,
+    allowedHosts,
+  }
 }

@@ -68,6 +68,13 @@ describe('mockgpt CLI', () => {
       '--chaos-rate',
       '--max-calls',
       '--max-tokens',
+      '--strict',
+      '--chaos-unrecoverable',
+      '--replay',
+      '--record',
+      '--upstream',
+      '--admin-token',
+      '--allowed-host',
       '--help',
       '--version',
     ]) {
@@ -124,6 +131,34 @@ describe('mockgpt CLI', () => {
     expect((await exited).code).toBe(0)
   })
 
+  it('in strict mode, exits 1 on SIGTERM when a request matched no script entry', async () => {
+    const child = run(['--port', '0', '--strict'])
+    const url = await listening(child)
+    const exited = output(child)
+    const response = await fetch(`${url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'unscripted' }] }),
+    })
+    expect(response.status).toBe(400)
+    child.kill('SIGTERM')
+    const result = await exited
+    expect(result.code).toBe(1)
+    expect(result.stderr).toMatch(/no script entry matches.*"unscripted"/)
+  })
+
+  it('prints a generated admin token when it listens beyond loopback', async () => {
+    const child = run(['--port', '0', '--host', '0.0.0.0'])
+    const exited = output(child)
+    const url = await listening(child)
+    child.kill('SIGTERM')
+    const result = await exited
+    expect(url).toMatch(/^http:\/\/0\.0\.0\.0:/)
+    expect(result.stdout).toMatch(
+      /Admin token \(send Authorization: Bearer <token> to \/_mock\/\*\): [\w-]{20,}/,
+    )
+  })
+
   it('exits 2 with a clear message on a bad flag or a bad script', async () => {
     const badFlag = await output(run(['--port', 'eighty']))
     expect(badFlag.code).toBe(2)
@@ -158,6 +193,14 @@ describe('parseCliArgs', () => {
         '3',
         '--max-tokens',
         '100',
+        '--strict',
+        '--chaos-unrecoverable',
+        '--replay',
+        'fixtures.json',
+        '--admin-token',
+        'tok',
+        '--allowed-host',
+        'mockgpt',
       ]),
     ).toEqual({
       help: false,
@@ -171,6 +214,13 @@ describe('parseCliArgs', () => {
       chaosRate: 0.25,
       maxCalls: 3,
       maxTokens: 100,
+      strict: true,
+      chaosUnrecoverable: true,
+      replay: 'fixtures.json',
+      record: undefined,
+      upstream: undefined,
+      adminToken: 'tok',
+      allowedHosts: ['mockgpt'],
     })
   })
 
@@ -182,5 +232,9 @@ describe('parseCliArgs', () => {
     expect(() => parseCliArgs(['--max-calls', '-1'])).toThrow(/--max-calls/)
     expect(() => parseCliArgs(['--script'])).toThrow(/needs a value/)
     expect(() => parseCliArgs(['--verbose'])).toThrow(/Unknown option "--verbose"/)
+    expect(() => parseCliArgs(['--record', 'f.json'])).toThrow(/--record and --upstream go together/)
+    expect(() =>
+      parseCliArgs(['--record', 'f.json', '--upstream', 'http://x/v1', '--replay', 'g.json']),
+    ).toThrow(/exclude each other/)
   })
 })

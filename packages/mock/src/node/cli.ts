@@ -7,6 +7,7 @@
  */
 import { readFileSync } from 'node:fs'
 import { AgentCoreError } from '@agent-core/core'
+import { type MockFixture, parseMockFixtures } from '../parse-mock-fixtures.js'
 import { parseMockScript } from '../parse-mock-script.js'
 import type { MockScriptEntry } from '../script.js'
 import { HELP, parseCliArgs } from './cli-args.js'
@@ -42,6 +43,20 @@ async function main(): Promise<number> {
     }
     script = parseMockScript(text, args.script)
   }
+  let replay: MockFixture[] | undefined
+  if (args.replay !== undefined) {
+    let text: string
+    try {
+      text = readFileSync(args.replay, 'utf8')
+    } catch (error) {
+      process.stderr.write(
+        `mockgpt: cannot read the fixture file ${args.replay}: ${(error as Error).message}\n`,
+      )
+      return 2
+    }
+    replay = parseMockFixtures(text, args.replay)
+  }
+  const upstreamKey = process.env.MOCKGPT_UPSTREAM_API_KEY
   const server = await startMockGPTServer({
     port: args.port,
     host: args.host,
@@ -49,16 +64,26 @@ async function main(): Promise<number> {
     script,
     apiKey: args.apiKeys.length ? args.apiKeys : undefined,
     models: args.models.length ? args.models : undefined,
-    chaos: args.chaosRate === undefined ? undefined : { rate: args.chaosRate },
+    chaos:
+      args.chaosRate === undefined
+        ? undefined
+        : { rate: args.chaosRate, unrecoverable: args.chaosUnrecoverable },
+    strict: args.strict,
+    replay,
+    adminToken: args.adminToken,
+    allowedHosts: args.allowedHosts.length ? args.allowedHosts : undefined,
+    record:
+      args.record === undefined || args.upstream === undefined
+        ? undefined
+        : { upstream: args.upstream, file: args.record, apiKey: upstreamKey || undefined },
     budget:
       args.maxCalls === undefined && args.maxTokens === undefined
         ? undefined
         : { maxCalls: args.maxCalls, maxTokens: args.maxTokens },
   })
-  process.stdout.write(
-    `MockGPT listening on ${server.url} (OpenAI base URL ${server.baseURL}, seed ${args.seed})\n`,
-  )
-  await new Promise<void>((resolve) => {
+  // Listen for the signals before announcing the server: a signal right after the announcement must stop
+  // it cleanly (and let the lines already written reach the pipe), not kill the process.
+  const stopped = new Promise<void>((resolve) => {
     const stop = () => {
       process.off('SIGINT', stop)
       process.off('SIGTERM', stop)
@@ -67,7 +92,22 @@ async function main(): Promise<number> {
     process.on('SIGINT', stop)
     process.on('SIGTERM', stop)
   })
-  await server.close()
+  const lines = [
+    `MockGPT listening on ${server.url} (OpenAI base URL ${server.baseURL}, seed ${args.seed}${args.strict ? ', strict' : ''})`,
+  ]
+  if (server.adminToken !== undefined && args.adminToken === undefined)
+    lines.push(`Admin token (send Authorization: Bearer <token> to /_mock/*): ${server.adminToken}`)
+  if (args.record !== undefined) lines.push(`Recording ${args.upstream} to ${args.record}`)
+  // One write, so that a reader who sees the first line sees them all.
+  process.stdout.write(`${lines.join('\n')}\n`)
+  await stopped
+  try {
+    await server.close()
+  } catch (error) {
+    // Script problems: report them and fail, so a CI step using the CLI cannot pass on a broken script.
+    process.stderr.write(`mockgpt: ${(error as Error).message}\n`)
+    return 1
+  }
   return 0
 }
 

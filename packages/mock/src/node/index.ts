@@ -1,7 +1,9 @@
 /**
  * MockGPT over real HTTP: a `node:http` server with SSE streaming (chunked transfer), real network faults
- * (slow first byte, dropped sockets, hangs) and admin routes (`GET /_mock/requests`, `GET /_mock/usage`,
- * `POST /_mock/reset`, `POST /_mock/script`). The `mockgpt` CLI runs the same server.
+ * (slow first byte, dropped sockets, hangs), admin routes (`GET /_mock/requests`, `GET /_mock/usage`,
+ * `POST /_mock/reset`, `POST /_mock/script`), safe defaults (loopback, Host check, no CORS on the admin
+ * plane, an admin token beyond loopback) and a record mode for fixtures. The `mockgpt` CLI runs the same
+ * server.
  *
  * @example
  * ```ts
@@ -13,5 +15,35 @@
  *
  * @module
  */
+/** The engine's types, re-exported so that this entry's signatures are complete on their own. */
+export type {
+  MockBudget,
+  MockChaos,
+  MockComputedReply,
+  MockEndpoint,
+  MockFault,
+  MockFixture,
+  MockGPT,
+  MockGPTOptions,
+  MockGPTScope,
+  MockHttpBody,
+  MockHttpRequest,
+  MockHttpResponse,
+  MockJournalStats,
+  MockMatch,
+  MockMessageView,
+  MockReply,
+  MockRequestView,
+  MockScriptEntry,
+  MockScriptProblem,
+  MockStreamController,
+  MockStreamStep,
+  MockToolCallScript,
+  MockToolCallView,
+  MockToolResultView,
+  MockUsage,
+  RecordedRequest,
+} from '@agent-core/mock'
+export type { MockGPTRecordOptions } from './record-proxy.js'
 export { createMockGPTRequestListener, type MockGPTRequestListenerOptions } from './request-listener.js'
 export { type MockGPTServer, type MockGPTServerOptions, startMockGPTServer } from './start-mock-gpt-server.js'

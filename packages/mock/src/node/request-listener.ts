@@ -6,7 +6,9 @@ import { sleep, untilAborted } from '../internal/sleep.js'
 import type { MockHttpResponse, MockStreamStep } from '../mock-http.js'
 import { type MockBodySink, pumpMockBody } from '../pump-mock-body.js'
 
-/** Options of {@link createMockGPTRequestListener}.  * @example
+/**
+ * Options of {@link createMockGPTRequestListener}.
+ * @example
  * ```ts
  * import { createServer } from 'node:http'
  * import { createMockGPT } from '@agent-core/mock'
@@ -16,18 +18,18 @@ import { type MockBodySink, pumpMockBody } from '../pump-mock-body.js'
  * ```
  */
 export interface MockGPTRequestListenerOptions {
-  /** Bodies larger than this are answered 413. Default 16 MiB. */
+  /**
+   * Bodies larger than this are answered 413 (a `Content-Length` above it before a byte of the body is
+   * read). Default 16 MiB.
+   */
   readonly maxBodyBytes?: number | undefined
   /** Aborting it ends every slow, hung or streaming response at once (the server's `close` uses it). */
   readonly signal?: AbortSignal | undefined
-}
-
-function headersOf(request: IncomingMessage): Record<string, string> {
-  const out: Record<string, string> = {}
-  for (const [name, value] of Object.entries(request.headers)) {
-    if (value !== undefined) out[name] = Array.isArray(value) ? value.join(', ') : value
-  }
-  return out
+  /**
+   * Host names (without port) the `Host` header may carry; anything else is a 403, which defeats DNS
+   * rebinding. Default: any host (the server passes the loopback names when it binds to loopback).
+   */
+  readonly allowedHosts?: readonly string[] | undefined
 }
 
 function disconnect(response: ServerResponse): Promise<void> {
@@ -41,6 +43,51 @@ function disconnect(response: ServerResponse): Promise<void> {
       socket.destroy()
     })
   })
+}
+
+function tooLarge(maxBodyBytes: number): MockHttpResponse {
+  return {
+    status: 413,
+    headers: { 'content-type': 'application/json', connection: 'close' },
+    firstByteDelayMs: 0,
+    body: {
+      type: 'text',
+      text: JSON.stringify({
+        error: {
+          message: `The request body exceeds ${maxBodyBytes} bytes; send less or raise maxBodyBytes.`,
+          type: 'invalid_request_error',
+          param: null,
+          code: 'request_too_large',
+        },
+      }),
+    },
+  }
+}
+
+/** The host name of a `Host` header, without the port; IPv6 brackets kept off. */
+function hostName(host: string): string {
+  if (host.startsWith('[')) return host.slice(1, host.indexOf(']') < 0 ? undefined : host.indexOf(']'))
+  const colon = host.lastIndexOf(':')
+  return (colon < 0 ? host : host.slice(0, colon)).toLowerCase()
+}
+
+function hostRefused(host: string | undefined): MockHttpResponse {
+  return {
+    status: 403,
+    headers: { 'content-type': 'application/json', connection: 'close' },
+    firstByteDelayMs: 0,
+    body: {
+      type: 'text',
+      text: JSON.stringify({
+        error: {
+          message: `MockGPT refuses the Host ${JSON.stringify(host ?? '')}: it serves only the names it was bound to (protection against DNS rebinding). Use 127.0.0.1 or localhost, or add the name to allowedHosts.`,
+          type: 'permission_error',
+          param: null,
+          code: 'host_not_allowed',
+        },
+      }),
+    },
+  }
 }
 
 const CLOSED = new Error('MockGPT: the connection closed or the server is closing.')
@@ -119,10 +166,19 @@ function respond(
   res: ServerResponse,
   serverSignal: AbortSignal | undefined,
 ): void {
-  const type = response.body.type
-  if (response.firstByteDelayMs === 0 && (type === 'text' || type === 'empty')) {
-    writeNow(response, res)
-    return
+  const body = response.body
+  if (response.firstByteDelayMs === 0) {
+    if (body.type === 'text' || body.type === 'empty') {
+      writeNow(response, res)
+      return
+    }
+    if (body.type === 'stream' && body.steps instanceof PackedFrames) {
+      // A fully rendered stream without faults: one chunked write and the terminator, as a server that
+      // has the whole body would do. Nothing waits, so no signal is needed.
+      res.writeHead(response.status, response.headers)
+      res.end(body.steps.whole())
+      return
+    }
   }
   // Only responses that wait (delays, hangs, streams) need a signal that the server's close or the
   // client's disconnect can abort.
@@ -155,38 +211,38 @@ export function createMockGPTRequestListener(
   const maxBodyBytes = options.maxBodyBytes ?? 16 * 1024 * 1024
   assertSafeInteger(maxBodyBytes, 'maxBodyBytes', { min: 1 })
   const serverSignal = options.signal
+  const allowedHosts = options.allowedHosts?.map((h) => hostName(h))
   return (req, res) => {
+    if (allowedHosts) {
+      const host = req.headers.host
+      if (host === undefined || !allowedHosts.includes(hostName(host))) {
+        writeNow(hostRefused(host), res)
+        return
+      }
+    }
+    const declared = Number(req.headers['content-length'])
+    if (declared > maxBodyBytes) {
+      // Refused before reading a byte of it: the connection closes after the answer.
+      writeNow(tooLarge(maxBodyBytes), res)
+      return
+    }
     const chunks: Buffer[] = []
     let size = 0
-    let tooLarge = false
+    let overflow = false
     req.on('data', (chunk: Buffer) => {
       size += chunk.length
-      if (size > maxBodyBytes) tooLarge = true
+      if (size > maxBodyBytes) overflow = true
       else chunks.push(chunk)
     })
     req.on('error', () => res.destroy())
     req.on('end', () => {
-      const response: MockHttpResponse = tooLarge
-        ? {
-            status: 413,
-            headers: { 'content-type': 'application/json', connection: 'close' },
-            firstByteDelayMs: 0,
-            body: {
-              type: 'text',
-              text: JSON.stringify({
-                error: {
-                  message: `The request body exceeds ${maxBodyBytes} bytes; send less or raise maxBodyBytes.`,
-                  type: 'invalid_request_error',
-                  param: null,
-                  code: 'request_too_large',
-                },
-              }),
-            },
-          }
+      const response: MockHttpResponse = overflow
+        ? tooLarge(maxBodyBytes)
         : mock.handle({
             method: req.method ?? 'GET',
             url: req.url ?? '/',
-            headers: headersOf(req),
+            // The engine copies the string values itself (node joins repeated request headers).
+            headers: req.headers as Record<string, string | undefined>,
             body:
               chunks.length === 0
                 ? undefined

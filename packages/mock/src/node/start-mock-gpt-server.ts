@@ -1,11 +1,16 @@
-import { createServer } from 'node:http'
+import { randomBytes } from 'node:crypto'
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import { assertSafeInteger, describeValue, InvalidInputError } from '@agent-core/core'
-import type { MockGPT, MockGPTOptions } from '@agent-core/mock'
-import { createMockGPT } from '../mock-gpt.js'
+import type { MockFixture, MockGPT, MockGPTOptions } from '@agent-core/mock'
+import { resolveOptions } from '../internal/resolve-options.js'
+import { createEngine } from '../mock-gpt.js'
+import { assertRecordOptions, type MockGPTRecordOptions, RecordProxy } from './record-proxy.js'
 import { createMockGPTRequestListener } from './request-listener.js'
 
-/** Options of {@link startMockGPTServer}: the engine options plus where to listen.  * @example
+/**
+ * Options of {@link startMockGPTServer}: the engine options plus where to listen.
+ * @example
  * ```ts
  * import { createMockGPT } from '@agent-core/mock'
  * import { startMockGPTServer } from '@agent-core/mock/node'
@@ -24,31 +29,85 @@ import { createMockGPTRequestListener } from './request-listener.js'
 export interface MockGPTServerOptions extends MockGPTOptions {
   /** Default 0 (any free port). */
   readonly port?: number | undefined
-  /** Default `127.0.0.1` (loopback only). */
+  /**
+   * Default `127.0.0.1` (loopback only). Binding anything else requires an admin token for `/_mock/*`: the
+   * `adminToken` option, or one generated at start (`server.adminToken`; the CLI prints it).
+   */
   readonly host?: string | undefined
   /** Serve this engine instead of creating one from the other options. */
   readonly mock?: MockGPT | undefined
-  /** Bodies larger than this are answered 413. Default 16 MiB. */
+  /** Bodies larger than this are answered 413 (before reading, when `Content-Length` says so). Default 16 MiB. */
   readonly maxBodyBytes?: number | undefined
+  /**
+   * Extra host names the `Host` header may carry. On loopback the server accepts only `localhost`,
+   * `127.0.0.1`, `[::1]` and the bound host by default (DNS rebinding protection); elsewhere any host unless
+   * this is set.
+   */
+  readonly allowedHosts?: readonly string[] | undefined
+  /**
+   * Record mode: forward model requests to a real endpoint and record the exchanges (see
+   * {@link MockGPTRecordOptions}); admin routes still work. Replay the file later with the `replay` option.
+   */
+  readonly record?: MockGPTRecordOptions | undefined
+  /**
+   * Let the process exit while the server listens (`server.unref()`), for a server shared by test files
+   * that nobody closes explicitly. Default false.
+   */
+  readonly unref?: boolean | undefined
 }
 
-/** A running MockGPT server. */
+/**
+ * A running MockGPT server.
+ * @example
+ * ```ts
+ * import { startMockGPTServer, type MockGPTServer } from '@agent-core/mock/node'
+ * const server: MockGPTServer = await startMockGPTServer({ strict: true })
+ * process.env.OPENAI_BASE_URL = server.baseURL
+ * await server.close()
+ * ```
+ */
 export interface MockGPTServer {
   /** `http://host:port`, no trailing slash. */
   readonly url: string
-  /** `http://host:port/v1`: the `baseURL` for OpenAI clients. */
+  /** `http://host:port/v1`: the `baseURL` for OpenAI (and, without `/v1`, Anthropic) clients. */
   readonly baseURL: string
   readonly port: number
   readonly host: string
   /** The engine: script it, read `requests` and `usage`, `reset()` it between tests. */
   readonly mock: MockGPT
-  /** Stops listening and ends every open connection, slow and hung streams included. Idempotent. */
+  /** The token the admin routes require (`undefined` when none is required: loopback without one). */
+  readonly adminToken: string | undefined
+  /** Record mode: the exchanges recorded so far (credentials stripped). */
+  readonly fixtures: readonly MockFixture[]
+  /** Record mode: writes the fixtures to `record.file` now (`close()` does it too). */
+  saveFixtures(): void
+  /**
+   * Stops listening and ends every open connection, slow and hung streams included; in record mode writes
+   * the fixture file. Rejects with `MockScriptError` when the engine recorded a script problem (after
+   * closing everything), so a suite whose script failed cannot end green. Idempotent.
+   */
   close(): Promise<void>
+}
+
+const SERVER_KEYS = ['port', 'host', 'mock', 'maxBodyBytes', 'allowedHosts', 'record', 'unref']
+
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host)
+}
+
+function modelPath(url: string): { path: string; query: string } | undefined {
+  const q = url.indexOf('?')
+  let path = q < 0 ? url : url.slice(0, q)
+  if (path.startsWith('/test/')) {
+    const end = path.indexOf('/', '/test/'.length)
+    path = end < 0 ? '/' : path.slice(end)
+  }
+  return path.startsWith('/v1/') ? { path, query: q < 0 ? '' : url.slice(q) } : undefined
 }
 
 /**
  * Starts MockGPT on `node:http` (loopback and a free port by default).
- * @throws InvalidInputError on a bad port or host, or a malformed engine option
+ * @throws InvalidInputError on a bad port, host or option (the message names the field)
  * @example
  * ```ts
  * import { startMockGPTServer } from '@agent-core/mock/node'
@@ -59,19 +118,76 @@ export interface MockGPTServer {
  * ```
  */
 export async function startMockGPTServer(options: MockGPTServerOptions = {}): Promise<MockGPTServer> {
-  const { port = 0, host = '127.0.0.1', mock: given, maxBodyBytes, ...engineOptions } = options
+  const {
+    port = 0,
+    host = '127.0.0.1',
+    mock: given,
+    maxBodyBytes,
+    allowedHosts,
+    record,
+    unref = false,
+    ...engineOptions
+  } = options
   assertSafeInteger(port, 'port', { min: 0, max: 65535 })
   if (typeof host !== 'string' || host === '') {
     throw new InvalidInputError(
       `host must be a non-empty string such as "127.0.0.1", but got ${describeValue(host)}.`,
-      { details: { name: 'host' } },
+      { details: { field: 'host', received: describeValue(host) } },
     )
   }
-  const mock = given ?? createMockGPT(engineOptions)
+  if (
+    allowedHosts !== undefined &&
+    (!Array.isArray(allowedHosts) || allowedHosts.some((h) => typeof h !== 'string' || h === ''))
+  ) {
+    throw new InvalidInputError(
+      `allowedHosts must be an array of host names, but got ${describeValue(allowedHosts)}.`,
+      {
+        details: { field: 'allowedHosts', received: describeValue(allowedHosts) },
+      },
+    )
+  }
+  if (record !== undefined) assertRecordOptions(record)
+  const loopback = isLoopback(host)
+  let mock: MockGPT
+  let adminToken = engineOptions.adminToken
+  if (given) {
+    if (!loopback && adminToken === undefined) {
+      throw new InvalidInputError(
+        `MockGPT listens on ${host}, beyond loopback, so its admin routes need a token: create the engine with createMockGPT({ adminToken }) and pass adminToken here too, or bind to 127.0.0.1.`,
+        { details: { field: 'adminToken' } },
+      )
+    }
+    mock = given
+  } else {
+    if (!loopback && adminToken === undefined) adminToken = randomBytes(18).toString('base64url')
+    mock = createEngine(resolveOptions({ ...engineOptions, adminToken }, SERVER_KEYS))
+  }
   const lifetime = new AbortController()
-  const server = createServer(createMockGPTRequestListener(mock, { maxBodyBytes, signal: lifetime.signal }))
+  const hosts = loopback ? ['localhost', '127.0.0.1', '::1', host, ...(allowedHosts ?? [])] : allowedHosts
+  const listener = createMockGPTRequestListener(mock, {
+    maxBodyBytes,
+    signal: lifetime.signal,
+    allowedHosts: hosts,
+  })
+  const proxy = record ? new RecordProxy(record) : undefined
+  const handler = proxy
+    ? (req: IncomingMessage, res: ServerResponse) => {
+        const target = modelPath(req.url ?? '/')
+        const hostName = (req.headers.host ?? '').replace(/:\d+$/, '').replace(/^\[|\]$/g, '')
+        if (!target || (hosts && !hosts.includes(hostName))) return listener(req, res)
+        const chunks: Buffer[] = []
+        req.on('data', (chunk: Buffer) => chunks.push(chunk))
+        req.on('error', () => res.destroy())
+        req.on('end', () => {
+          const body = Buffer.concat(chunks).toString('utf8')
+          proxy.forward(req, res, target.path, target.query, body, lifetime.signal).catch(() => res.destroy())
+        })
+      }
+    : listener
+  const server = createServer(handler)
   const sockets = new Set<Socket>()
   server.on('connection', (socket) => {
+    if (unref) socket.unref()
     sockets.add(socket)
     socket.once('close', () => sockets.delete(socket))
   })
@@ -82,6 +198,7 @@ export async function startMockGPTServer(options: MockGPTServerOptions = {}): Pr
       resolve()
     })
   })
+  if (unref) server.unref()
   const address = server.address()
   const actualPort = typeof address === 'object' && address ? address.port : port
   const shownHost = host.includes(':') ? `[${host}]` : host
@@ -93,12 +210,22 @@ export async function startMockGPTServer(options: MockGPTServerOptions = {}): Pr
     port: actualPort,
     host,
     mock,
+    adminToken,
+    get fixtures() {
+      return proxy ? [...proxy.interactions] : []
+    },
+    saveFixtures() {
+      proxy?.save()
+    },
     close() {
       closing ??= new Promise<void>((resolve) => {
         lifetime.abort()
         server.close(() => resolve())
         server.closeAllConnections()
         for (const socket of sockets) socket.destroy()
+      }).then(() => {
+        proxy?.save()
+        mock.assertNoScriptProblems()
       })
       return closing
     },

@@ -6,7 +6,8 @@ import {
   type JsonSchema,
 } from '@agent-core/core'
 import { FORMAT_LENGTHS } from './formats.js'
-import { jsonEqual } from './json-equal.js'
+import { MAX_GENERATED_SIZE } from './generation-limits.js'
+import { canonicalJson } from './json-equal.js'
 import {
   candidateTypes,
   type Norm,
@@ -16,6 +17,7 @@ import {
   type TypeName,
 } from './normalized-schema.js'
 import { parseRegex, UnsupportedRegexError } from './regex-generator.js'
+import { assertMinimalSizeWithinBudget, assertSchemaWithinBudget } from './schema-budget.js'
 import { typeProblem } from './schema-contradictions.js'
 import { isSchemaObject, SchemaDocument, type SchemaObject } from './schema-document.js'
 
@@ -65,11 +67,9 @@ const UNSUPPORTED: ReadonlyMap<string, string> = new Map([
 ])
 
 const COUNT_KEYWORDS = ['minLength', 'maxLength', 'minItems', 'maxItems', 'minProperties', 'maxProperties']
-/**
- * The largest lower bound on a size MockGPT generates: a bigger `minLength` or `minItems` would make one value
- * use gigabytes (or take minutes), so it is refused up front instead of exhausting the process.
- */
-export const MAX_GENERATED_SIZE = 10_000
+
+export { MAX_GENERATED_SIZE }
+
 const LOWER_BOUND_KEYWORDS = ['minLength', 'minItems', 'minProperties']
 const NUMBER_KEYWORDS = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum']
 const SCHEMA_ARRAYS = ['allOf', 'anyOf', 'oneOf', 'prefixItems']
@@ -82,9 +82,7 @@ function reject(path: readonly string[], keyword: string, problem: string, fix: 
   const at = pointer(path)
   throw new InvalidInputError(
     `Unsupported JSON Schema at ${at} (keyword "${keyword}"): ${problem}. To fix: ${fix}.`,
-    {
-      details: { path: at, keyword, problem, fix },
-    },
+    { details: { field: at, path: at, keyword, problem, fix } },
   )
 }
 
@@ -266,7 +264,7 @@ class Checker {
             'list at least one allowed value',
           )
         }
-        if (value.some((v, i) => value.findIndex((w) => jsonEqual(v, w)) !== i)) {
+        if (new Set(value.map(canonicalJson)).size !== value.length) {
           reject(
             path,
             keyword,
@@ -537,5 +535,9 @@ export function assertSupportedSchema(schema: JsonSchema, options: AssertSupport
       'pass a JSON Schema object',
     )
   }
+  assertSchemaWithinBudget(root)
+  if (schema !== root) assertSchemaWithinBudget(schema)
   new Checker(schema, root).run()
+  const doc = SchemaDocument.of(root)
+  assertMinimalSizeWithinBudget(schema, (ref) => doc.resolveRef(ref))
 }

@@ -459,7 +459,7 @@ describe('generateFromSchema: failures', () => {
 })
 
 describe('generateFromSchema size budget', () => {
-  it('gives up on a value too large to build, after two over-budget attempts, instead of exhausting memory', () => {
+  it('refuses a value too large to build before generating any of it, instead of exhausting memory', () => {
     const schema = {
       type: 'array',
       minItems: 10_000,
@@ -472,7 +472,32 @@ describe('generateFromSchema size budget', () => {
       caught = error
     }
     expect(caught).toBeInstanceOf(InvalidInputError)
-    expect((caught as InvalidInputError).message).toMatch(/after 2 attempts .*4000000 characters/)
+    expect((caught as InvalidInputError).message).toMatch(
+      /smallest valid value has about \d+ characters.*too large/,
+    )
+    expect((caught as InvalidInputError).details).toMatchObject({ keyword: 'schema', path: '#' })
+  })
+
+  it('gives up after two over-budget attempts when the size is only known while generating', () => {
+    // The up-front estimate reads allOf as its largest member (a lower bound); two members that each
+    // require 600 000 characters of different properties only show their sum while generating, where the
+    // character budget stops each attempt.
+    const part = (prefix: string) => ({
+      type: 'object',
+      required: Array.from({ length: 100 }, (_, i) => `${prefix}${i}`),
+      properties: Object.fromEntries(
+        Array.from({ length: 100 }, (_, i) => [`${prefix}${i}`, { type: 'string', minLength: 6_000 }]),
+      ),
+    })
+    const schema = { allOf: [part('a'), part('b')] }
+    let caught: unknown
+    try {
+      generateFromSchema(schema, { seed: 1 })
+    } catch (error) {
+      caught = error
+    }
+    expect(caught).toBeInstanceOf(InvalidInputError)
+    expect((caught as InvalidInputError).message).toMatch(/gave up after/)
     expect((caught as InvalidInputError).details).toMatchObject({ attempts: 2 })
   })
 })

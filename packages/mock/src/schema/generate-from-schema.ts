@@ -1,4 +1,10 @@
-import { formatSchemaIssues, InvalidInputError, type JsonSchema, type SchemaIssue } from '@agent-core/core'
+import {
+  describeValue,
+  formatSchemaIssues,
+  InvalidInputError,
+  type JsonSchema,
+  type SchemaIssue,
+} from '@agent-core/core'
 import { assertSupportedSchema } from './assert-supported-schema.js'
 import {
   candidateTypes,
@@ -14,6 +20,7 @@ import {
 } from './normalized-schema.js'
 import { generateNumber, generateString, Unsatisfiable } from './primitive-generators.js'
 import { createRng, type Rng } from './rng.js'
+import { MAX_OUTPUT_CHARS } from './schema-budget.js'
 import { isSchemaObject, SchemaDocument } from './schema-document.js'
 
 /** Options of {@link generateFromSchema}. */
@@ -36,9 +43,15 @@ const ATTEMPTS = 8
 const DEPTH_SLACK = 24
 const DEFAULT_MAX_DEPTH = 6
 /** Values generated per attempt before the attempt gives up (guards against combinatorial retries). */
-const STEP_BUDGET = 200_000
+const STEP_BUDGET = 50_000
 /** String characters generated per attempt before it gives up (nested minItems × minLength could exhaust memory). */
-const CHAR_BUDGET = 4_000_000
+const CHAR_BUDGET = MAX_OUTPUT_CHARS
+/**
+ * Wall-clock milliseconds one value may take, all attempts together: a safety net behind the deterministic
+ * step budget, so that no schema blocks the event loop for long (a request's schema work is bounded by the
+ * linear size checks before this).
+ */
+const TIME_BUDGET_MS = 100
 /** Attempts that may run out of budget before generation stops retrying (a value that big stays that big). */
 const BUDGET_ATTEMPTS = 2
 
@@ -54,6 +67,8 @@ interface Ctx {
   steps: number
   /** String characters generated in the current attempt (bounded by {@link CHAR_BUDGET}). */
   chars: number
+  /** `performance.now()` past which generation gives up (a safety net behind the step budget). */
+  readonly deadline: number
 }
 
 function shuffled<T>(items: readonly T[], rng: Rng): T[] {
@@ -137,6 +152,11 @@ function typeCost(ctx: Ctx, norm: Norm, type: TypeName, budget: number): number 
 function generate(ctx: Ctx, norm: Norm, rng: Rng, depth: number): unknown {
   if (++ctx.steps > STEP_BUDGET) {
     throw new OverBudget(`gave up after ${STEP_BUDGET} generation steps (deeply nested oneOf/anyOf retries)`)
+  }
+  if ((ctx.steps & 63) === 0 && performance.now() > ctx.deadline) {
+    throw new OverBudget(
+      `gave up after ${TIME_BUDGET_MS} ms of generation (too many oneOf/anyOf branches to try)`,
+    )
   }
   if (depth > ctx.maxDepth + DEPTH_SLACK) {
     throw new Unsatisfiable(
@@ -361,21 +381,28 @@ function generateArray(ctx: Ctx, norm: Norm, rng: Rng, depth: number): unknown[]
  */
 export function generateFromSchema(schema: JsonSchema, options: GenerateOptions): unknown {
   if (!isSchemaObject(options)) {
-    throw new InvalidInputError('generateFromSchema needs options such as { seed: 1 }.')
+    throw new InvalidInputError('generateFromSchema needs options such as { seed: 1 }.', {
+      details: { field: 'options', received: describeValue(options) },
+    })
   }
   const rng = createRng(options.seed)
   const maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH
   if (typeof maxDepth !== 'number' || !Number.isSafeInteger(maxDepth) || maxDepth < 0 || maxDepth > 32) {
     throw new InvalidInputError(
       `maxDepth must be an integer from 0 to 32, but got ${String(maxDepth)}; omit it for 6.`,
-      {
-        details: { maxDepth },
-      },
+      { details: { field: 'maxDepth', received: describeValue(maxDepth) } },
     )
   }
   const root = options.rootSchema ?? schema
   assertSupportedSchema(schema, { rootSchema: root })
-  const ctx: Ctx = { doc: SchemaDocument.of(root), maxDepth, costs: new WeakMap(), steps: 0, chars: 0 }
+  const ctx: Ctx = {
+    doc: SchemaDocument.of(root),
+    maxDepth,
+    costs: new WeakMap(),
+    steps: 0,
+    chars: 0,
+    deadline: performance.now() + TIME_BUDGET_MS,
+  }
   const validator = ctx.doc.validator(schema)
   let issues: readonly SchemaIssue[] = []
   const reasons: string[] = []
@@ -402,6 +429,6 @@ export function generateFromSchema(schema: JsonSchema, options: GenerateOptions)
   throw new InvalidInputError(
     `Could not generate a value satisfying the schema after ${attempts} attempts (seed ${options.seed}): ${why}. ` +
       'Relax the conflicting constraints (for example combine patterns into one, widen length or numeric bounds, or make recursive properties optional).',
-    { details: { seed: options.seed, attempts, reasons, issues } },
+    { details: { field: 'schema', seed: options.seed, attempts, reasons, issues } },
   )
 }

@@ -29,3 +29,4 @@
 export { type AssertSupportedSchemaOptions, assertSupportedSchema } from './assert-supported-schema.js'
 export { type GenerateOptions, generateFromSchema } from './generate-from-schema.js'
 export { createRng, type Rng } from './rng.js'
+export { assertSchemaWithinBudget, SCHEMA_LIMITS } from './schema-budget.js'

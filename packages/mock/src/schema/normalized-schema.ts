@@ -1,5 +1,5 @@
 import type { JsonSchema } from '@agent-core/core'
-import { jsonEqual } from './json-equal.js'
+import { canonicalJson } from './json-equal.js'
 import { isSchemaObject, type SchemaDocument, type SchemaObject } from './schema-document.js'
 
 /** The JSON types a schema can name. */
@@ -142,9 +142,13 @@ function absorb(doc: SchemaDocument, norm: Norm, schema: JsonSchema, refChain: r
   }
   const values = s.const !== undefined ? [s.const] : Array.isArray(s.enum) ? s.enum : undefined
   if (values) {
-    norm.enumValues = norm.enumValues
-      ? norm.enumValues.filter((v) => values.some((w) => jsonEqual(v, w)))
-      : [...values]
+    if (norm.enumValues) {
+      // Linear: a set of canonical texts instead of comparing every pair.
+      const allowed = new Set(values.map(canonicalJson))
+      norm.enumValues = norm.enumValues.filter((v) => allowed.has(canonicalJson(v)))
+    } else {
+      norm.enumValues = [...values]
+    }
   }
   if (num(s.minimum)) norm.lower = tighterLower(norm.lower, { value: s.minimum, exclusive: false })
   if (num(s.exclusiveMinimum))

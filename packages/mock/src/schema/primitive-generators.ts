@@ -152,6 +152,9 @@ function filler(rng: Rng, length: number): string {
   return words(rng, length).replace(/ /g, '_')
 }
 
+/** The longest string a pattern may generate (minLength is capped at 10 000 elsewhere). */
+const MAX_PATTERN_STRING = 20_000
+
 /** A string meeting the length, pattern and format constraints of `norm`. */
 export function generateString(norm: Norm, rng: Rng): string {
   const { minLength, maxLength, patterns, formats } = norm
@@ -174,7 +177,14 @@ export function generateString(norm: Norm, rng: Rng): string {
     const extras = [3, 1, 6, 0, 12, 24, 48, 96]
     for (let t = 0; t < 24; t++) {
       const r = rng.fork(`pattern:${t}`)
-      let s = generateFromRegex(node, r, extras[t % extras.length]! * (1 + Math.floor(t / extras.length)))
+      // Bounded: a pattern such as (a{1000}){1000} must fail fast, never build a gigabyte string.
+      const limit = Math.min(maxLength, MAX_PATTERN_STRING)
+      let s = generateFromRegex(
+        node,
+        r,
+        extras[t % extras.length]! * (1 + Math.floor(t / extras.length)),
+        limit,
+      )
       if (s === undefined) break
       const missing = minLength - codePoints(s)
       if (missing > 0) {

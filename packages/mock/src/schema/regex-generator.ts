@@ -345,15 +345,34 @@ const filterCache = new WeakMap<RegExp, string[]>()
 
 /**
  * Generates a string the node matches in full. `extra` caps how far an unbounded quantifier goes beyond
- * its minimum (raise it to get longer strings). Returns `undefined` when a class matches no pool character.
+ * its minimum (raise it to get longer strings). Returns `undefined` when a class matches no pool character
+ * or the string would exceed `limit` characters.
  */
-export function generateFromRegex(node: RegexNode, rng: Rng, extra: number): string | undefined {
+export function generateFromRegex(
+  node: RegexNode,
+  rng: Rng,
+  extra: number,
+  limit = Number.POSITIVE_INFINITY,
+): string | undefined {
+  return generateNode(node, rng, extra, { left: limit })
+}
+
+/** Generation with a shared character allowance: `undefined` once the string would exceed it. */
+function generateNode(
+  node: RegexNode,
+  rng: Rng,
+  extra: number,
+  budget: { left: number },
+): string | undefined {
+  if (budget.left < 0) return undefined
   switch (node.kind) {
     case 'anchor':
       return ''
     case 'ranges':
+      budget.left--
       return pickFromRanges(node.ranges, rng)
     case 'filter': {
+      budget.left--
       let members = filterCache.get(node.test)
       if (!members) {
         members = POOL.filter((ch) => node.test.test(ch))
@@ -362,11 +381,11 @@ export function generateFromRegex(node: RegexNode, rng: Rng, extra: number): str
       return members.length === 0 ? undefined : rng.pick(members)
     }
     case 'alt':
-      return generateFromRegex(rng.pick(node.options), rng, extra)
+      return generateNode(rng.pick(node.options), rng, extra, budget)
     case 'seq': {
       let out = ''
       for (const item of node.items) {
-        const part = generateFromRegex(item, rng, extra)
+        const part = generateNode(item, rng, extra, budget)
         if (part === undefined) return undefined
         out += part
       }
@@ -377,8 +396,8 @@ export function generateFromRegex(node: RegexNode, rng: Rng, extra: number): str
       const count = rng.int(node.min, Math.max(node.min, Math.min(cap, node.min + 10_000)))
       let out = ''
       for (let k = 0; k < count; k++) {
-        const part = generateFromRegex(node.node, rng, extra)
-        if (part === undefined) return undefined
+        const part = generateNode(node.node, rng, extra, budget)
+        if (part === undefined || budget.left < 0) return undefined
         out += part
       }
       return out

@@ -79,7 +79,7 @@ class Sfc32 implements Rng {
     if (!Number.isSafeInteger(min) || !Number.isSafeInteger(max) || min > max) {
       throw new InvalidInputError(
         `rng.int(min, max) needs safe integers with min <= max, but got ${describeValue(min)} and ${describeValue(max)}; pass integer bounds in order.`,
-        { details: { min, max } },
+        { details: { field: 'min, max', received: `${describeValue(min)}, ${describeValue(max)}` } },
       )
     }
     const span = max - min + 1
@@ -93,9 +93,7 @@ class Sfc32 implements Rng {
     if (!Array.isArray(items) || items.length === 0) {
       throw new InvalidInputError(
         `rng.pick(items) needs a non-empty array, but got ${describeValue(items)}.`,
-        {
-          details: { items: describeValue(items) },
-        },
+        { details: { field: 'items', received: describeValue(items) } },
       )
     }
     return items[this.int(0, items.length - 1)] as T
@@ -107,7 +105,9 @@ class Sfc32 implements Rng {
 
   fork(label: string): Rng {
     if (typeof label !== 'string') {
-      throw new InvalidInputError(`rng.fork(label) needs a string label, but got ${describeValue(label)}.`)
+      throw new InvalidInputError(`rng.fork(label) needs a string label, but got ${describeValue(label)}.`, {
+        details: { field: 'label', received: describeValue(label) },
+      })
     }
     const words = [...this.key, 0x666f726b, label.length]
     for (let i = 0; i < label.length; i++) words.push(label.charCodeAt(i))
@@ -130,9 +130,7 @@ export function createRng(seed: number): Rng {
   if (typeof seed !== 'number' || !Number.isFinite(seed)) {
     throw new InvalidInputError(
       `The seed must be a finite number, but got ${describeValue(seed)}; pass e.g. 42.`,
-      {
-        details: { seed: describeValue(seed) },
-      },
+      { details: { field: 'seed', received: describeValue(seed) } },
     )
   }
   return new Sfc32(deriveKey(seedWords(seed)))

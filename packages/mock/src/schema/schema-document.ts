@@ -1,6 +1,6 @@
 import type { JsonSchema, JsonSchemaValidator } from '@agent-core/core'
 import { compileJsonSchema } from '@agent-core/core/tools'
-import { jsonEqual } from './json-equal.js'
+import { canonicalJson, jsonEqual } from './json-equal.js'
 
 /** A JSON Schema object (not a boolean schema). */
 export type SchemaObject = { readonly [keyword: string]: unknown }
@@ -71,11 +71,11 @@ function quickCheck(node: SchemaObject): ((value: unknown) => boolean) | undefin
       const types =
         node.type === undefined ? undefined : Array.isArray(node.type) ? [...node.type] : [node.type]
       if (types && node.nullable === true) types.push('null')
-      const values = Array.isArray(node.enum) ? node.enum : undefined
+      const values = Array.isArray(node.enum) ? new Set(node.enum.map(canonicalJson)) : undefined
       const hasConst = Object.hasOwn(node, 'const')
       hit = (value) =>
         (!types || types.some((t) => hasType(value, t))) &&
-        (!values || values.some((v) => jsonEqual(v, value))) &&
+        (!values || values.has(canonicalJson(value))) &&
         (!hasConst || jsonEqual(node.const, value))
     }
     quickChecks.set(node, hit)

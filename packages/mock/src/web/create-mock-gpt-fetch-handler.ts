@@ -4,7 +4,9 @@ import { createMockGPT } from '../mock-gpt.js'
 import type { MockStreamStep } from '../mock-http.js'
 import { type MockBodySink, pumpMockBody } from '../pump-mock-body.js'
 
-/** Options of {@link createMockGPTFetchHandler}: engine options, or an engine to serve.  * @example
+/**
+ * Options of {@link createMockGPTFetchHandler}: engine options, or an engine to serve.
+ * @example
  * ```ts
  * import { createMockGPT } from '@agent-core/mock'
  * import { createMockGPTFetchHandler } from '@agent-core/mock/web'
@@ -23,7 +25,16 @@ export interface MockGPTFetchHandlerOptions extends MockGPTOptions {
   readonly mock?: MockGPT | undefined
 }
 
-/** MockGPT as a `fetch`-compatible handler. */
+/**
+ * MockGPT as a `fetch`-compatible handler.
+ * @example
+ * ```ts
+ * import { createMockGPTFetchHandler, type MockGPTFetchHandler } from '@agent-core/mock/web'
+ * const handler: MockGPTFetchHandler = createMockGPTFetchHandler({ seed: 1 })
+ * const models = await (await handler.fetch('http://mockgpt.local/v1/models')).json()
+ * handler.close()
+ * ```
+ */
 export interface MockGPTFetchHandler {
   /** Answers one request. Rejects (like `fetch`) with an `AbortError` when the request's signal aborts. */
   (request: Request): Promise<Response>
@@ -31,7 +42,10 @@ export interface MockGPTFetchHandler {
   readonly mock: MockGPT
   /** A drop-in `fetch` (`(input, init) => Promise<Response>`) for clients such as the OpenAI SDK. */
   readonly fetch: (input: string | URL | Request, init?: RequestInit) => Promise<Response>
-  /** Ends every slow, hung or open stream; later requests still work. */
+  /**
+   * Ends every slow, hung or open stream; later requests still work. Then throws `MockScriptError` when the
+   * engine recorded a script problem, so a suite whose script failed cannot end green.
+   */
   close(): void
 }
 
@@ -168,6 +182,7 @@ export function createMockGPTFetchHandler(options: MockGPTFetchHandlerOptions = 
     close() {
       lifetime.abort()
       lifetime = new AbortController()
+      mock.assertNoScriptProblems()
     },
   })
 }

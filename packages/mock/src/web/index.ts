@@ -16,6 +16,35 @@
  *
  * @module
  */
+/** The engine's types, re-exported so that this entry's signatures are complete on their own. */
+export type {
+  MockBudget,
+  MockChaos,
+  MockComputedReply,
+  MockEndpoint,
+  MockFault,
+  MockFixture,
+  MockGPT,
+  MockGPTOptions,
+  MockGPTScope,
+  MockHttpBody,
+  MockHttpRequest,
+  MockHttpResponse,
+  MockJournalStats,
+  MockMatch,
+  MockMessageView,
+  MockReply,
+  MockRequestView,
+  MockScriptEntry,
+  MockScriptProblem,
+  MockStreamController,
+  MockStreamStep,
+  MockToolCallScript,
+  MockToolCallView,
+  MockToolResultView,
+  MockUsage,
+  RecordedRequest,
+} from '@agent-core/mock'
 export {
   createMockGPTFetchHandler,
   type MockGPTFetchHandler,

@@ -2,15 +2,15 @@ import {
   abortedError,
   BudgetExhaustedError,
   ConflictError,
-  childContext,
+  consumeRejection,
   createOperationContext,
-  deadlineSignal,
+  type DiagnosticSpan,
+  type Diagnostics,
   describeValue,
   InvalidInputError,
   InvalidStateError,
   type OperationContext,
   type OperationContextInit,
-  raceSignal,
   TimeoutError,
   UnknownIdError,
 } from '@agent-core/core'
@@ -19,17 +19,17 @@ import type {
   DurableInspectRequest,
   DurableRunRequest,
   DurableStep,
-  DurableStepContext,
   DurableTaskDefinition,
   DurableTaskOptions,
 } from '../durable-task.js'
-import type { CheckpointV2, DurableStore } from '../store.js'
-import { checkedClock, checkLoaded, savedVersion } from './port-checks.js'
+import type { CheckpointV2, DurableExclusiveOptions } from '../store.js'
+import { type CheckedLease, checkedClock, checkLease, holderData } from './port-checks.js'
 import { sameJson } from './same-json.js'
-import { authorizeCheckpoint, checkState, checkStepOutput, reserve } from './state-checks.js'
+import { authorizeCheckpoint, checkState, reserve } from './state-checks.js'
+import { runStep, type StepRun } from './step-run.js'
+import { type LinkedSignal, linkedSignal } from './step-signal.js'
+import { StoreAccess } from './store-access.js'
 import { type ParsedRequest, parseRequest } from './validation.js'
-
-const MAX_TIMER_MS = 2_147_483_647
 
 /** Runs (`mode: 'run'`) or inspects a task; the implementation behind `DurableTask`. */
 export async function runDurableTask<State, App>(
@@ -47,17 +47,28 @@ export async function runDurableTask<State, App>(
     context,
     checkedClock(options.now ?? context.now, definition.id),
   )
-  if (mode === 'inspect') return runner.inspect()
-  runner.checkSignal('entering exclusive')
-  return parsed.store.exclusive(parsed.taskId, () => runner.execute(), { signal: context.signal })
+  return mode === 'inspect' ? runner.inspect() : runner.run()
 }
 
-class Runner<State, App> {
-  readonly #definition: DurableTaskDefinition<State, App>
+/**
+ * One run of one task. Diagnostics: a `task` span around the whole run (scope `[..., 'durable', taskId]`),
+ * inside it an `attempt` span per executed attempt and a `step` span per step; every span ends exactly once.
+ */
+export class Runner<State, App> implements StepRun<State, App> {
+  readonly definition: DurableTaskDefinition<State, App>
+  readonly context: OperationContext<App>
+  readonly now: () => number
   readonly #request: ParsedRequest<State>
-  readonly #context: OperationContext<App>
-  readonly #taskContext: OperationContext<App>
-  readonly #now: () => number
+  readonly #access: StoreAccess
+  readonly #durable: Diagnostics
+  #taskSpan: DiagnosticSpan | undefined
+  #waitSpan: DiagnosticSpan | undefined
+  #lease: CheckedLease | undefined
+  #signal: LinkedSignal | undefined
+  /** Set once the operation ran; the store must not settle `exclusive` before that. */
+  #entered = false
+  /** Set once `exclusive` settled: any later write would happen outside the lease. */
+  #released = false
   #checkpoint: CheckpointV2<State> | undefined
   #version: number | undefined
   #maxModelCalls: number | undefined
@@ -68,74 +79,161 @@ class Runner<State, App> {
     context: OperationContext<App>,
     now: () => number,
   ) {
-    this.#definition = definition
+    this.definition = definition
+    this.context = context
+    this.now = now
     this.#request = request
-    this.#context = context
-    this.#taskContext = childContext(childContext(context, 'durable'), request.taskId)
-    this.#now = now
+    this.#access = new StoreAccess(request.store, request.taskId)
+    this.#durable = context.diagnostics.child('durable').child(request.taskId)
   }
 
-  get #taskId(): string {
+  get taskId(): string {
     return this.#request.taskId
   }
 
+  get maxModelCalls(): number | undefined {
+    return this.#maxModelCalls
+  }
+
+  /** The run's signal, joined with the lease's once the lease is held. */
+  get signal(): AbortSignal {
+    return this.#signal?.signal ?? this.context.signal
+  }
+
+  /** The checkpoint as last loaded or saved. */
+  current(): CheckpointV2<State> {
+    if (this.#checkpoint === undefined)
+      throw new InvalidStateError(`Task "${this.taskId}" has no checkpoint loaded.`, {
+        details: { taskId: this.taskId, reason: 'no-checkpoint' },
+      })
+    return this.#checkpoint
+  }
+
+  /**
+   * Throws when the run must stop at `point`: `AbortedError` when the run's signal aborted, `ConflictError`
+   * (`reason: 'lease-lost'`) when the store reported the lease lost or settled `exclusive` early.
+   */
   checkSignal(point: string): void {
-    const { signal } = this.#context
-    if (signal.aborted) throw abortedError(signal, `${point}, task "${this.#taskId}"`)
+    const { signal } = this.context
+    if (signal.aborted) throw abortedError(signal, `${point}, task "${this.taskId}"`)
+    const lease = this.#lease?.signal
+    if (lease?.aborted || this.#released) throw this.#leaseLost(point, lease?.reason)
   }
 
-  #deadlinePassed(): boolean {
+  deadlinePassed(): boolean {
     const deadline = this.#checkpoint?.deadlineAtMs
-    return deadline !== null && deadline !== undefined && this.#now() >= deadline
-  }
-
-  /** Reads the task's stored record (racing the run's signal) and checks the store's answer has the right shape. */
-  async #load(): Promise<ReturnType<typeof checkLoaded>> {
-    const loading = this.#request.store.load(this.#taskId)
-    return checkLoaded(
-      await raceSignal(loading, this.#context.signal, `reading task "${this.#taskId}"`),
-      this.#taskId,
-    )
+    return deadline !== null && deadline !== undefined && this.now() >= deadline
   }
 
   async inspect(): Promise<CheckpointV2<State> | undefined> {
     this.checkSignal('before reading')
-    const stored = await this.#load()
+    const stored = await this.#access.read(this.context.signal, `reading task "${this.taskId}"`)
     if (stored === undefined) return undefined
     const checkpoint = this.#validateStored(stored.checkpoint)
-    await this.#authorize(checkpoint)
+    await this.#authorize(checkpoint, this.#durable)
     return checkpoint
   }
 
-  async execute(): Promise<State> {
+  async run(): Promise<State> {
+    const span = this.#durable.span('task', {
+      definitionId: this.definition.id,
+      revision: this.definition.revision,
+      fenced: this.#access.fenced,
+    })
+    this.#taskSpan = span
+    try {
+      this.checkSignal('entering exclusive')
+      const store = this.#request.store
+      const options: DurableExclusiveOptions = store.reportsLeaseWaits
+        ? { signal: this.context.signal, onWait: (wait) => this.#onWait(wait) }
+        : { signal: this.context.signal }
+      let outcome: { readonly value: State } | undefined
+      try {
+        await store.exclusive(
+          this.taskId,
+          (lease) => {
+            const entering = this.#enter(lease).then((value) => {
+              outcome = { value }
+              return value
+            })
+            // A store that does not await the operation must not turn its failure into an unhandled rejection.
+            consumeRejection(entering)
+            return entering
+          },
+          options,
+        )
+      } finally {
+        this.#released = true
+      }
+      if (outcome === undefined) throw this.#exclusiveMisbehaved()
+      span.end('ok', this.#summary())
+      return outcome.value
+    } catch (error) {
+      this.#waitSpan?.fail(error)
+      span.fail(error, this.#summary())
+      throw error
+    }
+  }
+
+  /** The operation run under the lease. */
+  async #enter(lease: unknown): Promise<State> {
+    if (this.#entered) throw this.#exclusiveMisbehaved()
+    this.#entered = true
+    this.#lease = checkLease(lease, this.taskId)
+    this.#signal = linkedSignal([this.context.signal, this.#lease.signal], undefined, '')
+    const takenOver = this.#lease.takenOver
+    const taskDiagnostics = this.#taskDiagnostics()
+    this.#waitSpan?.end('ok', takenOver ? { takenOver: takenOver.reason } : {})
+    if (takenOver !== undefined) {
+      taskDiagnostics.emit(
+        'lease-taken-over',
+        { reason: takenOver.reason, ownerId: this.#lease.ownerId, ...holderData(takenOver.previous) },
+        'warn',
+      )
+    }
+    try {
+      return await this.#execute(taskDiagnostics)
+    } finally {
+      this.#signal.dispose()
+    }
+  }
+
+  #onWait(wait: unknown): void {
+    if (this.#entered) return
+    const holder = holderData((wait as { holder?: unknown } | null)?.holder)
+    if (this.#waitSpan === undefined) this.#waitSpan = this.#taskDiagnostics().span('lease-wait', holder)
+    else this.#waitSpan.diagnostics.emit('lease-holder-changed', holder)
+  }
+
+  async #execute(diagnostics: Diagnostics): Promise<State> {
     this.checkSignal('entering exclusive')
-    const stored = await this.#load()
+    const stored = await this.#access.read(this.context.signal, `reading task "${this.taskId}"`)
     this.checkSignal('after reading')
-    if (stored === undefined) return this.#start()
+    if (stored === undefined) return this.#start(diagnostics)
     this.#checkpoint = this.#validateStored(stored.checkpoint)
     this.#version = stored.version
     this.checkSignal('after validating state')
     const checkpoint = this.#checkpoint
     // A completed task is authorized by #finish; every other status before anything is revealed or written.
-    if (checkpoint.status === 'completed') return this.#finish()
-    await this.#authorize(checkpoint)
+    if (checkpoint.status === 'completed') return this.#finish(diagnostics)
+    await this.#authorize(checkpoint, diagnostics)
     if (checkpoint.status === 'failed') throw this.#attemptsExhausted()
-    if (checkpoint.status === 'expired') throw this.#expiredError('after reading')
-    if (this.#deadlinePassed()) return this.#expire('after validating state')
-    if (checkpoint.attemptCount >= checkpoint.maxAttempts) return this.#fail()
+    if (checkpoint.status === 'expired') throw this.expiredError('after reading')
+    if (this.deadlinePassed()) return this.expire('after validating state', diagnostics)
+    if (checkpoint.attemptCount >= checkpoint.maxAttempts) return this.#fail(diagnostics)
     const step = this.#step(checkpoint.nextStepIndex)
     const resumeMode = step.replayPolicy === 'reconcile' ? 'reconcile' : 'run'
     if (resumeMode === 'reconcile' && typeof step.reconcile !== 'function') {
       throw new InvalidStateError(
-        `Task "${this.#taskId}" resumes at step "${step.id}", whose replayPolicy is 'reconcile', but the step has no reconcile. Nothing was written; add reconcile to the step (in a new revision) or settle the task by hand.`,
-        { details: { taskId: this.#taskId, stepId: step.id, reason: 'reconcile-missing' } },
+        `Task "${this.taskId}" resumes at step "${step.id}", whose replayPolicy is 'reconcile', but the step has no reconcile. Nothing was written; add reconcile to the step (in a new revision) or settle the task by hand.`,
+        { details: { taskId: this.taskId, stepId: step.id, reason: 'reconcile-missing' } },
       )
     }
     // authorize may have taken a while: the deadline is checked again right before the attempt is saved.
-    if (this.#deadlinePassed()) return this.#expire('before saving the attempt')
+    if (this.deadlinePassed()) return this.expire('before saving the attempt', diagnostics)
     const reservation = reserve(checkpoint.modelBudget)
     this.#maxModelCalls = reservation?.granted
-    await this.#commit(
+    await this.commit(
       {
         ...checkpoint,
         attemptCount: checkpoint.attemptCount + 1,
@@ -143,40 +241,35 @@ class Runner<State, App> {
         ...(reservation ? { modelBudget: reservation.budget } : {}),
       },
       'attempt',
+      diagnostics,
     )
-    this.#taskContext.diagnostics.emit('attempt-started', {
-      attempt: checkpoint.attemptCount + 1,
-      stepId: step.id,
-      resumeMode,
-    })
-    return this.#runSteps(resumeMode)
+    return this.#attempt(diagnostics, resumeMode, true)
   }
 
-  async #start(): Promise<State> {
+  async #start(diagnostics: Diagnostics): Promise<State> {
     const request = this.#request
+    const taskId = this.taskId
     if (!request.hasInput) {
       throw new UnknownIdError(
-        `Task "${this.#taskId}" has no checkpoint in the store. Pass { input } to start it, or check the task id and store.`,
-        { details: { taskId: this.#taskId, id: this.#taskId } },
+        `Task "${taskId}" has no checkpoint in the store. Pass { input } to start it, or check the task id and store.`,
+        { details: { taskId, id: taskId } },
       )
     }
-    const state = checkState(this.#definition, this.#taskId, request.input, 'input')
+    const state = checkState(this.definition, taskId, request.input, 'input')
     this.checkSignal('after validating state')
-    const now = this.#now()
+    const now = this.now()
     const deadlineAtMs =
       request.deadlineAtMs ?? (request.timeoutMs === undefined ? null : now + request.timeoutMs)
     if (deadlineAtMs !== null && !Number.isSafeInteger(deadlineAtMs)) {
       throw new InvalidInputError(
-        `Task "${this.#taskId}" was not started: timeoutMs ${request.timeoutMs} puts its deadline past the largest safe epoch millisecond. Nothing was written; pass a smaller timeoutMs.`,
-        { details: { taskId: this.#taskId, field: 'timeoutMs', received: describeValue(request.timeoutMs) } },
+        `Task "${taskId}" was not started: timeoutMs ${request.timeoutMs} puts its deadline past the largest safe epoch millisecond. Nothing was written; pass a smaller timeoutMs.`,
+        { details: { taskId, field: 'request.timeoutMs', received: describeValue(request.timeoutMs) } },
       )
     }
     if (deadlineAtMs !== null && now >= deadlineAtMs) {
       throw new TimeoutError(
-        `Task "${this.#taskId}" was not started: its deadline ${deadlineAtMs} has already passed. Nothing was written.`,
-        {
-          details: { taskId: this.#taskId, deadlineAtMs, timeoutMs: request.timeoutMs },
-        },
+        `Task "${taskId}" was not started: its deadline ${deadlineAtMs} has already passed. Nothing was written.`,
+        { details: { taskId, deadlineAtMs, timeoutMs: request.timeoutMs } },
       )
     }
     const budget = request.modelBudget
@@ -190,8 +283,8 @@ class Runner<State, App> {
     this.#maxModelCalls = reservation?.granted
     const checkpoint: CheckpointV2<State> = {
       version: 2,
-      definitionId: this.#definition.id,
-      revision: this.#definition.revision,
+      definitionId: this.definition.id,
+      revision: this.definition.revision,
       nextStepIndex: 0,
       attemptCount: 1,
       maxAttempts: request.maxAttempts,
@@ -200,141 +293,106 @@ class Runner<State, App> {
       state,
       ...(reservation ? { modelBudget: reservation.budget } : {}),
     }
-    await this.#authorize(checkpoint)
+    await this.#authorize(checkpoint, diagnostics)
     this.checkSignal('after authorizing')
-    if (deadlineAtMs !== null && this.#now() >= deadlineAtMs) {
+    if (deadlineAtMs !== null && this.now() >= deadlineAtMs) {
       throw new TimeoutError(
-        `Task "${this.#taskId}" was not started: its deadline ${deadlineAtMs} passed before it was saved. Nothing was written.`,
-        { details: { taskId: this.#taskId, deadlineAtMs, timeoutMs: request.timeoutMs } },
+        `Task "${taskId}" was not started: its deadline ${deadlineAtMs} passed before it was saved. Nothing was written.`,
+        { details: { taskId, deadlineAtMs, timeoutMs: request.timeoutMs } },
       )
     }
-    await this.#commit(checkpoint, 'create')
-    this.#taskContext.diagnostics.emit('task-created', {
-      attempt: 1,
-      maxAttempts: request.maxAttempts,
-      deadlineAtMs,
-    })
-    return this.#runSteps('run')
+    await this.commit(checkpoint, 'create', diagnostics)
+    diagnostics.emit('task-created', { attempt: 1, maxAttempts: request.maxAttempts, deadlineAtMs })
+    return this.#attempt(diagnostics, 'run', false)
   }
 
-  async #runSteps(firstMode: 'run' | 'reconcile'): Promise<State> {
-    let mode = firstMode
-    for (let checkpoint = this.#current(); checkpoint.status === 'running'; checkpoint = this.#current()) {
-      const index = checkpoint.nextStepIndex
-      const step = this.#step(index)
-      // The deadline may have passed during the save before this step: no step starts after it.
-      if (this.#deadlinePassed()) return this.#expire(`before step "${step.id}"`)
-      const next = await this.#executeStep(step, index, checkpoint, mode)
-      mode = 'run'
-      this.checkSignal(`after step "${step.id}"`)
-      if (this.#deadlinePassed()) return this.#expire(`after step "${step.id}"`)
-      const last = index + 1 === this.#definition.steps.length
-      this.checkSignal('before save')
-      if (this.#deadlinePassed()) return this.#expire('before save')
-      await this.#commit(
-        { ...checkpoint, nextStepIndex: index + 1, status: last ? 'completed' : 'running', state: next },
-        `step "${step.id}"`,
-      )
-    }
-    return this.#finish()
-  }
-
-  async #executeStep(
-    step: DurableStep<State, App>,
-    index: number,
-    checkpoint: CheckpointV2<State>,
-    mode: 'run' | 'reconcile',
-  ): Promise<State> {
-    const base = childContext(this.#taskContext, step.id)
-    const deadline = checkpoint.deadlineAtMs
-    const remaining = deadline === null ? undefined : deadline - this.#now()
-    const timer =
-      remaining !== undefined && remaining <= MAX_TIMER_MS
-        ? deadlineSignal(this.#context.signal, Math.max(1, remaining), `durable task "${this.#taskId}"`)
-        : undefined
-    const context: DurableStepContext<App> = {
-      ...base,
-      signal: timer?.signal ?? base.signal,
-      now: this.#now,
-      taskId: this.#taskId,
-      stepId: step.id,
-      stepIndex: index,
-      attempt: checkpoint.attemptCount,
-      mode,
+  /** Runs the remaining steps as one attempt, inside an `attempt` span. */
+  async #attempt(diagnostics: Diagnostics, firstMode: 'run' | 'reconcile', resumed: boolean): Promise<State> {
+    const started = this.current()
+    const span = diagnostics.span('attempt', {
+      attempt: started.attemptCount,
+      maxAttempts: started.maxAttempts,
+      nextStepIndex: started.nextStepIndex,
+      resuming: resumed,
       maxModelCalls: this.#maxModelCalls,
-      deadlineAtMs: deadline,
-    }
-    base.diagnostics.emit('step-started', { index, mode, attempt: checkpoint.attemptCount })
+    })
     try {
-      const input = structuredClone(checkpoint.state)
-      const output =
-        mode === 'reconcile' ? await step.reconcile?.(input, context) : await step.run(input, context)
-      const next = checkStepOutput(this.#definition, this.#taskId, output, step)
-      base.diagnostics.emit('step-completed', { index, mode })
-      return next
+      let mode = firstMode
+      let resuming = resumed
+      for (let checkpoint = started; checkpoint.status === 'running'; checkpoint = this.current()) {
+        const index = checkpoint.nextStepIndex
+        const step = this.#step(index)
+        // The deadline may have passed during the save before this step: no step starts after it.
+        if (this.deadlinePassed()) return await this.expire(`before step "${step.id}"`, span.diagnostics)
+        await runStep(this, step, index, mode, resuming, span.diagnostics)
+        mode = 'run'
+        resuming = false
+      }
+      span.end('ok', this.#summary())
+      return await this.#finish(diagnostics)
     } catch (error) {
-      return await this.#stepFailed(error, step)
-    } finally {
-      timer?.dispose()
+      span.fail(error, this.#summary())
+      throw error
     }
   }
 
-  async #stepFailed(error: unknown, step: DurableStep<State, App>): Promise<never> {
-    const { signal } = this.#context
-    if (signal.aborted) throw abortedError(signal, `during step "${step.id}", task "${this.#taskId}"`)
-    if (this.#deadlinePassed()) return this.#expire(`during step "${step.id}"`)
-    const checkpoint = this.#current()
-    this.#taskContext.diagnostics.emit(
-      'step-failed',
-      { stepId: step.id, attempt: checkpoint.attemptCount, error: describeValue(error) },
-      'warn',
-    )
+  /**
+   * What follows a step that threw: cancellation, a lost lease and the deadline take precedence over the
+   * step's own error; a failure on the last allowed attempt marks the task failed.
+   */
+  async stepFailed(error: unknown, step: DurableStep<State, App>, diagnostics: Diagnostics): Promise<never> {
+    this.checkSignal(`during step "${step.id}"`)
+    if (this.deadlinePassed()) return this.expire(`during step "${step.id}"`, diagnostics)
+    const checkpoint = this.current()
     if (checkpoint.attemptCount >= checkpoint.maxAttempts) {
-      await this.#commit({ ...checkpoint, status: 'failed' }, 'failed')
-      this.#taskContext.diagnostics.emit('task-failed', { attemptCount: checkpoint.attemptCount }, 'error')
+      await this.commit({ ...checkpoint, status: 'failed' }, 'failed', diagnostics)
     }
     throw error
   }
 
   #validateStored(raw: unknown): CheckpointV2<State> {
     const envelope = parseCheckpointEnvelope(raw, {
-      taskId: this.#taskId,
-      definitionId: this.#definition.id,
-      revision: this.#definition.revision,
-      stepCount: this.#definition.steps.length,
+      taskId: this.taskId,
+      definitionId: this.definition.id,
+      revision: this.definition.revision,
+      stepCount: this.definition.steps.length,
     })
-    return { ...envelope, state: checkState(this.#definition, this.#taskId, envelope.state, 'stored') }
+    return { ...envelope, state: checkState(this.definition, this.taskId, envelope.state, 'stored') }
   }
 
-  #authorize(checkpoint: CheckpointV2<State>): Promise<void> {
-    return authorizeCheckpoint(this.#definition, this.#taskId, checkpoint, this.#taskContext)
+  #authorize(checkpoint: CheckpointV2<State>, diagnostics: Diagnostics): Promise<void> {
+    return authorizeCheckpoint(this.definition, this.taskId, checkpoint, { ...this.context, diagnostics })
   }
 
-  /** Saves under the fencing token. A failure whose write did commit is recognised by reading back. */
-  async #commit(next: CheckpointV2<State>, what: string): Promise<void> {
+  /**
+   * Saves `next` inside the lease: a compare-and-set on the version this run holds when the store fences,
+   * the contract's save otherwise. A failure whose write did commit is recognised by reading back.
+   */
+  async commit(next: CheckpointV2<State>, what: string, diagnostics: Diagnostics): Promise<void> {
     this.checkSignal(`before save (${what})`)
-    const store = this.#request.store
     const expectedVersion = this.#version
-    let version: number
+    let version: number | undefined
     try {
-      version = savedVersion(await store.save(this.#taskId, next, { expectedVersion }), this.#taskId)
+      version = await this.#access.write(next, expectedVersion)
     } catch (error) {
       if (ConflictError.isInstance(error)) {
         throw new ConflictError(
-          `Task "${this.#taskId}" was changed by another owner while this run held it (its lease lapsed); this run stops without overwriting the newer checkpoint. Run the task again to continue from the stored checkpoint.`,
-          { cause: error, details: { taskId: this.#taskId, expectedVersion, save: what } },
+          `Task "${this.taskId}" was changed by another owner while this run held it (its lease lapsed); this run stops without overwriting the newer checkpoint. Run the task again to continue from the stored checkpoint.`,
+          { cause: error, details: { taskId: this.taskId, expectedVersion, save: what } },
         )
       }
-      version = await this.#confirmSave(next, expectedVersion, error)
+      version = await this.#confirmSave(next, expectedVersion, error, diagnostics)
     }
     this.#version = version
     this.#checkpoint = next
-    this.#taskContext.diagnostics.emit('checkpoint-saved', {
-      save: what,
-      nextStepIndex: next.nextStepIndex,
-      status: next.status,
-      version,
-    })
+    if (diagnostics.enabled) {
+      diagnostics.emit('checkpoint-saved', {
+        save: what,
+        nextStepIndex: next.nextStepIndex,
+        status: next.status,
+        version,
+      })
+    }
     this.checkSignal(`after save (${what}, committed)`)
   }
 
@@ -342,61 +400,50 @@ class Runner<State, App> {
     next: CheckpointV2<State>,
     expectedVersion: number | undefined,
     failure: unknown,
-  ): Promise<number> {
-    let stored: Awaited<ReturnType<DurableStore['load']>>
+    diagnostics: Diagnostics,
+  ): Promise<number | undefined> {
+    let stored: Awaited<ReturnType<StoreAccess['read']>>
     try {
-      stored = checkLoaded(await this.#request.store.load(this.#taskId), this.#taskId)
+      stored = await this.#access.read()
     } catch {
       throw failure
     }
-    if (stored === undefined || stored.version === expectedVersion || !sameJson(stored.checkpoint, next))
-      throw failure
-    this.#taskContext.diagnostics.emit(
-      'save-confirmed',
-      { version: stored.version, error: describeValue(failure) },
-      'warn',
-    )
+    const moved = !this.#access.fenced || stored?.version !== expectedVersion
+    if (stored === undefined || !moved || !sameJson(stored.checkpoint, next)) throw failure
+    diagnostics.emit('save-confirmed', { version: stored.version, error: describeValue(failure) }, 'warn')
     return stored.version
   }
 
-  async #finish(): Promise<State> {
-    const checkpoint = this.#current()
-    await this.#authorize(checkpoint)
-    this.#taskContext.diagnostics.emit('task-completed', { attemptCount: checkpoint.attemptCount })
-    return structuredClone(checkpoint.state)
+  async #finish(diagnostics: Diagnostics): Promise<State> {
+    await this.#authorize(this.current(), diagnostics)
+    return structuredClone(this.current().state)
   }
 
-  async #expire(point: string): Promise<never> {
-    await this.#commit({ ...this.#current(), status: 'expired' }, 'expired')
-    this.#taskContext.diagnostics.emit(
-      'task-expired',
-      { point, deadlineAtMs: this.#current().deadlineAtMs },
-      'warn',
-    )
-    throw this.#expiredError(point)
+  async expire(point: string, diagnostics: Diagnostics): Promise<never> {
+    await this.commit({ ...this.current(), status: 'expired' }, 'expired', diagnostics)
+    throw this.expiredError(point)
   }
 
-  async #fail(): Promise<never> {
-    await this.#commit({ ...this.#current(), status: 'failed' }, 'failed')
-    this.#taskContext.diagnostics.emit('task-failed', { attemptCount: this.#current().attemptCount }, 'error')
+  async #fail(diagnostics: Diagnostics): Promise<never> {
+    await this.commit({ ...this.current(), status: 'failed' }, 'failed', diagnostics)
     throw this.#attemptsExhausted()
   }
 
-  #expiredError(point: string): TimeoutError {
-    const { deadlineAtMs, nextStepIndex } = this.#current()
+  expiredError(point: string): TimeoutError {
+    const { deadlineAtMs, nextStepIndex } = this.current()
     return new TimeoutError(
-      `Task "${this.#taskId}" passed its deadline (${deadlineAtMs}) and is expired (${point}); no further step runs. Start a new task to try again.`,
-      { details: { taskId: this.#taskId, deadlineAtMs, nextStepIndex, status: 'expired' } },
+      `Task "${this.taskId}" passed its deadline (${deadlineAtMs}) and is expired (${point}); no further step runs. Start a new task to try again.`,
+      { details: { taskId: this.taskId, deadlineAtMs, nextStepIndex, status: 'expired' } },
     )
   }
 
   #attemptsExhausted(): BudgetExhaustedError {
-    const { attemptCount, maxAttempts, nextStepIndex } = this.#current()
+    const { attemptCount, maxAttempts, nextStepIndex } = this.current()
     return new BudgetExhaustedError(
-      `Task "${this.#taskId}" used all ${maxAttempts} attempts and is failed; no further step runs. Start a new task to try again.`,
+      `Task "${this.taskId}" used all ${maxAttempts} attempts and is failed; no further step runs. Start a new task to try again.`,
       {
         details: {
-          taskId: this.#taskId,
+          taskId: this.taskId,
           attemptCount,
           maxAttempts,
           limit: maxAttempts,
@@ -407,19 +454,44 @@ class Runner<State, App> {
     )
   }
 
-  #current(): CheckpointV2<State> {
-    if (this.#checkpoint === undefined)
-      throw new InvalidStateError(`Task "${this.#taskId}" has no checkpoint loaded.`, {
-        details: { taskId: this.#taskId },
-      })
-    return this.#checkpoint
+  #leaseLost(point: string, cause: unknown): ConflictError {
+    const why = this.#released
+      ? "the store's exclusive settled before the run finished"
+      : 'the store reported that it lost the lease'
+    return new ConflictError(
+      `Task "${this.taskId}" stopped ${point}: ${why}, so another owner may run the task now. Nothing more was written by this run; run the task again to continue from the stored checkpoint.`,
+      { cause, details: { taskId: this.taskId, reason: 'lease-lost', point } },
+    )
+  }
+
+  #exclusiveMisbehaved(): InvalidStateError {
+    return new InvalidStateError(
+      `The store's exclusive for task "${this.taskId}" settled without running the operation exactly once. Fix the DurableStore implementation: exclusive must run the operation once and settle with its outcome.`,
+      { details: { taskId: this.taskId, reason: 'bad-exclusive' } },
+    )
+  }
+
+  /** The diagnostics inside the task span (scope `[..., 'durable', taskId, 'task']`). */
+  #taskDiagnostics(): Diagnostics {
+    return (this.#taskSpan as DiagnosticSpan).diagnostics
+  }
+
+  #summary(): Record<string, unknown> {
+    const checkpoint = this.#checkpoint
+    return checkpoint === undefined
+      ? {}
+      : {
+          status: checkpoint.status,
+          nextStepIndex: checkpoint.nextStepIndex,
+          attemptCount: checkpoint.attemptCount,
+        }
   }
 
   #step(index: number): DurableStep<State, App> {
-    const step = this.#definition.steps[index]
+    const step = this.definition.steps[index]
     if (step === undefined) {
-      throw new InvalidStateError(`Task "${this.#taskId}" has no step at index ${index}.`, {
-        details: { taskId: this.#taskId, reason: 'bad-index' },
+      throw new InvalidStateError(`Task "${this.taskId}" has no step at index ${index}.`, {
+        details: { taskId: this.taskId, reason: 'bad-index' },
       })
     }
     return step

@@ -26,13 +26,44 @@ export function checkStepOutput<State, App>(
   } catch (error) {
     throw new InvalidOutputError(
       `Step "${step.id}" of task "${taskId}" returned a state that cannot be cloned. Return plain JSON data.`,
-      { cause: error, details: { taskId, stepId: step.id } },
+      {
+        cause: error,
+        details: { taskId, stepId: step.id, hook: `step "${step.id}"`, received: describeValue(output) },
+      },
     )
   }
   if (!assertBoolean(definition.isState(copy), `durable task "${definition.id}" isState`)) {
     throw new InvalidOutputError(
       `Step "${step.id}" of task "${taskId}" returned ${describeValue(output)}, which isState rejects. Return the next state.`,
-      { details: { taskId, stepId: step.id, received: describeValue(output) } },
+      { details: { taskId, stepId: step.id, hook: `step "${step.id}"`, received: describeValue(output) } },
+    )
+  }
+  return copy as State
+}
+
+/**
+ * Clones the state a step passed to `context.checkpoint` and checks it with `isState`; a failure is an
+ * {@link InvalidInputError} (the argument is refused, nothing is saved).
+ */
+export function checkProgressState<State, App>(
+  definition: DurableTaskDefinition<State, App>,
+  taskId: string,
+  state: unknown,
+  stepId: string,
+): State {
+  let copy: unknown
+  try {
+    copy = structuredClone(state)
+  } catch (error) {
+    throw new InvalidInputError(
+      `Step "${stepId}" of task "${taskId}" passed context.checkpoint a state that cannot be cloned. Pass plain JSON data.`,
+      { cause: error, details: { taskId, stepId, field: 'state', received: describeValue(state) } },
+    )
+  }
+  if (!assertBoolean(definition.isState(copy), `durable task "${definition.id}" isState`)) {
+    throw new InvalidInputError(
+      `Step "${stepId}" of task "${taskId}" passed context.checkpoint ${describeValue(state)}, which isState rejects. Nothing was saved; pass a state of the task.`,
+      { details: { taskId, stepId, field: 'state', received: describeValue(state) } },
     )
   }
   return copy as State
@@ -52,10 +83,7 @@ export function checkState<State, App>(
     origin === 'input'
       ? new InvalidInputError(
           `The input of task "${taskId}" is not a valid state: ${problem}. Pass a value isState accepts.`,
-          {
-            cause,
-            details: { taskId },
-          },
+          { cause, details: { taskId, field: 'request.input', received: describeValue(value) } },
         )
       : new InvalidStateError(
           `The stored checkpoint of task "${taskId}" is refused: its state is not valid (${problem}). Nothing was written; repair or delete the stored record.`,
@@ -102,7 +130,7 @@ export async function authorizeCheckpoint<State, App>(
   if (result !== undefined) {
     throw new InvalidOutputError(
       `authorize of durable task "${definition.id}" returned ${describeValue(result)}; it must return nothing to allow or throw to refuse.`,
-      { details: { taskId, returned: describeValue(result) } },
+      { details: { taskId, hook: 'authorize', received: describeValue(result) } },
     )
   }
 }

@@ -1,32 +1,69 @@
 import { randomUUID } from 'node:crypto'
-import { ConflictError, describeValue, InvalidInputError, InvalidStateError } from '@agent-core/core'
+import {
+  assertFunction,
+  assertNonEmptyString,
+  assertObject,
+  assertSafeInteger,
+  ConflictError,
+  describeValue,
+  InvalidInputError,
+  InvalidStateError,
+  isAbortSignal,
+} from '@agent-core/core'
+import type { DurableExclusiveOptions, DurableLeaseWait, DurableStatus } from '../store.js'
 
 /** Checks a task id the way every store does: a non-empty string. */
-export function assertTaskId(taskId: unknown, where: string): asserts taskId is string {
-  if (typeof taskId !== 'string' || taskId.length === 0) {
-    throw new InvalidInputError(
-      `${where}: taskId must be a non-empty string, but got ${describeValue(taskId)}. Pass the id of the task.`,
-      { details: { name: 'taskId', received: describeValue(taskId) } },
-    )
+export function assertTaskId(taskId: unknown): asserts taskId is string {
+  assertNonEmptyString(taskId, 'taskId')
+}
+
+/** Checks the options of `exclusive`: an object (or undefined) with an optional signal and onWait. */
+export function exclusiveOptions(options: unknown): DurableExclusiveOptions {
+  if (options === undefined) return {}
+  assertObject(options, 'options')
+  const { signal, onWait } = options as DurableExclusiveOptions
+  if (signal !== undefined && !isAbortSignal(signal)) {
+    throw new InvalidInputError(`options.signal must be an AbortSignal, but got ${describeValue(signal)}.`, {
+      details: { field: 'options.signal', received: describeValue(signal) },
+    })
+  }
+  if (onWait !== undefined) assertFunction(onWait, 'options.onWait')
+  return { signal, onWait }
+}
+
+/** Calls an `onWait` callback; what it throws is ignored (a report must never break the wait). */
+export function reportWait(onWait: DurableExclusiveOptions['onWait'], wait: DurableLeaseWait): void {
+  try {
+    onWait?.(wait)
+  } catch {
+    // A diagnostics callback that throws changes nothing about the lease.
   }
 }
 
-/** Checks the `expectedVersion` option of a save. */
-export function assertExpectedVersion(options: unknown, where: string): number | undefined {
-  if (typeof options !== 'object' || options === null || !('expectedVersion' in options)) {
+/** Checks the `expectedVersion` option of a fenced save: undefined (create) or a positive safe integer. */
+export function assertExpectedVersion(options: unknown): number | undefined {
+  assertObject(options, 'options')
+  if (!('expectedVersion' in options)) {
     throw new InvalidInputError(
-      `${where}: the options must be { expectedVersion }, but got ${describeValue(options)}. Pass the version from load, or undefined to create the task.`,
-      { details: { name: 'options', received: describeValue(options) } },
+      'options must be { expectedVersion }: pass the version load returned, or undefined to create the task.',
+      { details: { field: 'options.expectedVersion', received: 'no expectedVersion' } },
     )
   }
-  const expected = (options as { expectedVersion: unknown }).expectedVersion
-  if (expected !== undefined && (typeof expected !== 'number' || !Number.isSafeInteger(expected))) {
-    throw new InvalidInputError(
-      `${where}: expectedVersion must be a safe integer or undefined, but got ${describeValue(expected)}. Pass the version load returned.`,
-      { details: { name: 'expectedVersion', received: describeValue(expected) } },
-    )
-  }
+  const expected = options.expectedVersion
+  if (expected !== undefined) assertSafeInteger(expected, 'options.expectedVersion', { min: 1 })
   return expected
+}
+
+/** A stored fencing version as read from storage: a positive safe integer, else the record is corrupt. */
+export function storedVersion(value: unknown, taskId: string, where: string): number {
+  const version = typeof value === 'string' || typeof value === 'bigint' ? Number(value) : value
+  if (typeof version !== 'number' || !Number.isSafeInteger(version) || version < 1) {
+    throw new InvalidStateError(
+      `${where}: the stored version of task "${taskId}" is ${describeValue(value)}, not a positive safe integer, so the record is corrupt. Repair or delete the stored record; versions are written by the store only.`,
+      { details: { taskId, reason: 'corrupt', field: 'version', received: describeValue(value) } },
+    )
+  }
+  return version
 }
 
 /** Serializes a checkpoint to JSON text, refusing what JSON cannot carry. */
@@ -34,9 +71,7 @@ export function serializeCheckpoint(taskId: string, checkpoint: unknown, where: 
   if (typeof checkpoint !== 'object' || checkpoint === null || Array.isArray(checkpoint)) {
     throw new InvalidInputError(
       `${where}: the checkpoint of task "${taskId}" must be an object, but got ${describeValue(checkpoint)}.`,
-      {
-        details: { taskId, received: describeValue(checkpoint) },
-      },
+      { details: { taskId, field: 'checkpoint', received: describeValue(checkpoint) } },
     )
   }
   let text: string | undefined
@@ -45,7 +80,7 @@ export function serializeCheckpoint(taskId: string, checkpoint: unknown, where: 
   } catch (error) {
     throw new InvalidInputError(
       `${where}: the checkpoint of task "${taskId}" cannot be serialized as JSON. Keep the task state to plain JSON values.`,
-      { cause: error, details: { taskId } },
+      { cause: error, details: { taskId, field: 'checkpoint' } },
     )
   }
   return text as string
@@ -56,7 +91,7 @@ export function deserializeCheckpoint(taskId: string, text: unknown, where: stri
   if (typeof text !== 'string') {
     throw new InvalidStateError(
       `${where}: the stored checkpoint of task "${taskId}" is ${describeValue(text)}, not JSON text. Repair or delete the stored record.`,
-      { details: { taskId, reason: 'corrupt' } },
+      { details: { taskId, reason: 'corrupt', received: describeValue(text) } },
     )
   }
   try {
@@ -67,6 +102,22 @@ export function deserializeCheckpoint(taskId: string, text: unknown, where: stri
       { cause: error, details: { taskId, reason: 'corrupt' } },
     )
   }
+}
+
+const STATUSES: ReadonlySet<string> = new Set<DurableStatus>(['running', 'completed', 'failed', 'expired'])
+
+/** The indexable columns of a checkpoint: its status and definition, or `null` when it has none readable. */
+export function summaryColumns(checkpoint: unknown): {
+  readonly status: DurableStatus | null
+  readonly definitionId: string | null
+} {
+  const record = (typeof checkpoint === 'object' && checkpoint !== null ? checkpoint : {}) as {
+    status?: unknown
+    definitionId?: unknown
+  }
+  const status = typeof record.status === 'string' && STATUSES.has(record.status) ? record.status : null
+  const definitionId = typeof record.definitionId === 'string' ? record.definitionId : null
+  return { status: status as DurableStatus | null, definitionId }
 }
 
 /** The refusal of a save whose fencing token is stale. */
@@ -84,21 +135,22 @@ export function versionConflict(
   )
 }
 
+/** The abort reason of a lease signal: the store can no longer vouch for the lease. */
+export function leaseLost(taskId: string, ownerId: string, why: string, cause?: unknown): ConflictError {
+  return new ConflictError(
+    `The lease of task "${taskId}" held by ${ownerId} was lost: ${why}. Another owner may run the task now; stop working on it and run the task again to continue from the stored checkpoint.`,
+    { cause, details: { taskId, ownerId, reason: 'lease-lost' } },
+  )
+}
+
 /** A fresh lease owner id. */
 export function newOwnerId(prefix: string): string {
   return `${prefix}:${randomUUID()}`
 }
 
-/** Checks an optional positive-integer option. */
-export function optionalPositiveInteger(value: unknown, name: string, fallback: number): number {
+/** Checks an optional positive-integer option and applies its default. */
+export function optionalPositiveInteger(value: unknown, field: string, fallback: number): number {
   if (value === undefined) return fallback
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
-    throw new InvalidInputError(
-      `${name} must be a safe integer of at least 1, but got ${describeValue(value)}.`,
-      {
-        details: { name, received: describeValue(value) },
-      },
-    )
-  }
+  assertSafeInteger(value, field, { min: 1 })
   return value
 }

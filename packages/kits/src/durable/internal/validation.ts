@@ -1,4 +1,12 @@
-import { describeValue, InvalidDefinitionError, InvalidInputError } from '@agent-core/core'
+import {
+  assertFunction,
+  assertNonEmptyString,
+  assertObject,
+  assertSafeInteger,
+  describeValue,
+  InvalidDefinitionError,
+  InvalidInputError,
+} from '@agent-core/core'
 import type {
   DurableInspectRequest,
   DurableRunRequest,
@@ -12,7 +20,10 @@ const DEFAULT_MAX_ATTEMPTS = 3
 
 const REPLAY_POLICIES: readonly DurableReplayPolicy[] = ['safe', 'reconcile']
 
-function invalidDefinition(message: string, details: Record<string, unknown>): InvalidDefinitionError {
+function invalidDefinition(
+  message: string,
+  details: Record<string, unknown> & { readonly field: string },
+): InvalidDefinitionError {
   return new InvalidDefinitionError(message, { details })
 }
 
@@ -20,37 +31,38 @@ export function checkDefinition<State, App>(definition: DurableTaskDefinition<St
   if (typeof definition !== 'object' || definition === null) {
     throw invalidDefinition(
       `A durable task definition must be an object, but got ${describeValue(definition)}. Pass { id, revision, steps, isState }.`,
-      {},
+      { field: 'definition', received: describeValue(definition) },
     )
   }
   const { id, revision, steps, isState, authorize } = definition
   if (typeof id !== 'string' || id.length === 0) {
     throw invalidDefinition(`A durable task id must be a non-empty string, but got ${describeValue(id)}.`, {
       field: 'id',
+      received: describeValue(id),
     })
   }
   if (typeof revision !== 'string' || revision.length === 0) {
     throw invalidDefinition(
       `Durable task "${id}": revision must be a non-empty string, but got ${describeValue(revision)}.`,
-      { id, field: 'revision' },
+      { id, field: 'revision', received: describeValue(revision) },
     )
   }
   if (typeof isState !== 'function') {
     throw invalidDefinition(
       `Durable task "${id}": isState must be a synchronous predicate, but got ${describeValue(isState)}.`,
-      { id, field: 'isState' },
+      { id, field: 'isState', received: describeValue(isState) },
     )
   }
   if (authorize !== undefined && typeof authorize !== 'function') {
     throw invalidDefinition(
       `Durable task "${id}": authorize must be a function or omitted, but got ${describeValue(authorize)}.`,
-      { id, field: 'authorize' },
+      { id, field: 'authorize', received: describeValue(authorize) },
     )
   }
   if (!Array.isArray(steps) || steps.length === 0) {
     throw invalidDefinition(
       `Durable task "${id}": steps must be a non-empty array, but got ${describeValue(steps)}.`,
-      { id, field: 'steps' },
+      { id, field: 'steps', received: describeValue(steps) },
     )
   }
   const seen = new Set<string>()
@@ -60,75 +72,68 @@ export function checkDefinition<State, App>(definition: DurableTaskDefinition<St
     if (typeof step !== 'object' || step === null) {
       throw invalidDefinition(
         `Durable task "${id}": step ${index} must be an object, but got ${describeValue(step)}.`,
-        { id, index },
+        { id, index, field: `steps[${index}]`, received: describeValue(step) },
       )
     }
     if (typeof step.id !== 'string' || step.id.length === 0) {
       throw invalidDefinition(
         `Durable task "${id}": step ${index} needs a non-empty string id, but got ${describeValue(step.id)}.`,
-        { id, index },
+        { id, index, field: `steps[${index}].id`, received: describeValue(step.id) },
       )
     }
     if (seen.has(step.id)) {
       throw invalidDefinition(
         `Durable task "${id}": step id "${step.id}" is used twice. Give every step its own id.`,
-        { id, stepId: step.id },
+        { id, stepId: step.id, field: `steps[${index}].id` },
       )
     }
     seen.add(step.id)
     if (!REPLAY_POLICIES.includes(step.replayPolicy)) {
       throw invalidDefinition(
         `Durable task "${id}": step "${step.id}" has replayPolicy ${describeValue(step.replayPolicy)}; use 'safe' or 'reconcile'.`,
-        { id, stepId: step.id, field: 'replayPolicy' },
-      )
-    }
-    if (typeof step.run !== 'function') {
-      throw invalidDefinition(`Durable task "${id}": step "${step.id}" run must be a function.`, {
-        id,
-        stepId: step.id,
-        field: 'run',
-      })
-    }
-    if (step.reconcile !== undefined && typeof step.reconcile !== 'function') {
-      throw invalidDefinition(
-        `Durable task "${id}": step "${step.id}" reconcile must be a function or omitted.`,
-        { id, stepId: step.id, field: 'reconcile' },
-      )
-    }
-  }
-}
-
-/** Checks the fields shared by options and run requests. */
-export function checkCreationFields(source: Record<string, unknown>, where: string): void {
-  for (const name of ['maxAttempts', 'timeoutMs'] as const) {
-    const value = source[name]
-    if (value !== undefined && (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1)) {
-      throw new InvalidInputError(
-        `${where}: ${name} must be a safe integer of at least 1, but got ${describeValue(value)}.`,
         {
-          details: { name, received: describeValue(value) },
+          id,
+          stepId: step.id,
+          field: `steps[${index}].replayPolicy`,
+          received: describeValue(step.replayPolicy),
         },
       )
     }
-  }
-  const budget = source.modelBudget
-  if (budget !== undefined) {
-    const { maxCalls, maxCallsPerAttempt } = (
-      typeof budget === 'object' && budget !== null ? budget : {}
-    ) as Record<string, unknown>
-    const count = (value: unknown) => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0
-    if (!count(maxCalls) || !count(maxCallsPerAttempt)) {
-      throw new InvalidInputError(
-        `${where}: modelBudget must be { maxCalls, maxCallsPerAttempt } with non-negative safe integers, but got ${describeValue(budget)}.`,
-        { details: { name: 'modelBudget' } },
+    if (typeof step.run !== 'function') {
+      throw invalidDefinition(
+        `Durable task "${id}": step "${step.id}" run must be a function, but got ${describeValue(step.run)}.`,
+        { id, stepId: step.id, field: `steps[${index}].run`, received: describeValue(step.run) },
+      )
+    }
+    if (step.reconcile !== undefined && typeof step.reconcile !== 'function') {
+      throw invalidDefinition(
+        `Durable task "${id}": step "${step.id}" reconcile must be a function or omitted, but got ${describeValue(step.reconcile)}.`,
+        { id, stepId: step.id, field: `steps[${index}].reconcile`, received: describeValue(step.reconcile) },
       )
     }
   }
 }
 
-/** Checks that a value looks like a {@link DurableStore}. */
-export function checkStore(store: unknown, where: string): asserts store is DurableStore {
-  const candidate = store as Partial<DurableStore> | null
+/** Checks the creation fields shared by options and run requests (`prefix` is `options` or `request`). */
+export function checkCreationFields(source: Record<string, unknown>, prefix: 'options' | 'request'): void {
+  for (const name of ['maxAttempts', 'timeoutMs'] as const) {
+    const value = source[name]
+    if (value !== undefined) assertSafeInteger(value, `${prefix}.${name}`, { min: 1 })
+  }
+  const budget = source.modelBudget
+  if (budget !== undefined) {
+    assertObject(budget, `${prefix}.modelBudget`)
+    assertSafeInteger(budget.maxCalls, `${prefix}.modelBudget.maxCalls`, { min: 0 })
+    assertSafeInteger(budget.maxCallsPerAttempt, `${prefix}.modelBudget.maxCallsPerAttempt`, { min: 0 })
+  }
+}
+
+/**
+ * Checks that a value has the shape of a {@link DurableStore}: the three contract methods and, when
+ * declared, well-formed capabilities. Runs before anything is read or written.
+ */
+export function checkStore(store: unknown, field: string): asserts store is DurableStore {
+  const candidate = store as Partial<Record<keyof DurableStore, unknown>> | null
   if (
     typeof candidate !== 'object' ||
     candidate === null ||
@@ -137,12 +142,37 @@ export function checkStore(store: unknown, where: string): asserts store is Dura
     typeof candidate.save !== 'function'
   ) {
     throw new InvalidInputError(
-      `${where}: store must be a DurableStore with exclusive, load and save, but got ${describeValue(store)}.`,
-      {
-        details: { name: 'store', received: describeValue(store) },
-      },
+      `${field} must be a DurableStore with the methods exclusive(taskId, operation), load(taskId) and save(taskId, checkpoint), but got ${describeValue(store)}.`,
+      { details: { field, received: describeValue(store) } },
     )
   }
+  const { fencing, reportsLeaseWaits } = candidate
+  if (fencing !== undefined) {
+    const methods = (typeof fencing === 'object' && fencing !== null ? fencing : {}) as Record<
+      string,
+      unknown
+    >
+    if (typeof methods.load !== 'function' || typeof methods.save !== 'function') {
+      throw new InvalidInputError(
+        `${field}.fencing declares version fencing, so it must be { load(taskId), save(taskId, checkpoint, { expectedVersion }) }, but got ${describeValue(fencing)}. Implement both or leave fencing out.`,
+        { details: { field: `${field}.fencing`, received: describeValue(fencing) } },
+      )
+    }
+  }
+  if (reportsLeaseWaits !== undefined && typeof reportsLeaseWaits !== 'boolean') {
+    throw new InvalidInputError(
+      `${field}.reportsLeaseWaits must be a boolean or omitted, but got ${describeValue(reportsLeaseWaits)}.`,
+      { details: { field: `${field}.reportsLeaseWaits`, received: describeValue(reportsLeaseWaits) } },
+    )
+  }
+}
+
+/** Checks the options of `defineDurableTask`. */
+export function checkOptions(options: DurableTaskOptions): void {
+  assertObject(options, 'options')
+  if (options.store !== undefined) checkStore(options.store, 'options.store')
+  if (options.now !== undefined) assertFunction(options.now, 'options.now')
+  checkCreationFields(options as Record<string, unknown>, 'options')
 }
 
 export interface ParsedRequest<State> {
@@ -161,52 +191,26 @@ export function parseRequest<State>(
   options: DurableTaskOptions,
   request: DurableRunRequest<State> | DurableInspectRequest,
 ): ParsedRequest<State> {
-  const where = `Durable task "${definitionId}" run`
-  if (typeof request !== 'object' || request === null) {
-    throw new InvalidInputError(
-      `${where}: the request must be an object such as { taskId, store }, but got ${describeValue(request)}.`,
-      {
-        details: { name: 'request' },
-      },
-    )
-  }
+  assertObject(request, 'request')
   const fields = request as DurableRunRequest<State>
   const { taskId } = fields
-  if (typeof taskId !== 'string' || taskId.length === 0) {
-    throw new InvalidInputError(
-      `${where}: taskId must be a non-empty string, but got ${describeValue(taskId)}.`,
-      {
-        details: { name: 'taskId', received: describeValue(taskId) },
-      },
-    )
-  }
+  assertNonEmptyString(taskId, 'request.taskId')
   const store = fields.store ?? options.store
   if (store === undefined) {
     throw new InvalidInputError(
-      `${where}: no store. Pass { store } in the request or bind one in defineDurableTask options.`,
-      {
-        details: { name: 'store' },
-      },
+      `Durable task "${definitionId}" has no store. Pass { store } in the request or bind one in the defineDurableTask options.`,
+      { details: { field: 'request.store', received: 'undefined' } },
     )
   }
-  checkStore(store, where)
-  checkCreationFields(fields as unknown as Record<string, unknown>, where)
+  checkStore(store, fields.store === undefined ? 'options.store' : 'request.store')
+  checkCreationFields(fields as unknown as Record<string, unknown>, 'request')
   const { deadlineAtMs, timeoutMs } = fields
-  if (
-    deadlineAtMs !== undefined &&
-    (typeof deadlineAtMs !== 'number' || !Number.isSafeInteger(deadlineAtMs) || deadlineAtMs < 0)
-  ) {
-    throw new InvalidInputError(
-      `${where}: deadlineAtMs must be a non-negative safe integer (epoch ms), but got ${describeValue(deadlineAtMs)}.`,
-      {
-        details: { name: 'deadlineAtMs', received: describeValue(deadlineAtMs) },
-      },
-    )
-  }
+  if (deadlineAtMs !== undefined) assertSafeInteger(deadlineAtMs, 'request.deadlineAtMs', { min: 0 })
   if (deadlineAtMs !== undefined && timeoutMs !== undefined) {
-    throw new InvalidInputError(`${where}: pass deadlineAtMs or timeoutMs, not both.`, {
-      details: { name: 'deadlineAtMs' },
-    })
+    throw new InvalidInputError(
+      `Durable task "${definitionId}": pass request.deadlineAtMs or request.timeoutMs, not both.`,
+      { details: { field: 'request.deadlineAtMs', received: describeValue(deadlineAtMs) } },
+    )
   }
   return {
     taskId,

@@ -123,7 +123,7 @@ describe('PostgreSQL store: a superseded owner', () => {
     expect(await storedCheckpoint(tableName, 'invoice')).toEqual(afterTakeover)
 
     // The version column refuses A's stale token too, even on a fresh connection outside any lease.
-    const stale = workerA.save('invoice', beforeTakeover.checkpoint as never, {
+    const stale = workerA.fencing.save('invoice', beforeTakeover.checkpoint as never, {
       expectedVersion: beforeTakeover.version,
     })
     await expect(stale).rejects.toSatisfy((error) => ConflictError.isInstance(error))

@@ -1,10 +1,10 @@
 import { AbortedError, ConflictError, InvalidInputError, InvalidStateError } from '@agent-core/core'
+import { describeDurableStoreConformance, sampleCheckpoint } from '@agent-core/kits/durable/testing'
 import fc from 'fast-check'
 import type pg from 'pg'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { CheckpointV2 } from '../store.js'
 import { DurableStoreError } from '../store-error.js'
-import { describeDurableStoreConformance, sampleCheckpoint } from '../testing/conformance.js'
 import { createPostgresDurableStore, PostgresDurableStore, postgresDurableTableSql } from './index.js'
 import { type EmbeddedPostgresServer, startEmbeddedPostgres } from './testing/embedded.js'
 
@@ -48,29 +48,37 @@ afterAll(async () => {
   await server?.stop()
 })
 
-describeDurableStoreConformance('PostgreSQL store', async () => {
-  const tableName = freshTable('conformance')
-  const pools: pg.Pool[] = [running().createPool({ max: 6 })]
-  const store = createPostgresDurableStore({ pool: pools[0] as pg.Pool, tableName })
-  await store.ensureSchema()
-  return {
-    store,
-    async openPeer() {
-      const pool = running().createPool({ max: 6 })
-      pools.push(pool)
-      return createPostgresDurableStore({ pool, tableName })
-    },
-    async writeRaw(taskId, text) {
-      await admin.query(
-        `INSERT INTO "${tableName}" (task_id, version, checkpoint) VALUES ($1, 1, $2)
-         ON CONFLICT (task_id) DO UPDATE SET checkpoint = EXCLUDED.checkpoint, version = "${tableName}".version + 1`,
-        [taskId, text],
-      )
-    },
-    async close() {
-      await Promise.all(pools.map((pool) => pool.end()))
-    },
-  }
+describeDurableStoreConformance({
+  describe,
+  it,
+  name: 'PostgreSQL store',
+  fencing: true,
+  listing: true,
+  honoursSignal: true,
+  open: async () => {
+    const tableName = freshTable('conformance')
+    const pools: pg.Pool[] = [running().createPool({ max: 6 })]
+    const store = createPostgresDurableStore({ pool: pools[0] as pg.Pool, tableName })
+    await store.ensureSchema()
+    return {
+      store,
+      async openPeer() {
+        const pool = running().createPool({ max: 6 })
+        pools.push(pool)
+        return createPostgresDurableStore({ pool, tableName })
+      },
+      async writeRaw(taskId, text) {
+        await admin.query(
+          `INSERT INTO "${tableName}" (task_id, version, checkpoint) VALUES ($1, 1, $2)
+           ON CONFLICT (task_id) DO UPDATE SET checkpoint = EXCLUDED.checkpoint, version = "${tableName}".version + 1`,
+          [taskId, text],
+        )
+      },
+      async close() {
+        await Promise.all(pools.map((pool) => pool.end()))
+      },
+    }
+  },
 })
 
 describe('PostgreSQL store: options and input', () => {
@@ -168,11 +176,11 @@ describe('PostgreSQL store: options and input', () => {
       { expectedVersion: 2 ** 60 },
       { expectedVersion: '1' },
     ]) {
-      await expect(store.save('t', sampleCheckpoint(1), options as never)).rejects.toBeInstanceOf(
+      await expect(store.fencing.save('t', sampleCheckpoint(1), options as never)).rejects.toBeInstanceOf(
         InvalidInputError,
       )
     }
-    expect(await store.load('t')).toBeUndefined()
+    expect(await store.fencing.load('t')).toBeUndefined()
   })
 
   it('refuses task ids PostgreSQL text cannot hold (NUL) without writing', async () => {
@@ -181,9 +189,9 @@ describe('PostgreSQL store: options and input', () => {
       tableName: freshTable(),
     })
     await expect(
-      store.save('a\u0000b', sampleCheckpoint(1), { expectedVersion: undefined }),
+      store.fencing.save('a\u0000b', sampleCheckpoint(1), { expectedVersion: undefined }),
     ).rejects.toBeInstanceOf(InvalidInputError)
-    await expect(store.load('a\u0000b')).rejects.toBeInstanceOf(InvalidInputError)
+    await expect(store.fencing.load('a\u0000b')).rejects.toBeInstanceOf(InvalidInputError)
     await expect(store.exclusive('a\u0000b', async () => 1)).rejects.toBeInstanceOf(InvalidInputError)
   })
 
@@ -193,8 +201,8 @@ describe('PostgreSQL store: options and input', () => {
       tableName: freshTable(),
     })
     const checkpoint = sampleCheckpoint({ text: 'a\u0000b\ud800c', quote: '"\'\\' })
-    const { version } = await store.save('odd', checkpoint, { expectedVersion: undefined })
-    expect(await store.load('odd')).toEqual({ checkpoint, version })
+    const { version } = await store.fencing.save('odd', checkpoint, { expectedVersion: undefined })
+    expect(await store.fencing.load('odd')).toEqual({ checkpoint, version })
   })
 
   it('stores a task id that looks like SQL as plain data', async () => {
@@ -204,9 +212,9 @@ describe('PostgreSQL store: options and input', () => {
     })
     const taskId = "x'); DROP TABLE pg_class; --"
     const saved = await store.exclusive(taskId, () =>
-      store.save(taskId, sampleCheckpoint(1), { expectedVersion: undefined }),
+      store.fencing.save(taskId, sampleCheckpoint(1), { expectedVersion: undefined }),
     )
-    expect((await store.load(taskId))?.version).toBe(saved.version)
+    expect((await store.fencing.load(taskId))?.version).toBe(saved.version)
   })
 })
 
@@ -233,8 +241,8 @@ describe('PostgreSQL store: schema', () => {
       tableName,
       createTable: false,
     })
-    const { version } = await store.save('m', sampleCheckpoint('m'), { expectedVersion: undefined })
-    expect(await store.load('m')).toEqual({ checkpoint: sampleCheckpoint('m'), version })
+    const { version } = await store.fencing.save('m', sampleCheckpoint('m'), { expectedVersion: undefined })
+    expect(await store.fencing.load('m')).toEqual({ checkpoint: sampleCheckpoint('m'), version })
   })
 
   it('with createTable: false, reports a missing table as a non-retryable DurableStoreError', async () => {
@@ -243,7 +251,7 @@ describe('PostgreSQL store: schema', () => {
       tableName: freshTable('missing'),
       createTable: false,
     })
-    const error = await store.load('x').catch((caught: unknown) => caught)
+    const error = await store.fencing.load('x').catch((caught: unknown) => caught)
     expect(DurableStoreError.isInstance(error)).toBe(true)
     expect((error as DurableStoreError).details).toMatchObject({
       operation: 'load',
@@ -261,9 +269,9 @@ describe('PostgreSQL store: schema', () => {
         InvalidStateError.isInstance(error) &&
         (error as InvalidStateError).details.reason === 'foreign-table',
     )
-    await expect(store.save('x', sampleCheckpoint(1), { expectedVersion: undefined })).rejects.toSatisfy(
-      (error) => InvalidStateError.isInstance(error),
-    )
+    await expect(
+      store.fencing.save('x', sampleCheckpoint(1), { expectedVersion: undefined }),
+    ).rejects.toSatisfy((error) => InvalidStateError.isInstance(error))
   })
 
   it('reports an unreachable server as a retryable DurableStoreError and works once it is reachable', async () => {
@@ -271,20 +279,74 @@ describe('PostgreSQL store: schema', () => {
       connectionString: `postgresql://postgres:x@127.0.0.1:1/none`,
       tableName: freshTable(),
     })
-    const error = await store.load('x').catch((caught: unknown) => caught)
+    const error = await store.fencing.load('x').catch((caught: unknown) => caught)
     expect(DurableStoreError.isInstance(error)).toBe(true)
     expect((error as DurableStoreError).details).toMatchObject({ retryable: true })
     await store.close()
-    await expect(store.load('x')).rejects.toSatisfy((caught) => InvalidStateError.isInstance(caught))
+    await expect(store.fencing.load('x')).rejects.toSatisfy((caught) => InvalidStateError.isInstance(caught))
 
     const owned = createPostgresDurableStore({
       connectionString: running().connectionString,
       tableName: freshTable(),
     })
-    const { version } = await owned.save('x', sampleCheckpoint('x'), { expectedVersion: undefined })
-    expect((await owned.load('x'))?.version).toBe(version)
+    const { version } = await owned.fencing.save('x', sampleCheckpoint('x'), { expectedVersion: undefined })
+    expect((await owned.fencing.load('x'))?.version).toBe(version)
     await owned.close()
     await owned.close()
+  })
+})
+
+describe('PostgreSQL store: listing and stored versions', () => {
+  it('adds the listing columns to a table of an earlier version, filling them from the checkpoints', async () => {
+    const tableName = freshTable('legacy')
+    await admin.query(
+      `CREATE TABLE "${tableName}" (task_id text PRIMARY KEY, version bigint NOT NULL, checkpoint text NOT NULL, updated_at timestamptz NOT NULL DEFAULT now())`,
+    )
+    await admin.query(
+      `INSERT INTO "${tableName}" (task_id, version, checkpoint) VALUES ($1, 4, $2), ($3, 1, $4), ($5, 1, 'not json')`,
+      [
+        'old-running',
+        JSON.stringify(sampleCheckpoint('a', { definitionId: 'legacy' })),
+        'old-done',
+        JSON.stringify(
+          sampleCheckpoint('b', { definitionId: 'legacy', status: 'completed', nextStepIndex: 1 }),
+        ),
+        'old-corrupt',
+      ],
+    )
+    const store = createPostgresDurableStore({ pool: running().createPool({ max: 1 }), tableName })
+    await store.ensureSchema()
+    expect((await store.list({ status: 'running' })).map((task) => [task.taskId, task.definitionId])).toEqual(
+      [['old-running', 'legacy']],
+    )
+    expect((await store.list()).map((task) => task.taskId)).toEqual(['old-done', 'old-running'])
+    expect(await store.fencing.load('old-running')).toEqual({
+      checkpoint: sampleCheckpoint('a', { definitionId: 'legacy' }),
+      version: 4,
+    })
+  })
+
+  it('orders task ids by bytes, whatever the database collation', async () => {
+    const store = createPostgresDurableStore({
+      pool: running().createPool({ max: 1 }),
+      tableName: freshTable(),
+    })
+    for (const taskId of ['b', 'B', 'a', 'é', 'Z', '_']) await store.save(taskId, sampleCheckpoint(taskId))
+    expect((await store.list()).map((task) => task.taskId)).toEqual(['B', 'Z', '_', 'a', 'b', 'é'])
+  })
+
+  it('refuses a stored version of 0 or below as a corrupt record', async () => {
+    const tableName = freshTable()
+    const store = createPostgresDurableStore({ pool: running().createPool({ max: 1 }), tableName })
+    await store.save('t', sampleCheckpoint(1))
+    for (const version of [0, -2]) {
+      await admin.query(`UPDATE "${tableName}" SET version = $1 WHERE task_id = 't'`, [version])
+      await expect(store.fencing.load('t')).rejects.toSatisfy(
+        (error) =>
+          InvalidStateError.isInstance(error) && (error as InvalidStateError).details.reason === 'corrupt',
+      )
+      await expect(store.load('t')).rejects.toSatisfy((error) => InvalidStateError.isInstance(error))
+    }
   })
 })
 
@@ -445,18 +507,21 @@ describe('PostgreSQL store: locking', () => {
     const pool = running().createPool({ max: 1 })
     const store = createPostgresDurableStore({ pool, tableName: freshTable() })
     const version = await store.exclusive('solo', async () => {
-      await store.save('solo', sampleCheckpoint(1), { expectedVersion: undefined })
-      const loaded = await store.load('solo')
-      return (await store.save('solo', sampleCheckpoint(2), { expectedVersion: loaded?.version })).version
+      await store.fencing.save('solo', sampleCheckpoint(1), { expectedVersion: undefined })
+      const loaded = await store.fencing.load('solo')
+      return (await store.fencing.save('solo', sampleCheckpoint(2), { expectedVersion: loaded?.version }))
+        .version
     })
-    expect(await store.load('solo')).toEqual({ checkpoint: sampleCheckpoint(2), version })
+    expect(await store.fencing.load('solo')).toEqual({ checkpoint: sampleCheckpoint(2), version })
   })
 
   it('releases the lock of a holder whose connection dies, and refuses that holder any further save', async () => {
     const tableName = freshTable()
     const first = createPostgresDurableStore({ pool: running().createPool({ max: 2 }), tableName })
     const second = createPostgresDurableStore({ pool: running().createPool({ max: 2 }), tableName })
-    const created = await first.save('lost', sampleCheckpoint('created'), { expectedVersion: undefined })
+    const created = await first.fencing.save('lost', sampleCheckpoint('created'), {
+      expectedVersion: undefined,
+    })
     let killed!: () => void
     const connectionKilled = new Promise<void>((resolve) => {
       killed = resolve
@@ -465,7 +530,9 @@ describe('PostgreSQL store: locking', () => {
     const holderResumes = new Promise<void>((resolve) => {
       resumeHolder = resolve
     })
-    const holder = first.exclusive('lost', async () => {
+    let leaseSignal: AbortSignal | undefined
+    const holder = first.exclusive('lost', async (lease) => {
+      leaseSignal = lease.signal
       try {
         const { rows } = await admin.query<{ pid: number }>(
           "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted",
@@ -478,14 +545,14 @@ describe('PostgreSQL store: locking', () => {
         killed()
       }
       await holderResumes
-      return first.save('lost', sampleCheckpoint('stale'), { expectedVersion: created.version })
+      return first.fencing.save('lost', sampleCheckpoint('stale'), { expectedVersion: created.version })
     })
     await connectionKilled
     let takeover: { version: number }
     try {
       takeover = await second.exclusive('lost', async () => {
-        const loaded = await second.load('lost')
-        return second.save('lost', sampleCheckpoint('newer'), { expectedVersion: loaded?.version })
+        const loaded = await second.fencing.load('lost')
+        return second.fencing.save('lost', sampleCheckpoint('newer'), { expectedVersion: loaded?.version })
       })
     } finally {
       resumeHolder()
@@ -493,7 +560,11 @@ describe('PostgreSQL store: locking', () => {
     await expect(holder).rejects.toSatisfy(
       (error) => ConflictError.isInstance(error) && (error as ConflictError).details.reason === 'lease-lost',
     )
-    expect(await first.load('lost')).toEqual({
+    // The holder's lease signal aborted as soon as its connection ended, with a lease-lost reason.
+    expect(leaseSignal?.aborted).toBe(true)
+    expect(ConflictError.isInstance(leaseSignal?.reason)).toBe(true)
+    expect((leaseSignal?.reason as ConflictError | undefined)?.details.reason).toBe('lease-lost')
+    expect(await first.fencing.load('lost')).toEqual({
       checkpoint: sampleCheckpoint('newer'),
       version: takeover.version,
     })
@@ -525,7 +596,7 @@ describe('PostgreSQL store: compare-and-set against a reference model', () => {
             const taskId = `${run}-${task}`
             const current = model.get(taskId)
             if (kind === 'load') {
-              const loaded = await store.load(taskId)
+              const loaded = await store.fencing.load(taskId)
               expect(
                 loaded === undefined ? undefined : (loaded.checkpoint as CheckpointV2<number>).state,
               ).toBe(current?.value)
@@ -535,10 +606,12 @@ describe('PostgreSQL store: compare-and-set against a reference model', () => {
             const expectedVersion =
               kind === 'create' ? undefined : kind === 'current' ? current?.version : current?.history[0]
             const accepted = expectedVersion === current?.version
-            const outcome = await store.save(taskId, sampleCheckpoint(value), { expectedVersion }).then(
-              (saved) => ({ saved }),
-              (error: unknown) => ({ error }),
-            )
+            const outcome = await store.fencing
+              .save(taskId, sampleCheckpoint(value), { expectedVersion })
+              .then(
+                (saved) => ({ saved }),
+                (error: unknown) => ({ error }),
+              )
             if ('saved' in outcome) {
               expect(accepted).toBe(true)
               expect(current?.history ?? []).not.toContain(outcome.saved.version)

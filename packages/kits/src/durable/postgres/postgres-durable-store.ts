@@ -2,28 +2,35 @@ import {
   AgentCoreError,
   assertFunction,
   ConflictError,
-  describeValue,
-  InvalidInputError,
   InvalidStateError,
-  isAbortSignal,
   raceSignal,
   throwIfAborted,
 } from '@agent-core/core'
 import type {
   CheckpointV2,
   DurableExclusiveOptions,
+  DurableFencing,
   DurableLease,
+  DurableListRequest,
   DurableSaveOptions,
   DurableSaveResult,
+  DurableStatus,
   DurableStore,
+  DurableTaskListing,
+  DurableTaskSummary,
   StoredCheckpoint,
 } from '@agent-core/kits/durable'
 import type pg from 'pg'
+import { parseListRequest } from '../internal/list-request.js'
 import {
   assertExpectedVersion,
   deserializeCheckpoint,
+  exclusiveOptions,
+  leaseLost,
   newOwnerId,
   serializeCheckpoint,
+  storedVersion,
+  summaryColumns,
   versionConflict,
 } from '../internal/store-support.js'
 import { acquireAdvisoryLock, releaseAdvisoryLock } from './internal/advisory-lock.js'
@@ -31,7 +38,7 @@ import { type PostgresStoreOperation, storeFailure } from './internal/failures.j
 import { resolveOptions } from './internal/options.js'
 import { ensureTable } from './internal/schema-setup.js'
 import { checkout, LocalQueue, type Session } from './internal/sessions.js'
-import { assertTextTaskId, parseVersion } from './internal/values.js'
+import { assertTextTaskId } from './internal/values.js'
 import type { TableName } from './table-name.js'
 
 /**
@@ -94,10 +101,13 @@ interface Holder {
  *   store wait in a local queue first. If the connection dies the server drops the lock, so a crashed
  *   worker never keeps a task locked. The connection goes back to the pool only after a confirmed unlock;
  *   otherwise it is closed.
- * - **Fencing**: a save is a compare-and-set on the `version` column (`UPDATE ... WHERE version =
- *   expected`), refused with `ConflictError`. While this store holds a task's lock, that task's loads and
- *   saves run on the lock's own connection, so a save can only commit while the lock is held; once that
- *   connection is lost, the holder's saves are refused with `ConflictError` too.
+ * - **Fencing** (declared as `fencing`): a fenced save is a compare-and-set on the `version` column
+ *   (`UPDATE ... WHERE version = expected`), refused with `ConflictError`. While this store holds a task's
+ *   lock, that task's loads and saves run on the lock's own connection, so a save can only commit while the
+ *   lock is held; once that connection is lost, the lease's signal aborts and the holder's saves are
+ *   refused with `ConflictError` too.
+ * - **Listing**: every save copies the checkpoint's `status` and `definitionId` into indexed columns, so
+ *   `list({ status: 'running' })` finds what a crash left unfinished.
  *
  * @example
  * ```ts no-run
@@ -110,9 +120,11 @@ interface Holder {
  * const stored = await store.exclusive('order-7', () => store.load('order-7'))
  * ```
  */
-export class PostgresDurableStore implements DurableStore {
+export class PostgresDurableStore implements DurableStore, DurableTaskListing {
   /** The checkpoint table as configured (`name` or `schema.name`), unquoted. */
   readonly tableName: string
+  /** Version fencing: a versioned load and a compare-and-set save (see `DurableFencing`). */
+  readonly fencing: DurableFencing
   readonly #table: TableName
   readonly #pool: pg.Pool
   readonly #ownsPool: boolean
@@ -131,6 +143,11 @@ export class PostgresDurableStore implements DurableStore {
     this.#sliceMs = resolved.lockWaitSliceMs
     this.#pool = resolved.pool
     this.#ownsPool = resolved.ownsPool
+    this.fencing = Object.freeze({
+      load: (taskId: string) => this.#loadVersioned(taskId, `${WHERE}.fencing.load`),
+      save: (taskId: string, checkpoint: CheckpointV2, saveOptions: DurableSaveOptions) =>
+        this.#saveIfVersion(taskId, checkpoint, saveOptions),
+    })
   }
 
   /**
@@ -178,28 +195,12 @@ export class PostgresDurableStore implements DurableStore {
   async exclusive<T>(
     taskId: string,
     operation: (lease: DurableLease) => Promise<T>,
-    options: DurableExclusiveOptions = {},
+    options?: DurableExclusiveOptions,
   ): Promise<T> {
-    const where = 'PostgresDurableStore.exclusive'
-    assertTextTaskId(taskId, where)
-    assertFunction(operation, `${where} operation`)
-    if (typeof options !== 'object' || options === null) {
-      throw new InvalidInputError(
-        `${where}: options must be an object such as { signal }, but got ${describeValue(options)}.`,
-        {
-          details: { name: 'options', received: describeValue(options) },
-        },
-      )
-    }
-    const signal = options.signal
-    if (signal !== undefined && !isAbortSignal(signal)) {
-      throw new InvalidInputError(
-        `${where}: options.signal must be an AbortSignal, but got ${describeValue(signal)}.`,
-        {
-          details: { name: 'signal', received: describeValue(signal) },
-        },
-      )
-    }
+    const where = `${WHERE}.exclusive`
+    assertTextTaskId(taskId)
+    assertFunction(operation, 'operation')
+    const { signal } = exclusiveOptions(options)
     const point = `waiting for the lease of task "${taskId}"`
     throwIfAborted(signal, point)
     this.#assertOpen(where)
@@ -221,11 +222,24 @@ export class PostgresDurableStore implements DurableStore {
       throw error
     }
     const ownerId = newOwnerId('postgres')
+    const lost = new AbortController()
+    const onLost = () =>
+      lost.abort(
+        leaseLost(
+          taskId,
+          ownerId,
+          `its PostgreSQL connection closed (${describeLoss(session.lost)})`,
+          session.lost,
+        ),
+      )
+    if (session.lostSignal.aborted) onLost()
+    else session.lostSignal.addEventListener('abort', onLost, { once: true })
     this.#held.set(taskId, { session, ownerId })
     try {
       throwIfAborted(signal, point)
-      return await operation(Object.freeze({ taskId, ownerId }))
+      return await operation(Object.freeze({ taskId, ownerId, signal: lost.signal }))
     } finally {
+      session.lostSignal.removeEventListener('abort', onLost)
       this.#held.delete(taskId)
       await releaseAdvisoryLock(session, this.#lockKey(taskId))
       leave()
@@ -233,73 +247,142 @@ export class PostgresDurableStore implements DurableStore {
   }
 
   /**
-   * Reads the task's checkpoint and fencing token, or `undefined` for an unknown task. The checkpoint is the
-   * stored JSON parsed, unvalidated (the task runner validates it).
+   * Reads the task's checkpoint (the stored JSON parsed, unvalidated: the task runner validates it), or
+   * `undefined` for an unknown task.
    *
    * @throws `InvalidStateError` when the stored text is not JSON; `DurableStoreError` when PostgreSQL fails
    * @example
    * ```ts no-run
    * import { createPostgresDurableStore } from '@agent-core/kits/durable/postgres'
    * const store = createPostgresDurableStore({ connectionString: process.env.DATABASE_URL })
-   * const stored = await store.load('order-7')
-   * console.log(stored?.version, stored?.checkpoint)
+   * const checkpoint = await store.load('order-7')
    * ```
    */
-  async load(taskId: string): Promise<StoredCheckpoint | undefined> {
-    const where = 'PostgresDurableStore.load'
-    assertTextTaskId(taskId, where)
+  async load(taskId: string): Promise<unknown> {
+    return (await this.#loadVersioned(taskId, `${WHERE}.load`))?.checkpoint
+  }
+
+  /**
+   * Stores the checkpoint, replacing any earlier one (use `fencing.save` to compare-and-set). Under this
+   * store's lock of the task it runs on the lock's connection, and is refused once that connection is lost.
+   *
+   * @throws `InvalidInputError` for a checkpoint JSON cannot carry; `ConflictError` (`lease-lost`) after the
+   *   lock's connection was lost; `DurableStoreError` when PostgreSQL fails
+   * @example
+   * ```ts no-run
+   * import type { CheckpointV2 } from '@agent-core/kits/durable'
+   * import { createPostgresDurableStore } from '@agent-core/kits/durable/postgres'
+   * declare const checkpoint: CheckpointV2
+   * const store = createPostgresDurableStore({ connectionString: process.env.DATABASE_URL })
+   * await store.save('order-7', checkpoint)
+   * ```
+   */
+  async save(taskId: string, checkpoint: CheckpointV2): Promise<void> {
+    const where = `${WHERE}.save`
+    assertTextTaskId(taskId)
+    const text = serializeCheckpoint(taskId, checkpoint, where)
+    const { status, definitionId } = summaryColumns(checkpoint)
+    this.#assertOpen(where)
+    await this.#ready('save', taskId)
+    const held = this.#held.get(taskId)
+    if (held !== undefined && held.session.lost !== undefined) throw heldLeaseLost(taskId, held, where)
+    await this.#run('save', taskId, held, (client) =>
+      client.query(
+        `INSERT INTO ${this.#table.sql} AS stored (task_id, version, checkpoint, status, definition_id) VALUES ($1, 1, $2, $3, $4)
+         ON CONFLICT (task_id) DO UPDATE SET checkpoint = EXCLUDED.checkpoint, version = GREATEST(stored.version, 0) + 1,
+           status = EXCLUDED.status, definition_id = EXCLUDED.definition_id, updated_at = now()`,
+        [taskId, text, status, definitionId],
+      ),
+    )
+  }
+
+  /**
+   * Tasks by status, ordered by task id (byte order), from the indexed `status` column (see
+   * `DurableTaskListing`).
+   *
+   * @throws `InvalidInputError` for a bad request; `DurableStoreError` when PostgreSQL fails
+   * @example
+   * ```ts no-run
+   * import { createPostgresDurableStore } from '@agent-core/kits/durable/postgres'
+   * const store = createPostgresDurableStore({ connectionString: process.env.DATABASE_URL })
+   * const unfinished = await store.list({ status: 'running', definitionId: 'fulfil-order' })
+   * ```
+   */
+  async list(request?: DurableListRequest): Promise<readonly DurableTaskSummary[]> {
+    const { statuses, definitionId, after, limit } = parseListRequest(request)
+    this.#assertOpen(`${WHERE}.list`)
+    await this.#ready('list')
+    const result = await this.#run('list', undefined, undefined, (client) =>
+      client.query<{ task_id: string; status: string; definition_id: string; updated_at_ms: string }>(
+        `SELECT task_id, status, definition_id, (extract(epoch FROM updated_at) * 1000)::bigint AS updated_at_ms
+         FROM ${this.#table.sql}
+         WHERE status = ANY($1::text[]) AND definition_id IS NOT NULL
+           AND ($2::text IS NULL OR definition_id = $2) AND ($3::text IS NULL OR task_id COLLATE "C" > $3)
+         ORDER BY task_id COLLATE "C" LIMIT $4`,
+        [statuses, definitionId ?? null, after ?? null, limit],
+      ),
+    )
+    return result.rows.map((row) => ({
+      taskId: row.task_id,
+      status: row.status as DurableStatus,
+      definitionId: row.definition_id,
+      updatedAtMs: Number(row.updated_at_ms),
+    }))
+  }
+
+  async #loadVersioned(taskId: string, where: string): Promise<StoredCheckpoint | undefined> {
+    assertTextTaskId(taskId)
     this.#assertOpen(where)
     await this.#ready('load', taskId)
     const held = this.#held.get(taskId)
-    const read = async (client: pg.PoolClient) => {
+    const row = await this.#run('load', taskId, held, async (client) => {
       const result = await client.query<{ checkpoint: string; version: string }>(
         `SELECT checkpoint, version FROM ${this.#table.sql} WHERE task_id = $1`,
         [taskId],
       )
       return result.rows[0]
-    }
-    const row = await this.#run('load', taskId, held, read)
+    })
     if (row === undefined) return undefined
     return {
       checkpoint: deserializeCheckpoint(taskId, row.checkpoint, where),
-      version: parseVersion(row.version, taskId, where),
+      version: storedVersion(row.version, taskId, where),
     }
   }
 
-  async save(
+  async #saveIfVersion(
     taskId: string,
     checkpoint: CheckpointV2,
     options: DurableSaveOptions,
   ): Promise<DurableSaveResult> {
-    const where = 'PostgresDurableStore.save'
-    assertTextTaskId(taskId, where)
-    const expected = assertExpectedVersion(options, where)
+    const where = `${WHERE}.fencing.save`
+    assertTextTaskId(taskId)
+    const expected = assertExpectedVersion(options)
     const text = serializeCheckpoint(taskId, checkpoint, where)
+    const { status, definitionId } = summaryColumns(checkpoint)
     this.#assertOpen(where)
     await this.#ready('save', taskId)
     const held = this.#held.get(taskId)
-    if (held !== undefined && held.session.lost !== undefined) throw leaseLost(taskId, held, where)
+    if (held !== undefined && held.session.lost !== undefined) throw heldLeaseLost(taskId, held, where)
     const write = async (client: pg.PoolClient) => {
       const result =
         expected === undefined
           ? await client.query<{ version: string }>(
-              `INSERT INTO ${this.#table.sql} (task_id, version, checkpoint) VALUES ($1, 1, $2)
+              `INSERT INTO ${this.#table.sql} (task_id, version, checkpoint, status, definition_id) VALUES ($1, 1, $2, $3, $4)
                ON CONFLICT (task_id) DO NOTHING RETURNING version`,
-              [taskId, text],
+              [taskId, text, status, definitionId],
             )
           : await client.query<{ version: string }>(
-              `UPDATE ${this.#table.sql} SET checkpoint = $2, version = version + 1, updated_at = now()
+              `UPDATE ${this.#table.sql} SET checkpoint = $2, version = version + 1, status = $4, definition_id = $5, updated_at = now()
                WHERE task_id = $1 AND version = $3 RETURNING version`,
-              [taskId, text, expected],
+              [taskId, text, expected, status, definitionId],
             )
       const written = result.rows[0]
-      if (written !== undefined) return { version: parseVersion(written.version, taskId, where) }
+      if (written !== undefined) return { version: storedVersion(written.version, taskId, where) }
       const current = await client.query<{ version: string }>(
         `SELECT version FROM ${this.#table.sql} WHERE task_id = $1`,
         [taskId],
       )
-      const actual =
-        current.rows[0] === undefined ? undefined : parseVersion(current.rows[0].version, taskId, where)
+      const actual = current.rows[0] === undefined ? undefined : Number(current.rows[0].version)
       return versionConflict(taskId, expected, actual, where)
     }
     const outcome = await this.#run('save', taskId, held, write)
@@ -340,7 +423,7 @@ export class PostgresDurableStore implements DurableStore {
     }
   }
 
-  async #ready(operation: PostgresStoreOperation, taskId: string): Promise<void> {
+  async #ready(operation: PostgresStoreOperation, taskId?: string): Promise<void> {
     if (!this.#createTable) return
     try {
       await this.ensureSchema()
@@ -355,7 +438,7 @@ export class PostgresDurableStore implements DurableStore {
    */
   async #run<T>(
     operation: PostgresStoreOperation,
-    taskId: string,
+    taskId: string | undefined,
     held: Holder | undefined,
     work: (client: pg.PoolClient) => Promise<T>,
   ): Promise<T> {
@@ -389,7 +472,13 @@ export class PostgresDurableStore implements DurableStore {
   }
 }
 
-function leaseLost(taskId: string, held: Holder, where: string): ConflictError {
+const WHERE = 'PostgresDurableStore'
+
+function describeLoss(reason: unknown): string {
+  return reason instanceof Error ? reason.message : String(reason)
+}
+
+function heldLeaseLost(taskId: string, held: Holder, where: string): ConflictError {
   const reason = held.session.lost instanceof Error ? held.session.lost.message : String(held.session.lost)
   return new ConflictError(
     `${where}: the lease of task "${taskId}" was lost (its PostgreSQL connection closed: ${reason}), so another worker may own the task now. Nothing was written; run the task again to continue from the stored checkpoint.`,

@@ -29,7 +29,7 @@ export function parseTableName(value: unknown): TableName {
   if (!valid) {
     throw new InvalidInputError(
       `tableName must be "name" or "schema.name" where each part is 1 to ${MAX_PART_LENGTH} ASCII letters, digits or underscores and does not start with a digit, but got ${describeValue(value)}. Pick a plain identifier such as "${DEFAULT_TABLE_NAME}".`,
-      { details: { name: 'tableName', received: describeValue(value) } },
+      { details: { field: 'tableName', received: describeValue(value) } },
     )
   }
   return { text: value as string, sql: parts.map((part) => `"${part}"`).join('.') }

@@ -2,13 +2,20 @@ import { type ChildProcess, spawn } from 'node:child_process'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
+import { createDiagnostics, MemoryDiagnosticSink } from '@agent-core/core'
 import { afterEach, describe, expect, it } from 'vitest'
+import {
+  type CrashWorkerConfig,
+  guardedPaymentTask,
+  linesOf,
+  supersededTask,
+} from '../internal/testing/crash-tasks.js'
+import { spanProblems } from '../internal/testing/fixtures.js'
+import { tempDir } from '../internal/testing/temp-dir.js'
 import type { CheckpointV2 } from '../store.js'
-import { type CrashWorkerConfig, linesOf, supersededTask } from '../testing/crash-tasks.js'
-import { tempDir } from '../testing/temp-dir.js'
 import { createSqliteDurableStore } from './sqlite-store.js'
 
-const WORKER = fileURLToPath(new URL('../testing/crash-worker.ts', import.meta.url))
+const WORKER = fileURLToPath(new URL('../internal/testing/crash-worker.ts', import.meta.url))
 const ROOT = fileURLToPath(new URL('../../../../../', import.meta.url))
 
 interface WorkerOutcome {
@@ -85,7 +92,7 @@ describe('crash faults (child processes on a shared SQLite file)', () => {
   async function checkpointOf(config: CrashWorkerConfig): Promise<CheckpointV2<{ trail: string[] }>> {
     const store = createSqliteDurableStore(config.dbPath)
     try {
-      return (await store.load(config.taskId))?.checkpoint as CheckpointV2<{ trail: string[] }>
+      return (await store.load(config.taskId)) as CheckpointV2<{ trail: string[] }>
     } finally {
       store.close()
     }
@@ -117,6 +124,23 @@ describe('crash faults (child processes on a shared SQLite file)', () => {
       deadlineAtMs: before.deadlineAtMs,
     })
     expect(after.deadlineAtMs).toEqual(expect.any(Number))
+  })
+
+  it('SIGKILL inside a long step after a progress save: the restart re-enters the step and redoes no saved item', async () => {
+    const config = setup('progress')
+    const crashed = await runWorker({ ...config, crashAfterEffect: true })
+    expect(crashed.signal, crashed.stderr).toBe('SIGKILL')
+    expect(await checkpointOf(config)).toMatchObject({
+      status: 'running',
+      nextStepIndex: 0,
+      attemptCount: 1,
+      state: { trail: ['a', 'b', 'c'] },
+    })
+    const restarted = await runWorker(config)
+    expect(restarted.exitCode, restarted.stderr).toBe(0)
+    expect(restarted.lines).toEqual([{ event: 'done', result: { trail: ['a', 'b', 'c', 'd', 'e'] } }])
+    expect(linesOf(config.effectFile)).toEqual(['a', 'b', 'c', 'd', 'e'])
+    expect(await checkpointOf(config)).toMatchObject({ status: 'completed', attemptCount: 2 })
   })
 
   it('a crash loop with maxAttempts 3 ends as failed after the third attempt, without a fourth execution', async () => {
@@ -160,9 +184,86 @@ describe('crash faults (child processes on a shared SQLite file)', () => {
         { event: 'in-step' },
         expect.objectContaining({ event: 'error', code: 'conflict' }),
       ])
-      expect(await store.load(config.taskId)).toMatchObject({
+      expect(await store.fencing.load(config.taskId)).toMatchObject({
         checkpoint: { status: 'completed', attemptCount: 2, state: { trail: ['slow by B', 'next'] } },
         version: 4,
+      })
+    } finally {
+      store.close()
+    }
+  })
+
+  it('a holder stopped past its lease learns it lost the lease through its signal and skips its check-then-act effect', async () => {
+    const config = setup('guarded-payment')
+    const store = createSqliteDurableStore(config.dbPath, { leaseMs: config.leaseMs })
+    const memory = new MemoryDiagnosticSink()
+    try {
+      let takeover: Promise<unknown> | undefined
+      const workerA = startWorker(config, (line, child) => {
+        if (line.event === 'in-step') {
+          // A has looked for a charge (none yet) and is about to charge; it stops here, past its lease.
+          child.kill('SIGSTOP')
+          takeover = guardedPaymentTask(config)
+            .run(
+              { taskId: config.taskId, store },
+              { app: { worker: 'B' }, diagnostics: createDiagnostics({ sink: memory.sink }) },
+            )
+            .finally(() => child.kill('SIGCONT'))
+        }
+        // A resumed: its lease renewal found the lease taken, so its step signal aborted. Only now does
+        // the step go on, to act on what it checked before it stopped.
+        if (line.event === 'signal-aborted') child.stdin?.write('go\n')
+      })
+      const outcome = await workerA.done
+      expect(await takeover).toEqual({ trail: ['prepare', 'charge (reconcile by B)', 'finish'] })
+      expect(outcome.exitCode, outcome.stderr).toBe(0)
+      expect(outcome.lines).toEqual([
+        { event: 'in-step' },
+        { event: 'signal-aborted', code: 'conflict' },
+        expect.objectContaining({ event: 'error', code: 'conflict' }),
+      ])
+      // The effect happened once, by the worker that held the lease.
+      expect(linesOf(config.effectFile)).toEqual(['charge by B'])
+      // B waited for A's lease (A was alive, only stopped) and took it over once it expired.
+      const [wait] = memory.ofKind('lease-wait-start')
+      expect(wait?.data).toMatchObject({ pid: workerA.child.pid, holder: expect.stringMatching(/^sqlite:/) })
+      expect(memory.ofKind('lease-wait-end')[0]?.data).toMatchObject({ outcome: 'ok', takenOver: 'expired' })
+      expect(memory.ofKind('lease-taken-over')[0]?.data).toMatchObject({
+        reason: 'expired',
+        pid: workerA.child.pid,
+      })
+      expect(spanProblems(memory.events)).toEqual([])
+    } finally {
+      store.close()
+    }
+  })
+
+  it('after a SIGKILL the next run takes the lease over at once: the holder was a process of this host', async () => {
+    const config = { ...setup('superseded'), leaseMs: 30_000 }
+    const workerA = startWorker(config, (line, child) => {
+      if (line.event === 'in-step') child.kill('SIGKILL')
+    })
+    const killed = await workerA.done
+    expect(killed.signal, killed.stderr).toBe('SIGKILL')
+    // A default store: leases of 30 s, which the run must not wait out.
+    const store = createSqliteDurableStore(config.dbPath)
+    const memory = new MemoryDiagnosticSink()
+    try {
+      const result = await supersededTask().run(
+        { taskId: config.taskId, store },
+        { app: { worker: 'B' }, diagnostics: memory.sink, signal: AbortSignal.timeout(20_000) },
+      )
+      expect(result).toEqual({ trail: ['slow by B', 'next'] })
+      expect(memory.ofKind('lease-wait-start')).toEqual([])
+      expect(memory.ofKind('lease-taken-over').map((event) => event.data)).toEqual([
+        expect.objectContaining({
+          reason: 'holder-gone',
+          pid: workerA.child.pid,
+          holder: expect.stringMatching(/^sqlite:/),
+        }),
+      ])
+      expect(await store.fencing.load(config.taskId)).toMatchObject({
+        checkpoint: { status: 'completed', attemptCount: 2 },
       })
     } finally {
       store.close()

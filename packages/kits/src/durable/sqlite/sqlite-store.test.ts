@@ -1,57 +1,73 @@
 import { join } from 'node:path'
-import { InvalidInputError } from '@agent-core/core'
+import { InvalidInputError, InvalidStateError } from '@agent-core/core'
+import type { DurableLeaseWait } from '@agent-core/kits/durable'
+import { describeDurableStoreConformance, sampleCheckpoint } from '@agent-core/kits/durable/testing'
 import Database from 'better-sqlite3'
 import { afterEach, describe, expect, it, vi } from 'vitest'
+import { tempDir } from '../internal/testing/temp-dir.js'
 import { DurableStoreError } from '../store-error.js'
-import { describeDurableStoreConformance, sampleCheckpoint } from '../testing/conformance.js'
-import { tempDir } from '../testing/temp-dir.js'
+import { HOST_ID } from './process-identity.js'
 import { createSqliteDurableStore, type SqliteDurableStore } from './sqlite-store.js'
 
-describeDurableStoreConformance('sqlite store (file path)', async () => {
-  const dir = tempDir()
-  const file = join(dir.path, 'tasks.db')
-  const store = createSqliteDurableStore(file, { leaseMs: 5_000 })
-  const peers: SqliteDurableStore[] = []
-  return {
-    store,
-    openPeer: async () => {
-      const peer = createSqliteDurableStore(file, { leaseMs: 5_000 })
-      peers.push(peer)
-      return peer
-    },
-    writeRaw: async (taskId, text) => {
-      store.database
-        .prepare(
-          'INSERT INTO agent_core_durable_checkpoints (task_id, version, body, updated_at_ms) VALUES (?, 1, ?, 0) ON CONFLICT (task_id) DO UPDATE SET body = excluded.body, version = version + 1',
-        )
-        .run(taskId, text)
-    },
-    close: async () => {
-      for (const peer of peers) peer.close()
-      store.close()
-      dir.remove()
-    },
-  }
+const capabilities = { fencing: true, reportsLeaseWaits: true, listing: true, honoursSignal: true }
+
+describeDurableStoreConformance({
+  describe,
+  it,
+  name: 'sqlite store (file path)',
+  ...capabilities,
+  open: async () => {
+    const dir = tempDir()
+    const file = join(dir.path, 'tasks.db')
+    const store = createSqliteDurableStore(file, { leaseMs: 5_000 })
+    const peers: SqliteDurableStore[] = []
+    return {
+      store,
+      openPeer: async () => {
+        const peer = createSqliteDurableStore(file, { leaseMs: 5_000 })
+        peers.push(peer)
+        return peer
+      },
+      writeRaw: async (taskId, text) => {
+        store.database
+          .prepare(
+            'INSERT INTO agent_core_durable_checkpoints (task_id, version, body, updated_at_ms) VALUES (?, 1, ?, 0) ON CONFLICT (task_id) DO UPDATE SET body = excluded.body, version = version + 1',
+          )
+          .run(taskId, text)
+      },
+      close: async () => {
+        for (const peer of peers) peer.close()
+        store.close()
+        dir.remove()
+      },
+    }
+  },
 })
 
-describeDurableStoreConformance('sqlite store (existing Database, custom prefix)', async () => {
-  const database = new Database(':memory:')
-  const store = createSqliteDurableStore(database, { tablePrefix: 'app_tasks' })
-  return {
-    store,
-    writeRaw: async (taskId, text) => {
-      database
-        .prepare(
-          'INSERT OR REPLACE INTO app_tasks_checkpoints (task_id, version, body, updated_at_ms) VALUES (?, 7, ?, 0)',
-        )
-        .run(taskId, text)
-    },
-    close: async () => {
-      store.close()
-      expect(database.open).toBe(true)
-      database.close()
-    },
-  }
+describeDurableStoreConformance({
+  describe,
+  it,
+  name: 'sqlite store (existing Database, custom prefix)',
+  ...capabilities,
+  open: async () => {
+    const database = new Database(':memory:')
+    const store = createSqliteDurableStore(database, { tablePrefix: 'app_tasks' })
+    return {
+      store,
+      writeRaw: async (taskId, text) => {
+        database
+          .prepare(
+            'INSERT OR REPLACE INTO app_tasks_checkpoints (task_id, version, body, updated_at_ms) VALUES (?, 7, ?, 0)',
+          )
+          .run(taskId, text)
+      },
+      close: async () => {
+        store.close()
+        expect(database.open).toBe(true)
+        database.close()
+      },
+    }
+  },
 })
 
 describe('sqlite store specifics', () => {
@@ -87,16 +103,110 @@ describe('sqlite store specifics', () => {
     }
   })
 
-  it('lets another store take over a lease whose holder crashed without releasing it', async () => {
+  it('lets another store take over a lease whose holder crashed without releasing it, once it expired', async () => {
     const path = file()
     const crashed = createSqliteDurableStore(path, { leaseMs: 50 })
+    const expiresAtMs = Date.now() + 50
     crashed.database
       .prepare('INSERT INTO agent_core_durable_leases (task_id, owner, expires_at_ms) VALUES (?, ?, ?)')
-      .run('t', 'dead-owner', Date.now() + 50)
+      .run('t', 'dead-owner', expiresAtMs)
     const survivor = createSqliteDurableStore(path, { leaseMs: 5_000 })
-    expect(await survivor.exclusive('t', async (lease) => lease.ownerId)).toMatch(/^sqlite:/)
+    const waits: DurableLeaseWait[] = []
+    const lease = await survivor.exclusive('t', async (held) => held, { onWait: (wait) => waits.push(wait) })
+    expect(lease.ownerId).toMatch(/^sqlite:/)
+    expect(lease.takenOver).toEqual({
+      reason: 'expired',
+      previous: { ownerId: 'dead-owner', expiresAtMs },
+    })
+    expect(waits).toEqual([{ taskId: 't', holder: { ownerId: 'dead-owner', expiresAtMs } }])
     crashed.close()
     survivor.close()
+  })
+
+  it('takes over at once a lease whose holder is a process of this host that no longer exists', async () => {
+    const path = file()
+    const store = createSqliteDurableStore(path, { leaseMs: 60_000 })
+    // A pid far above any pid_max names no process (pid_max is at most 2^22 on Linux).
+    const gone = 2 ** 30
+    const expiresAtMs = Date.now() + 60_000
+    store.database
+      .prepare(
+        'INSERT INTO agent_core_durable_leases (task_id, owner, expires_at_ms, host, pid) VALUES (?, ?, ?, ?, ?)',
+      )
+      .run('t', 'sqlite:crashed', expiresAtMs, HOST_ID, gone)
+    const lease = await store.exclusive('t', async (held) => held)
+    expect(lease.takenOver).toEqual({
+      reason: 'holder-gone',
+      previous: { ownerId: 'sqlite:crashed', expiresAtMs, host: HOST_ID, pid: gone },
+    })
+    store.close()
+  })
+
+  it('waits for a live holder of this host and for any holder of another host', async () => {
+    const path = file()
+    const store = createSqliteDurableStore(path, { leaseMs: 60_000 })
+    const insert = store.database.prepare(
+      'INSERT INTO agent_core_durable_leases (task_id, owner, expires_at_ms, host, pid) VALUES (?, ?, ?, ?, ?)',
+    )
+    const expiresAtMs = Date.now() + 60_000
+    insert.run('alive', 'sqlite:parent', expiresAtMs, HOST_ID, process.ppid)
+    insert.run('elsewhere', 'sqlite:remote', expiresAtMs, 'another-host pid:[1]', 2 ** 30)
+    for (const [taskId, ownerId] of [
+      ['alive', 'sqlite:parent'],
+      ['elsewhere', 'sqlite:remote'],
+    ] as const) {
+      const controller = new AbortController()
+      const waits: DurableLeaseWait[] = []
+      const waiting = store.exclusive(taskId, async () => 'ran', {
+        signal: controller.signal,
+        onWait: (wait) => {
+          waits.push(wait)
+          controller.abort()
+        },
+      })
+      await expect(waiting).rejects.toThrow(/cancelled/)
+      expect(waits.map((wait) => wait.holder.ownerId)).toEqual([ownerId])
+    }
+    store.close()
+  })
+
+  it('adds the listing and holder columns to tables made by an earlier version, keeping their rows', async () => {
+    const path = file()
+    const old = new Database(path)
+    old.exec(
+      `CREATE TABLE agent_core_durable_checkpoints (task_id TEXT PRIMARY KEY, version INTEGER NOT NULL, body TEXT NOT NULL, updated_at_ms INTEGER NOT NULL);
+       CREATE TABLE agent_core_durable_leases (task_id TEXT PRIMARY KEY, owner TEXT NOT NULL, expires_at_ms INTEGER NOT NULL);`,
+    )
+    old
+      .prepare('INSERT INTO agent_core_durable_checkpoints VALUES (?, 3, ?, 1000)')
+      .run('old', JSON.stringify(sampleCheckpoint('kept', { definitionId: 'legacy' })))
+    old.close()
+    const store = createSqliteDurableStore(path)
+    expect(await store.fencing.load('old')).toEqual({
+      checkpoint: sampleCheckpoint('kept', { definitionId: 'legacy' }),
+      version: 3,
+    })
+    expect(await store.list({ status: 'running' })).toEqual([
+      { taskId: 'old', status: 'running', definitionId: 'legacy', updatedAtMs: 1000 },
+    ])
+    expect(await store.exclusive('old', async (lease) => lease.ownerId)).toMatch(/^sqlite:/)
+    store.close()
+  })
+
+  it('refuses a stored version of 0 or below as a corrupt record', async () => {
+    const store = createSqliteDurableStore(file())
+    for (const version of [0, -4]) {
+      store.database
+        .prepare(
+          'INSERT OR REPLACE INTO agent_core_durable_checkpoints (task_id, version, body, updated_at_ms) VALUES (?, ?, ?, 0)',
+        )
+        .run('t', version, JSON.stringify(sampleCheckpoint(1)))
+      await expect(store.fencing.load('t')).rejects.toSatisfy(
+        (error) => InvalidStateError.isInstance(error) && error.details.reason === 'corrupt',
+      )
+      await expect(store.load('t')).rejects.toSatisfy((error) => InvalidStateError.isInstance(error))
+    }
+    store.close()
   })
 
   it('keeps renewing the lease of a live holder, so a waiter cannot take it early', async () => {
@@ -145,8 +255,12 @@ describe('sqlite store specifics', () => {
     const store = createSqliteDurableStore(file())
     store.close()
     await expect(store.load('t')).rejects.toSatisfy((error) => DurableStoreError.isInstance(error))
-    await expect(store.save('t', sampleCheckpoint(1), { expectedVersion: undefined })).rejects.toSatisfy(
-      (error) => DurableStoreError.isInstance(error),
+    await expect(store.save('t', sampleCheckpoint(1))).rejects.toSatisfy((error) =>
+      DurableStoreError.isInstance(error),
     )
+    await expect(store.list()).rejects.toSatisfy((error) => DurableStoreError.isInstance(error))
+    await expect(
+      store.fencing.save('t', sampleCheckpoint(1), { expectedVersion: undefined }),
+    ).rejects.toSatisfy((error) => DurableStoreError.isInstance(error))
   })
 })

@@ -1,31 +1,43 @@
 import {
   AgentCoreError,
   assertFunction,
+  assertObject,
   describeValue,
   InvalidInputError,
-  isAbortSignal,
   throwIfAborted,
 } from '@agent-core/core'
 import type {
   CheckpointV2,
   DurableExclusiveOptions,
+  DurableFencing,
   DurableLease,
+  DurableLeaseHolder,
+  DurableListRequest,
   DurableSaveOptions,
   DurableSaveResult,
+  DurableStatus,
   DurableStore,
+  DurableTaskListing,
+  DurableTaskSummary,
   StoredCheckpoint,
 } from '@agent-core/kits/durable'
 import { DurableStoreError } from '@agent-core/kits/durable'
 import Database from 'better-sqlite3'
+import { parseListRequest } from '../internal/list-request.js'
 import {
   assertExpectedVersion,
   assertTaskId,
   deserializeCheckpoint,
+  exclusiveOptions,
   newOwnerId,
   optionalPositiveInteger,
+  reportWait,
   serializeCheckpoint,
+  storedVersion,
   versionConflict,
 } from '../internal/store-support.js'
+import { acquireLease, HeldLease, type LeaseTiming } from './sqlite-lease.js'
+import { prepareSqliteSchema, type SqliteStatements } from './sqlite-schema.js'
 
 /**
  * A better-sqlite3 database handle.
@@ -76,32 +88,14 @@ function isDatabase(value: unknown): value is SqliteDatabase {
   )
 }
 
-function isBusy(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code
-  return (
-    typeof code === 'string' &&
-    (code === 'SQLITE_BUSY' || code.startsWith('SQLITE_BUSY_') || code === 'SQLITE_LOCKED')
-  )
-}
-
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms)
-    function done(): void {
-      clearTimeout(timer)
-      signal?.removeEventListener('abort', done)
-      resolve()
-    }
-    signal?.addEventListener('abort', done, { once: true })
-  })
-}
-
 /**
  * A {@link DurableStore} in a SQLite file through better-sqlite3: the embedded default for Apps and
- * examples. Checkpoints are JSON text with a fencing version; `exclusive` is a lease row (owner + expiry)
- * taken with one atomic upsert, waited for with backoff, renewed while the operation runs and released at
- * the end, so it holds across processes sharing the file, and a crashed holder's lease simply expires.
- * When the store opens the file itself it enables WAL.
+ * examples. Checkpoints are JSON text with a fencing version (it declares version fencing); `exclusive` is a
+ * lease row (owner, expiry, host and process id) taken with one atomic statement, waited for with backoff,
+ * renewed while the operation runs and released at the end, so it holds across processes sharing the file.
+ * A waiter reports who holds the lease; a crashed holder's lease expires, and is taken over at once when
+ * the holder was a process on this host that no longer exists. When the store opens the file itself it
+ * enables WAL. It lists tasks by status.
  *
  * @example
  * ```ts
@@ -111,62 +105,52 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
  * store.close()
  * ```
  */
-export class SqliteDurableStore implements DurableStore {
+export class SqliteDurableStore implements DurableStore, DurableTaskListing {
   /** The underlying database (the one passed in, or the one the store opened). */
   readonly database: SqliteDatabase
+  /** Version fencing: a versioned load and a compare-and-set save (see `DurableFencing`). */
+  readonly fencing: DurableFencing
+  /** `exclusive` reports waits through `options.onWait`. */
+  readonly reportsLeaseWaits = true
   readonly #owned: boolean
-  readonly #leaseMs: number
-  readonly #renewMs: number
-  readonly #pollMs: number
-  readonly #maxPollMs: number
+  readonly #timing: LeaseTiming
   readonly #queues = new Map<string, Promise<unknown>>()
-  readonly #sql: {
-    readonly load: Database.Statement<[string], { version: number; body: unknown }>
-    readonly version: Database.Statement<[string], { version: number }>
-    readonly insert: Database.Statement<[string, string, number]>
-    readonly update: Database.Statement<[string, number, string, number]>
-    readonly acquire: Database.Statement<[string, string, number, number]>
-    readonly renew: Database.Statement<[number, string, string]>
-    readonly release: Database.Statement<[string, string]>
-  }
+  /** The lease this store holds per task, and the callers of this store waiting for it. */
+  readonly #active = new Map<string, HeldLease>()
+  readonly #localWaiters = new Map<string, Set<(holder: DurableLeaseHolder) => void>>()
+  readonly #sql: SqliteStatements
 
   constructor(source: string | SqliteDatabase, options: SqliteDurableStoreOptions = {}) {
-    if (typeof options !== 'object' || options === null) {
-      throw new InvalidInputError(
-        `SQLite durable store options must be an object, but got ${describeValue(options)}.`,
-        { details: { name: 'options' } },
-      )
-    }
-    this.#leaseMs = optionalPositiveInteger(options.leaseMs, 'leaseMs', 30_000)
-    this.#renewMs = optionalPositiveInteger(
+    assertObject(options, 'options')
+    const leaseMs = optionalPositiveInteger(options.leaseMs, 'options.leaseMs', 30_000)
+    const renewMs = optionalPositiveInteger(
       options.renewIntervalMs,
-      'renewIntervalMs',
-      Math.max(1, Math.floor(this.#leaseMs / 3)),
+      'options.renewIntervalMs',
+      Math.max(1, Math.floor(leaseMs / 3)),
     )
-    this.#pollMs = optionalPositiveInteger(options.pollMs, 'pollMs', 5)
-    this.#maxPollMs = Math.max(this.#pollMs, optionalPositiveInteger(options.maxPollMs, 'maxPollMs', 250))
-    const busyTimeoutMs = optionalPositiveInteger(options.busyTimeoutMs, 'busyTimeoutMs', 5_000)
+    const pollMs = optionalPositiveInteger(options.pollMs, 'options.pollMs', 5)
+    const maxPollMs = Math.max(pollMs, optionalPositiveInteger(options.maxPollMs, 'options.maxPollMs', 250))
+    this.#timing = { leaseMs, renewMs, pollMs, maxPollMs }
+    const busyTimeoutMs = optionalPositiveInteger(options.busyTimeoutMs, 'options.busyTimeoutMs', 5_000)
     const prefix = options.tablePrefix ?? 'agent_core_durable'
     if (typeof prefix !== 'string' || !PREFIX_PATTERN.test(prefix)) {
       throw new InvalidInputError(
-        `tablePrefix must be a SQL identifier (letters, digits, underscores), but got ${describeValue(prefix)}.`,
-        {
-          details: { name: 'tablePrefix' },
-        },
+        `options.tablePrefix must be a SQL identifier (a letter or underscore, then up to 40 letters, digits or underscores), but got ${describeValue(prefix)}.`,
+        { details: { field: 'options.tablePrefix', received: describeValue(prefix) } },
       )
     }
     const synchronous = options.synchronous ?? 'full'
     if (synchronous !== 'full' && synchronous !== 'normal') {
       throw new InvalidInputError(
-        `synchronous must be 'full' or 'normal', but got ${describeValue(synchronous)}.`,
-        { details: { name: 'synchronous' } },
+        `options.synchronous must be 'full' or 'normal', but got ${describeValue(synchronous)}.`,
+        { details: { field: 'options.synchronous', received: describeValue(synchronous) } },
       )
     }
     if (typeof source === 'string') {
       if (source.length === 0)
         throw new InvalidInputError(
           'The SQLite durable store needs a file path (or ":memory:"), but got an empty string.',
-          { details: { name: 'source' } },
+          { details: { field: 'source', received: describeValue(source) } },
         )
       try {
         this.database = new Database(source)
@@ -176,10 +160,7 @@ export class SqliteDurableStore implements DurableStore {
       } catch (error) {
         throw new DurableStoreError(
           `The SQLite durable store could not open ${JSON.stringify(source)}. Check the path and its permissions.`,
-          {
-            cause: error,
-            details: { path: source },
-          },
+          { cause: error, details: { path: source } },
         )
       }
       this.#owned = true
@@ -189,67 +170,46 @@ export class SqliteDurableStore implements DurableStore {
     } else {
       throw new InvalidInputError(
         `The SQLite durable store needs a file path or a better-sqlite3 Database, but got ${describeValue(source)}.`,
-        {
-          details: { name: 'source', received: describeValue(source) },
-        },
+        { details: { field: 'source', received: describeValue(source) } },
       )
     }
-    const checkpoints = `${prefix}_checkpoints`
-    const leases = `${prefix}_leases`
     try {
-      this.database.exec(
-        `CREATE TABLE IF NOT EXISTS ${checkpoints} (task_id TEXT PRIMARY KEY, version INTEGER NOT NULL, body TEXT NOT NULL, updated_at_ms INTEGER NOT NULL);
-         CREATE TABLE IF NOT EXISTS ${leases} (task_id TEXT PRIMARY KEY, owner TEXT NOT NULL, expires_at_ms INTEGER NOT NULL);`,
-      )
-      const db = this.database
-      this.#sql = {
-        load: db.prepare<[string], { version: number; body: unknown }>(
-          `SELECT version, body FROM ${checkpoints} WHERE task_id = ?`,
-        ),
-        version: db.prepare<[string], { version: number }>(
-          `SELECT version FROM ${checkpoints} WHERE task_id = ?`,
-        ),
-        insert: db.prepare<[string, string, number]>(
-          `INSERT INTO ${checkpoints} (task_id, version, body, updated_at_ms) VALUES (?, 1, ?, ?) ON CONFLICT (task_id) DO NOTHING`,
-        ),
-        update: db.prepare<[string, number, string, number]>(
-          `UPDATE ${checkpoints} SET version = version + 1, body = ?, updated_at_ms = ? WHERE task_id = ? AND version = ?`,
-        ),
-        acquire: db.prepare<[string, string, number, number]>(
-          `INSERT INTO ${leases} (task_id, owner, expires_at_ms) VALUES (?, ?, ?)
-           ON CONFLICT (task_id) DO UPDATE SET owner = excluded.owner, expires_at_ms = excluded.expires_at_ms WHERE ${leases}.expires_at_ms <= ?`,
-        ),
-        renew: db.prepare<[number, string, string]>(
-          `UPDATE ${leases} SET expires_at_ms = ? WHERE task_id = ? AND owner = ?`,
-        ),
-        release: db.prepare<[string, string]>(`DELETE FROM ${leases} WHERE task_id = ? AND owner = ?`),
-      }
+      this.#sql = prepareSqliteSchema(this.database, prefix)
     } catch (error) {
       if (this.#owned) this.database.close()
       throw new DurableStoreError(
-        `The SQLite durable store could not create its tables "${checkpoints}" and "${leases}". Check the database is writable.`,
-        {
-          cause: error,
-          details: { tablePrefix: prefix },
-        },
+        `The SQLite durable store could not create or update its tables "${prefix}_checkpoints" and "${prefix}_leases". Check the database is writable.`,
+        { cause: error, details: { tablePrefix: prefix } },
       )
     }
+    this.fencing = Object.freeze({
+      load: (taskId: string) => this.#loadVersioned(taskId, `${WHERE}.fencing.load`),
+      save: (taskId: string, checkpoint: CheckpointV2, saveOptions: DurableSaveOptions) =>
+        this.#saveIfVersion(taskId, checkpoint, saveOptions),
+    })
   }
 
+  /**
+   * Runs `operation` under the task's lease row. The lease's signal aborts when a renewal finds the lease
+   * taken over or cannot renew it; `options.onWait` hears who holds the lease while this call waits.
+   * @example
+   * ```ts
+   * import { createSqliteDurableStore } from '@agent-core/kits/durable/sqlite'
+   * const store = createSqliteDurableStore(':memory:')
+   * await store.exclusive('t1', async (lease) => lease.ownerId, { onWait: (wait) => console.log(wait.holder) })
+   * store.close()
+   * ```
+   */
   async exclusive<T>(
     taskId: string,
     operation: (lease: DurableLease) => Promise<T>,
-    options: DurableExclusiveOptions = {},
+    options?: DurableExclusiveOptions,
   ): Promise<T> {
-    assertTaskId(taskId, 'SqliteDurableStore.exclusive')
-    assertFunction(operation, 'SqliteDurableStore.exclusive operation')
-    const signal = options?.signal
-    if (signal !== undefined && !isAbortSignal(signal)) {
-      throw new InvalidInputError('SqliteDurableStore.exclusive: options.signal must be an AbortSignal.', {
-        details: { name: 'signal' },
-      })
-    }
+    assertTaskId(taskId)
+    assertFunction(operation, 'operation')
+    const { signal, onWait } = exclusiveOptions(options)
     throwIfAborted(signal, `waiting for the lease of task "${taskId}"`)
+    const report = waitReporter(taskId, onWait)
     // Callers in this process queue here first, so only one of them polls the lease row.
     const previous = this.#queues.get(taskId) ?? Promise.resolve()
     let leave!: () => void
@@ -259,16 +219,25 @@ export class SqliteDurableStore implements DurableStore {
     const tail = previous.then(() => mine)
     this.#queues.set(taskId, tail)
     try {
-      await waitOrAbort(previous, signal, taskId)
+      await this.#waitInProcess(taskId, previous, signal, report)
       const ownerId = newOwnerId('sqlite')
-      await this.#acquire(taskId, ownerId, signal)
-      const renewal = setInterval(() => this.#renew(taskId, ownerId, renewal), this.#renewMs)
-      renewal.unref?.()
+      const { takenOver } = await acquireLease(
+        this.#sql,
+        this.#timing,
+        taskId,
+        ownerId,
+        signal,
+        report ?? noReport,
+        (error) => storeFailure('lock', taskId, error),
+      )
+      const held = new HeldLease(this.#sql, this.#timing, taskId, ownerId, takenOver)
+      this.#active.set(taskId, held)
+      for (const waiter of this.#localWaiters.get(taskId) ?? []) waiter(held.holder())
       try {
-        return await operation(Object.freeze({ taskId, ownerId }))
+        return await operation(held.lease)
       } finally {
-        clearInterval(renewal)
-        this.#release(taskId, ownerId)
+        if (this.#active.get(taskId) === held) this.#active.delete(taskId)
+        held.release()
       }
     } finally {
       leave()
@@ -276,24 +245,90 @@ export class SqliteDurableStore implements DurableStore {
     }
   }
 
-  async load(taskId: string): Promise<StoredCheckpoint | undefined> {
-    assertTaskId(taskId, 'SqliteDurableStore.load')
+  /**
+   * The stored checkpoint (parsed, unvalidated), or `undefined`.
+   * @example
+   * ```ts
+   * import { createSqliteDurableStore } from '@agent-core/kits/durable/sqlite'
+   * const store = createSqliteDurableStore(':memory:')
+   * await store.load('t1') // undefined
+   * store.close()
+   * ```
+   */
+  async load(taskId: string): Promise<unknown> {
+    return (await this.#loadVersioned(taskId, `${WHERE}.load`))?.checkpoint
+  }
+
+  /**
+   * Stores the checkpoint, replacing any earlier one (use {@link SqliteDurableStore.fencing} to
+   * compare-and-set).
+   * @example
+   * ```ts
+   * import type { CheckpointV2 } from '@agent-core/kits/durable'
+   * import { createSqliteDurableStore } from '@agent-core/kits/durable/sqlite'
+   * declare const checkpoint: CheckpointV2
+   * const store = createSqliteDurableStore(':memory:')
+   * await store.save('t1', checkpoint)
+   * store.close()
+   * ```
+   */
+  async save(taskId: string, checkpoint: CheckpointV2): Promise<void> {
+    assertTaskId(taskId)
+    const body = serializeCheckpoint(taskId, checkpoint, `${WHERE}.save`)
+    this.#run('save', taskId, () => this.#sql.upsert.run(taskId, body, Date.now()))
+  }
+
+  /**
+   * Tasks by status, ordered by task id (see `DurableTaskListing`); served by an index on the status.
+   * @example
+   * ```ts
+   * import { createSqliteDurableStore } from '@agent-core/kits/durable/sqlite'
+   * const store = createSqliteDurableStore(':memory:')
+   * const unfinished = await store.list({ status: 'running' })
+   * store.close()
+   * ```
+   */
+  async list(request?: DurableListRequest): Promise<readonly DurableTaskSummary[]> {
+    const { statuses, definitionId, after, limit } = parseListRequest(request)
+    const rows = this.#run('list', '*', () =>
+      this.#sql.list.all({
+        statuses: JSON.stringify(statuses),
+        definitionId: definitionId ?? null,
+        after: after ?? null,
+        limit,
+      }),
+    )
+    return rows.map((row) => ({
+      taskId: row.task_id,
+      status: row.status as DurableStatus,
+      definitionId: row.definition_id,
+      updatedAtMs: row.updated_at_ms,
+    }))
+  }
+
+  /** Closes the database when the store opened it; a database passed in stays open. */
+  close(): void {
+    if (this.#owned && this.database.open) this.database.close()
+  }
+
+  async #loadVersioned(taskId: string, where: string): Promise<StoredCheckpoint | undefined> {
+    assertTaskId(taskId)
     const row = this.#run('load', taskId, () => this.#sql.load.get(taskId))
     if (row === undefined) return undefined
     return {
-      checkpoint: deserializeCheckpoint(taskId, row.body, 'SqliteDurableStore.load'),
-      version: row.version,
+      checkpoint: deserializeCheckpoint(taskId, row.body, where),
+      version: storedVersion(row.version, taskId, where),
     }
   }
 
-  async save(
+  async #saveIfVersion(
     taskId: string,
     checkpoint: CheckpointV2,
     options: DurableSaveOptions,
   ): Promise<DurableSaveResult> {
-    assertTaskId(taskId, 'SqliteDurableStore.save')
-    const expected = assertExpectedVersion(options, 'SqliteDurableStore.save')
-    const body = serializeCheckpoint(taskId, checkpoint, 'SqliteDurableStore.save')
+    assertTaskId(taskId)
+    const expected = assertExpectedVersion(options)
+    const body = serializeCheckpoint(taskId, checkpoint, `${WHERE}.fencing.save`)
     const now = Date.now()
     const changes = this.#run('save', taskId, () =>
       expected === undefined
@@ -302,12 +337,31 @@ export class SqliteDurableStore implements DurableStore {
     )
     if (changes === 1) return { version: expected === undefined ? 1 : expected + 1 }
     const actual = this.#run('save', taskId, () => this.#sql.version.get(taskId))?.version
-    throw versionConflict(taskId, expected, actual, 'SqliteDurableStore.save')
+    throw versionConflict(taskId, expected, actual, `${WHERE}.fencing.save`)
   }
 
-  /** Closes the database when the store opened it; a database passed in stays open. */
-  close(): void {
-    if (this.#owned && this.database.open) this.database.close()
+  /** Waits for the earlier callers of this store, reporting each lease they take while this call waits. */
+  async #waitInProcess(
+    taskId: string,
+    previous: Promise<unknown>,
+    signal: AbortSignal | undefined,
+    report: ((holder: DurableLeaseHolder) => void) | undefined,
+  ): Promise<void> {
+    if (report === undefined) return waitOrAbort(previous, signal, taskId)
+    let waiters = this.#localWaiters.get(taskId)
+    if (waiters === undefined) {
+      waiters = new Set()
+      this.#localWaiters.set(taskId, waiters)
+    }
+    waiters.add(report)
+    const active = this.#active.get(taskId)
+    if (active !== undefined) report(active.holder())
+    try {
+      await waitOrAbort(previous, signal, taskId)
+    } finally {
+      waiters.delete(report)
+      if (waiters.size === 0) this.#localWaiters.delete(taskId)
+    }
   }
 
   #run<T>(operation: string, taskId: string, body: () => T): T {
@@ -317,47 +371,31 @@ export class SqliteDurableStore implements DurableStore {
       throw storeFailure(operation, taskId, error)
     }
   }
+}
 
-  async #acquire(taskId: string, ownerId: string, signal: AbortSignal | undefined): Promise<void> {
-    let delay = this.#pollMs
-    for (;;) {
-      throwIfAborted(signal, `waiting for the lease of task "${taskId}"`)
-      const now = Date.now()
-      let acquired: boolean
-      try {
-        acquired = this.#sql.acquire.run(taskId, ownerId, now + this.#leaseMs, now).changes === 1
-      } catch (error) {
-        if (!isBusy(error)) throw storeFailure('lock', taskId, error)
-        acquired = false
-      }
-      if (acquired) return
-      await sleep(delay / 2 + Math.random() * (delay / 2), signal)
-      delay = Math.min(delay * 2, this.#maxPollMs)
-    }
-  }
+const WHERE = 'SqliteDurableStore'
 
-  #renew(taskId: string, ownerId: string, renewal: ReturnType<typeof setInterval>): void {
-    try {
-      if (this.#sql.renew.run(Date.now() + this.#leaseMs, taskId, ownerId).changes === 0)
-        clearInterval(renewal)
-    } catch {
-      // A busy or closed database: the next renewal tries again; a lapsed lease is caught by save fencing.
-    }
-  }
+function noReport(): void {}
 
-  #release(taskId: string, ownerId: string): void {
-    try {
-      this.#sql.release.run(taskId, ownerId)
-    } catch {
-      // The lease expires on its own; fencing protects the checkpoint meanwhile.
-    }
+/** Reports each new holder to `onWait` once (or nothing, without `onWait`). */
+function waitReporter(
+  taskId: string,
+  onWait: DurableExclusiveOptions['onWait'],
+): ((holder: DurableLeaseHolder) => void) | undefined {
+  if (onWait === undefined) return undefined
+  let reported: string | undefined
+  return (holder) => {
+    if (holder.ownerId === reported) return
+    reported = holder.ownerId
+    reportWait(onWait, { taskId, holder })
   }
 }
 
 function storeFailure(operation: string, taskId: string, error: unknown): Error {
   if (AgentCoreError.isInstance(error)) return error
+  const what = taskId === '*' ? 'list tasks' : `${operation} task "${taskId}"`
   return new DurableStoreError(
-    `The SQLite durable store failed to ${operation} task "${taskId}": ${error instanceof Error ? error.message : describeValue(error)}. Retry the run; if it persists, check the database file.`,
+    `The SQLite durable store failed to ${what}: ${error instanceof Error ? error.message : describeValue(error)}. Retry the run; if it persists, check the database file.`,
     { cause: error, details: { taskId, operation } },
   )
 }

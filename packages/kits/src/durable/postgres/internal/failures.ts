@@ -2,7 +2,7 @@ import { AgentCoreError } from '@agent-core/core'
 import { DurableStoreError } from '@agent-core/kits/durable'
 
 /** What the store was doing when PostgreSQL failed; `details.operation` of the error. */
-export type PostgresStoreOperation = 'connect' | 'ensure-schema' | 'lock' | 'load' | 'save' | 'close'
+export type PostgresStoreOperation = 'connect' | 'ensure-schema' | 'lock' | 'load' | 'save' | 'list' | 'close'
 
 /** SQLSTATE classes and codes (and socket error codes) after which running the task again is the answer. */
 const RETRYABLE_CODES = new Set([
@@ -42,7 +42,9 @@ export function storeFailure(
   const what = taskId === undefined ? operation : `${operation} of task "${taskId}"`
   const advice = retryable
     ? 'The connection or the server failed; run the task again (it resumes from the last saved checkpoint).'
-    : 'Check the database, the table and the privileges of the connecting role, then run the task again.'
+    : sqlState === '42703'
+      ? 'The table lacks a column this store needs (status, definition_id): migrate it to the layout of postgresDurableTableSql(), or let the store add them with createTable: true.'
+      : 'Check the database, the table and the privileges of the connecting role, then run the task again.'
   return new DurableStoreError(`PostgreSQL durable store: ${what} failed: ${message}. ${advice}`, {
     cause: error,
     details: { store: 'postgres', operation, taskId, sqlState, retryable },

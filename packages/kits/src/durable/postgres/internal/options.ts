@@ -1,4 +1,10 @@
-import { describeValue, InvalidInputError } from '@agent-core/core'
+import {
+  assertNonEmptyString,
+  assertObject,
+  assertSafeInteger,
+  describeValue,
+  InvalidInputError,
+} from '@agent-core/core'
 import pg from 'pg'
 import type { PostgresDurableStoreOptions } from '../postgres-durable-store.js'
 import { DEFAULT_TABLE_NAME, parseTableName, type TableName } from '../table-name.js'
@@ -15,21 +21,16 @@ export interface ResolvedOptions {
 
 /** Checks {@link PostgresDurableStoreOptions}; throws `InvalidInputError` naming the bad field. */
 export function resolveOptions(options: PostgresDurableStoreOptions): ResolvedOptions {
-  if (typeof options !== 'object' || options === null) {
-    throw new InvalidInputError(
-      `PostgreSQL durable store options must be an object such as { pool } or { connectionString }, but got ${describeValue(options)}.`,
-      { details: { name: 'options', received: describeValue(options) } },
-    )
-  }
-  const { pool, connectionString, tableName, createTable, lockWaitSliceMs } = options
+  assertObject(options, 'options')
+  const { pool, connectionString, tableName, createTable, lockWaitSliceMs } =
+    options as PostgresDurableStoreOptions
   if ((pool === undefined) === (connectionString === undefined)) {
     throw new InvalidInputError(
       'PostgreSQL durable store: pass exactly one of `pool` (a pg.Pool) and `connectionString` (a postgresql:// URL).',
       {
         details: {
-          name: 'pool',
-          pool: describeValue(pool),
-          connectionString: describeValue(connectionString),
+          field: pool === undefined ? 'options.connectionString' : 'options.pool',
+          received: `pool: ${describeValue(pool)}, connectionString: ${describeValue(connectionString)}`,
         },
       },
     )
@@ -39,48 +40,19 @@ export function resolveOptions(options: PostgresDurableStoreOptions): ResolvedOp
     (typeof pool !== 'object' || pool === null || typeof pool.connect !== 'function')
   ) {
     throw new InvalidInputError(
-      `PostgreSQL durable store: pool must be a pg.Pool, but got ${describeValue(pool)}.`,
-      {
-        details: { name: 'pool', received: describeValue(pool) },
-      },
+      `PostgreSQL durable store: options.pool must be a pg.Pool, but got ${describeValue(pool)}.`,
+      { details: { field: 'options.pool', received: describeValue(pool) } },
     )
   }
-  if (
-    connectionString !== undefined &&
-    (typeof connectionString !== 'string' || connectionString.length === 0)
-  ) {
-    throw new InvalidInputError(
-      `PostgreSQL durable store: connectionString must be a non-empty postgresql:// URL, but got ${describeValue(connectionString)}.`,
-      { details: { name: 'connectionString', received: describeValue(connectionString) } },
-    )
-  }
+  if (connectionString !== undefined) assertNonEmptyString(connectionString, 'options.connectionString')
   if (createTable !== undefined && typeof createTable !== 'boolean') {
     throw new InvalidInputError(
-      `PostgreSQL durable store: createTable must be a boolean, but got ${describeValue(createTable)}.`,
-      {
-        details: { name: 'createTable', received: describeValue(createTable) },
-      },
+      `PostgreSQL durable store: options.createTable must be a boolean, but got ${describeValue(createTable)}.`,
+      { details: { field: 'options.createTable', received: describeValue(createTable) } },
     )
   }
-  if (
-    lockWaitSliceMs !== undefined &&
-    (typeof lockWaitSliceMs !== 'number' ||
-      !Number.isSafeInteger(lockWaitSliceMs) ||
-      lockWaitSliceMs < 10 ||
-      lockWaitSliceMs > 60_000)
-  ) {
-    throw new InvalidInputError(
-      `PostgreSQL durable store: lockWaitSliceMs must be a safe integer from 10 to 60000, but got ${describeValue(lockWaitSliceMs)}.`,
-      {
-        details: {
-          name: 'lockWaitSliceMs',
-          min: 10,
-          max: 60_000,
-          received: describeValue(lockWaitSliceMs),
-        },
-      },
-    )
-  }
+  if (lockWaitSliceMs !== undefined)
+    assertSafeInteger(lockWaitSliceMs, 'options.lockWaitSliceMs', { min: 10, max: 60_000 })
   const table = parseTableName(tableName === undefined ? DEFAULT_TABLE_NAME : tableName)
   const base = { table, createTable: createTable ?? true, lockWaitSliceMs: lockWaitSliceMs ?? 1000 }
   if (pool !== undefined) return { ...base, pool, ownsPool: false }

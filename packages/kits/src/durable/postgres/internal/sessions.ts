@@ -13,17 +13,29 @@ export class Session {
   lost: unknown = undefined
   readonly client: pg.PoolClient
   #done = false
+  readonly #lostController = new AbortController()
   readonly #onError = (error: unknown): void => {
-    this.lost ??= error
+    this.#markLost(error)
   }
   readonly #onEnd = (): void => {
-    this.lost ??= new Error('Connection terminated unexpectedly')
+    this.#markLost(new Error('Connection terminated unexpectedly'))
   }
 
   constructor(client: pg.PoolClient) {
     this.client = client
     client.on('error', this.#onError)
     client.on('end', this.#onEnd)
+  }
+
+  /** Aborts (with the connection's error as the reason) once the connection is known to be gone. */
+  get lostSignal(): AbortSignal {
+    return this.#lostController.signal
+  }
+
+  #markLost(reason: unknown): void {
+    if (this.lost !== undefined) return
+    this.lost = reason
+    this.#lostController.abort(reason)
   }
 
   /** Returns a healthy connection to the pool (destroys it instead when it was lost). */

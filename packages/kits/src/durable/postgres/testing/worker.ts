@@ -37,7 +37,8 @@ const store = createPostgresDurableStore({ pool, tableName: env('DURABLE_TABLE')
 /** The store, with every lease logged to `lock_log`. */
 const logged: DurableStore = {
   load: (taskId) => store.load(taskId),
-  save: (taskId, checkpoint, options) => store.save(taskId, checkpoint, options),
+  save: (taskId, checkpoint) => store.save(taskId, checkpoint),
+  fencing: store.fencing,
   exclusive: (taskId, operation, options) =>
     store.exclusive(
       taskId,

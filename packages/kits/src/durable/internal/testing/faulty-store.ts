@@ -1,12 +1,10 @@
 import type {
   CheckpointV2,
   DurableExclusiveOptions,
+  DurableFencing,
   DurableLease,
-  DurableSaveOptions,
-  DurableSaveResult,
   DurableStore,
-  StoredCheckpoint,
-} from '../store.js'
+} from '../../store.js'
 
 /** The points where {@link FaultyStore} can inject a failure. */
 export type FaultBoundary = 'exclusive' | 'load-before' | 'load-after' | 'save-before' | 'save-after'
@@ -29,16 +27,29 @@ export function isInjected(error: unknown): boolean {
 
 /**
  * Wraps a store and fails chosen calls: before the inner call (nothing happened) or after it (it happened,
- * but the caller is told it failed). Records every committed checkpoint as the task's history.
+ * but the caller is told it failed). Records every committed checkpoint as the task's history. It declares
+ * what the inner store declares: with `fenced: false` it hides the inner fencing, as a contract-shaped
+ * store would.
  */
 export class FaultyStore implements DurableStore {
   readonly history: CheckpointV2[] = []
   readonly injected: FaultBoundary[] = []
+  readonly fencing: DurableFencing | undefined
+  readonly reportsLeaseWaits: boolean | undefined
   #calls = 0
   constructor(
     readonly inner: DurableStore,
     readonly schedule: FaultSchedule,
-  ) {}
+    options: { readonly fenced?: boolean } = {},
+  ) {
+    this.reportsLeaseWaits = inner.reportsLeaseWaits
+    const fencing = options.fenced === false ? undefined : inner.fencing
+    this.fencing = fencing && {
+      load: (taskId) => this.#faulty('load', () => fencing.load(taskId)),
+      save: (taskId, checkpoint, saveOptions) =>
+        this.#faulty('save', () => fencing.save(taskId, checkpoint, saveOptions), checkpoint),
+    }
+  }
 
   #fault(boundary: FaultBoundary): void {
     const call = this.#calls++
@@ -48,9 +59,17 @@ export class FaultyStore implements DurableStore {
     }
   }
 
+  async #faulty<T>(kind: 'load' | 'save', call: () => Promise<T>, saved?: CheckpointV2): Promise<T> {
+    this.#fault(`${kind}-before`)
+    const result = await call()
+    if (saved !== undefined) this.history.push(structuredClone(saved))
+    this.#fault(`${kind}-after`)
+    return result
+  }
+
   exclusive<T>(
     taskId: string,
-    operation: (lease: DurableLease) => Promise<T>,
+    operation: (lease?: DurableLease) => Promise<T>,
     options?: DurableExclusiveOptions,
   ): Promise<T> {
     return this.inner.exclusive(
@@ -63,22 +82,11 @@ export class FaultyStore implements DurableStore {
     )
   }
 
-  async load(taskId: string): Promise<StoredCheckpoint | undefined> {
-    this.#fault('load-before')
-    const stored = await this.inner.load(taskId)
-    this.#fault('load-after')
-    return stored
+  load(taskId: string): Promise<unknown> {
+    return this.#faulty('load', () => this.inner.load(taskId))
   }
 
-  async save(
-    taskId: string,
-    checkpoint: CheckpointV2,
-    options: DurableSaveOptions,
-  ): Promise<DurableSaveResult> {
-    this.#fault('save-before')
-    const result = await this.inner.save(taskId, checkpoint, options)
-    this.history.push(structuredClone(checkpoint))
-    this.#fault('save-after')
-    return result
+  save(taskId: string, checkpoint: CheckpointV2): Promise<unknown> {
+    return this.#faulty('save', () => this.inner.save(taskId, checkpoint), checkpoint)
   }
 }

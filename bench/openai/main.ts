@@ -1,0 +1,151 @@
+/**
+ * Streamed text throughput through the OpenAI adapter, as a ratio of the raw `openai` SDK stream measured in
+ * the same run against the same MockGPT server (target: at least 80% of the raw stream).
+ *
+ * - raw: `client.chat.completions.create({ stream: true, stream_options })`, the text deltas joined from the
+ *   chunks, as an App would read the SDK directly;
+ * - adapter: `createOpenAIChatModel(...).stream(request)` over the same client, its `text-delta` events
+ *   joined (the adapter validates every chunk, tracks tool calls and usage, opens a diagnostics span and
+ *   refuses a stream without a finish reason on top of what the SDK does).
+ *
+ * MockGPT runs in a child process, so its rendering does not share the measured event loop, and this
+ * process's CPU time is the client's own cost. Both sides use one keep-alive client. The work is split into
+ * short batches that alternate between the two sides (and swap order every round), so load from other
+ * processes on a shared machine hits both alike. Throughput is reported per wall-clock second and per
+ * client CPU second; the target applies to the CPU ratio, which a loaded machine disturbs far less (on an
+ * idle machine the client is CPU-bound and both agree). Per-round ratios show the spread.
+ */
+import { fork } from 'node:child_process'
+import { join } from 'node:path'
+import { createOpenAIChatModel } from '@agent-core/kits/openai'
+import OpenAI from 'openai'
+
+const WORDS = 1000
+const CONCURRENCY = 4
+const STREAMS_PER_BATCH = 8
+const ROUNDS = 12
+const TARGET = 0.8
+
+const child = fork(join(import.meta.dirname, 'server.ts'), [String(WORDS)], { stdio: 'inherit' })
+const baseURL = await new Promise<string>((resolve, reject) => {
+  child.once('message', (message) => resolve((message as { baseURL: string }).baseURL))
+  child.once('error', reject)
+  child.once('exit', (code) => reject(new Error(`the MockGPT server process exited (${code})`)))
+})
+
+const client = new OpenAI({ apiKey: 'sk-bench', baseURL, maxRetries: 0 })
+const model = createOpenAIChatModel({ model: 'gpt-4o-mini', client })
+const messages = [{ role: 'user' as const, content: 'Stream a long answer.' }]
+
+async function rawStream(): Promise<number> {
+  const stream = await client.chat.completions.create(
+    { model: 'gpt-4o-mini', messages, stream: true, stream_options: { include_usage: true } },
+    { maxRetries: 0 },
+  )
+  let text = ''
+  let deltas = 0
+  for await (const chunk of stream) {
+    const content = chunk.choices[0]?.delta.content
+    if (content) {
+      text += content
+      deltas++
+    }
+  }
+  if (text.length === 0) throw new Error('raw stream: no text')
+  return deltas
+}
+
+async function adapterStream(): Promise<number> {
+  let text = ''
+  let deltas = 0
+  let finished = false
+  for await (const event of model.stream({ messages })) {
+    if (event.type === 'text-delta') {
+      text += event.text
+      deltas++
+    } else if (event.type === 'finish') finished = true
+  }
+  if (text.length === 0 || !finished) throw new Error('adapter stream: no text or no finish')
+  return deltas
+}
+
+/**
+ * Runs `count` streams, `CONCURRENCY` at a time; returns the wall-clock seconds, the CPU seconds this
+ * process spent (the client's own cost: the server runs in another process) and the deltas read.
+ */
+async function batch(
+  read: () => Promise<number>,
+  count: number,
+): Promise<{ seconds: number; cpuSeconds: number; deltas: number }> {
+  let next = 0
+  let deltas = 0
+  const cpu = process.cpuUsage()
+  const started = process.hrtime.bigint()
+  const worker = async () => {
+    while (next < count) {
+      next++
+      const got = await read()
+      deltas += got
+    }
+  }
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker))
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9
+  const used = process.cpuUsage(cpu)
+  return { seconds, cpuSeconds: (used.user + used.system) / 1e6, deltas }
+}
+
+try {
+  // Warm up both paths (JIT, sockets), then alternate.
+  await batch(rawStream, STREAMS_PER_BATCH * 2)
+  await batch(adapterStream, STREAMS_PER_BATCH * 2)
+  const sides = ['raw', 'adapter'] as const
+  const total = {
+    raw: { seconds: 0, cpuSeconds: 0, deltas: 0 },
+    adapter: { seconds: 0, cpuSeconds: 0, deltas: 0 },
+  }
+  const perRound: number[] = []
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = round % 2 === 0 ? sides : ([...sides].reverse() as ('raw' | 'adapter')[])
+    const cpu = { raw: 0, adapter: 0 }
+    for (const side of order) {
+      const result = await batch(side === 'raw' ? rawStream : adapterStream, STREAMS_PER_BATCH)
+      cpu[side] = result.cpuSeconds
+      total[side].seconds += result.seconds
+      total[side].cpuSeconds += result.cpuSeconds
+      total[side].deltas += result.deltas
+    }
+    perRound.push(cpu.raw / cpu.adapter)
+  }
+  if (total.raw.deltas !== total.adapter.deltas) {
+    throw new Error(
+      `the two sides read different amounts: ${total.raw.deltas} vs ${total.adapter.deltas} deltas`,
+    )
+  }
+  const rate = (side: 'raw' | 'adapter', key: 'seconds' | 'cpuSeconds') =>
+    total[side].deltas / total[side][key]
+  const wallRatio = rate('adapter', 'seconds') / rate('raw', 'seconds')
+  const cpuRatio = rate('adapter', 'cpuSeconds') / rate('raw', 'cpuSeconds')
+  const sorted = [...perRound].sort((a, b) => a - b)
+  const pct = (value: number) => `${(value * 100).toFixed(1)}%`
+  const verdict = (ratio: number) =>
+    ratio >= TARGET ? `(meets >= ${pct(TARGET)})` : `(BELOW the ${pct(TARGET)} target)`
+  console.log(
+    `loopback, MockGPT in a child process, ${WORDS}-word streams (one token per delta), concurrency ${CONCURRENCY}, ${ROUNDS} alternating rounds of ${STREAMS_PER_BATCH} streams per side`,
+  )
+  console.log('                           per wall-clock second   per client CPU second')
+  for (const side of sides) {
+    console.log(
+      `${side === 'raw' ? 'raw openai SDK stream' : 'adapter stream (events)'}`.padEnd(27) +
+        `${rate(side, 'seconds').toFixed(0).padStart(9)} deltas/s   ${rate(side, 'cpuSeconds').toFixed(0).padStart(9)} deltas/s`,
+    )
+  }
+  console.log(
+    `ratio adapter/raw, client CPU  ${pct(cpuRatio)} ${verdict(cpuRatio)}; per round min ${pct(sorted[0] ?? 0)}, median ${pct(sorted[Math.floor(sorted.length / 2)] ?? 0)}, max ${pct(sorted.at(-1) ?? 0)}`,
+  )
+  console.log(
+    `ratio adapter/raw, wall clock  ${pct(wallRatio)} (noisier on a shared machine: it also counts time the client waited for a core)`,
+  )
+  if (cpuRatio < TARGET) process.exitCode = 1
+} finally {
+  child.send('close')
+}

@@ -1,0 +1,225 @@
+import { describeValue, InvalidInputError } from '@agent-core/core'
+import OpenAI, { type ClientOptions } from 'openai'
+import { jsonSnapshot, RESERVED_BODY_KEYS } from './internal/request.js'
+
+/**
+ * How {@link createOpenAIChatModel} (and {@link openAIChatBinding}) reach the server. Give a ready
+ * `client`, or the options to build one (`apiKey`, `baseURL`, `clientOptions`); the client built here has
+ * `maxRetries: 0`, and every request sets `maxRetries: 0` again, so retries happen only through the models
+ * kit's `withRetry` and the attempt budget.
+ *
+ * @example
+ * ```ts
+ * import type { OpenAIChatModelOptions } from '@agent-core/kits/openai'
+ * const options: OpenAIChatModelOptions = {
+ *   model: 'llama-3.1-8b-instruct',
+ *   baseURL: 'http://127.0.0.1:8000/v1',
+ *   apiKey: 'unused',
+ *   provider: 'vllm',
+ * }
+ * ```
+ */
+export interface OpenAIChatModelOptions {
+  /** The model name sent to the server, e.g. `gpt-4o-mini`; also the model's `identity`. */
+  readonly model: string
+  /**
+   * A ready client (`new OpenAI({ ... })`, an `AzureOpenAI`, ...). It is used as it is, except that each
+   * request it sends for this model sets `maxRetries: 0`. Leave out to build one from the fields below.
+   */
+  readonly client?: OpenAI | undefined
+  /** The API key. Default: the client's own default (`OPENAI_API_KEY`). */
+  readonly apiKey?: string | undefined
+  /** Any OpenAI-compatible base URL, e.g. `http://127.0.0.1:8000/v1`. Default: the client's own default. */
+  readonly baseURL?: string | undefined
+  /**
+   * Further options of the client built here (`timeout`, `defaultHeaders`, `fetch`, `logLevel`, ...).
+   * `maxRetries` is not accepted: retries belong to `withRetry`.
+   */
+  readonly clientOptions?: Omit<ClientOptions, 'maxRetries' | 'apiKey' | 'baseURL'> | undefined
+  /** Who serves the model, for errors and diagnostics: `openai`, `vllm`, `ollama`, ... Default `openai`. */
+  readonly provider?: string | undefined
+  /**
+   * Fields added to every request body, for parameters the `ModelRequest` does not carry
+   * (`reasoning_effort`, `top_p`, `user`, a server's own extensions). Fields the adapter sets from the
+   * request (`model`, `messages`, `tools`, `temperature`, ...) are refused here.
+   */
+  readonly body?: Readonly<Record<string, unknown>> | undefined
+  /**
+   * Ask for token usage at the end of a stream (`stream_options: { include_usage: true }`). Default true;
+   * turn it off for a server that refuses `stream_options` (its streams then report zero usage).
+   */
+  readonly streamUsage?: boolean | undefined
+  /**
+   * Which body field carries `maxOutputTokens`: `max_completion_tokens` (default, what OpenAI expects) or
+   * `max_tokens` (for servers that only know the older name).
+   */
+  readonly maxTokensParameter?: 'max_completion_tokens' | 'max_tokens' | undefined
+}
+
+/** The options after checking, with the client ready. */
+export interface ResolvedOptions {
+  readonly model: string
+  readonly client: OpenAI
+  readonly provider: string
+  readonly body: Readonly<Record<string, unknown>> | undefined
+  readonly streamUsage: boolean
+  readonly maxTokensParameter: 'max_completion_tokens' | 'max_tokens'
+}
+
+function optionalString(value: unknown, field: string): string | undefined {
+  if (value === undefined) return undefined
+  if (typeof value !== 'string' || value.length === 0) {
+    throw new InvalidInputError(
+      `${field} must be a non-empty string or left out, but got ${describeValue(value)}.`,
+      {
+        details: { field, received: describeValue(value) },
+      },
+    )
+  }
+  return value
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false
+  const prototype = Object.getPrototypeOf(value)
+  return prototype === Object.prototype || prototype === null
+}
+
+function checkClient(client: unknown): OpenAI {
+  const create = (client as { chat?: { completions?: { create?: unknown } } } | null | undefined)?.chat
+    ?.completions?.create
+  if (typeof client !== 'object' || client === null || typeof create !== 'function') {
+    throw new InvalidInputError(
+      `client must be an OpenAI client (new OpenAI({ ... })) with chat.completions.create, but got ${describeValue(client)}.`,
+      { details: { field: 'client', received: describeValue(client) } },
+    )
+  }
+  return client as OpenAI
+}
+
+function buildClient(
+  apiKey: string | undefined,
+  baseURL: string | undefined,
+  clientOptions: unknown,
+): OpenAI {
+  if (clientOptions !== undefined && !isPlainObject(clientOptions)) {
+    throw new InvalidInputError(
+      `clientOptions must be a plain object of OpenAI client options or left out, but got ${describeValue(clientOptions)}.`,
+      { details: { field: 'clientOptions', received: describeValue(clientOptions) } },
+    )
+  }
+  const extra: Record<string, unknown> = clientOptions === undefined ? {} : { ...clientOptions }
+  for (const key of ['maxRetries', 'apiKey', 'baseURL'] as const) {
+    if (extra[key] === undefined) continue
+    throw new InvalidInputError(
+      key === 'maxRetries'
+        ? 'clientOptions.maxRetries is not accepted: the adapter sends every request once, and retries go through withRetry from @agent-core/kits/models (metered by the attempt budget).'
+        : `Pass ${key} as the option ${key}, not inside clientOptions.`,
+      { details: { field: `clientOptions.${key}`, received: describeValue(extra[key]) } },
+    )
+  }
+  try {
+    return new OpenAI({
+      ...(extra as ClientOptions),
+      ...(apiKey === undefined ? {} : { apiKey }),
+      ...(baseURL === undefined ? {} : { baseURL }),
+      maxRetries: 0,
+    })
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : describeValue(error)
+    throw new InvalidInputError(
+      `The OpenAI client could not be built: ${reason} Pass apiKey (any string for a local server that needs none), set OPENAI_API_KEY, or pass a ready client.`,
+      { cause: error, details: { field: 'clientOptions' } },
+    )
+  }
+}
+
+/** Checks the options and builds the client when none is given. */
+export function resolveOptions(options: unknown): ResolvedOptions {
+  if (typeof options !== 'object' || options === null) {
+    throw new InvalidInputError(
+      `The OpenAI chat model takes options { model, client | apiKey, baseURL, ... }, but got ${describeValue(options)}.`,
+      { details: { field: 'options', received: describeValue(options) } },
+    )
+  }
+  const { model, client, apiKey, baseURL, clientOptions, provider, body, streamUsage, maxTokensParameter } =
+    options as Record<string, unknown>
+  if (typeof model !== 'string' || model.length === 0) {
+    throw new InvalidInputError(
+      `model must be the non-empty model name to send, e.g. "gpt-4o-mini", but got ${describeValue(model)}.`,
+      { details: { field: 'model', received: describeValue(model) } },
+    )
+  }
+  const key = optionalString(apiKey, 'apiKey')
+  const url = optionalString(baseURL, 'baseURL')
+  if (url !== undefined && !URL.canParse(url)) {
+    throw new InvalidInputError(
+      `baseURL must be an absolute URL such as "http://127.0.0.1:8000/v1", but got ${describeValue(url)}.`,
+      { details: { field: 'baseURL', received: describeValue(url) } },
+    )
+  }
+  let ready: OpenAI
+  if (client !== undefined) {
+    const conflicting = [
+      ['apiKey', key],
+      ['baseURL', url],
+      ['clientOptions', clientOptions],
+    ].find(([, value]) => value !== undefined)
+    if (conflicting !== undefined) {
+      throw new InvalidInputError(
+        `Pass either a ready client or ${conflicting[0]} to build one, not both: the client already has its own settings.`,
+        { details: { field: String(conflicting[0]) } },
+      )
+    }
+    ready = checkClient(client)
+  } else {
+    ready = buildClient(key, url, clientOptions)
+  }
+  const name = optionalString(provider, 'provider') ?? 'openai'
+  if (body !== undefined && !isPlainObject(body)) {
+    throw new InvalidInputError(
+      `body must be a plain object of extra request fields or left out, but got ${describeValue(body)}.`,
+      { details: { field: 'body', received: describeValue(body) } },
+    )
+  }
+  let extra: Readonly<Record<string, unknown>> | undefined
+  if (body !== undefined) {
+    const copy: Record<string, unknown> = {}
+    for (const [field, value] of Object.entries(body)) {
+      if (RESERVED_BODY_KEYS.has(field)) {
+        throw new InvalidInputError(
+          `body.${field} is set by the adapter from each ModelRequest (or its options), so it cannot be a fixed extra field. Set it on the request instead.`,
+          { details: { field: `body.${field}`, received: describeValue(value) } },
+        )
+      }
+      if (value !== undefined) copy[field] = jsonSnapshot(value, `body.${field}`)
+    }
+    extra = Object.freeze(copy)
+  }
+  if (streamUsage !== undefined && typeof streamUsage !== 'boolean') {
+    throw new InvalidInputError(
+      `streamUsage must be a boolean or left out, but got ${describeValue(streamUsage)}.`,
+      {
+        details: { field: 'streamUsage', received: describeValue(streamUsage) },
+      },
+    )
+  }
+  if (
+    maxTokensParameter !== undefined &&
+    maxTokensParameter !== 'max_completion_tokens' &&
+    maxTokensParameter !== 'max_tokens'
+  ) {
+    throw new InvalidInputError(
+      `maxTokensParameter must be 'max_completion_tokens' or 'max_tokens', but got ${describeValue(maxTokensParameter)}.`,
+      { details: { field: 'maxTokensParameter', received: describeValue(maxTokensParameter) } },
+    )
+  }
+  return {
+    model,
+    client: ready,
+    provider: name,
+    body: extra,
+    streamUsage: streamUsage ?? true,
+    maxTokensParameter: maxTokensParameter ?? 'max_completion_tokens',
+  }
+}

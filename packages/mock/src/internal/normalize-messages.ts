@@ -1,0 +1,210 @@
+import { describeValue } from '@agent-core/core'
+import {
+  assertGeneratable,
+  compileRequestSchema,
+  finish,
+  isRecord,
+  type NormalizedFormat,
+  type NormalizedMessage,
+  type NormalizedRequest,
+  type NormalizedTool,
+  type NormalizedToolCall,
+  textOf,
+} from './normalize.js'
+import { badRequest } from './openai-error.js'
+
+/** The text of an Anthropic `content` (a string or blocks); tool blocks are handled by the caller. */
+function blocksText(content: unknown, param: string): string {
+  if (typeof content === 'string') return content
+  if (!Array.isArray(content)) {
+    throw badRequest(
+      `${param}: Input should be a valid string or a list of content blocks, but got ${describeValue(content)}.`,
+      param,
+    )
+  }
+  const texts: string[] = []
+  content.forEach((block, i) => {
+    if (!isRecord(block) || typeof block.type !== 'string')
+      throw badRequest(`${param}.${i}: each content block must be an object with a type.`, `${param}.${i}`)
+    if (block.type === 'text' && typeof block.text === 'string') texts.push(block.text)
+  })
+  return texts.join('\n')
+}
+
+function messagesOf(value: unknown): NormalizedMessage[] {
+  if (!Array.isArray(value) || value.length === 0)
+    throw badRequest(
+      `messages: Field required: a non-empty list of messages, but got ${describeValue(value)}.`,
+      'messages',
+    )
+  const out: NormalizedMessage[] = []
+  value.forEach((m, i) => {
+    const param = `messages.${i}`
+    if (!isRecord(m) || (m.role !== 'user' && m.role !== 'assistant')) {
+      throw badRequest(
+        `${param}.role: Input should be 'user' or 'assistant', but got ${describeValue(isRecord(m) ? m.role : m)}.`,
+        `${param}.role`,
+      )
+    }
+    const text = blocksText(m.content, `${param}.content`)
+    const blocks = Array.isArray(m.content) ? (m.content as Record<string, unknown>[]) : []
+    if (m.role === 'assistant') {
+      const toolCalls: NormalizedToolCall[] = []
+      let callText = ''
+      for (const block of blocks) {
+        if (block.type !== 'tool_use') continue
+        const call = {
+          id: textOf(block.id),
+          name: textOf(block.name),
+          arguments: JSON.stringify(block.input ?? {}) ?? '{}',
+        }
+        toolCalls.push(call)
+        callText += `${call.name}(${call.arguments})`
+      }
+      out.push(
+        toolCalls.length
+          ? { role: 'assistant', text: text + callText, toolCalls }
+          : { role: 'assistant', text },
+      )
+      return
+    }
+    for (const [j, block] of blocks.entries()) {
+      if (block.type !== 'tool_result') continue
+      if (typeof block.tool_use_id !== 'string')
+        throw badRequest(
+          `${param}.content.${j}.tool_use_id: Field required.`,
+          `${param}.content.${j}.tool_use_id`,
+        )
+      const output =
+        block.content === undefined ? '' : blocksText(block.content, `${param}.content.${j}.content`)
+      out.push({ role: 'tool', text: output, toolCallId: block.tool_use_id })
+    }
+    if (text !== '' || !blocks.some((b) => b.type === 'tool_result')) out.push({ role: 'user', text })
+  })
+  return out
+}
+
+function toolsOf(value: unknown): NormalizedTool[] {
+  if (value === undefined || value === null) return []
+  if (!Array.isArray(value))
+    throw badRequest(`tools: Input should be a valid list, but got ${describeValue(value)}.`, 'tools')
+  const names = new Set<string>()
+  return value.map((tool, i) => {
+    const param = `tools.${i}`
+    if (!isRecord(tool) || (tool.type !== undefined && tool.type !== null && tool.type !== 'custom')) {
+      throw badRequest(
+        `${param}: MockGPT supports custom tools ({ name, description?, input_schema }) only, but got type ${describeValue(isRecord(tool) ? tool.type : tool)}.`,
+        param,
+      )
+    }
+    const name = tool.name
+    if (typeof name !== 'string' || !/^[a-zA-Z0-9_-]{1,128}$/.test(name))
+      throw badRequest(
+        `${param}.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$', but got ${describeValue(name)}.`,
+        `${param}.name`,
+      )
+    if (names.has(name))
+      throw badRequest(`tools: Tool names must be unique ("${name}" repeats).`, `${param}.name`)
+    names.add(name)
+    if (tool.input_schema === undefined)
+      throw badRequest(`${param}.input_schema: Field required.`, `${param}.input_schema`)
+    const { schema, validator } = compileRequestSchema(tool.input_schema, `${param}.input_schema`)
+    return { name, parameters: schema, validator }
+  })
+}
+
+function toolChoiceOf(value: unknown, tools: readonly NormalizedTool[]): NormalizedRequest['toolChoice'] {
+  if (value === undefined || value === null) return 'auto'
+  if (!isRecord(value))
+    throw badRequest(
+      `tool_choice: Input should be an object, but got ${describeValue(value)}.`,
+      'tool_choice',
+    )
+  switch (value.type) {
+    case 'auto':
+      return 'auto'
+    case 'none':
+      return 'none'
+    case 'any':
+      if (tools.length === 0) throw badRequest('tool_choice: "any" needs tools.', 'tool_choice')
+      return 'required'
+    case 'tool': {
+      const name = value.name
+      if (typeof name !== 'string' || !tools.some((t) => t.name === name))
+        throw badRequest(
+          `tool_choice.name: ${describeValue(name)} names no offered tool (${tools.map((t) => t.name).join(', ') || 'none'}).`,
+          'tool_choice.name',
+        )
+      return { name }
+    }
+    default:
+      throw badRequest(
+        `tool_choice.type: Input should be 'auto', 'any', 'tool' or 'none', but got ${describeValue(value.type)}.`,
+        'tool_choice.type',
+      )
+  }
+}
+
+function formatOf(body: Record<string, unknown>): NormalizedFormat {
+  const config = body.output_config
+  const format = isRecord(config) ? config.format : undefined
+  if (format === undefined || format === null) return { type: 'text' }
+  if (!isRecord(format) || format.type !== 'json_schema')
+    throw badRequest(
+      `output_config.format: only { type: 'json_schema', schema } is supported, but got ${describeValue(format)}.`,
+      'output_config.format',
+    )
+  const { schema, validator } = compileRequestSchema(format.schema, 'output_config.format.schema')
+  assertGeneratable(
+    schema,
+    'output_config.format.schema',
+    'Simplify the schema, or script the answer with a { type: "json", value } reply.',
+  )
+  return { type: 'json_schema', name: 'output', schema, validator }
+}
+
+/** Validates and normalizes a `POST /v1/messages` (Anthropic Messages API) body. */
+export function normalizeMessagesRequest(body: Record<string, unknown>): NormalizedRequest {
+  const model = body.model
+  if (typeof model !== 'string' || model === '')
+    throw badRequest(`model: Field required (a non-empty string), but got ${describeValue(model)}.`, 'model')
+  const maxTokens = body.max_tokens
+  if (typeof maxTokens !== 'number' || !Number.isSafeInteger(maxTokens) || maxTokens < 0)
+    throw badRequest(
+      `max_tokens: Field required (an integer of at least 0), but got ${describeValue(maxTokens)}.`,
+      'max_tokens',
+    )
+  const messages = messagesOf(body.messages)
+  const system = body.system
+  if (system !== undefined && system !== null) {
+    const text = blocksText(system, 'system')
+    if (text !== '') messages.unshift({ role: 'system', text })
+  }
+  const stop = body.stop_sequences
+  if (
+    stop !== undefined &&
+    stop !== null &&
+    (!Array.isArray(stop) || stop.some((s) => typeof s !== 'string'))
+  )
+    throw badRequest(
+      `stop_sequences: Input should be a list of strings, but got ${describeValue(stop)}.`,
+      'stop_sequences',
+    )
+  const tools = toolsOf(body.tools)
+  const choice = body.tool_choice
+  return finish({
+    endpoint: 'messages',
+    model,
+    stream: body.stream === true,
+    includeUsage: true,
+    messages,
+    tools,
+    toolChoice: toolChoiceOf(choice, tools),
+    parallelToolCalls: !(isRecord(choice) && choice.disable_parallel_tool_use === true),
+    format: formatOf(body),
+    maxOutputTokens: maxTokens === 0 ? 1 : maxTokens,
+    stop: ((stop as string[] | undefined) ?? []).filter((s) => s !== ''),
+    seed: undefined,
+    body,
+  })
+}

@@ -1,0 +1,60 @@
+/**
+ * MockGPT for vitest suites: `useMockGPT()` starts one MockGPT server per worker (shared by every test
+ * file that worker runs, with the same options), gives each test its own scope (its script, recording,
+ * usage and chaos rolls), points `OPENAI_BASE_URL` / `OPENAI_API_KEY` (and `ANTHROPIC_BASE_URL` /
+ * `ANTHROPIC_API_KEY`) at that scope for the code under test, and fails a test that hit a script problem
+ * or, in strict mode, left script entries unused.
+ *
+ * @example
+ * ```ts
+ * import OpenAI from 'openai'
+ * import { expect, it } from 'vitest'
+ * import { useMockGPT } from '@agent-core/mock/vitest'
+ *
+ * const mock = useMockGPT({ strict: true })
+ *
+ * it('greets', async () => {
+ *   mock.script({ reply: { type: 'text', text: 'Hello!' } })
+ *   const client = new OpenAI() // reads OPENAI_BASE_URL and OPENAI_API_KEY
+ *   const completion = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hi' }] })
+ *   expect(completion.choices[0]?.message.content).toBe('Hello!')
+ * })
+ * ```
+ *
+ * @module
+ */
+/** The engine's types, re-exported so that this entry's signatures are complete on their own. */
+export type {
+  MockBudget,
+  MockChaos,
+  MockComputedReply,
+  MockEndpoint,
+  MockFault,
+  MockFixture,
+  MockGPT,
+  MockGPTOptions,
+  MockGPTScope,
+  MockHttpBody,
+  MockHttpRequest,
+  MockHttpResponse,
+  MockJournalStats,
+  MockMatch,
+  MockMessageView,
+  MockReply,
+  MockRequestView,
+  MockScriptEntry,
+  MockScriptProblem,
+  MockStreamController,
+  MockStreamStep,
+  MockToolCallScript,
+  MockToolCallView,
+  MockToolResultView,
+  MockUsage,
+  RecordedRequest,
+} from '@agent-core/mock'
+export type {
+  MockGPTRecordOptions,
+  MockGPTServer,
+  MockGPTServerOptions,
+} from '@agent-core/mock/node'
+export { type MockGPTTestHandle, type UseMockGPTOptions, useMockGPT } from './use-mock-gpt.js'
