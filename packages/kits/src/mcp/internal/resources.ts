@@ -67,6 +67,10 @@ export class ResourceIndex {
           if (!parsed.success)
             throw this.#malformed((issueLines(parsed.error) ?? ['a malformed resource']).join('; '))
           const resource = parsed.data
+          // Read from the entry itself: older SDKs' schemas drop size and annotations.
+          const { size, annotations } = entry as { size?: unknown; annotations?: { lastModified?: unknown } }
+          const lastModified =
+            typeof annotations === 'object' && annotations !== null ? annotations.lastModified : undefined
           infos.push(
             Object.freeze(
               definedOnly({
@@ -76,8 +80,8 @@ export class ResourceIndex {
                 title: resource.title,
                 description: resource.description,
                 mimeType: resource.mimeType,
-                size: resource.size,
-                revision: resource.annotations?.lastModified,
+                size: typeof size === 'number' && Number.isFinite(size) && size >= 0 ? size : undefined,
+                revision: typeof lastModified === 'string' && lastModified !== '' ? lastModified : undefined,
               }),
             ),
           )

@@ -79,7 +79,7 @@ const BASE_TOOLS: Tool[] = [
   },
   {
     name: 'cancellations',
-    description: 'The reasons of the cancellations this server received',
+    description: 'The reasons of the cancellations this server received, and how many hang calls started',
     inputSchema: { type: 'object' },
   },
   {
@@ -121,6 +121,7 @@ const RESOURCES = [
 export function createFixtureServer(pageSize = 3): Server {
   const tools = [...BASE_TOOLS]
   const cancellations: string[] = []
+  let hanging = 0
   const server = new Server(
     { name: 'fixture', version: '1.0.0' },
     {
@@ -157,6 +158,7 @@ export function createFixtureServer(pageSize = 3): Server {
       case 'fail':
         return { content: [{ type: 'text', text: String(args.message ?? 'it failed') }], isError: true }
       case 'hang':
+        hanging++
         return new Promise((_resolve, reject) => {
           extra.signal.addEventListener('abort', () => {
             cancellations.push(String(extra.signal.reason ?? 'cancelled'))
@@ -205,7 +207,7 @@ export function createFixtureServer(pageSize = 3): Server {
       case 'cancellations':
         return {
           content: [{ type: 'text', text: JSON.stringify(cancellations) }],
-          structuredContent: { cancellations },
+          structuredContent: { cancellations, hanging },
         }
       case 'env':
         return text(
