@@ -19,7 +19,13 @@ import {
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { eventually, fixtureOverHttp, type LoopbackServer, tsScript } from './testing/servers.js'
+import {
+  eventually,
+  eventuallyAsync,
+  fixtureOverHttp,
+  type LoopbackServer,
+  tsScript,
+} from './testing/servers.js'
 
 interface App {
   readonly user: string
@@ -228,8 +234,6 @@ describe('serveMcp over streamable HTTP, driven by the SDK client', () => {
     sdk.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       announced++
     })
-    // The standalone event stream is opened after initialization; give it a moment to be there.
-    await new Promise((resolve) => setTimeout(resolve, 200))
     tools.register(
       defineToolLifecycle(
         defineModelTool({
@@ -240,8 +244,13 @@ describe('serveMcp over streamable HTTP, driven by the SDK client', () => {
         }),
       ),
     )
-    await handle.notifyToolsChanged()
-    expect(await eventually(() => announced === 1)).toBe(true)
+    // The client's standalone event stream opens after initialization; until then a notification is lost.
+    expect(
+      await eventuallyAsync(async () => {
+        if (announced === 0) await handle.notifyToolsChanged()
+        return announced > 0
+      }),
+    ).toBe(true)
     expect((await sdk.listTools()).tools.map((tool) => tool.name)).toContain('late')
   })
 
