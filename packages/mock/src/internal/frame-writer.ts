@@ -83,7 +83,16 @@ export class PackedFrames implements Iterable<RenderedStep> {
     private readonly bytes: Uint8Array,
     private readonly ends: readonly number[],
     private readonly finishes: ReadonlySet<number>,
+    private readonly onRelease?: () => void,
   ) {}
+
+  /**
+   * Tells the renderer that the transport has handed every byte to the system and will not read them
+   * again, so the buffer may be reused. Optional: a transport that never calls it only costs allocations.
+   */
+  release(): void {
+    this.onRelease?.()
+  }
 
   /** Every frame, back to back. */
   whole(): Uint8Array {
@@ -91,8 +100,8 @@ export class PackedFrames implements Iterable<RenderedStep> {
   }
 
   /** The same frames over other bytes of the same length (a patched copy of a template). */
-  withBytes(bytes: Uint8Array): PackedFrames {
-    return new PackedFrames(bytes, this.ends, this.finishes)
+  withBytes(bytes: Uint8Array, onRelease?: () => void): PackedFrames {
+    return new PackedFrames(bytes, this.ends, this.finishes, onRelease)
   }
 
   *[Symbol.iterator](): Iterator<RenderedStep> {

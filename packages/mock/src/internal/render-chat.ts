@@ -114,7 +114,12 @@ interface Template {
   /** Where each frame's id (after `chatcmpl-`) and `created` digits start. */
   readonly idOffsets: readonly number[]
   readonly createdOffsets: readonly number[]
+  /** Patched copies the transport released, ready to be patched again (no allocation, no full copy). */
+  readonly pool: Uint8Array[]
 }
+
+/** Released copies kept per template. */
+const POOL_SIZE = 16
 
 /** Templates per token list (long texts keep one token list, see piecesOf), then per rendering key. */
 const templates = new WeakMap<readonly string[], Map<string, Template>>()
@@ -153,16 +158,20 @@ function fromTemplate(request: NormalizedRequest, answer: Answer, meta: RenderMe
       frames,
       idOffsets: offsetsOf(bytes, `"id":"chatcmpl-`),
       createdOffsets: offsetsOf(bytes, '"created":'),
+      pool: [],
     }
     if (byKey.size >= 8) byKey.delete(byKey.keys().next().value as string)
     byKey.set(key, template)
   }
-  const bytes = template.frames.whole().slice()
+  const pool = template.pool
+  const bytes = pool.pop() ?? template.frames.whole().slice()
   const id = FrameWriter.encode(meta.id.slice('chatcmpl-'.length))
   for (const at of template.idOffsets) bytes.set(id, at)
   const created = FrameWriter.encode(String(meta.created))
   for (const at of template.createdOffsets) bytes.set(created, at)
-  return template.frames.withBytes(bytes)
+  return template.frames.withBytes(bytes, () => {
+    if (pool.length < POOL_SIZE) pool.push(bytes)
+  })
 }
 
 function renderChatStream(request: NormalizedRequest, answer: Answer, meta: RenderMeta): PackedFrames {

@@ -175,8 +175,10 @@ function respond(
     if (body.type === 'stream' && body.steps instanceof PackedFrames) {
       // A fully rendered stream without faults: one chunked write and the terminator, as a server that
       // has the whole body would do. Nothing waits, so no signal is needed.
+      const frames = body.steps
       res.writeHead(response.status, response.headers)
-      res.end(body.steps.whole())
+      // Once every byte is flushed to the socket the renderer may reuse the buffer.
+      res.end(frames.whole(), () => frames.release())
       return
     }
   }

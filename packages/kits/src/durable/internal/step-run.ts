@@ -41,13 +41,10 @@ export async function runStep<State, App>(
   diagnostics: Diagnostics,
 ): Promise<void> {
   const entry = run.current()
-  const span = diagnostics.span('step', {
-    stepId: step.id,
-    index,
-    mode,
-    resuming,
-    attempt: entry.attemptCount,
-  })
+  const span = diagnostics.span(
+    'step',
+    diagnostics.enabled ? { stepId: step.id, index, mode, resuming, attempt: entry.attemptCount } : NO_DATA,
+  )
   const progress = new ProgressSaves(run, step, span.diagnostics)
   try {
     const next = await executeHandler(run, step, index, mode, resuming, span.diagnostics, progress)
@@ -61,14 +58,17 @@ export async function runStep<State, App>(
       `step "${step.id}"`,
       span.diagnostics,
     )
-    span.end('ok', { nextStepIndex: index + 1, progressSaves: progress.count })
+    if (diagnostics.enabled) span.end('ok', { nextStepIndex: index + 1, progressSaves: progress.count })
+    else span.end('ok')
   } catch (error) {
     span.fail(error, { progressSaves: progress.count })
     throw error
   }
 }
 
-async function executeHandler<State, App>(
+const NO_DATA: Readonly<Record<string, unknown>> = Object.freeze({})
+
+function executeHandler<State, App>(
   run: StepRun<State, App>,
   step: DurableStep<State, App>,
   index: number,
@@ -79,16 +79,15 @@ async function executeHandler<State, App>(
 ): Promise<State> {
   const entry = run.current()
   const deadline = entry.deadlineAtMs
-  // The run's signal already includes the lease's; only a deadline makes a signal of this step's own.
-  const signal = linkedSignal(
-    [run.signal],
-    deadline === null ? undefined : deadline - run.now(),
-    `durable task "${run.taskId}"`,
-  )
+  // The run's signal already includes the lease's; only a deadline gives the step a signal of its own.
+  const signal =
+    deadline === null
+      ? undefined
+      : linkedSignal([run.signal], deadline - run.now(), `durable task "${run.taskId}"`)
   const context: DurableStepContext<App, State> = {
     ...run.context,
     diagnostics: diagnostics.child(step.id),
-    signal: signal.signal,
+    signal: signal?.signal ?? run.signal,
     now: run.now,
     taskId: run.taskId,
     stepId: step.id,
@@ -100,8 +99,20 @@ async function executeHandler<State, App>(
     deadlineAtMs: deadline,
     checkpoint: (state: State) => progress.save(state),
   }
+  const handled = handle(run, step, mode, context, progress, diagnostics)
+  return signal === undefined ? handled : handled.finally(() => signal.dispose())
+}
+
+async function handle<State, App>(
+  run: StepRun<State, App>,
+  step: DurableStep<State, App>,
+  mode: 'run' | 'reconcile',
+  context: DurableStepContext<App, State>,
+  progress: ProgressSaves<State, App>,
+  diagnostics: Diagnostics,
+): Promise<State> {
   try {
-    const input = structuredClone(entry.state)
+    const input = structuredClone(run.current().state)
     let output: unknown
     try {
       const returned = mode === 'reconcile' ? step.reconcile?.(input, context) : step.run(input, context)
@@ -114,8 +125,6 @@ async function executeHandler<State, App>(
     return checkStepOutput(run.definition, run.taskId, output, step)
   } catch (error) {
     return await run.stepFailed(error, step, diagnostics)
-  } finally {
-    signal.dispose()
   }
 }
 
