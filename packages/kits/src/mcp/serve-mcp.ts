@@ -27,7 +27,8 @@ type AnyTool<App> = ModelTool<any, any, App>
  */
 export type McpServableTools<App = unknown> =
   | ToolLifecycleRegistry<App>
-  | readonly (AnyTool<App> | AnyLifecycle<App>)[]
+  // biome-ignore lint/suspicious/noExplicitAny: tools of any input and output types share one list
+  | readonly (ModelTool<any, any, App> | ToolLifecycle<any, any, App>)[]
 
 /**
  * A running MCP server.
