@@ -12,11 +12,14 @@ import {
   type ToolTemplateInput,
 } from '@agent-core/kits/tools'
 import { describeTools } from './describe-tools.js'
-import { prepareExecution, type SandboxTools } from './execute-sandbox.js'
-import { runExecution } from './internal/execution.js'
+import { prepareExecution, runPrepared, type SandboxTools } from './execute-sandbox.js'
 import { readToolSet } from './internal/tool-set.js'
 import { resolveLimits, type SandboxLimits } from './sandbox-limits.js'
-import { MemoryRecordingStore, type SandboxRecordingStore } from './sandbox-recording.js'
+import {
+  MemoryRecordingStore,
+  type SandboxRecording,
+  type SandboxRecordingStore,
+} from './sandbox-recording.js'
 import type { SandboxErrorInfo, SandboxLog } from './sandbox-result.js'
 
 /**
@@ -67,6 +70,13 @@ export interface CodeToolOptions<App = unknown> {
    * process or after a restart.
    */
   readonly recordings?: SandboxRecordingStore | undefined
+  /**
+   * Saves each host call in `recordings` before it runs and after it settles, so that a code call re-entered
+   * after a crash (in a durable agent run) never runs a settled host call again, and runs the one in flight
+   * again with the same invocation id (its idempotency key). Costs one more lifecycle pass and two store
+   * writes per host call. Default false: the recording is saved when the call ends or waits.
+   */
+  readonly durable?: boolean | undefined
 }
 
 /**
@@ -180,7 +190,7 @@ export function defineCodeTool<App = unknown>(options: CodeToolOptions<App>): Co
       { details: { field: 'options', received: describeValue(options) } },
     )
   }
-  const known = ['tools', 'limits', 'id', 'description', 'language', 'recordings']
+  const known = ['tools', 'limits', 'id', 'description', 'language', 'recordings', 'durable']
   for (const key of Object.keys(options)) {
     if (!known.includes(key)) {
       throw new InvalidDefinitionError(
@@ -217,6 +227,21 @@ export function defineCodeTool<App = unknown>(options: CodeToolOptions<App>): Co
       { details: { field: 'options.recordings', received: describeValue(recordings) } },
     )
   }
+  const durable = options.durable ?? false
+  if (typeof durable !== 'boolean') {
+    throw new InvalidDefinitionError(
+      `options.durable must be a boolean, but got ${describeValue(durable)}.`,
+      {
+        details: { field: 'options.durable', received: describeValue(durable) },
+      },
+    )
+  }
+  if (durable && !set.writeAhead) {
+    throw new InvalidDefinitionError(
+      'options.durable needs options.tools as a list of ModelTools and lifecycles: the calls of a ready-made registry cannot be saved before they run.',
+      { details: { field: 'options.tools', received: 'a ToolLifecycleRegistry' } },
+    )
+  }
   const declarations = describeTools(set.registry)
   const description = options.description ?? defaultDescription(declarations, language)
   if (typeof description !== 'string') {
@@ -237,7 +262,7 @@ export function defineCodeTool<App = unknown>(options: CodeToolOptions<App>): Co
     const stored = await recordings.get(key)
     const decisions: Record<string, ToolDecision> = {}
     for (const call of stored?.calls ?? []) {
-      if (call.status !== 'pending') continue
+      if (call.status !== 'pending' || stored?.running?.includes(call.toolCallId)) continue
       decisions[call.toolCallId] =
         decision?.by === 'person'
           ? { type: 'approve', toolCallId: call.toolCallId, by: 'person' }
@@ -253,18 +278,9 @@ export function defineCodeTool<App = unknown>(options: CodeToolOptions<App>): Co
       language,
       context,
       ...(stored === undefined ? { id: key } : { recording: stored, decisions }),
+      ...(durable ? { onProgress: (recording: SandboxRecording) => recordings.set(key, recording) } : {}),
     })
-    const result = await runExecution({
-      code: prepared.code,
-      language,
-      registry: set.registry,
-      declarable: set.declarable,
-      limits,
-      context: prepared.context,
-      start: prepared.start,
-      decisions: prepared.decisions,
-      strict: false,
-    })
+    const result = await runPrepared(prepared, false)
     await recordings.set(key, result.recording)
     switch (result.status) {
       case 'completed':

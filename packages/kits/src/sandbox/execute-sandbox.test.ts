@@ -120,7 +120,7 @@ describe('errors the model can read', () => {
   })
 
   it('reports a thrown error with the line it was thrown on', async () => {
-    expect(failure(await executeSandbox('const a = 1\n\nthrow new RangeError(`bad ${a}`)', []))).toEqual({
+    expect(failure(await executeSandbox('const a = 1\n\nthrow new RangeError("bad " + a)', []))).toEqual({
       kind: 'runtime',
       name: 'RangeError',
       message: 'bad 1',
@@ -579,5 +579,60 @@ describe('diagnostics and cancellation', () => {
     expect(
       value(await executeSandbox("return (await lookup_order({ orderId: 'A-17' })).total", registry)),
     ).toBe(250)
+  })
+})
+
+describe('progress saves (durable executions)', () => {
+  it('continues from a save taken mid-call: settled calls do not run again, the one in flight runs with its invocation id', async () => {
+    const charges: string[] = []
+    let crash = true
+    const charge = defineModelTool<{ amount: number }, string>({
+      id: 'charge',
+      description: 'Charges a card',
+      inputSchema: { type: 'object', required: ['amount'], properties: { amount: { type: 'number' } } },
+      execute: ({ amount }, { invocationId }) => {
+        charges.push(`${amount}:${invocationId}`)
+        // The first time the second charge runs, the process "dies" right after the effect.
+        if (amount === 2 && crash) {
+          crash = false
+          return new Promise(() => {})
+        }
+        return `charged ${amount}`
+      },
+    })
+    const code =
+      'const out: string[] = []\nfor (const amount of [1, 2, 3]) out.push(await charge({ amount }))\nreturn out'
+    const saves: SandboxRecording[] = []
+    const controller = new AbortController()
+    const first = executeSandbox(code, [charge], {
+      context: { signal: controller.signal },
+      onProgress: (recording) => {
+        saves.push(JSON.parse(JSON.stringify(recording)))
+        if (recording.running?.includes('host_2') && charges.length === 1)
+          setTimeout(() => controller.abort(), 20)
+      },
+    })
+    expect((await first).status).toBe('failed')
+    // The save a crash would have left behind: host_2 saved before it ran, not settled.
+    const crashed = saves.find((save) => save.running?.includes('host_2'))!
+    expect(crashed.calls.map((call) => call.status)).toEqual(['completed', 'pending'])
+    const inFlight = crashed.calls[1]!.invocationId
+    const resumed = await executeSandbox(code, [charge], { recording: crashed, onProgress: () => undefined })
+    expect(value(resumed)).toEqual(['charged 1', 'charged 2', 'charged 3'])
+    expect(charges).toEqual([
+      expect.stringMatching(/^1:/),
+      `2:${inFlight}`,
+      `2:${inFlight}`,
+      expect.stringMatching(/^3:/),
+    ])
+    expect(resumed.recording.running).toBeUndefined()
+  })
+
+  it('needs tools as a list to save calls before they run', async () => {
+    const { lookupOrder } = shop()
+    const registry = ToolLifecycleRegistry.create([defineToolLifecycle(lookupOrder)])
+    await expect(executeSandbox('1', registry, { onProgress: () => undefined })).rejects.toMatchObject({
+      details: { field: 'options.onProgress' },
+    })
   })
 })

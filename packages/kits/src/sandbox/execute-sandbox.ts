@@ -67,9 +67,28 @@ export interface ExecuteSandboxOptions<App = unknown> {
   readonly seed?: number | undefined
   /** A new execution's frozen clock, ms since the epoch. Default: `context.now()`. */
   readonly now?: number | undefined
+  /**
+   * Makes the execution durable: called with the recording after each host call is saved before it runs
+   * (with the invocation id it will run with) and after it settles, and awaited before the call runs and
+   * before the script sees its result. Store what it gets; an execution continued from the last one stored
+   * after a crash never runs a settled host call again, and runs the one that was in flight again with the
+   * same invocation id (its idempotency key). Needs tools given as a list (a ready-made registry's calls
+   * cannot be saved before they run).
+   */
+  readonly onProgress?: ((recording: SandboxRecording) => void | Promise<void>) | undefined
 }
 
-const OPTION_KEYS = ['limits', 'language', 'context', 'recording', 'decisions', 'id', 'seed', 'now']
+const OPTION_KEYS = [
+  'limits',
+  'language',
+  'context',
+  'recording',
+  'decisions',
+  'id',
+  'seed',
+  'now',
+  'onProgress',
+]
 
 function randomSeed(): number {
   const crypto = globalThis.crypto as Crypto | undefined
@@ -97,6 +116,7 @@ export interface PreparedExecution {
   readonly context: OperationContext<unknown>
   readonly start: SandboxRecording
   readonly decisions: ReadonlyMap<string, ToolDecision>
+  readonly onProgress: ((recording: SandboxRecording) => unknown) | undefined
 }
 
 /** Checks the arguments of {@link executeSandbox} and builds what the execution runs with. */
@@ -162,12 +182,48 @@ export function prepareExecution(code: unknown, tools: unknown, options: unknown
           decision,
         )
       const waiting = start.calls.find((call) => call.toolCallId === key)
-      if (waiting?.status !== 'pending')
+      if (waiting?.status !== 'pending' || start.running?.includes(key))
         fail(`options.decisions.${key}`, 'answers no host call that waits in the recording', decision)
       decisions.set(key, decision)
     }
   }
-  return { code, language, set, limits, context, start, decisions }
+  const onProgress = given.onProgress
+  if (onProgress !== undefined && typeof onProgress !== 'function')
+    fail('options.onProgress', 'must be a function of the recording', onProgress)
+  if (onProgress !== undefined && !set.writeAhead) {
+    fail(
+      'options.onProgress',
+      'needs the tools as a list of ModelTools and lifecycles: the calls of a ready-made registry cannot be saved before they run',
+      onProgress,
+    )
+  }
+  return {
+    code,
+    language,
+    set,
+    limits,
+    context,
+    start,
+    decisions,
+    onProgress: onProgress as PreparedExecution['onProgress'],
+  }
+}
+
+/** Runs a prepared execution. */
+export function runPrepared(prepared: PreparedExecution, strict: boolean): Promise<SandboxResult> {
+  return runExecution({
+    code: prepared.code,
+    language: prepared.language,
+    registry: prepared.set.registry,
+    declarable: prepared.set.declarable,
+    limits: prepared.limits,
+    context: prepared.context,
+    start: prepared.start,
+    decisions: prepared.decisions,
+    strict,
+    onProgress: prepared.onProgress,
+    writeAhead: prepared.set.writeAhead,
+  })
 }
 
 /**
@@ -202,18 +258,7 @@ export async function executeSandbox<App = unknown>(
   tools: SandboxTools<App>,
   options: ExecuteSandboxOptions<App> = {},
 ): Promise<SandboxResult> {
-  const prepared = prepareExecution(code, tools, options)
-  return runExecution({
-    code: prepared.code,
-    language: prepared.language,
-    registry: prepared.set.registry,
-    declarable: prepared.set.declarable,
-    limits: prepared.limits,
-    context: prepared.context,
-    start: prepared.start,
-    decisions: prepared.decisions,
-    strict: false,
-  })
+  return runPrepared(prepareExecution(code, tools, options), false)
 }
 
 /**
@@ -234,24 +279,16 @@ export async function executeSandbox<App = unknown>(
 export async function replaySandbox<App = unknown>(
   recording: SandboxRecording,
   tools: SandboxTools<App>,
-  options: Omit<ExecuteSandboxOptions<App>, 'recording' | 'decisions' | 'id' | 'seed' | 'now'> = {},
+  options: Omit<
+    ExecuteSandboxOptions<App>,
+    'recording' | 'decisions' | 'id' | 'seed' | 'now' | 'onProgress'
+  > = {},
 ): Promise<SandboxResult> {
   assertSandboxRecording(recording)
   if (options === null || typeof options !== 'object') fail('options', 'must be an object', options)
-  for (const key of ['recording', 'decisions', 'id', 'seed', 'now']) {
+  for (const key of ['recording', 'decisions', 'id', 'seed', 'now', 'onProgress']) {
     if (key in options)
       fail(`options.${key}`, 'cannot be given to a replay (the recording holds it)', undefined)
   }
-  const prepared = prepareExecution(recording.code, tools, { ...options, recording })
-  return runExecution({
-    code: prepared.code,
-    language: prepared.language,
-    registry: prepared.set.registry,
-    declarable: prepared.set.declarable,
-    limits: prepared.limits,
-    context: prepared.context,
-    start: prepared.start,
-    decisions: prepared.decisions,
-    strict: true,
-  })
+  return runPrepared(prepareExecution(recording.code, tools, { ...options, recording }), true)
 }

@@ -29,6 +29,11 @@ export interface SandboxRecording {
    * tool-call id `host_<n>` (from 1).
    */
   readonly calls: readonly ToolCallState[]
+  /**
+   * Host calls saved before they ran (with progress saves on): pending in `calls` not because a person must
+   * decide, but so that an execution re-entered after a crash runs them again with the same invocation id.
+   */
+  readonly running?: readonly string[] | undefined
 }
 
 function fail(field: string, problem: string, value: unknown): never {
@@ -59,7 +64,7 @@ export function assertSandboxRecording(
   const prototype = Object.getPrototypeOf(value)
   if (prototype !== Object.prototype && prototype !== null) fail(field, 'must be a plain object', value)
   const record = value as Record<string, unknown>
-  const known = ['version', 'id', 'code', 'seed', 'now', 'calls']
+  const known = ['version', 'id', 'code', 'seed', 'now', 'calls', 'running']
   for (const key of Object.keys(record)) {
     if (!known.includes(key))
       fail(`${field}.${key}`, `is not a field of a recording (${known.join(', ')})`, record[key])
@@ -92,6 +97,15 @@ export function assertSandboxRecording(
     }
     last = number
   })
+  if (record.running !== undefined) {
+    if (!Array.isArray(record.running))
+      fail(`${field}.running`, 'must be an array of tool-call ids', record.running)
+    record.running.forEach((id: unknown, index) => {
+      const call = (record.calls as ToolCallState[]).find((state) => state.toolCallId === id)
+      if (call?.status !== 'pending')
+        fail(`${field}.running[${index}]`, 'must be the tool-call id of a pending call in calls', id)
+    })
+  }
 }
 
 /** The number of a host call from its tool-call id, or `undefined` when it is not one. */

@@ -33,6 +33,7 @@ import type { SandboxErrorInfo, SandboxLimitName, SandboxLog, SandboxResult } fr
 import { quickjs, retire } from './engine.js'
 import { PRELUDE } from './prelude.js'
 import { prepareScript, WRAPPER_START } from './strip-types.js'
+import { savedBeforeRun, writeAheadSignals } from './tool-set.js'
 
 const SCRIPT_FILE = 'script.ts'
 /** The bytes the prelude's envelope adds around a returned value's JSON. */
@@ -53,6 +54,13 @@ export interface ExecutionInput {
   readonly decisions: ReadonlyMap<string, ToolDecision>
   /** Host calls missing from the recording fail the execution instead of running. */
   readonly strict: boolean
+  /**
+   * Called with the recording after each host call is saved before it runs and after it settles (awaited
+   * before the call runs, and before the script sees its result). Turns on the write-ahead stage.
+   */
+  readonly onProgress?: ((recording: SandboxRecording) => unknown) | undefined
+  /** The tools' lifecycles have the write-ahead stage (a registry given ready-made has not). */
+  readonly writeAhead: boolean
 }
 
 /** The envelope a host call's result crosses into the sandbox in. */
@@ -168,12 +176,27 @@ async function execute(input: ExecutionInput, context: OperationContext<unknown>
   let logsCut = false
   const journal = new ToolCallJournal(start.calls)
   const calls: HostCall[] = []
+  /** Host calls saved before they ran and not settled yet. */
+  const running = new Set(start.running ?? [])
   const recording = (): SandboxRecording => {
     const states = journal
       .states()
       .filter((state) => hostCallNumber(state.toolCallId) !== undefined)
       .sort((a, b) => hostCallNumber(a.toolCallId)! - hostCallNumber(b.toolCallId)!)
-    return Object.freeze({ ...start, calls: Object.freeze(states) })
+    const { running: _previous, ...rest } = start
+    return Object.freeze({
+      ...rest,
+      calls: Object.freeze(states),
+      ...(running.size === 0 ? {} : { running: Object.freeze([...running]) }),
+    })
+  }
+  const onProgress = input.onProgress
+  let saving: Promise<unknown> = Promise.resolve()
+  /** Saves the recording as it is now, after the saves already queued. */
+  const save = (): Promise<unknown> => {
+    if (onProgress === undefined) return Promise.resolve()
+    saving = saving.then(() => onProgress(recording()))
+    return saving
   }
   const finish = (
     end:
@@ -213,6 +236,7 @@ async function execute(input: ExecutionInput, context: OperationContext<unknown>
     ...context,
     signal: AbortSignal.any([deadline.signal, cancel.signal]),
   }
+  if (onProgress !== undefined && input.writeAhead) writeAheadSignals.add(hostContext.signal)
   let runtime: QuickJSRuntime | undefined
   let vm: QuickJSContext | undefined
   const handles: QuickJSHandle[] = []
@@ -493,13 +517,26 @@ async function execute(input: ExecutionInput, context: OperationContext<unknown>
       }
       const callContext = { ...hostContext, diagnostics: hostSpan.diagnostics }
       const request = { toolCallId, toolId: call.toolId, input: value, runId: start.id }
+      const release = (pending: PendingToolCall) =>
+        registry.resume(pending, { type: 'approve', toolCallId, by: 'policy' }, callContext, { journal })
       let outcome: ToolCallOutcome
       try {
-        const decision = recorded?.status === 'pending' ? input.decisions.get(toolCallId) : undefined
-        outcome =
-          decision !== undefined && recorded?.status === 'pending'
-            ? await registry.resume(recorded, decision, callContext, { journal })
-            : await registry.run(request, callContext, { journal })
+        if (recorded?.status === 'pending' && running.has(toolCallId)) {
+          // Saved before it ran, and the execution stopped before it settled: it runs again, same id.
+          if (recorded.input !== undefined) sameInput(recorded.input, value, call, toolCallId)
+          outcome = await release(recorded)
+        } else {
+          const decision = recorded?.status === 'pending' ? input.decisions.get(toolCallId) : undefined
+          outcome =
+            decision !== undefined && recorded?.status === 'pending'
+              ? await registry.resume(recorded, decision, callContext, { journal })
+              : await registry.run(request, callContext, { journal })
+        }
+        if (outcome.status === 'pending' && savedBeforeRun.delete(outcome.invocationId)) {
+          running.add(toolCallId)
+          await save()
+          outcome = await release(outcome.record)
+        }
       } catch (error) {
         if (ConflictError.isInstance(error)) {
           throw new ConflictError(
@@ -521,6 +558,8 @@ async function execute(input: ExecutionInput, context: OperationContext<unknown>
         hostSpan.fail(error, { status: 'refused' })
         return
       }
+      running.delete(toolCallId)
+      if (!outcome.replayed) await save()
       switch (outcome.status) {
         case 'completed': {
           const output = outcome.record.output
@@ -542,6 +581,24 @@ async function execute(input: ExecutionInput, context: OperationContext<unknown>
       throw error
     }
   }
+}
+
+/** Refuses a re-entered call whose input is not the one saved before it ran (the script took another path). */
+function sameInput(saved: JsonValue, given: unknown, call: HostCall, toolCallId: string): void {
+  if (canonical(saved) !== canonical(given)) {
+    throw new ConflictError(
+      `Host call ${call.number} (${call.toolId}) was saved before it ran with another input: the script did not replay the run it was recorded from.`,
+      { details: { field: 'recording.calls', toolCallId } },
+    )
+  }
+}
+
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, item: unknown) =>
+    item !== null && typeof item === 'object' && !Array.isArray(item)
+      ? Object.fromEntries(Object.entries(item).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : item,
+  )
 }
 
 /** Waits until no host call is still running (they were cancelled; their outcomes land in the journal). */
