@@ -243,6 +243,8 @@ async function execute(input: ExecutionInput, context: OperationContext<unknown>
   let broken = false
   let cpuUsed = 0
   let sliceStart = 0
+  /** Whether engine time counts against `cpuTimeMs`: the script's, not the setup's. */
+  let counting = false
   let interruptedBy: SandboxLimitName | 'stopped' | undefined
   let fatal: unknown
   let wake: (() => void) | undefined
@@ -260,22 +262,39 @@ async function execute(input: ExecutionInput, context: OperationContext<unknown>
       return work()
     } catch (error) {
       if (error instanceof Stop) throw error
-      broken = true
-      retire(module)
-      const native = error instanceof RangeError
-      throw new Stop(
-        native
-          ? limitError('stack', LIMIT_TEXT.stack(limits))
-          : {
-              kind: 'limit',
-              name: 'SandboxEngineError',
-              message: `The sandbox engine failed (${error instanceof Error ? error.message : String(error)}); the script was stopped.`,
-            },
-      )
+      throw new Stop(engineFailure(error))
     } finally {
-      cpuUsed += performance.now() - sliceStart
+      if (counting) cpuUsed += performance.now() - sliceStart
       sliceStart = 0
     }
+  }
+  /** What an error thrown out of the engine means: a broken module, or a failure of the script's code. */
+  const engineFailure = (error: unknown): SandboxErrorInfo => {
+    // The engine's C code ran out of the host's native stack, or aborted: the module is left inconsistent.
+    const native = error instanceof RangeError
+    if (
+      native ||
+      error instanceof WebAssembly.RuntimeError ||
+      /^Aborted\(/.test(String((error as Error)?.message))
+    ) {
+      broken = true
+      retire(module)
+      if (native) return limitError('stack', LIMIT_TEXT.stack(limits))
+      return {
+        kind: 'limit',
+        name: 'SandboxEngineError',
+        message: `The sandbox engine failed (${error instanceof Error ? error.message : String(error)}); the script was stopped.`,
+      }
+    }
+    // A QuickJS exception surfaced by the binding (the setup code was interrupted or ran out of memory).
+    if (interruptedBy !== undefined) {
+      return interruptedBy === 'stopped'
+        ? stoppedError(context.signal)
+        : limitError(interruptedBy, LIMIT_TEXT[interruptedBy](limits))
+    }
+    const message = error instanceof Error ? error.message : String(error)
+    if (/out of memory/.test(message)) return limitError('memory', LIMIT_TEXT.memory(limits))
+    return { kind: 'runtime', name: error instanceof Error ? error.name : 'Error', message }
   }
 
   try {
@@ -289,7 +308,7 @@ async function execute(input: ExecutionInput, context: OperationContext<unknown>
           TimeoutError.isInstance(deadline.signal.reason) && !context.signal.aborted ? 'time' : 'stopped'
         return true
       }
-      if (cpuUsed + (performance.now() - sliceStart) > limits.cpuTimeMs) {
+      if (counting && cpuUsed + (performance.now() - sliceStart) > limits.cpuTimeMs) {
         interruptedBy = 'cpuTime'
         return true
       }
@@ -358,6 +377,7 @@ async function execute(input: ExecutionInput, context: OperationContext<unknown>
     const describe = ctx.getProp(api, 'describe')
     handles.push(run, describe)
 
+    counting = true
     const compiled = slice(() => ctx.evalCode(prepared.code, SCRIPT_FILE, { type: 'global' }))
     if (compiled.error) {
       const text = slice(() => ctx.unwrapResult(ctx.callFunction(describe, ctx.undefined, compiled.error)))
