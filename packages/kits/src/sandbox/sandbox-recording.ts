@@ -1,4 +1,10 @@
-import { ConflictError, describeValue, InvalidInputError, type MaybePromise } from '@agent-core/core'
+import {
+  assertNonEmptyString,
+  ConflictError,
+  describeValue,
+  InvalidInputError,
+  type MaybePromise,
+} from '@agent-core/core'
 import { assertToolCallState, type ToolCallState } from '@agent-core/kits/tools'
 
 /**
@@ -183,10 +189,12 @@ export class MemoryRecordingStore implements SandboxRecordingStore {
 
   /**
    * Keeps `recording` under `key`, replacing the one there.
-   * @throws `InvalidInputError` for a malformed recording; `ConflictError` when the key holds the recording
+   * @throws `InvalidInputError` for a key that is not a non-empty string or a malformed recording;
+   *   `ConflictError` when the key holds the recording
    *   of other code
    */
   set(key: string, recording: SandboxRecording): void {
+    assertNonEmptyString(key, 'key')
     assertSandboxRecording(recording)
     const kept = this.#recordings.get(key)
     if (kept !== undefined && kept.code !== recording.code) {
