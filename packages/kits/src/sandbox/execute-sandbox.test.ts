@@ -349,6 +349,19 @@ describe('isolation', () => {
     expect(Object.hasOwn(Object.prototype, 'polluted')).toBe(false)
   })
 
+  it('freezes the global object, every constructor, prototype and namespace, and the hidden intrinsics', async () => {
+    const result = await executeSandbox(
+      `const frozen = (value: unknown) => Object.isFrozen(value)
+const globals = Object.getOwnPropertyNames(globalThis).map((name) => (globalThis as any)[name])
+const objects = globals.filter((value) => (typeof value === 'object' || typeof value === 'function') && value !== null)
+const prototypes = objects.filter((value) => typeof value === 'function' && value.prototype).map((value) => value.prototype)
+const hidden = [async function () {}, function* () {}, [].values(), new Map().entries()].map(Object.getPrototypeOf)
+return [frozen(globalThis), objects.every(frozen), prototypes.every(frozen), hidden.every(frozen), frozen(Object.getPrototypeOf(hidden[3]))]`,
+      shop().tools,
+    )
+    expect(value(result)).toEqual([true, true, true, true, true])
+  })
+
   it('lets scripts assign their own names and methods (frozen prototypes do not break them)', async () => {
     const result = await executeSandbox(
       `class NotFound extends Error { constructor(id: string) { super('no ' + id); this.name = 'NotFound' } }

@@ -18,7 +18,7 @@
 export const PRELUDE = String.raw`(function (hostCall, hostLog, idsJson, declarableJson, seed, now) {
   'use strict'
   const g = globalThis
-  const { defineProperty, freeze, getOwnPropertyDescriptor, getPrototypeOf, isFrozen } = Object
+  const { defineProperty, freeze, getOwnPropertyDescriptor, getPrototypeOf } = Object
   const ownKeys = Reflect.ownKeys
   const stringify = JSON.stringify
   const parse = JSON.parse
@@ -163,42 +163,15 @@ export const PRELUDE = String.raw`(function (hostCall, hostLog, idsJson, declara
   for (const id of declarable) defineProperty(g, id, { value: tools[id], enumerable: true })
   g.tools = tools
 
-  // Freeze every intrinsic, then the global object.
+  // Freeze every intrinsic, then the global object. First, the properties scripts assign on their own
+  // objects become accessors that define an own property on the receiver (frozen prototypes would
+  // otherwise refuse 'this.name = ...' in a subclass of Error, or 'obj.toString = ...').
   const overridable = ['constructor', 'name', 'message', 'toString', 'toLocaleString', 'valueOf', 'toJSON']
-  const hidden = [
-    async function () {},
-    function* () {},
-    async function* () {},
-    [].values(),
-    new Map().entries(),
-    new Set().values(),
-    ''[Symbol.iterator](),
-    'a'.matchAll(/a/g),
-    (function* () {})(),
-    (async function* () {})(),
-  ]
-  const seen = new Set()
-  const prototypes = []
-  const walk = (value) => {
-    if ((typeof value !== 'object' && typeof value !== 'function') || value === null || seen.has(value)) return
-    seen.add(value)
-    for (const key of ownKeys(value)) {
-      const descriptor = getOwnPropertyDescriptor(value, key)
-      if (descriptor === undefined) continue
-      if (key === 'prototype' && typeof value === 'function' && typeof descriptor.value === 'object') {
-        prototypes.push(descriptor.value)
-      }
-      walk(descriptor.value)
-      walk(descriptor.get)
-      walk(descriptor.set)
-    }
-    walk(getPrototypeOf(value))
+  const targets = [Object.prototype, Function.prototype]
+  for (const name of ['Error', 'EvalError', 'RangeError', 'ReferenceError', 'SyntaxError', 'TypeError', 'URIError', 'AggregateError', 'InternalError']) {
+    if (typeof g[name] === 'function') targets.push(g[name].prototype)
   }
-  walk(g)
-  for (const value of hidden) walk(value)
-  prototypes.push(Object.prototype)
-  for (const target of prototypes) {
-    if (isFrozen(target)) continue
+  for (const target of targets) {
     for (const key of overridable) {
       const descriptor = getOwnPropertyDescriptor(target, key)
       if (descriptor === undefined || !('value' in descriptor) || !descriptor.configurable) continue
@@ -214,8 +187,45 @@ export const PRELUDE = String.raw`(function (hostCall, hostLog, idsJson, declara
       })
     }
   }
-  for (const value of seen) freeze(value)
-  freeze(g)
+  // Then every object the global object holds (constructors, namespaces, functions), each constructor's
+  // prototype, and the intrinsics no global names (async and generator functions, iterators), each with its
+  // prototype chain. Method functions are left extensible: a property added to one is of no use to anyone.
+  const seen = new Set()
+  const freezeChain = (value) => {
+    for (let item = value; (typeof item === 'object' || typeof item === 'function') && item !== null && !seen.has(item); item = getPrototypeOf(item)) {
+      seen.add(item)
+      freeze(item)
+      if (typeof item === 'function') {
+        const prototype = getOwnPropertyDescriptor(item, 'prototype')
+        if (prototype !== undefined) freezeChain(prototype.value)
+      }
+    }
+  }
+  const roots = [
+    async function () {},
+    function* () {},
+    async function* () {},
+    [].values(),
+    new Map().entries(),
+    new Set().values(),
+    ''[Symbol.iterator](),
+    'a'.matchAll(/a/g),
+    (function* () {})(),
+    (async function* () {})(),
+    Promise.resolve(),
+  ]
+  for (const key of ownKeys(g)) {
+    const descriptor = getOwnPropertyDescriptor(g, key)
+    if (descriptor !== undefined && 'value' in descriptor) roots.push(descriptor.value)
+  }
+  for (const root of roots) freezeChain(root)
+  for (const name of ['Math', 'JSON', 'Reflect', 'console', 'tools']) {
+    for (const key of ownKeys(g[name])) {
+      const descriptor = getOwnPropertyDescriptor(g[name], key)
+      if (descriptor !== undefined && 'value' in descriptor) freezeChain(descriptor.value)
+    }
+  }
+  freezeChain(g)
 
   const describe = (error) => {
     const info = { name: 'Error', message: '' }
