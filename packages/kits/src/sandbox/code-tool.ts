@@ -31,6 +31,7 @@ import type { SandboxErrorInfo, SandboxLog } from './sandbox-result.js'
  * ```
  */
 export interface CodeToolInput {
+  /** The script: the body of an async function, in TypeScript (or JavaScript). */
   readonly code: string
 }
 
@@ -57,6 +58,7 @@ export type CodeToolOutput =
 export interface CodeToolOptions<App = unknown> {
   /** The tools scripts may call, each through its lifecycle. */
   readonly tools: SandboxTools<App>
+  /** What each script may use (see {@link SandboxLimits}); defaults for the rest. */
   readonly limits?: SandboxLimits | undefined
   /** The tool's id. Default `run_code`. */
   readonly id?: string | undefined
@@ -94,7 +96,9 @@ export interface CodeToolOptions<App = unknown> {
 export interface CodeTool<App = unknown>
   extends ModelTool<CodeToolInput, CodeToolOutput, App>,
     ToolLifecycle<CodeToolInput, CodeToolOutput, App> {
+  /** The tool's id, also its lifecycle's. */
   readonly id: string
+  /** Itself: the code tool is its own lifecycle block. */
   readonly tool: CodeTool<App>
   /** The TypeScript declarations of the tools (also in the default description). */
   readonly declarations: string

@@ -52,6 +52,7 @@ export type SandboxTools<App = unknown> = readonly SandboxToolEntry<App>[] | Too
  * ```
  */
 export interface ExecuteSandboxOptions<App = unknown> {
+  /** What the script may use (see {@link SandboxLimits}); defaults for the rest. */
   readonly limits?: SandboxLimits | undefined
   /** `typescript` (default: types are stripped first) or `javascript`. */
   readonly language?: 'typescript' | 'javascript' | undefined

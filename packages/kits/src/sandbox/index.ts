@@ -67,4 +67,5 @@ export type {
   SandboxLimitName,
   SandboxLog,
   SandboxResult,
+  SandboxResultBase,
 } from './sandbox-result.js'

@@ -10,7 +10,9 @@ import type { SandboxRecording } from './sandbox-recording.js'
  * ```
  */
 export interface SandboxLog {
+  /** The `console` method the script called. */
   readonly level: 'log' | 'info' | 'warn' | 'error' | 'debug'
+  /** Its arguments: strings as they are, other values as JSON, joined by spaces. */
   readonly text: string
 }
 
@@ -39,18 +41,32 @@ export type SandboxLimitName = 'memory' | 'stack' | 'cpuTime' | 'time' | 'hostCa
  * ```
  */
 export interface SandboxErrorInfo {
+  /** Why the script failed (see above). */
   readonly kind: 'syntax' | 'runtime' | 'host' | 'limit' | 'stopped'
+  /** The error's class name (`TypeError`, `TimeoutError`, `SandboxLimitError`, ...). */
   readonly name: string
   readonly message: string
+  /** The line of the script (as the model wrote it) where the error was thrown or the syntax broke. */
   readonly line?: number | undefined
+  /** The column, where it is exact (syntax errors). */
   readonly column?: number | undefined
   /** Host errors: the agent-core error code; limits: `sandbox-limit`. */
   readonly code?: string | undefined
+  /** Host errors: the tool that was called. */
   readonly toolId?: string | undefined
+  /** Limits: which one. */
   readonly limit?: SandboxLimitName | undefined
 }
 
-interface SandboxResultBase {
+/**
+ * Fields every {@link SandboxResult} carries.
+ * @example
+ * ```ts
+ * import type { SandboxResultBase } from '@agent-core/kits/sandbox'
+ * const printed = (result: SandboxResultBase) => result.logs.map((log) => log.text).join('\n')
+ * ```
+ */
+export interface SandboxResultBase {
   /** What the script wrote with `console.*`, within `maxLogBytes`. */
   readonly logs: readonly SandboxLog[]
   /** Host calls the script made (replayed ones included). */
