@@ -197,6 +197,13 @@ const key = fc
     fc.string({ maxLength: 6 }),
   )
   .filter((k) => k !== '__proto__')
+/**
+ * Keys of an index-signature object. TypeScript types the value of a literal key named like a member of
+ * `Object.prototype` (`constructor`, `toString`, ...) by that member, not by the index signature, so
+ * `{ constructor: [1, 2] }` does not meet `{ [key: string]: [number, number] }` however the schema is
+ * rendered; such keys are kept for declared properties only, where the rendered type names them.
+ */
+const dictionaryKey = key.filter((k) => !(k in Object.prototype))
 const primitive = fc.oneof(fc.string({ maxLength: 8 }), fc.integer(), fc.boolean(), fc.constant(null))
 
 const leaf: fc.Arbitrary<Generated> = fc.oneof(
@@ -234,7 +241,7 @@ const generated: fc.Arbitrary<Generated> = fc.letrec<{ node: Generated }>((tie) 
     })),
     tie('node').map((item) => ({
       schema: { type: 'object', additionalProperties: item.schema },
-      values: fc.dictionary(key, item.values, { maxKeys: 3 }),
+      values: fc.dictionary(dictionaryKey, item.values, { maxKeys: 3 }),
     })),
     fc
       .uniqueArray(fc.tuple(key, tie('node'), fc.boolean()), { maxLength: 4, selector: ([k]) => k })

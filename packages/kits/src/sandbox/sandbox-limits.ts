@@ -32,7 +32,15 @@ export interface SandboxLimits {
   readonly hostCallTimeoutMs?: number | undefined
 }
 
-/** Every limit filled in. */
+/**
+ * Every limit filled in: {@link SandboxLimits} with the defaults applied (only the per-call host timeout may
+ * stay unset).
+ * @example
+ * ```ts
+ * import { DEFAULT_SANDBOX_LIMITS, type ResolvedSandboxLimits } from '@agent-core/kits/sandbox'
+ * const strict: ResolvedSandboxLimits = { ...DEFAULT_SANDBOX_LIMITS, cpuTimeMs: 200, maxHostCalls: 5 }
+ * ```
+ */
 export type ResolvedSandboxLimits = Required<Omit<SandboxLimits, 'hostCallTimeoutMs'>> & {
   readonly hostCallTimeoutMs: number | undefined
 }

@@ -211,7 +211,7 @@ async function execute(input: ExecutionInput, context: OperationContext<unknown>
       recording: recording(),
     }) as SandboxResult
 
-  const prepared = prepareScript(input.code, input.language)
+  const prepared = await prepareScript(input.code, input.language)
   if (!prepared.ok) {
     return finish({
       status: 'failed',
