@@ -2,7 +2,7 @@
  * The sandbox's costs, each as a ratio against a peer or a limit measured in the same run:
  *
  * - cold start: the first script of a fresh Node process (loading and compiling the QuickJS WebAssembly
- *   module, the first runtime, the first type stripping), against the same process's first `node:vm`
+ *   module, the first runtime, loading sucrase and the first type stripping), against the same process's first `node:vm`
  *   context, and against a limit of 400 ms (the engine compiles once per process; a model call takes longer);
  * - a fresh sandbox per script (runtime, context, prelude, frozen intrinsics, a trivial script, disposal),
  *   against a fresh `node:vm` context per script in the same run;
@@ -27,8 +27,8 @@ const FRESH = 40
 const COLD_LIMIT_MS = 400
 
 if (process.argv[2] === 'cold') {
-  // The child: time the first script of a fresh process (the kit is imported already: its JavaScript is
-  // not what is measured, the engine's start is), then a first node:vm context.
+  // The child: time the first script of a fresh process (the kit is imported already; what is measured is
+  // what the kit loads on its first run: the engine and sucrase), then a first node:vm context.
   const started = performance.now()
   const result = await executeSandbox('return 1 + 1', [])
   const sandboxMs = performance.now() - started

@@ -11,6 +11,7 @@ import {
   describeTools,
   executeSandbox,
   MemoryRecordingStore,
+  preloadSandbox,
   replaySandbox,
 } from './index.js'
 
@@ -67,12 +68,13 @@ describe('sandbox kit: garbage input (property)', () => {
     )
   })
 
-  it('executeSandbox and replaySandbox reject garbage arguments only with AgentCoreError', async () => {
+  it('executeSandbox, replaySandbox and preloadSandbox reject garbage arguments only with AgentCoreError', async () => {
     await fc.assert(
       fc.asyncProperty(garbage, garbage, garbage, async (code, tools, options) => {
         await typedOrSuccess(() => executeSandbox(code as Loose, tools as Loose, options as Loose))
         await typedOrSuccess(() => executeSandbox('return 1', [echo], options as Loose))
         await typedOrSuccess(() => replaySandbox(code as Loose, tools as Loose, options as Loose))
+        await typedOrSuccess(() => preloadSandbox(options as Loose))
       }),
       { numRuns: 150 },
     )

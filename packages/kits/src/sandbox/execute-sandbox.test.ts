@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest'
 import {
   DEFAULT_SANDBOX_LIMITS,
   executeSandbox,
+  preloadSandbox,
   replaySandbox,
   type SandboxRecording,
   type SandboxResult,
@@ -102,6 +103,22 @@ return [a, b, c]`,
     )
     expect(value(result)).toEqual([{}, { d: '1970-01-01T00:00:00.000Z' }, 'TypeError'])
     expect(seen).toHaveLength(2)
+  })
+})
+
+describe('preloading', () => {
+  it('loads the engine and the type stripper ahead of the first run, and checks its options', async () => {
+    await expect(preloadSandbox()).resolves.toBeUndefined()
+    await expect(preloadSandbox({ language: 'javascript' })).resolves.toBeUndefined()
+    expect(value(await executeSandbox('const n: number = 2\nreturn n * 21', []))).toBe(42)
+    await expect(preloadSandbox({ language: 'python' as never })).rejects.toMatchObject({
+      code: 'invalid-input',
+      details: { field: 'options.language', received: 'the string "python"' },
+    })
+    await expect(preloadSandbox({ lang: 'javascript' } as never)).rejects.toMatchObject({
+      code: 'invalid-input',
+      details: { field: 'options.lang' },
+    })
   })
 })
 

@@ -13,7 +13,9 @@ import {
   type ToolLifecycle,
   type ToolLifecycleRegistry,
 } from '@agent-core/kits/tools'
+import { quickjs } from './internal/engine.js'
 import { runExecution } from './internal/execution.js'
+import { loadSucrase } from './internal/strip-types.js'
 import { readToolSet, type ToolSet } from './internal/tool-set.js'
 import { resolveLimits, type SandboxLimits } from './sandbox-limits.js'
 import { assertSandboxRecording, type SandboxRecording } from './sandbox-recording.js'
@@ -292,4 +294,37 @@ export async function replaySandbox<App = unknown>(
       fail(`options.${key}`, 'cannot be given to a replay (the recording holds it)', undefined)
   }
   return runPrepared(prepareExecution(recording.code, tools, { ...options, recording }), true)
+}
+
+/**
+ * Loads what the sandbox loads on its first run, now: the QuickJS engine and, for TypeScript scripts, the
+ * type stripper. Importing the kit loads neither, so the first script of a process pays for both (a few
+ * hundred milliseconds); call this at start-up so the first code call does not. Calling it again costs
+ * nothing.
+ * @param options - `language`: `typescript` (default, loads the type stripper too) or `javascript`
+ * @throws `SandboxUnavailableError` when `quickjs-emscripten` (or the type stripper) cannot be loaded;
+ *   `InvalidInputError` for bad options
+ * @example
+ * ```ts
+ * import { preloadSandbox } from '@agent-core/kits/sandbox'
+ * await preloadSandbox() // at start-up: the first code call starts at once
+ * ```
+ */
+export async function preloadSandbox(
+  options: { readonly language?: 'typescript' | 'javascript' | undefined } = {},
+): Promise<void> {
+  if (options === null || typeof options !== 'object' || Array.isArray(options))
+    fail('options', 'must be an object { language? }', options)
+  for (const key of Object.keys(options)) {
+    if (key !== 'language')
+      fail(
+        `options.${key}`,
+        'is not an option of preloadSandbox (language)',
+        (options as Record<string, unknown>)[key],
+      )
+  }
+  const language = options.language ?? 'typescript'
+  if (language !== 'typescript' && language !== 'javascript')
+    fail('options.language', 'must be "typescript" or "javascript"', language)
+  await Promise.all([quickjs(), language === 'typescript' ? loadSucrase() : undefined])
 }

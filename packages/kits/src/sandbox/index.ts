@@ -9,6 +9,7 @@
  * - {@link executeSandbox} runs a script without the loop; {@link replaySandbox} replays a recording
  *   without calling any tool.
  * - {@link describeTools} renders the tools' TypeScript declarations for the prompt.
+ * - {@link preloadSandbox} loads the engine at start-up instead of on the first run.
  *
  * Each run gets a fresh runtime with limits (memory, stack, CPU time, wall time, host calls, output), no
  * ambient I/O (no fetch, timers or modules), frozen intrinsics, a seeded `Math.random` and a frozen UTC
@@ -46,6 +47,7 @@ export { defineDescribeTool, describeTools } from './describe-tools.js'
 export {
   type ExecuteSandboxOptions,
   executeSandbox,
+  preloadSandbox,
   replaySandbox,
   type SandboxToolEntry,
   type SandboxTools,

@@ -211,6 +211,9 @@ async function execute(input: ExecutionInput, context: OperationContext<unknown>
       recording: recording(),
     }) as SandboxResult
 
+  // The engine starts loading (on a first run) while sucrase loads and strips the types.
+  const loadingModule = quickjs()
+  loadingModule.catch(() => undefined) // a syntax error returns before it is awaited; the next run retries
   const prepared = await prepareScript(input.code, input.language)
   if (!prepared.ok) {
     return finish({
@@ -228,7 +231,7 @@ async function execute(input: ExecutionInput, context: OperationContext<unknown>
     return finish({ status: 'failed', error: stoppedError(context.signal) })
   }
 
-  const module = await quickjs()
+  const module = await loadingModule
   const deadline = deadlineSignal(context.signal, limits.timeMs, 'the sandbox script')
   // Host calls stop with the run, at the deadline, or when the script is stopped for another reason.
   const cancel = new AbortController()

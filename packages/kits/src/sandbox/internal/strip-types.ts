@@ -10,7 +10,7 @@ import { SandboxUnavailableError } from '../sandbox-errors.js'
 type Sucrase = typeof import('sucrase')
 
 let sucrase: Promise<Sucrase> | undefined
-function loadSucrase(): Promise<Sucrase> {
+export function loadSucrase(): Promise<Sucrase> {
   if (sucrase === undefined) {
     const loading = import('sucrase').catch((error: unknown) => {
       throw new SandboxUnavailableError(
