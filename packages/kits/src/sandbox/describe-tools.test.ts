@@ -245,6 +245,11 @@ const generated: fc.Arbitrary<Generated> = fc.letrec<{ node: Generated }>((tie) 
     })),
     fc
       .uniqueArray(fc.tuple(key, tie('node'), fc.boolean()), { maxLength: 4, selector: ([k]) => k })
+      // A declared property named like an Object.prototype member is required: the reference model (ajv,
+      // without `ownProperties`) reads an absent `constructor` from the prototype and rejects the value.
+      .map((fields) =>
+        fields.map(([k, item, required]) => [k, item, required || k in Object.prototype] as const),
+      )
       .map((fields) => ({
         schema: {
           type: 'object',
