@@ -4,8 +4,16 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { ConflictError, InvalidInputError, UnauthorizedError } from '@agent-core/core'
+import { defineModelTool } from '@agent-core/core/tools'
+import { ApprovalRequiredError, defineToolLifecycle } from '@agent-core/kits/tools'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import type { AgentCallOutcome, AgentRunState, ScriptedTurn } from './index.js'
+import {
+  type AgentCallOutcome,
+  type AgentRunState,
+  createScriptedModel,
+  defineAgent,
+  type ScriptedTurn,
+} from './index.js'
 import { type RefundEffect, refundAgent } from './testing/refund-agent.js'
 
 const childScript = fileURLToPath(new URL('./testing/resume-child.ts', import.meta.url))
@@ -343,5 +351,84 @@ describe('suspend in one process, resume in another from the JSON alone', () => 
         .catch((e: unknown) => e)
       expect(UnauthorizedError.isInstance(error)).toBe(true)
     })
+  })
+})
+
+describe('a tool that asks for a person while it runs', () => {
+  /** `transfer` learns while it runs that each of its two legs needs a person; approvals arrive through its resume hook. */
+  function stagedAgent(turns: readonly ScriptedTurn[]) {
+    const approvals = new Map<string, number>()
+    const legs: string[] = []
+    const transfer = defineModelTool<{ amount: number }, string>({
+      id: 'transfer',
+      description: 'Moves money in two legs, each approved by a person',
+      inputSchema: { type: 'object', required: ['amount'], properties: { amount: { type: 'number' } } },
+      execute: ({ amount }, { invocationId }) => {
+        const approved = approvals.get(invocationId) ?? 0
+        if (approved < 2)
+          throw new ApprovalRequiredError(`Leg ${approved + 1} of moving ${amount} needs a person.`)
+        legs.push(invocationId)
+        return `moved ${amount}`
+      },
+    })
+    const agent = defineAgent({
+      model: createScriptedModel(turns),
+      tools: [
+        defineToolLifecycle(transfer, {
+          resume(call) {
+            approvals.set(call.invocationId, (approvals.get(call.invocationId) ?? 0) + 1)
+          },
+        }),
+      ],
+    })
+    return { agent, legs }
+  }
+
+  it('waits again after each approval, and saves the new wait at once', async () => {
+    const { agent, legs } = stagedAgent([
+      { toolCalls: [{ name: 'transfer', input: { amount: 40 } }] },
+      { text: 'Moved 40.' },
+    ])
+    const first = await agent.run({ prompt: 'Move 40.', defer: true })
+    expect(first.reason === 'suspended' && first.pending.map((call) => call.reason)).toEqual([
+      'Leg 1 of moving 40 needs a person.',
+    ])
+    const saves: AgentRunState[] = []
+    const approve = { type: 'approve', toolCallId: 'call_1_0', by: 'person' } as const
+    const second = await agent.run({
+      resume: JSON.parse(JSON.stringify(first.state)),
+      outcomes: { call_1_0: approve },
+      defer: true,
+      onProgress: (state) => void saves.push(state),
+    })
+    expect(second.reason === 'suspended' && second.pending.map((call) => call.reason)).toEqual([
+      'Leg 2 of moving 40 needs a person.',
+    ])
+    // The last save already holds the new wait, not the approval it used.
+    expect(saves.at(-1)?.pending).toEqual([
+      expect.objectContaining({ waitingFor: 'approval', reason: 'Leg 2 of moving 40 needs a person.' }),
+    ])
+    expect(saves.at(-1)?.pending[0]).not.toHaveProperty('approval')
+    const third = await agent.run({ resume: second.state, outcomes: { call_1_0: approve }, defer: true })
+    expect(third.reason === 'final' && third.answer).toBe('Moved 40.')
+    expect(legs).toEqual([first.state.pending[0]!.invocationId])
+  })
+
+  it('asks a resolver again after each approval', async () => {
+    const { agent, legs } = stagedAgent([
+      { toolCalls: [{ name: 'transfer', input: { amount: 5 } }] },
+      { text: 'Done.' },
+    ])
+    const asked: string[] = []
+    const result = await agent.run({
+      prompt: 'Move 5.',
+      resolveApproval: (call) => {
+        asked.push(call.reason)
+        return { type: 'approve' }
+      },
+    })
+    expect(result.reason).toBe('final')
+    expect(asked).toEqual(['Leg 1 of moving 5 needs a person.', 'Leg 2 of moving 5 needs a person.'])
+    expect(legs).toHaveLength(1)
   })
 })

@@ -21,7 +21,9 @@ export interface ApprovalRequiredErrorDetails extends ErrorDetails {
 /**
  * A call needs a person's approval. Throw it from a lifecycle's `authorize` hook (the message, or
  * `details.reason`, is the reason shown to the person); the registry turns it into a `pending` outcome
- * carrying a {@link PendingToolCall}. {@link unwrapToolOutcome} throws it back with `details.pending` set.
+ * carrying a {@link PendingToolCall}. A tool whose `execute` finds out only while it runs that it needs a
+ * person may throw it too: the call waits the same way, and once approved `execute` runs again from the
+ * start with the same invocation id. {@link unwrapToolOutcome} throws it back with `details.pending` set.
  * @example
  * ```ts
  * import { ApprovalRequiredError } from '@agent-core/kits/tools'

@@ -436,6 +436,55 @@ describe('approvals', () => {
     expect(JSON.parse(JSON.stringify(outcome.record))).toEqual(outcome.record)
   })
 
+  it('lets a running tool ask for approval: the call waits, and runs again with its invocation id once approved', async () => {
+    const runs: { invocationId: string; approved: boolean }[] = []
+    const approvals = new Set<string>()
+    const step = defineModelTool<{ amount: number }, string>({
+      id: 'step',
+      description: 'Finds out only while it runs that it needs a person',
+      inputSchema: { type: 'object', required: ['amount'], properties: { amount: { type: 'number' } } },
+      execute: ({ amount }, { invocationId }) => {
+        const approved = approvals.has(invocationId)
+        runs.push({ invocationId, approved })
+        if (amount > 10 && !approved) throw new ApprovalRequiredError(`Moving ${amount} needs a person.`)
+        return `moved ${amount}`
+      },
+    })
+    const finalized: string[] = []
+    const tools = ToolLifecycleRegistry.create([
+      defineToolLifecycle(step, {
+        resume(call) {
+          approvals.add(call.invocationId)
+        },
+        complete() {
+          finalized.push('complete')
+        },
+        finalize(outcome) {
+          finalized.push(outcome.status)
+        },
+      }),
+    ])
+    const first = await tools.run({ toolCallId: 'call_1', toolId: 'step', input: { amount: 50 } }, {})
+    expect(first.status).toBe('pending')
+    expect(first.status === 'pending' && first.record.reason).toBe('Moving 50 needs a person.')
+    const done = await tools.resume(first.record, approve('call_1'), {})
+    expect(done.status === 'completed' && done.output).toBe('moved 50')
+    expect(runs).toEqual([
+      { invocationId: first.invocationId, approved: false },
+      { invocationId: first.invocationId, approved: true },
+    ])
+    expect(finalized).toEqual(['pending', 'complete', 'completed'])
+
+    const second = await tools.run({ toolCallId: 'call_2', toolId: 'step', input: { amount: 70 } }, {})
+    const refused = await tools.resume(
+      second.record as PendingToolCall,
+      { type: 'reject', toolCallId: 'call_2', by: 'person', reason: 'Not today.' },
+      {},
+    )
+    expect(refused.status).toBe('rejected')
+    expect(runs).toHaveLength(3)
+  })
+
   it('signs pending calls and refuses unsigned, forged or moved decisions', async () => {
     const tools = gated({ decisionKeys: keys })
     const first = await tools.run({ ...add({ a: 11, b: 1 }), runId: 'run_1' }, {})

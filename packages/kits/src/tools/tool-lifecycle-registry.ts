@@ -47,6 +47,7 @@ import {
   failedIdentity,
   freezeView,
   identity,
+  pendingSettlement,
   readTemplate,
   replayOutcome,
   type Settlement,
@@ -75,6 +76,7 @@ import {
   type ToolLifecyclePhase,
 } from './tool-call-state.js'
 import { assertDecision, type ToolDecision } from './tool-decision.js'
+import { ApprovalRequiredError } from './tool-errors.js'
 import type { ToolLifecycle } from './tool-lifecycle.js'
 
 /** What one pass learns as it goes, read by the phases after the settlement (render, finalize). */
@@ -671,6 +673,10 @@ export class ToolLifecycleRegistry<App = unknown> {
     try {
       output = (await this.#execute(selected, view, context, start.timeoutMs)).output
     } catch (error) {
+      // A tool that learns only while it runs that it needs a person (a sandbox script reaching a host
+      // call that asks) waits like a call its authorize hook stopped: resumed with an approval, it runs
+      // again with the same invocation id.
+      if (ApprovalRequiredError.isInstance(error)) return pendingSettlement(error)
       return failed('execute', error)
     }
     const problem = output === undefined ? undefined : jsonProblem(output, 'output')

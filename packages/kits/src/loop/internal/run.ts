@@ -766,7 +766,12 @@ export class AgentRun {
   }
 
   /** What happens after a pass through the lifecycle. */
-  async #handle(outcome: ToolCallOutcome, step: Step, ctx: OperationContext<unknown>): Promise<void> {
+  async #handle(
+    outcome: ToolCallOutcome,
+    step: Step,
+    ctx: OperationContext<unknown>,
+    again = false,
+  ): Promise<void> {
     const note = this.#waits.get(outcome.invocationId)
     this.#waits.delete(outcome.invocationId)
     if (outcome.status !== 'pending') return this.#settle(outcome, step, undefined)
@@ -787,6 +792,7 @@ export class AgentRun {
         : {}),
     }
     this.#pending.set(pending.toolCallId, pending)
+    if (again) await this.#save()
     if (waitingFor === 'approval') {
       this.#emit({
         type: 'tool-awaiting-approval',
@@ -1010,7 +1016,11 @@ export class AgentRun {
     const settled = await this.#slots.run(async () =>
       this.#agent.registry.resume(kitPending(pending), await this.#signed(approval, pending), ctx),
     )
-    return this.#settle(settled, step, undefined)
+    if (settled.status !== 'pending') return this.#settle(settled, step, undefined)
+    // The tool asked for a person again while it ran (a code tool reaching another host call that needs
+    // one): the call waits again, and is saved at once so that a restart does not re-enter it with the
+    // approval it has just used.
+    return this.#handle(settled, step, ctx, true)
   }
 
   /** Reports a settled call, adds its message to the history and saves. */

@@ -29,6 +29,13 @@ export function failed(phase: ToolLifecyclePhase, error: unknown): Settlement {
   return { status: 'failed', error, phase }
 }
 
+/** A call that waits for a person, for the reason an `ApprovalRequiredError` gives. */
+export function pendingSettlement(error: ApprovalRequiredError): Settlement {
+  const { reason } = error.details
+  const sentence = typeof reason === 'string' && reason.length > 0 ? reason : error.message
+  return { status: 'pending', reason: sentence.length > 0 ? sentence : 'This call needs approval.' }
+}
+
 /** What a hook's error means for the call. */
 export function classify(error: unknown, phase: ToolLifecyclePhase, hook: string): Settlement {
   if (ToolRejectedError.isInstance(error)) {
@@ -59,11 +66,7 @@ export function classify(error: unknown, phase: ToolLifecyclePhase, hook: string
     }
   }
   if (ApprovalRequiredError.isInstance(error)) {
-    if (phase === 'authorize') {
-      const { reason } = error.details
-      const sentence = typeof reason === 'string' && reason.length > 0 ? reason : error.message
-      return { status: 'pending', reason: sentence.length > 0 ? sentence : 'This call needs approval.' }
-    }
+    if (phase === 'authorize') return pendingSettlement(error)
     return failed(
       phase,
       new InvalidOutputError(

@@ -1,0 +1,325 @@
+import { describeValue, InvalidDefinitionError, type JsonSchema } from '@agent-core/core'
+import { defineModelTool, type ModelTool, type ToolExecutionContext } from '@agent-core/core/tools'
+import {
+  ApprovalRequiredError,
+  type ApproveDecision,
+  type JsonValue,
+  type PendingToolCall,
+  type ResumedToolCallView,
+  type ToolDecision,
+  type ToolLifecycle,
+  type ToolTemplateAnswer,
+  type ToolTemplateInput,
+} from '@agent-core/kits/tools'
+import { describeTools } from './describe-tools.js'
+import { prepareExecution, runPrepared, type SandboxTools } from './execute-sandbox.js'
+import { readToolSet } from './internal/tool-set.js'
+import { resolveLimits, type SandboxLimits } from './sandbox-limits.js'
+import {
+  MemoryRecordingStore,
+  type SandboxRecording,
+  type SandboxRecordingStore,
+} from './sandbox-recording.js'
+import type { SandboxErrorInfo, SandboxLog } from './sandbox-result.js'
+
+/**
+ * The input of a code tool: the script.
+ * @example
+ * ```ts
+ * import type { CodeToolInput } from '@agent-core/kits/sandbox'
+ * const input: CodeToolInput = { code: 'return (await lookup_order({ orderId: "A-17" })).total' }
+ * ```
+ */
+export interface CodeToolInput {
+  /** The script: the body of an async function, in TypeScript (or JavaScript). */
+  readonly code: string
+}
+
+/**
+ * What a code call gives the model: the script's JSON value and its console output, or its error.
+ * @example
+ * ```ts
+ * import type { CodeToolOutput } from '@agent-core/kits/sandbox'
+ * const output: CodeToolOutput = { ok: true, value: 120, logs: [] }
+ * ```
+ */
+export type CodeToolOutput =
+  | { readonly ok: true; readonly value?: JsonValue | undefined; readonly logs: readonly SandboxLog[] }
+  | { readonly ok: false; readonly error: SandboxErrorInfo; readonly logs: readonly SandboxLog[] }
+
+/**
+ * Options of {@link defineCodeTool}.
+ * @example
+ * ```ts
+ * import type { CodeToolOptions } from '@agent-core/kits/sandbox'
+ * const options: CodeToolOptions = { tools: [], limits: { cpuTimeMs: 500 }, id: 'run_script' }
+ * ```
+ */
+export interface CodeToolOptions<App = unknown> {
+  /** The tools scripts may call, each through its lifecycle. */
+  readonly tools: SandboxTools<App>
+  /** What each script may use (see {@link SandboxLimits}); defaults for the rest. */
+  readonly limits?: SandboxLimits | undefined
+  /** The tool's id. Default `run_code`. */
+  readonly id?: string | undefined
+  /** What the model reads about the tool. Default: how to write a script, and the tools' declarations. */
+  readonly description?: string | undefined
+  /** `typescript` (default) or `javascript`. */
+  readonly language?: 'typescript' | 'javascript' | undefined
+  /**
+   * Where each code call's recording is kept, keyed by its invocation id. Default: a new
+   * {@link MemoryRecordingStore} (this process only); give a shared store to resume code calls in another
+   * process or after a restart.
+   */
+  readonly recordings?: SandboxRecordingStore | undefined
+  /**
+   * Saves each host call in `recordings` before it runs and after it settles, so that a code call re-entered
+   * after a crash (in a durable agent run) never runs a settled host call again, and runs the one in flight
+   * again with the same invocation id (its idempotency key). Costs one more lifecycle pass and two store
+   * writes per host call. Default false: the recording is saved when the call ends or waits.
+   */
+  readonly durable?: boolean | undefined
+}
+
+/**
+ * A code tool: a core `ModelTool` whose input is `{ code }`, and at the same time its own `tools` kit
+ * lifecycle block (`tool` is itself; its `resume` hook hands a person's approval to the host calls the
+ * script waits for, its `template` marks failed scripts as errors for the model). Give it to an agent, a
+ * `ToolLifecycleRegistry`, or an MCP server like any tool.
+ * @example
+ * ```ts
+ * import { defineCodeTool, type CodeTool } from '@agent-core/kits/sandbox'
+ * const runCode: CodeTool = defineCodeTool({ tools: [lookupOrder, refund] })
+ * runCode.id // 'run_code'
+ * ```
+ */
+export interface CodeTool<App = unknown>
+  extends ModelTool<CodeToolInput, CodeToolOutput, App>,
+    ToolLifecycle<CodeToolInput, CodeToolOutput, App> {
+  /** The tool's id, also its lifecycle's. */
+  readonly id: string
+  /** Itself: the code tool is its own lifecycle block. */
+  readonly tool: CodeTool<App>
+  /** The TypeScript declarations of the tools (also in the default description). */
+  readonly declarations: string
+  /** Where the recordings of its calls are kept. */
+  readonly recordings: SandboxRecordingStore
+}
+
+const INPUT_SCHEMA: JsonSchema = Object.freeze({
+  type: 'object',
+  required: ['code'],
+  additionalProperties: false,
+  properties: {
+    code: {
+      type: 'string',
+      description: 'The body of an async function in TypeScript: use await, and return the result.',
+    },
+  },
+})
+
+const OUTPUT_SCHEMA: JsonSchema = Object.freeze({
+  type: 'object',
+  required: ['ok', 'logs'],
+  properties: {
+    ok: { type: 'boolean' },
+    value: {},
+    error: { type: 'object', required: ['kind', 'name', 'message'] },
+    logs: {
+      type: 'array',
+      items: { type: 'object', required: ['level', 'text'] },
+    },
+  },
+})
+
+function defaultDescription(declarations: string, language: string): string {
+  return [
+    `Runs a ${language === 'typescript' ? 'TypeScript (or JavaScript)' : 'JavaScript'} script in a sandbox and returns { ok, value, logs }: the JSON value the script returns and what it printed with console.*. Use it to call the functions below, several at once and with your own logic in between, in one step.`,
+    'The script is the body of an async function: use await, and return the result. Each function takes one object and returns a Promise; run independent calls together with Promise.all. A failed call rejects with a ToolCallError (code, toolId).',
+    'There is no network, file system, timer or module loading. Math.random and Date are deterministic, and every run starts from a fresh global scope: return what you need to keep. If the script fails you get { ok: false, error: { kind, name, message, line } }.',
+    '',
+    '```ts',
+    declarations.trimEnd(),
+    '```',
+  ].join('\n')
+}
+
+/** The reason a person reads about a code call whose script waits for them. */
+function waitReason(waiting: readonly PendingToolCall[]): string {
+  const describe = (call: PendingToolCall) => {
+    let input = JSON.stringify(call.input)
+    if (input.length > 300) input = `${input.slice(0, 297)}...`
+    return `${call.toolId} ${input}: ${call.reason}`
+  }
+  if (waiting.length === 1) return `The script's call to ${describe(waiting[0]!)}`
+  return `The script's calls wait for a person:\n${waiting.map((call) => `- ${describe(call)}`).join('\n')}`
+}
+
+const NO_DECISION =
+  'The code tool ran again without seeing the decision about its call (its own resume hook was not registered), so the host call it waited for is refused. Register the code tool itself, not a lifecycle built around it.'
+const POLICY_APPROVAL =
+  "This host call asked for a person's approval; an approval of the code call by policy cannot give it. Ask a person to approve."
+
+/**
+ * Defines a code tool: the model writes a script (TypeScript or JavaScript), and QuickJS runs it with
+ * `tools` as its library (see {@link executeSandbox}). Each host call goes through its tool's lifecycle,
+ * approvals and time limits included. When a host call needs a person, the whole code call waits like any
+ * call that needs approval (the agent loop suspends or asks its resolver, with the host calls in the
+ * reason); once a person approves the code call, the script runs again from the start, the host calls it
+ * already made answer from its recording (no side effect happens twice), and the waiting ones run. A
+ * refusal by the person settles the code call as refused.
+ *
+ * Each call starts from a fresh global scope: nothing a script leaves behind is seen by the next call (the
+ * model keeps what it needs through the values scripts return). Recordings are kept in `recordings` under
+ * the call's invocation id, which a resumed or re-entered call keeps.
+ * @throws `InvalidDefinitionError` for malformed options or tools
+ * @example
+ * ```ts
+ * import { defineModelTool } from '@agent-core/core/tools'
+ * import { defineCodeTool } from '@agent-core/kits/sandbox'
+ * const lookupOrder = defineModelTool<{ orderId: string }, { total: number }>({
+ *   id: 'lookup_order',
+ *   description: 'Finds an order by id',
+ *   inputSchema: { type: 'object', required: ['orderId'], properties: { orderId: { type: 'string' } } },
+ *   execute: () => ({ total: 120 }),
+ * })
+ * const runCode = defineCodeTool({ tools: [lookupOrder], limits: { cpuTimeMs: 500 } })
+ * // defineAgent({ model, tools: [runCode] })
+ * ```
+ */
+export function defineCodeTool<App = unknown>(options: CodeToolOptions<App>): CodeTool<App> {
+  if (typeof options !== 'object' || options === null) {
+    throw new InvalidDefinitionError(
+      `defineCodeTool expects options { tools, limits?, id?, description?, language?, recordings? }, but got ${describeValue(options)}.`,
+      { details: { field: 'options', received: describeValue(options) } },
+    )
+  }
+  const known = ['tools', 'limits', 'id', 'description', 'language', 'recordings', 'durable']
+  for (const key of Object.keys(options)) {
+    if (!known.includes(key)) {
+      throw new InvalidDefinitionError(
+        `options.${key} is not an option of defineCodeTool (${known.join(', ')}).`,
+        {
+          details: {
+            field: `options.${key}`,
+            received: describeValue((options as unknown as Record<string, unknown>)[key]),
+          },
+        },
+      )
+    }
+  }
+  const limits = resolveLimits(options.limits, 'options.limits')
+  const language = options.language ?? 'typescript'
+  if (language !== 'typescript' && language !== 'javascript') {
+    throw new InvalidDefinitionError(
+      `options.language must be "typescript" or "javascript", but got ${describeValue(language)}.`,
+      {
+        details: { field: 'options.language', received: describeValue(language) },
+      },
+    )
+  }
+  const set = readToolSet(options.tools, 'options.tools', limits.hostCallTimeoutMs)
+  const recordings = options.recordings ?? new MemoryRecordingStore()
+  if (
+    typeof recordings !== 'object' ||
+    recordings === null ||
+    typeof recordings.get !== 'function' ||
+    typeof recordings.set !== 'function'
+  ) {
+    throw new InvalidDefinitionError(
+      `options.recordings must be a recording store { get(key), set(key, recording) }, but got ${describeValue(recordings)}.`,
+      { details: { field: 'options.recordings', received: describeValue(recordings) } },
+    )
+  }
+  const durable = options.durable ?? false
+  if (typeof durable !== 'boolean') {
+    throw new InvalidDefinitionError(
+      `options.durable must be a boolean, but got ${describeValue(durable)}.`,
+      {
+        details: { field: 'options.durable', received: describeValue(durable) },
+      },
+    )
+  }
+  if (durable && !set.writeAhead) {
+    throw new InvalidDefinitionError(
+      'options.durable needs options.tools as a list of ModelTools and lifecycles: the calls of a ready-made registry cannot be saved before they run.',
+      { details: { field: 'options.tools', received: 'a ToolLifecycleRegistry' } },
+    )
+  }
+  const declarations = describeTools(set.registry)
+  const description = options.description ?? defaultDescription(declarations, language)
+  if (typeof description !== 'string') {
+    throw new InvalidDefinitionError(
+      `options.description must be a string, but got ${describeValue(description)}.`,
+      {
+        details: { field: 'options.description', received: describeValue(description) },
+      },
+    )
+  }
+  /** The decision a resumed pass carries, handed from the resume hook to the execution that follows it. */
+  const decided = new Map<string, ApproveDecision>()
+
+  async function execute(input: CodeToolInput, context: ToolExecutionContext<App>): Promise<CodeToolOutput> {
+    const key = context.invocationId
+    const decision = decided.get(key)
+    decided.delete(key)
+    const stored = await recordings.get(key)
+    const decisions: Record<string, ToolDecision> = {}
+    for (const call of stored?.calls ?? []) {
+      if (call.status !== 'pending' || stored?.running?.includes(call.toolCallId)) continue
+      decisions[call.toolCallId] =
+        decision?.by === 'person'
+          ? { type: 'approve', toolCallId: call.toolCallId, by: 'person' }
+          : {
+              type: 'reject',
+              toolCallId: call.toolCallId,
+              by: 'policy',
+              reason: decision === undefined ? NO_DECISION : POLICY_APPROVAL,
+            }
+    }
+    const prepared = prepareExecution(input.code, set.registry, {
+      limits: options.limits,
+      language,
+      context,
+      ...(stored === undefined ? { id: key } : { recording: stored, decisions }),
+      ...(durable ? { onProgress: (recording: SandboxRecording) => recordings.set(key, recording) } : {}),
+    })
+    const result = await runPrepared(prepared, false)
+    await recordings.set(key, result.recording)
+    switch (result.status) {
+      case 'completed':
+        return result.value === undefined
+          ? { ok: true, logs: result.logs }
+          : { ok: true, value: result.value, logs: result.logs }
+      case 'failed':
+        return { ok: false, error: result.error, logs: result.logs }
+      case 'suspended': {
+        const reason = waitReason(result.waiting)
+        throw new ApprovalRequiredError(reason, {
+          details: { reason, toolId: codeTool.id, pending: result.waiting[0] },
+        })
+      }
+    }
+  }
+
+  const codeTool = {
+    id: options.id ?? 'run_code',
+    description,
+    inputSchema: INPUT_SCHEMA,
+    outputSchema: OUTPUT_SCHEMA,
+    declarations,
+    recordings,
+    execute,
+    resume(call: ResumedToolCallView<CodeToolInput>): void {
+      decided.set(call.invocationId, call.decision)
+    },
+    template(input: ToolTemplateInput): ToolTemplateAnswer {
+      if (input.status !== 'completed') return undefined
+      const output = input.output as CodeToolOutput | undefined
+      return output?.ok === false ? { content: JSON.stringify(output), isError: true } : undefined
+    },
+  } as unknown as { -readonly [K in keyof CodeTool<App>]: CodeTool<App>[K] }
+  codeTool.tool = codeTool as CodeTool<App>
+  defineModelTool(codeTool as CodeTool<App>)
+  return Object.freeze(codeTool) as CodeTool<App>
+}

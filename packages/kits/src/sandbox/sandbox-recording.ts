@@ -1,0 +1,218 @@
+import {
+  assertNonEmptyString,
+  ConflictError,
+  describeValue,
+  InvalidInputError,
+  type MaybePromise,
+} from '@agent-core/core'
+import { assertToolCallState, type ToolCallState } from '@agent-core/kits/tools'
+
+/**
+ * Everything a sandbox execution took from outside, as plain JSON: the code, the seed of `Math.random`,
+ * the frozen clock, and the host calls in the order the script made them (each a `tools` kit call state:
+ * settled, or pending while it waits for a person). Running the same code with its recording gives the same
+ * result without calling a tool again; a recording with a pending call is how a suspended execution resumes.
+ * @example
+ * ```ts
+ * import type { SandboxRecording } from '@agent-core/kits/sandbox'
+ * const recording: SandboxRecording = {
+ *   version: 1, id: 'run_1', code: 'return 1 + 1', seed: 42, now: 1_700_000_000_000, calls: [],
+ * }
+ * ```
+ */
+export interface SandboxRecording {
+  readonly version: 1
+  /** Names the execution: the `runId` of its host calls (and the key a code tool stores it under). */
+  readonly id: string
+  /** The source as it was given (TypeScript or JavaScript). */
+  readonly code: string
+  /** The seed of the script's `Math.random`, a 32-bit unsigned integer. */
+  readonly seed: number
+  /** The script's clock: `Date.now()` in ms, frozen for the whole execution. */
+  readonly now: number
+  /**
+   * The host calls that reached the tool lifecycle, in call order: the n-th call of the script has the
+   * tool-call id `host_<n>` (from 1).
+   */
+  readonly calls: readonly ToolCallState[]
+  /**
+   * Host calls saved before they ran (with progress saves on): pending in `calls` not because a person must
+   * decide, but so that an execution re-entered after a crash runs them again with the same invocation id.
+   */
+  readonly running?: readonly string[] | undefined
+}
+
+function fail(field: string, problem: string, value: unknown): never {
+  throw new InvalidInputError(`A sandbox recording: ${field} ${problem}.`, {
+    details: { field, received: describeValue(value) },
+  })
+}
+
+/**
+ * Checks that `value` is a {@link SandboxRecording} as this kit writes it, strictly (unknown fields, wrong
+ * types and malformed host calls are refused), so a recording corrupted in storage is caught before it runs.
+ * @param field - how the value is named in errors (default `"recording"`)
+ * @throws `InvalidInputError` naming the offending field
+ * @example
+ * ```ts
+ * import { assertSandboxRecording } from '@agent-core/kits/sandbox'
+ * const recording: unknown = JSON.parse(saved)
+ * assertSandboxRecording(recording)
+ * recording.calls.length
+ * ```
+ */
+export function assertSandboxRecording(
+  value: unknown,
+  field = 'recording',
+): asserts value is SandboxRecording {
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    fail(field, 'must be an object', value)
+  const prototype = Object.getPrototypeOf(value)
+  if (prototype !== Object.prototype && prototype !== null) fail(field, 'must be a plain object', value)
+  const record = value as Record<string, unknown>
+  const known = ['version', 'id', 'code', 'seed', 'now', 'calls', 'running']
+  for (const key of Object.keys(record)) {
+    if (!known.includes(key))
+      fail(`${field}.${key}`, `is not a field of a recording (${known.join(', ')})`, record[key])
+  }
+  if (record.version !== 1) fail(`${field}.version`, 'must be 1', record.version)
+  if (typeof record.id !== 'string' || record.id === '')
+    fail(`${field}.id`, 'must be a non-empty string', record.id)
+  if (typeof record.code !== 'string') fail(`${field}.code`, 'must be a string', record.code)
+  if (
+    typeof record.seed !== 'number' ||
+    !Number.isInteger(record.seed) ||
+    record.seed < 0 ||
+    record.seed > 0xffffffff
+  )
+    fail(`${field}.seed`, 'must be an integer from 0 to 4294967295', record.seed)
+  if (typeof record.now !== 'number' || !Number.isSafeInteger(record.now))
+    fail(`${field}.now`, 'must be a safe integer (ms since the epoch)', record.now)
+  if (!Array.isArray(record.calls))
+    fail(`${field}.calls`, 'must be an array of tool call states', record.calls)
+  let last = 0
+  record.calls.forEach((call: unknown, index) => {
+    assertToolCallState(call, `${field}.calls[${index}]`)
+    const number = hostCallNumber(call.toolCallId)
+    if (number === undefined || number <= last) {
+      fail(
+        `${field}.calls[${index}].toolCallId`,
+        'must be "host_<n>", with n growing along the array (calls are kept in call order)',
+        call.toolCallId,
+      )
+    }
+    last = number
+  })
+  if (record.running !== undefined) {
+    if (!Array.isArray(record.running))
+      fail(`${field}.running`, 'must be an array of tool-call ids', record.running)
+    record.running.forEach((id: unknown, index) => {
+      const call = (record.calls as ToolCallState[]).find((state) => state.toolCallId === id)
+      if (call?.status !== 'pending')
+        fail(`${field}.running[${index}]`, 'must be the tool-call id of a pending call in calls', id)
+    })
+  }
+}
+
+/** The number of a host call from its tool-call id, or `undefined` when it is not one. */
+export function hostCallNumber(toolCallId: string): number | undefined {
+  const match = /^host_([1-9][0-9]{0,8})$/.exec(toolCallId)
+  return match ? Number(match[1]) : undefined
+}
+
+/** The tool-call id of the `index`-th host call (from 1) of an execution. */
+export function hostCallId(index: number): string {
+  return `host_${index}`
+}
+
+/**
+ * Where a code tool keeps the recording of each of its executions, keyed by the invocation id core
+ * allocated for the code call (kept when the call is resumed after an approval, or re-entered after a
+ * crash). Give a code tool a store your other processes can read to resume its calls there; a store may
+ * be synchronous or asynchronous.
+ * @example
+ * ```ts
+ * import type { SandboxRecordingStore } from '@agent-core/kits/sandbox'
+ * const rows = new Map<string, string>()
+ * const store: SandboxRecordingStore = {
+ *   get: (key) => { const row = rows.get(key); return row === undefined ? undefined : JSON.parse(row) },
+ *   set: (key, recording) => { rows.set(key, JSON.stringify(recording)) },
+ * }
+ * ```
+ */
+export interface SandboxRecordingStore {
+  get(key: string): MaybePromise<SandboxRecording | undefined>
+  set(key: string, recording: SandboxRecording): MaybePromise<void>
+}
+
+/**
+ * A {@link SandboxRecordingStore} in memory, and plain JSON: `JSON.stringify(store)` writes every recording
+ * and `new MemoryRecordingStore(JSON.parse(text))` restores them in another process (each is checked with
+ * {@link assertSandboxRecording}). The default store of a code tool.
+ * @example
+ * ```ts
+ * import { MemoryRecordingStore } from '@agent-core/kits/sandbox'
+ * const store = new MemoryRecordingStore()
+ * const copy = new MemoryRecordingStore(JSON.parse(JSON.stringify(store)))
+ * copy.size // 0
+ * ```
+ */
+export class MemoryRecordingStore implements SandboxRecordingStore {
+  readonly #recordings = new Map<string, SandboxRecording>()
+
+  /**
+   * @param entries - recordings by key, as `toJSON()` wrote them
+   * @throws `InvalidInputError` for entries that are not an object of recordings
+   */
+  constructor(entries: Readonly<Record<string, SandboxRecording>> = {}) {
+    if (typeof entries !== 'object' || entries === null || Array.isArray(entries)) {
+      throw new InvalidInputError(
+        `A MemoryRecordingStore starts from an object of recordings keyed by invocation id, but got ${describeValue(entries)}.`,
+        { details: { field: 'entries', received: describeValue(entries) } },
+      )
+    }
+    for (const [key, recording] of Object.entries(entries)) {
+      assertSandboxRecording(recording, `entries.${key}`)
+      this.#recordings.set(key, recording)
+    }
+  }
+
+  /** Number of recordings kept. */
+  get size(): number {
+    return this.#recordings.size
+  }
+
+  /** The recording kept under `key`, or `undefined`. */
+  get(key: string): SandboxRecording | undefined {
+    return this.#recordings.get(key)
+  }
+
+  /**
+   * Keeps `recording` under `key`, replacing the one there.
+   * @throws `InvalidInputError` for a key that is not a non-empty string or a malformed recording;
+   *   `ConflictError` when the key holds the recording
+   *   of other code
+   */
+  set(key: string, recording: SandboxRecording): void {
+    assertNonEmptyString(key, 'key')
+    assertSandboxRecording(recording)
+    const kept = this.#recordings.get(key)
+    if (kept !== undefined && kept.code !== recording.code) {
+      throw new ConflictError(
+        `Recording "${key}" belongs to other code; a key names one execution. Use a new key for new code.`,
+        { details: { field: 'key', received: describeValue(key) } },
+      )
+    }
+    this.#recordings.set(key, JSON.parse(JSON.stringify(recording)) as SandboxRecording)
+  }
+
+  /** Forgets the recording under `key` (once its run is over). Returns whether one was kept. */
+  delete(key: string): boolean {
+    return this.#recordings.delete(key)
+  }
+
+  /** Every recording by key, as plain JSON (what `JSON.stringify(store)` writes). */
+  toJSON(): Record<string, SandboxRecording> {
+    return Object.fromEntries(this.#recordings)
+  }
+}
