@@ -35,7 +35,7 @@ const exec = promisify(execFile)
 const root = join(import.meta.dirname, '..')
 const consumerPrograms = join(import.meta.dirname, 'consumer')
 /** Subpaths whose declarations need Node's types (`node:http`); every other one compiles with `types: []`. */
-const NEEDS_NODE_TYPES = new Set(['@agent-core/mock/node', '@agent-core/mock/vitest'])
+const NEEDS_NODE_TYPES = new Set(['@agent-core/kits/mcp', '@agent-core/mock/node', '@agent-core/mock/vitest'])
 
 const subpaths = publicSubpaths()
 const programName = (s: { pkg: string; subpath: string }) =>
