@@ -32,6 +32,7 @@ const HEAVY = {
   pg: ['./durable/postgres'],
   openai: ['./openai'],
   minisearch: ['./search'],
+  '@opentelemetry/api': ['./otel'],
 }
 for (const p of packages()) {
   for (const subpath of p.subpaths) {
