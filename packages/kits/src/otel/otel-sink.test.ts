@@ -249,7 +249,10 @@ describe('the OpenTelemetry sink', () => {
     const spans = tracing.spans()
     expect(spans.map((span) => span.name)).toEqual(['durable step charge', 'durable task order'])
     for (const span of spans) {
-      expect(span.status).toEqual({ code: otel.SpanStatusCode.ERROR, message: 'unfinished: the worker shut down' })
+      expect(span.status).toEqual({
+        code: otel.SpanStatusCode.ERROR,
+        message: 'unfinished: the worker shut down',
+      })
       expect(span.attributes['agent_core.outcome']).toBe('unfinished')
     }
     expect(only(spans, 'durable task order').attributes['agent_core.durable.task.id']).toBe('order-1')
@@ -304,7 +307,9 @@ describe('the OpenTelemetry sink', () => {
         context.diagnostics.child('loop').span('run', { runId: 'r2' }).end('ok')
         request.end()
       })
-      expect(tracing.tree()).toEqual([{ name: 'POST /chat', children: [{ name: 'invoke_agent', children: [] }] }])
+      expect(tracing.tree()).toEqual([
+        { name: 'POST /chat', children: [{ name: 'invoke_agent', children: [] }] },
+      ])
     } finally {
       otel.context.disable()
     }
@@ -338,7 +343,11 @@ describe('the OpenTelemetry sink', () => {
     expect(() => createOtelSink({ api: otel, tracer: {} as never })).toThrow(InvalidInputError)
     expect(() => createOtelSink({ api: otel, tracerProvider: 'x' as never })).toThrow(InvalidInputError)
     expect(() =>
-      createOtelSink({ api: otel, tracer: tracing.provider.getTracer('a'), tracerProvider: tracing.provider }),
+      createOtelSink({
+        api: otel,
+        tracer: tracing.provider.getTracer('a'),
+        tracerProvider: tracing.provider,
+      }),
     ).toThrow(/both given/)
     expect(() => createOtelSink({ api: otel, maxOpenSpans: 0 })).toThrow(InvalidInputError)
     expect(() => createOtelSink({ api: otel, recordContent: 'yes' as never })).toThrow(InvalidInputError)
@@ -358,7 +367,10 @@ describe('the OpenTelemetry sink', () => {
     const event = fc.record(
       {
         scope: fc.oneof(fc.array(fc.string(), { maxLength: 3 }), garbage),
-        kind: fc.oneof(fc.constantFrom('run-start', 'run-end', 'tool-call-start', 'tool-call-end', 'x'), garbage),
+        kind: fc.oneof(
+          fc.constantFrom('run-start', 'run-end', 'tool-call-start', 'tool-call-end', 'x'),
+          garbage,
+        ),
         level: fc.oneof(fc.constantFrom('info', 'warn'), garbage),
         atMs: fc.oneof(fc.integer({ min: 0, max: 2 ** 40 }), garbage),
         data: fc.oneof(fc.dictionary(fc.string(), garbage), garbage),

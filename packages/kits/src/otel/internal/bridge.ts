@@ -265,7 +265,8 @@ export class SpanBridge {
     }
     if (!owner.recording) return
     const attributes: Attributes = {}
-    if (event.level !== 'info' && typeof event.level === 'string') attributes['agent_core.level'] = event.level
+    if (event.level !== 'info' && typeof event.level === 'string')
+      attributes['agent_core.level'] = event.level
     collect(EVENT_MAPPING, event.data as Data, attributes, this.#recordContent, false)
     owner.span.addEvent(event.kind, attributes, time(event.atMs))
   }

@@ -55,7 +55,10 @@ export function contentMessage(message: ChatMessage): ContentMessage {
               ),
       }
     case 'assistant':
-      return { role: 'assistant', parts: assistantParts(message.content, message.thinking, message.toolCalls ?? []) }
+      return {
+        role: 'assistant',
+        parts: assistantParts(message.content, message.thinking, message.toolCalls ?? []),
+      }
     case 'tool':
       return {
         role: 'tool',

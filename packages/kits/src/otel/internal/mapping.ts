@@ -177,7 +177,9 @@ const modelCall: SpanMapping = {
   },
   name: (data) => {
     const model = str(data.model) ?? str(data.identity) ?? str(data.modelId)
-    return model === undefined ? GEN_AI_OPERATION_NAME_VALUE_CHAT : `${GEN_AI_OPERATION_NAME_VALUE_CHAT} ${model}`
+    return model === undefined
+      ? GEN_AI_OPERATION_NAME_VALUE_CHAT
+      : `${GEN_AI_OPERATION_NAME_VALUE_CHAT} ${model}`
   },
   end(data, attributes, facts) {
     const reason = finishReason(data.finishReason)
@@ -242,7 +244,11 @@ const toolCall: SpanMapping = {
     [ATTR_GEN_AI_OPERATION_NAME]: GEN_AI_OPERATION_NAME_VALUE_EXECUTE_TOOL,
     [ATTR_GEN_AI_TOOL_TYPE]: 'function',
   },
-  keys: { toolId: ATTR_GEN_AI_TOOL_NAME, toolCallId: ATTR_GEN_AI_TOOL_CALL_ID, phase: 'agent_core.tool.failed_phase' },
+  keys: {
+    toolId: ATTR_GEN_AI_TOOL_NAME,
+    toolCallId: ATTR_GEN_AI_TOOL_CALL_ID,
+    phase: 'agent_core.tool.failed_phase',
+  },
   name: (data) => {
     const tool = str(data.toolId)
     return tool === undefined
@@ -269,7 +275,8 @@ const task: SpanMapping = {
   ...durable('task', 'definitionId'),
   // The task span's scope is [..., 'durable', taskId].
   start(_data, attributes, scope) {
-    const taskId = scope.length >= 2 && scope[scope.length - 2] === 'durable' ? scope[scope.length - 1] : undefined
+    const taskId =
+      scope.length >= 2 && scope[scope.length - 2] === 'durable' ? scope[scope.length - 1] : undefined
     if (taskId !== undefined) attributes['agent_core.durable.task.id'] = taskId
   },
 }
@@ -283,11 +290,17 @@ const retrieval: SpanMapping = {
   content: new Set(['key']),
   name: (data) => {
     const id = str(data.retrievalId)
-    return id === undefined ? GEN_AI_OPERATION_NAME_VALUE_RETRIEVAL : `${GEN_AI_OPERATION_NAME_VALUE_RETRIEVAL} ${id}`
+    return id === undefined
+      ? GEN_AI_OPERATION_NAME_VALUE_RETRIEVAL
+      : `${GEN_AI_OPERATION_NAME_VALUE_RETRIEVAL} ${id}`
   },
 }
 
-const mcpKeys = { server: 'agent_core.mcp.server', tool: ATTR_GEN_AI_TOOL_NAME, toolId: 'agent_core.mcp.tool_id' }
+const mcpKeys = {
+  server: 'agent_core.mcp.server',
+  tool: ATTR_GEN_AI_TOOL_NAME,
+  toolId: 'agent_core.mcp.tool_id',
+}
 
 function mcp(kind: SpanKindName, method: string, extra: Record<string, string | null> = {}): SpanMapping {
   const isToolCall = method === 'tools/call'
@@ -295,7 +308,10 @@ function mcp(kind: SpanKindName, method: string, extra: Record<string, string | 
     kind,
     namespace: 'agent_core.mcp',
     fixed: isToolCall
-      ? { [ATTR_MCP_METHOD_NAME]: method, [ATTR_GEN_AI_OPERATION_NAME]: GEN_AI_OPERATION_NAME_VALUE_EXECUTE_TOOL }
+      ? {
+          [ATTR_MCP_METHOD_NAME]: method,
+          [ATTR_GEN_AI_OPERATION_NAME]: GEN_AI_OPERATION_NAME_VALUE_EXECUTE_TOOL,
+        }
       : { [ATTR_MCP_METHOD_NAME]: method },
     keys: { ...mcpKeys, ...extra },
     name: (data) => {

@@ -16,7 +16,7 @@ export interface Tracing {
   /** Finished spans, in end order. */
   spans(): ReadableSpan[]
   /** Finished spans as trees (children in start order), roots in start order. */
-  tree(pick?: readonly string[]): SpanNode[]
+  tree(pick?: readonly string[], order?: 'start' | 'name'): SpanNode[]
   shutdown(): Promise<void>
 }
 
@@ -34,7 +34,7 @@ export function createTracing(): Tracing {
     provider,
     exporter,
     spans: () => exporter.getFinishedSpans(),
-    tree: (pick) => spanTree(exporter.getFinishedSpans(), pick),
+    tree: (pick, order) => spanTree(exporter.getFinishedSpans(), pick, order),
     shutdown: () => provider.shutdown(),
   }
 }
@@ -45,10 +45,18 @@ function startNs(span: ReadableSpan): number {
   return span.startTime[0] * 1e9 + span.startTime[1]
 }
 
-/** Builds the trees of `spans`; `pick` lists the attributes each node shows (all when omitted: none). */
-export function spanTree(spans: readonly ReadableSpan[], pick: readonly string[] = []): SpanNode[] {
+/**
+ * Builds the trees of `spans`; `pick` lists the attributes each node shows (none when omitted). Siblings
+ * come in start order, or (`order: 'name'`, for parallel work) by name, then start.
+ */
+export function spanTree(
+  spans: readonly ReadableSpan[],
+  pick: readonly string[] = [],
+  order: 'start' | 'name' = 'start',
+): SpanNode[] {
   const byId = new Map(spans.map((span) => [span.spanContext().spanId, span]))
   const ordered = [...spans].sort((a, b) => startNs(a) - startNs(b))
+  if (order === 'name') ordered.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
   const node = (span: ReadableSpan): SpanNode => {
     const children = ordered
       .filter((child) => child.parentSpanContext?.spanId === span.spanContext().spanId)
