@@ -3,11 +3,12 @@
  * exporter): a run whose model (the OpenAI adapter against MockGPT over HTTP) calls two tools in
  * parallel, one of which fails; content recording; a run stopped mid-way and a tool that times out.
  */
-import * as otel from '@opentelemetry/api'
+
 import { defineModelTool } from '@agent-core/core/tools'
 import { createScriptedModel, defineAgent } from '@agent-core/kits/loop'
 import { createOpenAIChatModel } from '@agent-core/kits/openai'
 import { type MockGPTServer, startMockGPTServer } from '@agent-core/mock/node'
+import * as otel from '@opentelemetry/api'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { createOtelSink } from './index.js'
 import { createTracing, only, type Tracing } from './internal/testing/tracing.js'
@@ -38,7 +39,7 @@ const flights = defineModelTool<{ to: string }, string>({
   },
 })
 
-async function serve(script: Parameters<typeof startMockGPTServer>[0]['script']) {
+async function serve(script: NonNullable<Parameters<typeof startMockGPTServer>[0]>['script']) {
   const server = await startMockGPTServer({ apiKey: 'sk-test', script })
   servers.push(server)
   return createOpenAIChatModel({ model: 'gpt-4o-mini', apiKey: 'sk-test', baseURL: server.baseURL })

@@ -1,4 +1,3 @@
-import type * as OpenTelemetry from '@opentelemetry/api'
 import {
   assertObject,
   assertSafeInteger,
@@ -10,6 +9,7 @@ import {
   type ModelStreamEvent,
   type OperationContext,
 } from '@agent-core/core'
+import type * as OpenTelemetry from '@opentelemetry/api'
 import { type BridgeStats, contentValue, type OpenSpan, SpanBridge } from './internal/bridge.js'
 import { contentMessage, outputMessage, StreamFold } from './internal/content.js'
 import { ATTR_GEN_AI_INPUT_MESSAGES, ATTR_GEN_AI_OUTPUT_MESSAGES } from './internal/semconv.js'
@@ -49,6 +49,12 @@ export interface OtelSinkOptions {
    * the App says so.
    */
   readonly recordContent?: boolean | undefined
+  /**
+   * Whether events other than span starts and ends become span events (the tools lifecycle's phases,
+   * checkpoints, retries...). Default `true`; `false` keeps only the spans (and their exception events),
+   * for high-volume services where the span tree is enough.
+   */
+  readonly spanEvents?: boolean | undefined
   /**
    * How many spans may be open at once (default 10000). Past it the oldest open span is ended as
    * `unfinished`, so work that never ends (a stream its consumer dropped) cannot grow memory forever.
@@ -108,8 +114,8 @@ export interface OtelSink {
 const DEFAULT_MAX_OPEN = 10_000
 const TRACER_NAME = '@agent-core/kits/otel'
 
-function readBoolean(value: unknown, field: string): boolean {
-  if (value === undefined) return false
+function readBoolean(value: unknown, field: string, fallback: boolean): boolean {
+  if (value === undefined) return fallback
   if (typeof value !== 'boolean') {
     throw new InvalidInputError(`${field} must be true or false, but got ${describeValue(value)}.`, {
       details: { field, received: describeValue(value) },
@@ -144,11 +150,12 @@ interface CheckedOptions {
   readonly tracer: OpenTelemetry.Tracer | undefined
   readonly tracerProvider: OpenTelemetry.TracerProvider | undefined
   readonly recordContent: boolean
+  readonly spanEvents: boolean
   readonly maxOpenSpans: number
 }
 
 function checkOptions(options: Omit<OtelSinkOptions, 'api'>): CheckedOptions {
-  const { tracer, tracerProvider, recordContent, maxOpenSpans } = options
+  const { tracer, tracerProvider, recordContent, spanEvents, maxOpenSpans } = options
   if (tracer !== undefined && !hasFunctions(tracer, ['startSpan'])) {
     throw new InvalidInputError(
       `options.tracer must be an OpenTelemetry Tracer (provider.getTracer(name)), but got ${describeValue(tracer)}.`,
@@ -171,7 +178,8 @@ function checkOptions(options: Omit<OtelSinkOptions, 'api'>): CheckedOptions {
   return {
     tracer,
     tracerProvider,
-    recordContent: readBoolean(recordContent, 'options.recordContent'),
+    recordContent: readBoolean(recordContent, 'options.recordContent', false),
+    spanEvents: readBoolean(spanEvents, 'options.spanEvents', true),
     maxOpenSpans: maxOpenSpans ?? DEFAULT_MAX_OPEN,
   }
 }
@@ -190,6 +198,7 @@ class TracingSink implements OtelSink {
       api,
       tracer,
       recordContent: options.recordContent,
+      spanEvents: options.spanEvents,
       maxOpenSpans: options.maxOpenSpans,
     })
     this.sink = this.#bridge.handle

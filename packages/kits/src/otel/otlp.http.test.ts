@@ -4,11 +4,11 @@
  */
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import * as otel from '@opentelemetry/api'
 import { defineModelTool } from '@agent-core/core/tools'
+import { createScriptedModel, defineAgent } from '@agent-core/kits/loop'
+import * as otel from '@opentelemetry/api'
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http'
 import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base'
-import { createScriptedModel, defineAgent } from '@agent-core/kits/loop'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createOtelSink } from './index.js'
 

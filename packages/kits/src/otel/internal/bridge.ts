@@ -4,8 +4,9 @@
  * `<name>-end` ends it with its outcome; any other event becomes a span event on the span it was emitted
  * in (`parentSpanId`, or else the innermost open span whose scope path encloses the event's).
  */
-import type { Attributes, Context, Span, Tracer } from '@opentelemetry/api'
+
 import type { DiagnosticEvent } from '@agent-core/core'
+import type { Attributes, Context, Span, Tracer } from '@opentelemetry/api'
 import {
   attributeValue,
   collect,
@@ -34,6 +35,7 @@ export interface BridgeOptions {
   readonly api: BridgeApi
   readonly tracer: Tracer
   readonly recordContent: boolean
+  readonly spanEvents: boolean
   readonly maxOpenSpans: number
 }
 
@@ -57,16 +59,49 @@ export interface BridgeStats {
 export interface OpenSpan extends SpanFacts {
   readonly id: string
   readonly span: Span
-  /** The context children start in. */
-  readonly context: Context
-  /** The scope path of the span's own events: the start event's scope plus the span name. */
+  /** The context the span started in (its parent's). */
+  readonly parentContext: Context
+  /** The context children start in: made when the first child starts. */
+  context: Context | undefined
+  /** The scope path of the start event; the span's own events have `spanName` appended. */
   readonly scope: readonly string[]
   readonly spanName: string
   readonly mapping: SpanMapping
   readonly recording: boolean
+  /** The end time of a span made for an orphan end (its times come from the event); else the SDK's clock. */
+  readonly endAt?: number
 }
 
 export const OUTCOME_UNFINISHED = 'unfinished'
+
+const MAX_CACHED = 256
+const edges = new Map<string, { readonly start: boolean; readonly name: string } | null>()
+
+/** Whether `kind` starts or ends a span (`<name>-start` / `<name>-end`), and the span's name. */
+function spanEdge(kind: string): { readonly start: boolean; readonly name: string } | undefined {
+  let edge = edges.get(kind)
+  if (edge === undefined) {
+    edge = kind.endsWith('-start')
+      ? { start: true, name: kind.slice(0, -6) }
+      : kind.endsWith('-end')
+        ? { start: false, name: kind.slice(0, -4) }
+        : null
+    if (edges.size < MAX_CACHED) edges.set(kind, edge)
+  }
+  return edge ?? undefined
+}
+
+const phases = new Map<string, Attributes>()
+
+/** The attributes of a `phase-enter` event (shared: the SDK copies them). */
+function phaseAttributes(phase: string): Attributes {
+  let attributes = phases.get(phase)
+  if (attributes === undefined) {
+    attributes = Object.freeze({ 'agent_core.phase': phase })
+    if (phases.size < MAX_CACHED) phases.set(phase, attributes)
+  }
+  return attributes
+}
 const OUTCOMES = new Set(['ok', 'error', 'aborted', 'timeout'])
 
 function isEvent(value: unknown): value is DiagnosticEvent {
@@ -89,8 +124,11 @@ export class SpanBridge {
   readonly #api: BridgeApi
   readonly #tracer: Tracer
   readonly #recordContent: boolean
+  readonly #spanEvents: boolean
   readonly #maxOpen: number
   readonly #open = new Map<string, OpenSpan>()
+  readonly #kinds: Readonly<Record<'internal' | 'client' | 'server', number>>
+  readonly #active: () => Context
   /** Ids of spans the sink ended as unfinished, so that their late end is not recorded a second time. */
   readonly #closed = new Set<string>()
   #started = 0
@@ -103,7 +141,11 @@ export class SpanBridge {
     this.#api = options.api
     this.#tracer = options.tracer
     this.#recordContent = options.recordContent
+    this.#spanEvents = options.spanEvents
     this.#maxOpen = options.maxOpenSpans
+    const { SpanKind, context } = options.api
+    this.#kinds = { internal: SpanKind.INTERNAL, client: SpanKind.CLIENT, server: SpanKind.SERVER }
+    this.#active = () => context.active()
   }
 
   get stats(): BridgeStats {
@@ -131,10 +173,14 @@ export class SpanBridge {
       }
       const { kind, spanId } = event
       if (spanId !== undefined && spanId !== '') {
-        if (kind.endsWith('-start')) return this.#start(event, spanId, kind.slice(0, -6))
-        if (kind.endsWith('-end')) return this.#end(event, spanId, kind.slice(0, -4))
+        const edge = spanEdge(kind)
+        if (edge !== undefined) {
+          if (edge.start) this.#start(event, spanId, edge.name)
+          else this.#end(event, spanId, edge.name)
+          return
+        }
       }
-      this.#event(event)
+      if (this.#spanEvents) this.#event(event)
     } catch {
       // Data with throwing getters, or a tracer that throws: the App's work must go on untouched.
       this.#ignored += 1
@@ -160,34 +206,36 @@ export class SpanBridge {
     const mapping = MAPPINGS.get(spanName) ?? GENERIC
     const data = event.data as Data
     const attributes: Attributes = { ...mapping.fixed }
-    collect(mapping, data, attributes, this.#recordContent, false)
+    collect(mapping, data, attributes, this.#recordContent)
     mapping.start?.(data, attributes, event.scope)
-    attributes['agent_core.scope'] = event.scope.join('/')
-    const api = this.#api
-    const kind =
-      mapping.kind === 'client'
-        ? api.SpanKind.CLIENT
-        : mapping.kind === 'server'
-          ? api.SpanKind.SERVER
-          : api.SpanKind.INTERNAL
-    const parentContext = parent?.context ?? api.context.active()
+    // Where a trace enters agent-core; below it, the tree says where each span sits.
+    if (parent === undefined) attributes['agent_core.scope'] = event.scope.join('/')
+    const parentContext = parent === undefined ? this.#active() : this.#childContext(parent)
+    // No start time: the event is delivered as the work starts, and the SDK's clock has sub-ms precision.
     const span = this.#tracer.startSpan(
       mapping.name(data, spanName),
-      { kind, attributes, startTime: time(event.atMs) },
+      { kind: this.#kinds[mapping.kind], attributes },
       parentContext,
     )
     if (parent !== undefined && spanName === 'model-request') parent.inference = true
     this.#open.set(id, {
       id,
       span,
-      context: api.trace.setSpan(parentContext, span),
-      scope: [...event.scope, spanName],
+      parentContext,
+      context: undefined,
+      scope: event.scope,
       spanName,
       mapping,
       recording: span.isRecording(),
       inference: false,
     })
     this.#started += 1
+  }
+
+  #childContext(parent: OpenSpan): Context {
+    if (parent.context === undefined)
+      parent.context = this.#api.trace.setSpan(parent.parentContext, parent.span)
+    return parent.context
   }
 
   #end(event: DiagnosticEvent, id: string, spanName: string): void {
@@ -201,17 +249,17 @@ export class SpanBridge {
     const outcome = typeof data.outcome === 'string' && OUTCOMES.has(data.outcome) ? data.outcome : 'ok'
     if (entry.recording) {
       const attributes: Attributes = { 'agent_core.outcome': outcome }
-      collect(entry.mapping, data, attributes, this.#recordContent, true)
+      collect(entry.mapping, data, attributes, this.#recordContent)
       entry.mapping.end?.(data, attributes, entry)
-      if (outcome !== 'ok') this.#failure(entry.span, outcome, data, attributes, event.atMs)
+      if (outcome !== 'ok') this.#failure(entry.span, outcome, data, attributes)
       entry.span.setAttributes(attributes)
     }
-    entry.span.end(time(event.atMs))
+    entry.span.end(entry.endAt)
     this.#ended += 1
   }
 
   /** Status, `error.type` and the exception event of an end that was not ok. */
-  #failure(span: Span, outcome: string, data: Data, attributes: Attributes, atMs: unknown): void {
+  #failure(span: Span, outcome: string, data: Data, attributes: Attributes): void {
     const code = typeof data.errorCode === 'string' ? data.errorCode : undefined
     const message = typeof data.errorMessage === 'string' ? data.errorMessage : undefined
     if (code !== undefined) attributes['agent_core.error.code'] = code
@@ -223,23 +271,24 @@ export class SpanBridge {
       message: message === undefined ? outcome : `${outcome}: ${message}`,
     })
     if (message !== undefined || code !== undefined) {
-      span.recordException({ name: code ?? outcome, message: message ?? outcome }, time(atMs))
+      span.recordException({ name: code ?? outcome, message: message ?? outcome })
     }
   }
 
   /** An end whose start was never seen (the sink came later): a span from its duration, marked as such. */
   #orphan(event: DiagnosticEvent, id: string, spanName: string): OpenSpan {
     const data = event.data as Data
-    const end = time(event.atMs)
     const duration = typeof data.durationMs === 'number' && data.durationMs >= 0 ? data.durationMs : 0
+    const end = time(event.atMs) ?? Date.now()
     const mapping = MAPPINGS.get(spanName) ?? GENERIC
     const parent = this.#parentOf(event)
-    const parentContext = parent?.context ?? this.#api.context.active()
+    const parentContext = parent === undefined ? this.#active() : this.#childContext(parent)
     const span = this.#tracer.startSpan(
       mapping.name(data, spanName),
       {
+        kind: this.#kinds[mapping.kind],
         attributes: { 'agent_core.scope': event.scope.join('/'), 'agent_core.start_seen': false },
-        startTime: end === undefined ? undefined : end - duration,
+        startTime: end - duration,
       },
       parentContext,
     )
@@ -248,12 +297,14 @@ export class SpanBridge {
     return {
       id,
       span,
-      context: parentContext,
-      scope: [...event.scope, spanName],
+      parentContext,
+      context: undefined,
+      scope: event.scope,
       spanName,
       mapping,
       recording: span.isRecording(),
       inference: false,
+      endAt: end,
     }
   }
 
@@ -264,11 +315,17 @@ export class SpanBridge {
       return
     }
     if (!owner.recording) return
+    const { kind, level } = event
+    const data = event.data as Data
+    // The lifecycle's phase marks, many per tool call: one shared attribute set per phase.
+    if (kind === 'phase-enter' && level === 'info' && typeof data.phase === 'string') {
+      owner.span.addEvent(kind, phaseAttributes(data.phase))
+      return
+    }
     const attributes: Attributes = {}
-    if (event.level !== 'info' && typeof event.level === 'string')
-      attributes['agent_core.level'] = event.level
-    collect(EVENT_MAPPING, event.data as Data, attributes, this.#recordContent, false)
-    owner.span.addEvent(event.kind, attributes, time(event.atMs))
+    if (level !== 'info' && typeof level === 'string') attributes['agent_core.level'] = level
+    collect(EVENT_MAPPING, data, attributes, this.#recordContent)
+    owner.span.addEvent(kind, attributes)
   }
 
   #parentOf(event: DiagnosticEvent): OpenSpan | undefined {
@@ -276,19 +333,15 @@ export class SpanBridge {
     return parentSpanId === undefined ? undefined : this.#open.get(parentSpanId)
   }
 
-  /** The innermost open span whose own scope path is a prefix of `scope` (the latest one on a tie). */
+  /** The innermost open span whose own scope path (start scope plus name) is a prefix of `scope`. */
   #byScope(scope: readonly unknown[]): OpenSpan | undefined {
     let best: OpenSpan | undefined
     for (const entry of this.#open.values()) {
       const own = entry.scope
-      if (own.length > scope.length || (best !== undefined && own.length < best.scope.length)) continue
-      let inside = true
-      for (let i = 0; i < own.length; i++) {
-        if (own[i] !== scope[i]) {
-          inside = false
-          break
-        }
-      }
+      const length = own.length + 1
+      if (length > scope.length || (best !== undefined && length < best.scope.length + 1)) continue
+      let inside = scope[own.length] === entry.spanName
+      for (let i = 0; inside && i < own.length; i++) inside = own[i] === scope[i]
       if (inside) best = entry
     }
     return best

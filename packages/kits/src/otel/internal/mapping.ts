@@ -67,19 +67,33 @@ export interface SpanMapping {
 /** Keys of an end event that the sink turns into the status, the exception and `agent_core.outcome`. */
 const END_KEYS = new Set(['outcome', 'durationMs', 'errorCode', 'errorMessage'])
 
-const snakeCache = new Map<string, string>()
-
 /** `nextStepIndex` -> `next_step_index`. */
 export function snake(key: string): string {
-  let cached = snakeCache.get(key)
-  if (cached === undefined) {
-    cached = key
-      .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
-      .replace(/[^A-Za-z0-9_.]+/g, '_')
-      .toLowerCase()
-    if (snakeCache.size < 4096) snakeCache.set(key, cached)
+  return key
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .replace(/[^A-Za-z0-9_.]+/g, '_')
+    .toLowerCase()
+}
+
+/** Attribute names resolved per mapping (kits use a small, fixed set of keys; garbage is not cached). */
+const resolved = new Map<SpanMapping, Record<string, string | null>>()
+const MAX_CACHED_KEYS = 256
+
+/** The attribute name of a data key under `mapping`, or `null` when the key is not an attribute. */
+function resolve(mapping: SpanMapping, names: Record<string, string | null>, key: string): string | null {
+  const named = Object.hasOwn(mapping.keys, key) ? mapping.keys[key] : undefined
+  const name = END_KEYS.has(key) ? null : named === undefined ? `${mapping.namespace}.${snake(key)}` : named
+  if (Object.keys(names).length < MAX_CACHED_KEYS) names[key] = name
+  return name
+}
+
+function namesOf(mapping: SpanMapping): Record<string, string | null> {
+  let names = resolved.get(mapping)
+  if (names === undefined) {
+    names = Object.create(null) as Record<string, string | null>
+    resolved.set(mapping, names)
   }
-  return cached
+  return names
 }
 
 /** An attribute value for `value`, or `undefined` when it has none (objects, mixed arrays, nullish). */
@@ -104,23 +118,30 @@ export function attributeValue(value: unknown): AttributeValue | undefined {
   }
 }
 
-/** Writes the data fields of one event into `attributes` through `mapping`. */
+/**
+ * Writes the data fields of one event into `attributes` through `mapping`. The keys core reserves for a
+ * span's end (`outcome`, `durationMs`, `errorCode`, `errorMessage`) are left to the caller.
+ */
 export function collect(
   mapping: SpanMapping,
   data: Data,
   attributes: Attributes,
   recordContent: boolean,
-  skipEndKeys: boolean,
 ): void {
-  const { keys, namespace, content } = mapping
-  for (const key of Object.keys(data)) {
-    if (skipEndKeys && END_KEYS.has(key)) continue
-    if (!recordContent && content?.has(key)) continue
-    const named = keys[key]
-    if (named === null) continue
-    const value = attributeValue(data[key])
-    if (value === undefined) continue
-    attributes[named ?? `${namespace}.${snake(key)}`] = value
+  const content = recordContent ? undefined : mapping.content
+  const names = namesOf(mapping)
+  for (const key in data) {
+    const cached = names[key]
+    const name = cached === undefined ? resolve(mapping, names, key) : cached
+    if (name === null || content?.has(key)) continue
+    const value = data[key]
+    const type = typeof value
+    if (type === 'string' || type === 'boolean' || (type === 'number' && Number.isFinite(value))) {
+      attributes[name] = value as string
+    } else {
+      const converted = attributeValue(value)
+      if (converted !== undefined) attributes[name] = converted
+    }
   }
 }
 

@@ -4,6 +4,8 @@
  * `charge` step it prints `{"event":"in-step"}` and waits until the test kills it.
  * Run with `node --import tsx --conditions=@agent-core/source durable-worker.ts <dbPath> <taskId>`.
  */
+
+import { createSqliteDurableStore } from '@agent-core/kits/durable/sqlite'
 import * as otel from '@opentelemetry/api'
 import {
   BasicTracerProvider,
@@ -11,7 +13,6 @@ import {
   SimpleSpanProcessor,
   type SpanExporter,
 } from '@opentelemetry/sdk-trace-base'
-import { createSqliteDurableStore } from '@agent-core/kits/durable/sqlite'
 import { createOtelSink } from '../../index.js'
 import { orderTask, type PrintedSpan } from './order-task.js'
 

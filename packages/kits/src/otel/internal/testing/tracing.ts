@@ -41,8 +41,9 @@ export function createTracing(): Tracing {
 
 const STATUS = ['unset', 'ok', 'error']
 
-function startNs(span: ReadableSpan): number {
-  return span.startTime[0] * 1e9 + span.startTime[1]
+/** Compares start times ([seconds, nanoseconds]: their sum in ns is past 2^53). */
+function byStart(a: ReadableSpan, b: ReadableSpan): number {
+  return a.startTime[0] - b.startTime[0] || a.startTime[1] - b.startTime[1]
 }
 
 /**
@@ -55,7 +56,7 @@ export function spanTree(
   order: 'start' | 'name' = 'start',
 ): SpanNode[] {
   const byId = new Map(spans.map((span) => [span.spanContext().spanId, span]))
-  const ordered = [...spans].sort((a, b) => startNs(a) - startNs(b))
+  const ordered = [...spans].sort(byStart)
   if (order === 'name') ordered.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
   const node = (span: ReadableSpan): SpanNode => {
     const children = ordered
