@@ -22,7 +22,7 @@ beforeAll(() => {
 afterEach(() => tracing.exporter.reset())
 afterAll(() => tracing.shutdown())
 
-function sink(options: { recordContent?: boolean; maxOpenSpans?: number } = {}) {
+function sink(options: { recordContent?: boolean; maxOpenSpans?: number; spanEvents?: boolean } = {}) {
   return createOtelSink({ api: otel, tracerProvider: tracing.provider, ...options })
 }
 
@@ -379,5 +379,103 @@ describe('the OpenTelemetry sink', () => {
     )
     tracer.endOpenSpans()
     expect(tracer.stats.open).toBe(0)
+  })
+})
+
+describe('content through traceModel', () => {
+  const request = {
+    messages: [
+      { role: 'system' as const, content: 'Be brief.' },
+      {
+        role: 'user' as const,
+        content: [
+          { type: 'text' as const, text: 'What is this?' },
+          { type: 'image' as const, url: 'https://example.com/a.png' },
+        ],
+      },
+    ],
+  }
+  const reply = {
+    message: {
+      role: 'assistant' as const,
+      content: '',
+      thinking: 'Look it up.',
+      toolCalls: [{ id: 'call_1', name: 'lookup', arguments: '{"q":"a.png"}' }],
+    },
+    finishReason: 'tool-calls' as const,
+    usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 },
+  }
+
+  it('records the request and the reply of generate on the span the call runs in', async () => {
+    const tracer = sink({ recordContent: true })
+    const model = tracer.traceModel({ identity: 'm', generate: async () => reply })
+    expect(model.stream).toBeUndefined()
+    const context = createOperationContext({ diagnostics: tracer.sink })
+    const span = context.diagnostics.span('model-call', { identity: 'm' })
+    await model.generate(request, { ...context, diagnostics: span.diagnostics })
+    span.end('ok')
+    const chat = only(tracing.spans(), 'chat m')
+    expect(JSON.parse(String(chat.attributes['gen_ai.input.messages']))).toEqual([
+      { role: 'system', parts: [{ type: 'text', content: 'Be brief.' }] },
+      {
+        role: 'user',
+        parts: [
+          { type: 'text', content: 'What is this?' },
+          { type: 'uri', modality: 'image', uri: 'https://example.com/a.png' },
+        ],
+      },
+    ])
+    expect(JSON.parse(String(chat.attributes['gen_ai.output.messages']))).toEqual([
+      {
+        role: 'assistant',
+        finish_reason: 'tool_calls',
+        parts: [
+          { type: 'reasoning', content: 'Look it up.' },
+          { type: 'tool_call', id: 'call_1', name: 'lookup', arguments: { q: 'a.png' } },
+        ],
+      },
+    ])
+  })
+
+  it('passes a stream through untouched, even one that yields garbage, and records nothing outside a span', async () => {
+    const tracer = sink({ recordContent: true })
+    const events = [
+      { type: 'text-delta', text: 'Hi' },
+      null,
+      { type: 'finish', finishReason: 'stop', usage: reply.usage },
+    ]
+    const model = tracer.traceModel({
+      identity: 'm',
+      generate: async () => reply,
+      async *stream() {
+        yield* events as never[]
+      },
+    })
+    const context = createOperationContext({ diagnostics: tracer.sink })
+    const span = context.diagnostics.span('model-call', { identity: 'm' })
+    const seen: unknown[] = []
+    for await (const event of model.stream!(request, { ...context, diagnostics: span.diagnostics }))
+      seen.push(event)
+    span.end('ok')
+    expect(seen).toEqual(events)
+    expect(only(tracing.spans(), 'chat m').attributes['gen_ai.output.messages']).toBeUndefined()
+    // Outside any span: nothing to record on, the call goes through.
+    await expect(model.generate(request, context)).resolves.toBe(reply)
+  })
+
+  it('returns the model itself when content is not recorded', () => {
+    const model = { identity: 'm', generate: async () => reply }
+    expect(sink().traceModel(model)).toBe(model)
+  })
+})
+
+describe('spanEvents: false', () => {
+  it('keeps the spans and their exception events, and drops the other events', () => {
+    const tracer = sink({ spanEvents: false })
+    const diagnostics = createDiagnostics({ sink: tracer.sink })
+    const span = diagnostics.span('tool-call', { toolId: 'x' })
+    span.diagnostics.emit('phase-enter', { phase: 'execute' })
+    span.fail(new Error('boom'))
+    expect(only(tracing.spans(), 'execute_tool x').events.map((event) => event.name)).toEqual(['exception'])
   })
 })
