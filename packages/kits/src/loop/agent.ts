@@ -45,13 +45,41 @@ import {
 } from './run-state.js'
 import { countTokens, type estimateTokens } from './trim-messages.js'
 
-/** Default cap on model calls per run. */
+/**
+ * Default cap on model calls per run.
+ * @example
+ * ```ts
+ * import { DEFAULT_MAX_TURNS, defineAgent } from '@agent-core/kits/loop'
+ * const agent = defineAgent({ model, maxTurns: DEFAULT_MAX_TURNS * 2 })
+ * ```
+ */
 export const DEFAULT_MAX_TURNS = 10
-/** Default number of one turn's tool calls that run at once. */
+/**
+ * Default number of one turn's tool calls that run at once.
+ * @example
+ * ```ts
+ * import { DEFAULT_TOOL_CONCURRENCY } from '@agent-core/kits/loop'
+ * const concurrency = Math.min(DEFAULT_TOOL_CONCURRENCY, 2)
+ * ```
+ */
 export const DEFAULT_TOOL_CONCURRENCY = 8
-/** Default time limit of one tool call: five minutes. */
+/**
+ * Default time limit of one tool call: five minutes.
+ * @example
+ * ```ts
+ * import { DEFAULT_TOOL_TIMEOUT_MS } from '@agent-core/kits/loop'
+ * const minutes = DEFAULT_TOOL_TIMEOUT_MS / 60_000 // 5
+ * ```
+ */
 export const DEFAULT_TOOL_TIMEOUT_MS = 300_000
-/** Default time limit of one model call, its whole stream included: ten minutes. */
+/**
+ * Default time limit of one model call, its whole stream included: ten minutes.
+ * @example
+ * ```ts
+ * import { DEFAULT_MODEL_TIMEOUT_MS } from '@agent-core/kits/loop'
+ * const minutes = DEFAULT_MODEL_TIMEOUT_MS / 60_000 // 10
+ * ```
+ */
 export const DEFAULT_MODEL_TIMEOUT_MS = 600_000
 
 const MAX_TIMEOUT_MS = 2_147_483_647
@@ -101,7 +129,15 @@ export interface RefusalInput extends ToolRejection {
   readonly toolCallId: string
 }
 
-/** Anything an agent's `tools` list accepts. */
+/**
+ * Anything an agent's `tools` list accepts: an agent tool, a core `ModelTool` or a `tools` kit lifecycle.
+ * @example
+ * ```ts
+ * import { defineModelTool } from '@agent-core/core/tools'
+ * import type { AgentToolEntry } from '@agent-core/kits/loop'
+ * const tools: AgentToolEntry[] = [defineModelTool({ id: 'now', description: 'The time', inputSchema: {}, execute: () => Date.now() })]
+ * ```
+ */
 export type AgentToolEntry<App = unknown> =
   // biome-ignore lint/suspicious/noExplicitAny: tools of any input and output types share one list
   | AgentTool<any, any, App>
@@ -240,7 +276,15 @@ export interface AgentRunRequest<App = unknown> {
   readonly onProgress?: ((state: AgentRunState) => void | Promise<void>) | undefined
 }
 
-interface AgentResultBase {
+/**
+ * Fields every {@link AgentResult} carries, whatever its reason.
+ * @example
+ * ```ts
+ * import type { AgentResultBase } from '@agent-core/kits/loop'
+ * const summary = (result: AgentResultBase) => `${result.turns} turn(s), ${result.usage.totalTokens} tokens`
+ * ```
+ */
+export interface AgentResultBase {
   readonly runId: string
   /** The best answer text so far: the last non-empty assistant text. */
   readonly text: string
@@ -281,6 +325,8 @@ export type AgentResult<Answer = string> =
  * A run's events as an async iterable (iterate once; stopping early leaves the run going), and its result.
  * @example
  * ```ts
+ * import { createScriptedModel, defineAgent } from '@agent-core/kits/loop'
+ * const agent = defineAgent({ model: createScriptedModel([{ text: 'Hello!' }]) })
  * const run = agent.stream({ prompt: 'Hi' })
  * for await (const event of run) if (event.type === 'text-delta') process.stdout.write(event.text)
  * const result = await run.result
@@ -294,6 +340,8 @@ export interface AgentStream<Answer = string> extends AsyncIterable<AgentEvent> 
  * An agent built by {@link defineAgent}.
  * @example
  * ```ts
+ * import { type Agent, createScriptedModel, defineAgent } from '@agent-core/kits/loop'
+ * const agent: Agent = defineAgent({ model: createScriptedModel([{ text: 'Sunny.' }]) })
  * const result = await agent.run({ prompt: 'What is the weather in Lyon?' })
  * ```
  */

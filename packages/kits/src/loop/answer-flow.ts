@@ -141,7 +141,14 @@ export function isAnswerFlow(value: unknown): value is AnswerFlow<unknown, unkno
   return typeof value === 'object' && value !== null && flows.has(value)
 }
 
-/** The default flow: the answer's text is the answer. */
+/**
+ * The default flow: the answer's text is the answer.
+ * @example
+ * ```ts
+ * import { defineAgent, textAnswer } from '@agent-core/kits/loop'
+ * const agent = defineAgent({ model, answer: textAnswer })
+ * ```
+ */
 export const textAnswer: AnswerFlow<string, unknown> = defineAnswerFlow({
   decide: ({ text }) => ({ type: 'accept', value: text }),
 })

@@ -34,6 +34,7 @@ export {
   type Agent,
   type AgentDefinition,
   type AgentResult,
+  type AgentResultBase,
   type AgentRunRequest,
   type AgentStream,
   type AgentToolEntry,

@@ -84,7 +84,9 @@ export interface ScriptedModelOptions {
  * fails when turns were left unused.
  * @example
  * ```ts
+ * import { createScriptedModel, defineAgent } from '@agent-core/kits/loop'
  * const model = createScriptedModel([{ text: 'Hi!' }])
+ * const agent = defineAgent({ model })
  * await agent.run({ prompt: 'Hello' })
  * model.calls.length // 1
  * model.assertDone()
@@ -239,7 +241,8 @@ export function createScriptedModel(
   const calls: ModelRequest[] = []
   let next = 0
 
-  async function take(request: ModelRequest, context: OperationContext<unknown>): Promise<ReadTurn> {
+  /** The next turn; synchronous for a scripted value, a promise for a function turn. */
+  function take(request: ModelRequest, context: OperationContext<unknown>): ReadTurn | Promise<ReadTurn> {
     const signal = context?.signal
     throwIfAborted(signal, 'before the scripted model answered')
     calls.push(request)
@@ -251,8 +254,14 @@ export function createScriptedModel(
       )
     }
     next++
-    let turn = script[index]!
-    if (typeof turn === 'function') turn = readTurn(await turn(request, context), `turns[${index}]()`, index)
+    const turn = script[index]!
+    if (typeof turn === 'function') {
+      return Promise.resolve(turn(request, context)).then((value) => {
+        const read = readTurn(value, `turns[${index}]()`, index)
+        if ('error' in read) throw read.error
+        return read
+      })
+    }
     if ('error' in turn) throw turn.error
     return turn
   }
@@ -296,7 +305,8 @@ export function createScriptedModel(
         request: ModelRequest,
         context: OperationContext<unknown>,
       ): AsyncIterable<ModelStreamEvent> {
-        const turn = await take(request, context)
+        const taken = take(request, context)
+        const turn = taken instanceof Promise ? await taken : taken
         const signal = context.signal
         const events: ModelStreamEvent[] = []
         if (turn.thinking !== '') events.push({ type: 'thinking-delta', text: turn.thinking })

@@ -1,5 +1,6 @@
 import {
   type AssistantMessage,
+  abortedError,
   type ChatModel,
   consumeRejection,
   deadlineSignal,
@@ -12,6 +13,7 @@ import {
   type ModelUsage,
   type OperationContext,
   raceSignal,
+  TimeoutError,
   type ToolCall,
   ZERO_USAGE,
 } from '@agent-core/core'
@@ -196,12 +198,6 @@ function readResponse(value: unknown, hook: string, sink: ReplySink): ModelReply
   }
 }
 
-/** Limits of one model call. */
-export interface CallLimits {
-  readonly timeoutMs: number
-  readonly idleTimeoutMs: number | undefined
-}
-
 /**
  * Calls the model once: streamed when it can stream, within the call's time limit and the run's signal (a
  * model that ignores its signal cannot hold the run). A stream that breaks off, or ends without its finish
@@ -211,21 +207,21 @@ export async function callModel(
   model: ChatModel<unknown>,
   request: ModelRequest,
   context: OperationContext<unknown>,
-  limits: CallLimits,
+  deadline: CallDeadline,
+  idleTimeoutMs: number | undefined,
   sink: ReplySink,
   what: string,
 ): Promise<ModelReply> {
-  const deadline = deadlineSignal(context.signal, limits.timeoutMs, what)
-  const callContext: OperationContext<unknown> = { ...context, signal: deadline.signal }
-  const point = `waiting for ${what}`
+  const signal = deadline.signal
+  const callContext: OperationContext<unknown> = { ...context, signal }
+  const point = deadline.point
   try {
     if (typeof model.stream !== 'function') {
       const hook = `${what} generate`
-      const response: ModelResponse = await raceSignal(
-        model.generate(request, callContext),
-        deadline.signal,
-        point,
-      )
+      const response: ModelResponse = await Promise.race([
+        Promise.resolve().then(() => model.generate(request, callContext)),
+        deadline.stopped,
+      ])
       const reply = readResponse(response, hook, sink)
       if (reply.finishReason === 'error') failedFinish(what)
       return reply
@@ -246,8 +242,10 @@ export async function callModel(
     let finished = false
     try {
       for (;;) {
-        const next = nextEvent(iterator, deadline.signal, limits.idleTimeoutMs, point, what)
-        const step = await next
+        const step =
+          idleTimeoutMs === undefined
+            ? await Promise.race([iterator.next(), deadline.stopped])
+            : await idleNext(iterator, signal, idleTimeoutMs, point, what)
         if (step.done) {
           finished = true
           break
@@ -271,6 +269,52 @@ export async function callModel(
   }
 }
 
+/**
+ * The signal and time limit of one model call. It aborts at the time limit (a `TimeoutError` reason) or
+ * when its run stops; `stopped` rejects at the same moment, so each wait on the model races one promise
+ * instead of adding and removing a listener. The run links it to its own signal (see `stop`), so a call
+ * costs no listener on the run's signal either.
+ */
+export class CallDeadline {
+  readonly #controller = new AbortController()
+  readonly stopped: Promise<never>
+  readonly point: string
+  #reject: (reason: unknown) => void = NOOP
+  readonly #timer: ReturnType<typeof setTimeout>
+  readonly #onDone: (deadline: CallDeadline) => void
+
+  constructor(timeoutMs: number, what: string, onDone: (deadline: CallDeadline) => void) {
+    this.point = `waiting for ${what}`
+    this.#onDone = onDone
+    this.stopped = new Promise<never>((_resolve, reject) => {
+      this.#reject = reject
+    })
+    this.stopped.catch(NOOP)
+    this.#timer = setTimeout(() => {
+      this.stop(
+        new TimeoutError(`${what} did not finish within ${timeoutMs} ms.`, { details: { timeoutMs, what } }),
+      )
+    }, timeoutMs)
+  }
+
+  get signal(): AbortSignal {
+    return this.#controller.signal
+  }
+
+  /** Aborts the call with `reason` (its run stopped, or the time limit). */
+  stop(reason: unknown): void {
+    if (this.#controller.signal.aborted) return
+    this.#controller.abort(reason)
+    this.#reject(abortedError(this.#controller.signal, this.point))
+    clearTimeout(this.#timer)
+  }
+
+  dispose(): void {
+    clearTimeout(this.#timer)
+    this.#onDone(this)
+  }
+}
+
 function failedFinish(what: string): never {
   throw new ModelProviderError(
     `${what} ended with finish reason "error": the provider reported a failure instead of a complete reply.`,
@@ -280,14 +324,15 @@ function failedFinish(what: string): never {
   )
 }
 
-function nextEvent(
+const NOOP = (): undefined => undefined
+
+function idleNext(
   iterator: AsyncIterator<ModelStreamEvent>,
   signal: AbortSignal,
-  idleTimeoutMs: number | undefined,
+  idleTimeoutMs: number,
   point: string,
   what: string,
 ): Promise<IteratorResult<ModelStreamEvent>> {
-  if (idleTimeoutMs === undefined) return raceSignal(iterator.next(), signal, point)
   const idle = deadlineSignal(signal, idleTimeoutMs, `${what} (no stream event for ${idleTimeoutMs} ms)`)
   const next = raceSignal(iterator.next(), idle.signal, point)
   next.then(idle.dispose, idle.dispose)

@@ -6,6 +6,8 @@ import {
   type ChatModel,
   ConflictError,
   childContext,
+  type DiagnosticSpan,
+  type Diagnostics,
   describeValue,
   InvalidInputError,
   InvalidOutputError,
@@ -47,7 +49,7 @@ import type {
 import { isRecord } from './check.js'
 import { canonicalJson, jsonProblem, parseArguments } from './json.js'
 import { readMessages } from './messages.js'
-import { callModel, type ModelReply } from './model-call.js'
+import { CallDeadline, callModel, type ModelReply, type ReplySink } from './model-call.js'
 import { hostResults, type RunHandle, runHandles, type WaitNote } from './run-handle.js'
 import { Slots } from './slots.js'
 
@@ -123,11 +125,27 @@ class Step {
   personRefused = false
   /** A call could not be carried on (no resolver, no handler): the run ends with this error. */
   fatal: unknown
-  readonly controller = new AbortController()
+  #controller: AbortController | undefined
   constructor(
     readonly turn: number,
-    readonly calls: readonly ToolCall[],
+    readonly run: AbortSignal,
   ) {}
+
+  /** Aborts when the run stops or a person refuses a call of the step: resolvers waiting for this step stop waiting. Made on first use. */
+  get signal(): AbortSignal {
+    if (this.#controller === undefined) {
+      const controller = new AbortController()
+      this.#controller = controller
+      if (this.run.aborted) controller.abort(this.run.reason)
+      else this.run.addEventListener('abort', () => controller.abort(this.run.reason), { once: true })
+    }
+    return this.#controller.signal
+  }
+
+  refuse(): void {
+    this.personRefused = true
+    this.#controller?.abort(new AbortedError('Another call of the same step was refused.'))
+  }
 }
 
 const REFUSAL_TEXT = {
@@ -144,6 +162,27 @@ function newId(prefix: string): string {
 }
 
 export { newId }
+
+const NOOP = (): undefined => undefined
+const NO_CAPS: ReadonlyMap<string, number> = new Map()
+/** Stands for an event's base fields when nobody listens (no event is built then). */
+const NO_BASE = { toolCallId: '', toolId: '' }
+
+/** What the loop uses of a span; with diagnostics off, a stand-in that costs nothing and keeps the scope. */
+type OpenSpan = Pick<DiagnosticSpan, 'diagnostics' | 'end' | 'fail'>
+
+function silentSpan(diagnostics: Diagnostics): OpenSpan {
+  return { diagnostics, end: NOOP, fail: NOOP }
+}
+
+/** True for an empty or whitespace-only text. */
+function isBlank(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i)
+    if (code !== 32 && code !== 9 && code !== 10 && code !== 13) return false
+  }
+  return true
+}
 
 /** Waits for every task; then rethrows the first failure, if any. */
 async function settleAll(tasks: readonly Promise<void>[]): Promise<void> {
@@ -168,6 +207,25 @@ export class AgentRun {
   readonly #pending = new Map<string, AgentPendingCall>()
   #text = ''
   #partialText: string | undefined
+  /** False without an `onEvent` listener: hot paths then build no event objects. */
+  readonly #listening: boolean
+  /** The model call in progress: its turn and the text streamed so far. */
+  #replyTurn = 0
+  #replyText = ''
+  readonly #sink: ReplySink = {
+    text: (text) => {
+      this.#replyText += text
+      if (this.#listening) this.#emit({ type: 'text-delta', turn: this.#replyTurn, text })
+    },
+    thinking: (text) => {
+      if (this.#listening) this.#emit({ type: 'thinking-delta', turn: this.#replyTurn, text })
+    },
+  }
+  /** Model calls in flight (at most one): stopped with the run. */
+  readonly #calls = new Set<CallDeadline>()
+  readonly #callDone = (deadline: CallDeadline): void => {
+    this.#calls.delete(deadline)
+  }
   #historyTail: Promise<unknown> = Promise.resolve()
   #saveTail: Promise<unknown> = Promise.resolve()
   #queuedSave: Promise<void> | undefined
@@ -179,6 +237,7 @@ export class AgentRun {
     this.#request = request
     this.#context = childContext(context, 'loop')
     this.#slots = new Slots(agent.toolConcurrency)
+    this.#listening = request.onEvent !== undefined
     const resumed = request.resumed
     this.#messages = [...request.messages]
     this.#turns = resumed?.turns ?? 0
@@ -201,6 +260,13 @@ export class AgentRun {
     const stop = () => this.#controller.abort(outer.reason)
     if (outer.aborted) stop()
     else outer.addEventListener('abort', stop, { once: true })
+    this.#signal.addEventListener(
+      'abort',
+      () => {
+        for (const call of this.#calls) call.stop(this.#signal.reason)
+      },
+      { once: true },
+    )
     const handle: RunHandle = {
       writeAhead: this.#request.onProgress !== undefined,
       noteWait: (invocationId, note) => {
@@ -315,21 +381,21 @@ export class AgentRun {
     assertNotThenable(listener(event), 'request.onEvent')
   }
 
-  /** Adds a message to the history, reports it in order, and waits until the host has taken it. */
-  #append(message: ChatMessage): Promise<unknown> {
+  /** Adds a message to the history and reports it in order; the promise (none without a listener) settles once the host took it. */
+  #append(message: ChatMessage): Promise<unknown> | undefined {
     this.#messages.push(message)
     if (message.role === 'assistant' && message.content !== '') this.#text = message.content
     const report = this.#request.onHistoryAppend
-    if (report === undefined) return Promise.resolve()
+    if (report === undefined) return undefined
     const done = this.#historyTail.then(() => report(message))
     this.#historyTail = done.catch(() => undefined)
     return done
   }
 
   /** Saves progress (when the run has `onProgress`): a save that starts after this call, shared by callers that arrive before it starts. */
-  #save(): Promise<void> {
+  #save(): Promise<void> | undefined {
     const save = this.#request.onProgress
-    if (save === undefined) return Promise.resolve()
+    if (save === undefined) return undefined
     if (this.#queuedSave) return this.#queuedSave
     const next = this.#saveTail.then(async () => {
       this.#queuedSave = undefined
@@ -380,8 +446,9 @@ export class AgentRun {
         return { reason: 'token-limit' }
       }
       const turn = this.#turns + 1
-      const span = ctx.diagnostics.span('turn', { turn })
-      const turnCtx: OperationContext<unknown> = { ...ctx, diagnostics: span.diagnostics }
+      const traced = ctx.diagnostics.enabled
+      const span = traced ? ctx.diagnostics.span('turn', { turn }) : silentSpan(ctx.diagnostics)
+      const turnCtx: OperationContext<unknown> = traced ? { ...ctx, diagnostics: span.diagnostics } : ctx
       let end: RunEnd | undefined
       try {
         const request = await this.#buildRequest(turn, firstChoice, turnCtx)
@@ -400,7 +467,7 @@ export class AgentRun {
           }
         }
         this.#turns = turn
-        this.#emit({ type: 'turn-start', turn })
+        if (this.#listening) this.#emit({ type: 'turn-start', turn })
         const reply = await this.#callModel(request, turn, turnCtx)
         this.#usage = addUsage(this.#usage, reply.usage)
         const made = reply.message.toolCalls ?? []
@@ -409,9 +476,12 @@ export class AgentRun {
           calls === made
             ? reply.message
             : Object.freeze({ ...reply.message, toolCalls: Object.freeze(calls) })
-        if (message.content !== '') this.#emit({ type: 'text-flush', turn, text: message.content })
-        await this.#append(message)
-        await this.#save()
+        if (this.#listening && message.content !== '')
+          this.#emit({ type: 'text-flush', turn, text: message.content })
+        const reported = this.#append(message)
+        if (reported) await reported
+        const saved = this.#save()
+        if (saved) await saved
         if (calls.length > 0) {
           end = await this.#step(turnCtx, turn, calls, 'fresh')
         } else {
@@ -477,44 +547,44 @@ export class AgentRun {
         }
       }
     }
-    return {
-      ...request,
-      messages,
-      ...(toolSpecs.length > 0 ? { tools: toolSpecs } : {}),
-      ...(toolChoice !== undefined ? { toolChoice } : {}),
-      ...(answer.responseFormat !== undefined ? { responseFormat: answer.responseFormat } : {}),
-    }
+    const built: { -readonly [K in keyof ModelRequest]: ModelRequest[K] } = { ...request, messages }
+    if (toolSpecs.length > 0) built.tools = toolSpecs
+    if (toolChoice !== undefined) built.toolChoice = toolChoice
+    if (answer.responseFormat !== undefined) built.responseFormat = answer.responseFormat
+    return built
   }
 
   async #callModel(request: ModelRequest, turn: number, ctx: OperationContext<unknown>): Promise<ModelReply> {
     const { model } = this.#agent
     const what = `model "${model.identity}" (turn ${turn})`
     const ticket = ctx.attemptBudget?.take({ signal: this.#signal, label: what })
-    const span = ctx.diagnostics.span('model-call', {
-      model: model.identity,
-      turn,
-      ...(ticket ? { attempt: ticket.attempt, limit: ticket.limit } : {}),
-    })
-    let partial = ''
+    const traced = ctx.diagnostics.enabled
+    const span = traced
+      ? ctx.diagnostics.span('model-call', {
+          model: model.identity,
+          turn,
+          ...(ticket ? { attempt: ticket.attempt, limit: ticket.limit } : {}),
+        })
+      : silentSpan(ctx.diagnostics)
+    this.#replyTurn = turn
+    this.#replyText = ''
     try {
+      const deadline = new CallDeadline(this.#agent.modelTimeoutMs, what, this.#callDone)
+      this.#calls.add(deadline)
+      if (this.#signal.aborted) deadline.stop(this.#signal.reason)
       const reply = await callModel(
         model,
         request,
-        { ...ctx, diagnostics: span.diagnostics },
-        { timeoutMs: this.#agent.modelTimeoutMs, idleTimeoutMs: this.#agent.modelIdleTimeoutMs },
-        {
-          text: (text) => {
-            partial += text
-            this.#emit({ type: 'text-delta', turn, text })
-          },
-          thinking: (text) => this.#emit({ type: 'thinking-delta', turn, text }),
-        },
+        traced ? { ...ctx, diagnostics: span.diagnostics } : ctx,
+        deadline,
+        this.#agent.modelIdleTimeoutMs,
+        this.#sink,
         what,
       )
-      span.end('ok', { finishReason: reply.finishReason, ...reply.usage })
+      if (traced) span.end('ok', { finishReason: reply.finishReason, ...reply.usage })
       return reply
     } catch (error) {
-      if (partial !== '') this.#partialText = partial
+      if (this.#replyText !== '') this.#partialText = this.#replyText
       span.fail(error)
       throw error
     }
@@ -565,53 +635,60 @@ export class AgentRun {
     calls: readonly ToolCall[],
     mode: 'fresh' | 'resumed',
   ): Promise<RunEnd | undefined> {
-    const step = new Step(turn, calls)
-    const stopStep = () => step.controller.abort(this.#signal.reason)
-    this.#signal.addEventListener('abort', stopStep, { once: true })
-    const capped = mode === 'fresh' ? this.#countToolTurns(calls) : new Map<string, number>()
-    const toolCtx: OperationContext<unknown> = { ...ctx, signal: this.#signal }
-    try {
-      // On a resume, the calls with an outcome (and those re-entered) go first, so that a person's refusal
-      // among them reaches the calls left undecided and those that never started.
-      const first: (() => Promise<void>)[] = []
-      const later: (() => Promise<void>)[] = []
-      for (const call of calls) {
-        const pending = this.#pending.get(call.id)
-        if (mode === 'fresh') first.push(() => this.#fresh(call, step, toolCtx, capped))
-        else if (pending === undefined) later.push(() => this.#fresh(call, step, toolCtx, capped))
-        else if (pending.waitingFor === 'running' || this.#request.outcomes.has(call.id)) {
-          first.push(() => this.#continue(pending, step, toolCtx))
-        } else later.push(() => this.#continue(pending, step, toolCtx))
-      }
-      await settleAll(first.map((task) => task()))
-      await settleAll(later.map((task) => task()))
-    } finally {
-      this.#signal.removeEventListener('abort', stopStep)
+    const step = new Step(turn, this.#signal)
+    const capped = mode === 'fresh' ? this.#countToolTurns(calls) : NO_CAPS
+    const toolCtx = ctx
+    if (mode === 'fresh' && calls.length === 1) {
+      await this.#fresh(calls[0]!, step, toolCtx, capped)
+      return this.#stepEnd(step)
     }
+    // On a resume, the calls with an outcome (and those re-entered) go first, so that a person's refusal
+    // among them reaches the calls left undecided and those that never started.
+    const first: (() => Promise<void>)[] = []
+    const later: (() => Promise<void>)[] = []
+    for (const call of calls) {
+      const pending = this.#pending.get(call.id)
+      if (mode === 'fresh') first.push(() => this.#fresh(call, step, toolCtx, capped))
+      else if (pending === undefined) later.push(() => this.#fresh(call, step, toolCtx, capped))
+      else if (pending.waitingFor === 'running' || this.#request.outcomes.has(call.id)) {
+        first.push(() => this.#continue(pending, step, toolCtx))
+      } else later.push(() => this.#continue(pending, step, toolCtx))
+    }
+    await settleAll(first.map((task) => task()))
+    await settleAll(later.map((task) => task()))
+    return this.#stepEnd(step)
+  }
+
+  /** How the run goes on after a step: stopped, failed, suspended, or `undefined` to call the model again. */
+  #stepEnd(step: Step): RunEnd | undefined {
     if (this.#signal.aborted) return { reason: 'stopped' }
     if (step.fatal !== undefined) return { reason: 'error', error: step.fatal }
-    if ([...this.#pending.values()].some((call) => call.waitingFor !== 'running'))
-      return { reason: 'suspended' }
+    for (const call of this.#pending.values())
+      if (call.waitingFor !== 'running') return { reason: 'suspended' }
     return undefined
   }
 
   /** Counts this turn's calls against the per-tool caps; returns the capped tools and their limits. */
-  #countToolTurns(calls: readonly ToolCall[]): Map<string, number> {
-    const capped = new Map<string, number>()
-    const seen = new Set<string>()
-    for (const call of calls) {
-      const tool = this.#agent.tools.get(call.name)
-      if (tool === undefined || seen.has(call.name)) continue
-      seen.add(call.name)
+  #countToolTurns(calls: readonly ToolCall[]): ReadonlyMap<string, number> {
+    let capped: Map<string, number> | undefined
+    for (let index = 0; index < calls.length; index++) {
+      const name = calls[index]!.name
+      const tool = this.#agent.tools.get(name)
+      if (tool === undefined) continue
+      let repeat = false
+      for (let before = 0; before < index; before++) if (calls[before]!.name === name) repeat = true
+      if (repeat) continue
+      const call = calls[index]!
       const used = this.#toolTurns[call.name] ?? 0
       if (tool.maxTurns !== undefined && used >= tool.maxTurns) {
+        capped ??= new Map()
         capped.set(call.name, tool.maxTurns)
         this.#emit({ type: 'turn-limit-exceeded', scope: 'tool', limit: tool.maxTurns, toolId: call.name })
       } else {
         this.#toolTurns[call.name] = used + 1
       }
     }
-    return capped
+    return capped ?? NO_CAPS
   }
 
   async #fresh(
@@ -620,36 +697,51 @@ export class AgentRun {
     ctx: OperationContext<unknown>,
     capped: ReadonlyMap<string, number>,
   ): Promise<void> {
-    const parsed = parseArguments(call.arguments)
-    this.#emit({
-      type: 'tool-start',
-      turn: step.turn,
-      toolCallId: call.id,
-      toolId: call.name,
-      input: parsed?.value,
-      arguments: call.arguments,
-    })
-    const limit = capped.get(call.name)
-    const outcome = await this.#slots.run(async () => {
-      if (limit !== undefined && parsed !== undefined) {
-        return this.#refuseUnstarted(call, parsed.value, ctx, {
-          reason: `${call.name} may be called in at most ${limit} turn${limit === 1 ? '' : 's'} of a run; answer without it.`,
-          by: 'policy',
-        })
-      }
-      if (step.personRefused && this.#agent.stopStepOnRefusal && parsed !== undefined) {
-        return this.#refuseUnstarted(call, parsed.value, ctx, {
-          reason: REFUSAL_TEXT['earlier-refusal'],
-          by: 'earlier-refusal',
-        })
-      }
-      const request =
-        parsed !== undefined && call.arguments.trim() === ''
-          ? { toolCallId: call.id, toolId: call.name, input: parsed.value, runId: this.#request.runId }
-          : { toolCallId: call.id, toolId: call.name, arguments: call.arguments, runId: this.#request.runId }
-      return this.#agent.registry.run(request, ctx)
-    })
+    if (this.#listening) {
+      this.#emit({
+        type: 'tool-start',
+        turn: step.turn,
+        toolCallId: call.id,
+        toolId: call.name,
+        input: parseArguments(call.arguments)?.value,
+        arguments: call.arguments,
+      })
+    }
+    const limit = capped.size === 0 ? undefined : capped.get(call.name)
+    const outcome = await this.#slots.run(() => this.#startFresh(call, step, ctx, limit))
     await this.#handle(outcome, step, ctx)
+  }
+
+  /** The first pass of a call through the lifecycle, or its refusal when a cap or an earlier refusal stops it. */
+  #startFresh(
+    call: ToolCall,
+    step: Step,
+    ctx: OperationContext<unknown>,
+    limit: number | undefined,
+  ): Promise<ToolCallOutcome> {
+    // The lifecycle parses the arguments itself; they are read here only for a refusal (whose pending record
+    // needs the input). Arguments that are not JSON go to the lifecycle, which fails them in `protocol`.
+    if (limit !== undefined || (step.personRefused && this.#agent.stopStepOnRefusal)) {
+      const parsed = parseArguments(call.arguments)
+      if (parsed !== undefined) {
+        return this.#refuseUnstarted(
+          call,
+          parsed.value,
+          ctx,
+          limit !== undefined
+            ? {
+                reason: `${call.name} may be called in at most ${limit} turn${limit === 1 ? '' : 's'} of a run; answer without it.`,
+                by: 'policy',
+              }
+            : { reason: REFUSAL_TEXT['earlier-refusal'], by: 'earlier-refusal' },
+        )
+      }
+    }
+    // Empty arguments (a call of a tool without parameters) read as {}.
+    const request = isBlank(call.arguments)
+      ? { toolCallId: call.id, toolId: call.name, input: {}, runId: this.#request.runId }
+      : { toolCallId: call.id, toolId: call.name, arguments: call.arguments, runId: this.#request.runId }
+    return this.#agent.registry.run(request, ctx)
   }
 
   /** Refuses a call that never started, through the lifecycle (inspect, decision, templates, finalize). */
@@ -755,13 +847,13 @@ export class AgentRun {
       let answered: unknown
       try {
         answered = await raceSignal(
-          Promise.resolve().then(() => resolver(pending, { ...ctx, signal: step.controller.signal })),
-          step.controller.signal,
+          Promise.resolve().then(() => resolver(pending, { ...ctx, signal: step.signal })),
+          step.signal,
           `waiting for ${hook} about tool call "${pending.toolCallId}"`,
         )
       } catch (error) {
         if (this.#signal.aborted) return
-        if (step.controller.signal.aborted && step.personRefused) {
+        if (step.signal.aborted && step.personRefused) {
           return this.#apply(
             pending,
             {
@@ -930,10 +1022,11 @@ export class AgentRun {
         },
       )
     }
-    const base = { toolCallId: outcome.toolCallId, toolId: outcome.toolId }
+    const base = this.#listening ? { toolCallId: outcome.toolCallId, toolId: outcome.toolId } : NO_BASE
     const content = outcome.message.content
     switch (outcome.status) {
       case 'completed':
+        if (!this.#listening) break
         this.#emit({
           type: 'tool-resolved',
           ...base,
@@ -957,13 +1050,13 @@ export class AgentRun {
             : { instruction: outcome.rejection.instruction }),
         })
         if (outcome.rejection.by === 'person') {
-          step.personRefused = true
-          if (this.#agent.stopStepOnRefusal)
-            step.controller.abort(new AbortedError('Another call of the same step was refused.'))
+          if (this.#agent.stopStepOnRefusal) step.refuse()
+          else step.personRefused = true
         }
         break
       case 'failed': {
         const { error } = outcome
+        if (!this.#listening) break
         if (TimeoutError.isInstance(error)) {
           this.#emit({ type: 'tool-aborted', ...base, cause: 'timeout', content, record: outcome.record })
         } else if (AbortedError.isInstance(error)) {
@@ -987,15 +1080,17 @@ export class AgentRun {
       }
     }
     this.#pending.delete(outcome.toolCallId)
-    await this.#append(outcome.message)
-    await this.#save()
+    const reported = this.#append(outcome.message)
+    if (reported) await reported
+    const saved = this.#save()
+    if (saved) await saved
   }
 
   /** Settles the calls still waiting when the run is stopped, so the history answers every call. */
   async #abandonWaiting(ctx: OperationContext<unknown>): Promise<void> {
     const waiting = [...this.#pending.values()]
     if (waiting.length === 0) return
-    const step = new Step(this.#turns, [])
+    const step = new Step(this.#turns, this.#signal)
     const stopped: OperationContext<unknown> = { ...ctx, signal: this.#signal }
     for (const pending of waiting) {
       const decision = await this.#signed(
@@ -1059,6 +1154,7 @@ function kitPending(call: AgentPendingCall): PendingToolCall {
 
 /** Gives every call of a reply a usable, distinct id (an empty or repeated id gets a new one). */
 function uniqueCalls(calls: readonly ToolCall[], turn: number): readonly ToolCall[] {
+  if (calls.length === 0 || (calls.length === 1 && calls[0]!.id !== '')) return calls
   const seen = new Set<string>()
   let changed = false
   const out = calls.map((call, index) => {
