@@ -33,6 +33,7 @@ const HEAVY = {
   openai: ['./openai'],
   minisearch: ['./search'],
   '@opentelemetry/api': ['./otel'],
+  '@modelcontextprotocol/sdk': ['./mcp'],
 }
 for (const p of packages()) {
   for (const subpath of p.subpaths) {

@@ -169,6 +169,12 @@ export interface ToolMessageTemplate {
 /**
  * A template provider's answer: a structured template, or a falsy value (`undefined`, `null`, `false`,
  * `0`, `''`) meaning "not mine": the next provider is asked.
+ * @example
+ * ```ts
+ * import type { ToolTemplateAnswer } from '@agent-core/kits/tools'
+ * const pass: ToolTemplateAnswer = undefined
+ * const answer: ToolTemplateAnswer = { content: 'Done.' }
+ * ```
  */
 export type ToolTemplateAnswer = ToolMessageTemplate | false | null | undefined | 0 | ''
 

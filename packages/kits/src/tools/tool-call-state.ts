@@ -50,7 +50,14 @@ export interface ToolCallMessage extends ChatToolMessage {
   readonly isError: boolean
 }
 
-/** Fields every state of a call carries: which call, which invocation, which tool, with which input. */
+/**
+ * Fields every state of a call carries: which call, which invocation, which tool, with which input.
+ * @example
+ * ```ts
+ * import type { ToolCallIdentity } from '@agent-core/kits/tools'
+ * const key = (call: ToolCallIdentity) => call.invocationId
+ * ```
+ */
 export interface ToolCallIdentity {
   /** The id the model (or the host) gave the call; decisions are keyed by it. */
   readonly toolCallId: string
@@ -96,7 +103,14 @@ export interface PendingToolCall extends ToolCallIdentity {
   readonly signature?: string | undefined
 }
 
-/** Why a call was not run, and who decided. */
+/**
+ * Why a call was not run, and who decided.
+ * @example
+ * ```ts
+ * import type { ToolRejection } from '@agent-core/kits/tools'
+ * const rejection: ToolRejection = { reason: 'Too large.', by: 'person', instruction: 'Offer a voucher.' }
+ * ```
+ */
 export interface ToolRejection {
   /** The sentence that explains the refusal. */
   readonly reason: string
@@ -142,7 +156,14 @@ export interface RejectedToolCall extends ToolCallIdentity {
   readonly message: ToolCallMessage
 }
 
-/** A failure, as plain JSON: the error's code (for agent-core errors), class name and message. */
+/**
+ * A failure, as plain JSON: the error's code (for agent-core errors), class name and message.
+ * @example
+ * ```ts
+ * import type { ToolCallErrorRecord } from '@agent-core/kits/tools'
+ * const error: ToolCallErrorRecord = { code: 'timeout', name: 'TimeoutError', message: 'Too slow.' }
+ * ```
+ */
 export interface ToolCallErrorRecord {
   readonly code?: string | undefined
   readonly name: string

@@ -1,7 +1,14 @@
 import { AgentCoreError, type AgentCoreErrorOptions, type ErrorDetails } from '@agent-core/core'
 import type { DecisionMaker, PendingToolCall, ToolLifecyclePhase } from './tool-call-state.js'
 
-/** Details of {@link ApprovalRequiredError}. */
+/**
+ * Details of {@link ApprovalRequiredError}.
+ * @example
+ * ```ts
+ * import type { ApprovalRequiredErrorDetails } from '@agent-core/kits/tools'
+ * const details: ApprovalRequiredErrorDetails = { reason: 'Refunds above 100 need a manager.' }
+ * ```
+ */
 export interface ApprovalRequiredErrorDetails extends ErrorDetails {
   /** Why the call needs a person; defaults to the error's message. */
   readonly reason?: string
@@ -31,7 +38,14 @@ export class ApprovalRequiredError extends AgentCoreError<ApprovalRequiredErrorD
   }
 }
 
-/** Details of {@link ToolRejectedError}. */
+/**
+ * Details of {@link ToolRejectedError}.
+ * @example
+ * ```ts
+ * import type { ToolRejectedErrorDetails } from '@agent-core/kits/tools'
+ * const details: ToolRejectedErrorDetails = { by: 'policy', instruction: 'Use the staging bucket.' }
+ * ```
+ */
 export interface ToolRejectedErrorDetails extends ErrorDetails {
   /** The refusal sentence; defaults to the error's message. */
   readonly reason?: string
@@ -63,7 +77,14 @@ export class ToolRejectedError extends AgentCoreError<ToolRejectedErrorDetails> 
   }
 }
 
-/** Details of {@link ToolCallFailedError}. */
+/**
+ * Details of {@link ToolCallFailedError}.
+ * @example
+ * ```ts
+ * import type { ToolCallFailedErrorDetails } from '@agent-core/kits/tools'
+ * const details: ToolCallFailedErrorDetails = { phase: 'execute', errorCode: 'timeout' }
+ * ```
+ */
 export interface ToolCallFailedErrorDetails extends ErrorDetails {
   readonly toolId?: string
   readonly toolCallId?: string

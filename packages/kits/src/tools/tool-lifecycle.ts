@@ -105,7 +105,15 @@ export interface ToolLifecycle<Input = unknown, Output = unknown, App = unknown>
   template?(input: ToolTemplateInput, context: OperationContext<App>): ToolTemplateAnswer
 }
 
-/** The hooks of a lifecycle block, as given to {@link defineToolLifecycle}. */
+/**
+ * The hooks of a lifecycle block, as given to {@link defineToolLifecycle} (a plain object or a class
+ * instance; its methods are called on it, or on its `receiver`).
+ * @example
+ * ```ts
+ * import type { ToolLifecycleHooks } from '@agent-core/kits/tools'
+ * const hooks: ToolLifecycleHooks<{ path: string }> = { timeoutMs: 5_000, authorize: (call) => void call.input.path }
+ * ```
+ */
 export type ToolLifecycleHooks<Input = unknown, Output = unknown, App = unknown> = Omit<
   ToolLifecycle<Input, Output, App>,
   'id' | 'tool'

@@ -1,0 +1,263 @@
+import { describeValue, InvalidInputError, type MaybePromise } from '@agent-core/core'
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
+import { CONNECTION_OPTION_KEYS, type McpToolDescriptor } from '../connection-options.js'
+import { assertSeparator, assertServerName, DEFAULT_TOOL_ID_SEPARATOR } from '../tool-id.js'
+
+export type FetchLike = (url: string | URL, init?: RequestInit) => Promise<Response>
+
+export type ParsedTransport =
+  | {
+      readonly type: 'stdio'
+      readonly command: string
+      readonly args: readonly string[]
+      readonly env: Readonly<Record<string, string>>
+      readonly inheritEnv: boolean
+      readonly cwd: string | undefined
+      readonly stderr: 'pipe' | 'inherit' | 'ignore'
+    }
+  | {
+      readonly type: 'http' | 'sse'
+      readonly url: URL
+      readonly headers: Readonly<Record<string, string>>
+      readonly bearerToken: string | (() => MaybePromise<string>) | undefined
+      readonly fetch: FetchLike | undefined
+    }
+  | { readonly type: 'custom'; readonly transport: Transport }
+
+export interface ParsedConnectionOptions {
+  readonly name: string
+  readonly transport: ParsedTransport
+  readonly separator: string
+  readonly toolId: ((tool: { readonly server: string; readonly name: string }) => string) | undefined
+  readonly filter: ((tool: McpToolDescriptor) => boolean) | undefined
+  readonly invalidTools: 'throw' | 'skip'
+  readonly connectTimeoutMs: number
+  readonly requestTimeoutMs: number
+  readonly callTimeoutMs: number | undefined
+  readonly closeGraceMs: number
+  readonly clientInfo: { readonly name: string; readonly version: string }
+}
+
+/** The longest delay a timer accepts. */
+export const MAX_TIMER_MS = 2_147_483_647
+
+/** Reads an object's fields once each, refusing fields it does not know. */
+export class FieldReader {
+  readonly #values: Record<string, unknown> = {}
+  constructor(
+    value: unknown,
+    readonly path: string,
+    what: string,
+    keys: readonly string[],
+  ) {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      throw new InvalidInputError(`${path} must be ${what}, but got ${describeValue(value)}.`, {
+        details: { field: path, received: describeValue(value) },
+      })
+    }
+    for (const key of Object.keys(value)) {
+      if (!keys.includes(key)) {
+        throw new InvalidInputError(
+          `${path} has an unknown field "${key}"; the known fields are ${keys.join(', ')}. Check its spelling.`,
+          {
+            details: {
+              field: `${path}.${key}`,
+              received: describeValue((value as Record<string, unknown>)[key]),
+            },
+          },
+        )
+      }
+    }
+    for (const key of keys) this.#values[key] = (value as Record<string, unknown>)[key]
+  }
+
+  get(key: string): unknown {
+    return this.#values[key]
+  }
+
+  fail(key: string, problem: string, value: unknown = this.#values[key]): never {
+    const field = `${this.path}.${key}`
+    throw new InvalidInputError(`${field} ${problem}, but got ${describeValue(value)}.`, {
+      details: { field, received: describeValue(value) },
+    })
+  }
+
+  string(key: string, optional: true): string | undefined
+  string(key: string, optional?: false): string
+  string(key: string, optional = false): string | undefined {
+    const value = this.#values[key]
+    if (value === undefined && optional) return undefined
+    if (typeof value !== 'string' || value.length === 0) this.fail(key, 'must be a non-empty string')
+    return value
+  }
+
+  boolean(key: string): boolean | undefined {
+    const value = this.#values[key]
+    if (value !== undefined && typeof value !== 'boolean') this.fail(key, 'must be a boolean or be left out')
+    return value as boolean | undefined
+  }
+
+  integer(key: string, min: number, max: number): number | undefined {
+    const value = this.#values[key]
+    if (value === undefined) return undefined
+    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max)
+      this.fail(key, `must be an integer from ${min} to ${max} (ms)`)
+    return value
+  }
+
+  func<F>(key: string): F | undefined {
+    const value = this.#values[key]
+    if (value !== undefined && typeof value !== 'function')
+      this.fail(key, 'must be a function or be left out')
+    return value as F | undefined
+  }
+
+  oneOf<T extends string>(key: string, allowed: readonly T[]): T | undefined {
+    const value = this.#values[key]
+    if (value === undefined) return undefined
+    if (!allowed.includes(value as T)) this.fail(key, `must be ${allowed.map((a) => `"${a}"`).join(' or ')}`)
+    return value as T
+  }
+
+  strings(key: string): readonly string[] {
+    const value = this.#values[key]
+    if (value === undefined) return []
+    if (!Array.isArray(value)) this.fail(key, 'must be an array of strings')
+    value.forEach((item: unknown, index) => {
+      if (typeof item !== 'string') this.fail(`${key}[${index}]`, 'must be a string', item)
+    })
+    return Object.freeze([...(value as string[])])
+  }
+
+  record(key: string): Readonly<Record<string, string>> {
+    const value = this.#values[key]
+    if (value === undefined) return Object.freeze({})
+    if (typeof value !== 'object' || value === null || Array.isArray(value))
+      this.fail(key, 'must be an object of string values')
+    const out: Record<string, string> = {}
+    for (const [name, item] of Object.entries(value as Record<string, unknown>)) {
+      if (typeof item !== 'string') this.fail(`${key}.${name}`, 'must be a string', item)
+      out[name] = item
+    }
+    return Object.freeze(out)
+  }
+}
+
+function readUrl(reader: FieldReader): URL {
+  const value = reader.get('url')
+  if (value instanceof URL) return new URL(value.href)
+  if (typeof value !== 'string') reader.fail('url', 'must be an http(s) URL (a string or a URL)')
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    return reader.fail('url', 'must be an absolute http(s) URL')
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    reader.fail('url', 'must be an http: or https: URL')
+  return url
+}
+
+function readTransport(value: unknown): ParsedTransport {
+  const type = (
+    typeof value === 'object' && value !== null ? (value as { type?: unknown }).type : undefined
+  ) as string | undefined
+  switch (type) {
+    case 'stdio': {
+      const reader = new FieldReader(value, 'options.transport', 'a transport', [
+        'type',
+        'command',
+        'args',
+        'env',
+        'inheritEnv',
+        'cwd',
+        'stderr',
+      ])
+      return Object.freeze({
+        type,
+        command: reader.string('command'),
+        args: reader.strings('args'),
+        env: reader.record('env'),
+        inheritEnv: reader.boolean('inheritEnv') ?? false,
+        cwd: reader.string('cwd', true),
+        stderr: reader.oneOf('stderr', ['pipe', 'inherit', 'ignore'] as const) ?? 'pipe',
+      })
+    }
+    case 'http':
+    case 'sse': {
+      const reader = new FieldReader(value, 'options.transport', 'a transport', [
+        'type',
+        'url',
+        'headers',
+        'bearerToken',
+        'fetch',
+      ])
+      const token = reader.get('bearerToken')
+      if (token !== undefined && typeof token !== 'function' && (typeof token !== 'string' || token === ''))
+        reader.fail('bearerToken', 'must be a non-empty string or a function that returns one')
+      return Object.freeze({
+        type,
+        url: readUrl(reader),
+        headers: reader.record('headers'),
+        bearerToken: token as string | (() => MaybePromise<string>) | undefined,
+        fetch: reader.func<FetchLike>('fetch'),
+      })
+    }
+    case 'custom': {
+      const reader = new FieldReader(value, 'options.transport', 'a transport', ['type', 'transport'])
+      const transport = reader.get('transport') as Partial<Transport> | null | undefined
+      if (
+        typeof transport !== 'object' ||
+        transport === null ||
+        typeof transport.start !== 'function' ||
+        typeof transport.send !== 'function' ||
+        typeof transport.close !== 'function'
+      ) {
+        reader.fail('transport', 'must be an MCP SDK Transport (with start, send and close)')
+      }
+      return Object.freeze({ type, transport: transport as Transport })
+    }
+    default:
+      throw new InvalidInputError(
+        `options.transport must be { type: "stdio", command }, { type: "http", url }, { type: "sse", url } or { type: "custom", transport }, but got ${describeValue(value)}${typeof value === 'object' && value !== null ? ` with type ${describeValue(type)}` : ''}.`,
+        { details: { field: 'options.transport', received: describeValue(value) } },
+      )
+  }
+}
+
+/** Checks the options of `connectMcpServer`; every mistake is an `InvalidInputError` naming its field. */
+export function readConnectionOptions(value: unknown): ParsedConnectionOptions {
+  const reader = new FieldReader(
+    value,
+    'options',
+    'connection options { name, transport, ... }',
+    CONNECTION_OPTION_KEYS,
+  )
+  const name = reader.get('name')
+  assertServerName(name, 'options.name')
+  const transport = readTransport(reader.get('transport'))
+  const separator = reader.get('toolIdSeparator') ?? DEFAULT_TOOL_ID_SEPARATOR
+  assertSeparator(separator, 'options.toolIdSeparator')
+  const clientInfo = reader.get('clientInfo')
+  let info = { name: 'agent-core', version: '0.1.0' }
+  if (clientInfo !== undefined) {
+    const client = new FieldReader(clientInfo, 'options.clientInfo', 'an object { name, version }', [
+      'name',
+      'version',
+    ])
+    info = { name: client.string('name'), version: client.string('version') }
+  }
+  return Object.freeze({
+    name,
+    transport,
+    separator,
+    toolId: reader.func<ParsedConnectionOptions['toolId']>('toolId'),
+    filter: reader.func<ParsedConnectionOptions['filter']>('filter'),
+    invalidTools: reader.oneOf('invalidTools', ['throw', 'skip'] as const) ?? 'throw',
+    connectTimeoutMs: reader.integer('connectTimeoutMs', 1, MAX_TIMER_MS) ?? 10_000,
+    requestTimeoutMs: reader.integer('requestTimeoutMs', 1, MAX_TIMER_MS) ?? 30_000,
+    callTimeoutMs: reader.integer('callTimeoutMs', 1, MAX_TIMER_MS),
+    closeGraceMs: reader.integer('closeGraceMs', 1, 60_000) ?? 2_000,
+    clientInfo: Object.freeze(info),
+  })
+}

@@ -1,0 +1,380 @@
+import {
+  assertBoolean,
+  DuplicateIdError,
+  describeValue,
+  formatSchemaIssues,
+  InvalidOutputError,
+  type JsonSchema,
+  type JsonSchemaValidator,
+} from '@agent-core/core'
+import {
+  compileJsonSchema,
+  defineModelTool,
+  TOOL_ID_PATTERN,
+  type ToolExecutionContext,
+} from '@agent-core/core/tools'
+import { CallToolResultSchema, ResultSchema, ToolSchema } from '@modelcontextprotocol/sdk/types.js'
+import type { McpToolAnnotations, McpToolDescriptor } from '../connection-options.js'
+import { type McpContent, type McpToolResult, renderMcpResult } from '../mcp-content.js'
+import { McpProtocolError, McpSchemaError, McpToolError } from '../mcp-errors.js'
+import { MCP_TOOL_MARKER, type McpModelTool, type McpSkippedTool, type McpToolInfo } from '../mcp-tool.js'
+import { mcpToolId } from '../tool-id.js'
+import { issueLines } from './errors.js'
+import type { ParsedConnectionOptions } from './options.js'
+import type { Session } from './session.js'
+
+/** A listed tool with the fingerprint of its description, so an unchanged tool keeps its object. */
+export interface ListedTool {
+  readonly tool: McpModelTool
+  readonly fingerprint: string
+}
+
+export interface ToolListing {
+  readonly tools: ReadonlyMap<string, ListedTool>
+  readonly skipped: readonly McpSkippedTool[]
+}
+
+/** JSON with sorted keys: equal descriptions give equal text. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`
+  if (typeof value === 'object' && value !== null) {
+    const entries = Object.keys(value)
+      .sort()
+      .filter((key) => (value as Record<string, unknown>)[key] !== undefined)
+      .map((key) => `${JSON.stringify(key)}:${canonical((value as Record<string, unknown>)[key])}`)
+    return `{${entries.join(',')}}`
+  }
+  return JSON.stringify(value) ?? 'null'
+}
+
+function definedOnly<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, item]) => item !== undefined)) as T
+}
+
+/** Lists every page of the server's tools (a cursor seen twice is a protocol error, not a loop). */
+async function listPages(session: Session, signal: AbortSignal | undefined): Promise<unknown[]> {
+  const raw: unknown[] = []
+  const seen = new Set<string>()
+  let cursor: string | undefined
+  do {
+    const params = cursor === undefined ? {} : { cursor }
+    const page = await session.request(
+      'tools/list',
+      (options) => session.client.request({ method: 'tools/list', params }, ResultSchema, options),
+      { signal, timeoutMs: session.requestTimeoutMs },
+    )
+    const { tools, nextCursor } = page as { tools?: unknown; nextCursor?: unknown }
+    if (!Array.isArray(tools)) {
+      throw new McpProtocolError(
+        `MCP server "${session.server}" answered tools/list without a tools array (got ${describeValue(tools)}). The server is at fault; fix or update it.`,
+        { details: { server: session.server, method: 'tools/list', problems: ['tools: expected an array'] } },
+      )
+    }
+    raw.push(...tools)
+    if (nextCursor !== undefined && typeof nextCursor !== 'string') {
+      throw new McpProtocolError(
+        `MCP server "${session.server}" answered tools/list with a nextCursor that is not a string (${describeValue(nextCursor)}).`,
+        {
+          details: {
+            server: session.server,
+            method: 'tools/list',
+            problems: ['nextCursor: expected a string'],
+          },
+        },
+      )
+    }
+    cursor = nextCursor
+    if (cursor !== undefined) {
+      if (seen.has(cursor)) {
+        throw new McpProtocolError(
+          `MCP server "${session.server}" answered tools/list with the cursor ${JSON.stringify(cursor)} twice; its pagination loops. Fix the server.`,
+          { details: { server: session.server, method: 'tools/list', problems: ['nextCursor repeats'] } },
+        )
+      }
+      seen.add(cursor)
+    }
+  } while (cursor !== undefined)
+  return raw
+}
+
+function schemaError(
+  server: string,
+  tool: string,
+  field: string,
+  problem: string,
+  options: {
+    received?: string
+    problems?: readonly string[]
+    cause?: unknown
+  } = {},
+): McpSchemaError {
+  return new McpSchemaError(
+    `Tool "${tool}" of MCP server "${server}" cannot be offered to a model: ${field} ${problem}. Fix the server's tool description, or leave the tool out (connection option filter, or invalidTools: "skip").`,
+    {
+      cause: options.cause,
+      details: definedOnly({
+        server,
+        tool,
+        field,
+        method: 'tools/list',
+        received: options.received,
+        problems: options.problems,
+      }),
+    },
+  )
+}
+
+function descriptorOf(raw: Record<string, unknown>, name: string): McpToolDescriptor {
+  const text = (value: unknown) => (typeof value === 'string' ? value : undefined)
+  const annotations = raw.annotations
+  return Object.freeze(
+    definedOnly({
+      name,
+      title: text(raw.title),
+      description: text(raw.description),
+      annotations:
+        typeof annotations === 'object' && annotations !== null && !Array.isArray(annotations)
+          ? (annotations as McpToolAnnotations)
+          : undefined,
+    }),
+  )
+}
+
+function compile(server: string, tool: string, field: string, schema: JsonSchema): JsonSchemaValidator {
+  try {
+    return compileJsonSchema(schema, `Tool "${tool}" of MCP server "${server}" ${field}`)
+  } catch (error) {
+    throw schemaError(server, tool, field, `is not a valid JSON Schema (${(error as Error).message})`, {
+      cause: error,
+    })
+  }
+}
+
+/** Lists the server's tools and turns each into a model tool; unchanged tools keep their objects. */
+export async function listTools(
+  session: Session,
+  options: ParsedConnectionOptions,
+  previous: ReadonlyMap<string, ListedTool>,
+  signal?: AbortSignal,
+): Promise<ToolListing> {
+  const { server } = session
+  const raw = await listPages(session, signal)
+  const tools = new Map<string, ListedTool>()
+  const origins = new Map<string, string>()
+  const skipped: McpSkippedTool[] = []
+  for (const [index, entry] of raw.entries()) {
+    const name =
+      typeof entry === 'object' && entry !== null && typeof (entry as { name?: unknown }).name === 'string'
+        ? (entry as { name: string }).name
+        : ''
+    let listed: ListedTool | undefined
+    try {
+      if (name === '') {
+        throw schemaError(server, `#${index}`, 'name', 'must be a non-empty string', {
+          received: describeValue((entry as { name?: unknown } | null)?.name ?? entry),
+        })
+      }
+      const record = entry as Record<string, unknown>
+      if (options.filter && !assertBoolean(options.filter(descriptorOf(record, name)), 'options.filter'))
+        continue
+      const parsed = ToolSchema.safeParse(record)
+      if (!parsed.success) {
+        const problems = issueLines(parsed.error) ?? ['is malformed']
+        const field = String(parsed.error.issues[0]?.path[0] ?? 'description')
+        const received = describeValue(record[field])
+        const problem =
+          field === 'inputSchema' || field === 'outputSchema'
+            ? `is not a JSON Schema of an object (${problems.join('; ')})`
+            : `is malformed (${problems.join('; ')})`
+        throw schemaError(server, name, field, problem, { received, problems })
+      }
+      const tool = parsed.data
+      if (tool.execution?.taskSupport === 'required') {
+        skipped.push(
+          Object.freeze({
+            name,
+            reason: 'it requires task-based execution, which this client does not support',
+          }),
+        )
+        session.diagnostics.emit('mcp-tool-skipped', { server, tool: name, reason: 'task-required' }, 'warn')
+        continue
+      }
+      const id = options.toolId ? ownId(options, server, name) : mcpToolId(server, name, options.separator)
+      const earlier = origins.get(id)
+      if (earlier !== undefined) {
+        throw new DuplicateIdError(
+          `MCP server "${server}" lists tools "${earlier}" and "${name}", which both become the tool id "${id}". Give them distinct ids with the connection option toolId, or leave one out with filter.`,
+          { details: { id, kind: 'tool', server, tools: [earlier, name] } },
+        )
+      }
+      origins.set(id, name)
+      const info: McpToolInfo = Object.freeze(
+        definedOnly({
+          server,
+          name,
+          title: tool.title,
+          description: tool.description,
+          annotations: tool.annotations === undefined ? undefined : Object.freeze({ ...tool.annotations }),
+          inputSchema: tool.inputSchema as JsonSchema,
+          outputSchema: tool.outputSchema as JsonSchema | undefined,
+        }),
+      )
+      const fingerprint = canonical({ id, info })
+      const before = previous.get(id)
+      if (before !== undefined && before.fingerprint === fingerprint) {
+        listed = before
+      } else {
+        compile(server, name, 'inputSchema', info.inputSchema)
+        const output =
+          info.outputSchema === undefined
+            ? undefined
+            : compile(server, name, 'outputSchema', info.outputSchema)
+        listed = { tool: buildTool(session, id, info, output), fingerprint }
+      }
+    } catch (error) {
+      if (options.invalidTools === 'skip' && McpSchemaError.isInstance(error)) {
+        skipped.push(Object.freeze({ name: name || `#${index}`, reason: error.message, error }))
+        session.diagnostics.emit(
+          'mcp-tool-skipped',
+          { server, tool: name || `#${index}`, reason: error.message },
+          'warn',
+        )
+        continue
+      }
+      throw error
+    }
+    tools.set(listed.tool.id, listed)
+  }
+  return { tools, skipped: Object.freeze(skipped) }
+}
+
+function ownId(options: ParsedConnectionOptions, server: string, name: string): string {
+  const id: unknown = (options.toolId as (tool: { server: string; name: string }) => unknown)(
+    Object.freeze({ server, name }),
+  )
+  if (typeof id !== 'string' || !TOOL_ID_PATTERN.test(id)) {
+    throw new InvalidOutputError(
+      `options.toolId answered ${describeValue(id)} for tool "${name}" of MCP server "${server}"; a tool id is 1 to 64 letters, digits, "_" or "-".`,
+      { details: { hook: 'options.toolId', received: describeValue(id) } },
+    )
+  }
+  return id
+}
+
+function buildTool(
+  session: Session,
+  id: string,
+  info: McpToolInfo,
+  output: JsonSchemaValidator | undefined,
+): McpModelTool {
+  const tool = {
+    id,
+    description: info.description ?? info.title ?? info.annotations?.title ?? '',
+    inputSchema: info.inputSchema,
+    mcp: info,
+    execute: (input: unknown, context: ToolExecutionContext) =>
+      callTool(session, id, info, output, input, context),
+  }
+  Object.defineProperty(tool, MCP_TOOL_MARKER, { value: true })
+  defineModelTool(tool)
+  return Object.freeze(tool) as McpModelTool
+}
+
+function toContent(part: Record<string, unknown>): McpContent {
+  const annotations = part.annotations === undefined ? {} : { annotations: part.annotations }
+  switch (part.type) {
+    case 'text':
+      return { type: 'text', text: part.text as string, ...annotations } as McpContent
+    case 'image':
+    case 'audio':
+      return {
+        type: part.type,
+        data: part.data as string,
+        mimeType: part.mimeType as string,
+        ...annotations,
+      } as McpContent
+    case 'resource': {
+      const resource = part.resource as Record<string, unknown>
+      const body =
+        typeof resource.text === 'string' ? { text: resource.text } : { blob: resource.blob as string }
+      return {
+        type: 'resource',
+        resource: definedOnly({
+          uri: resource.uri as string,
+          mimeType: resource.mimeType as string | undefined,
+          ...body,
+        }),
+        ...annotations,
+      } as McpContent
+    }
+    default:
+      return definedOnly({
+        type: 'resource_link',
+        uri: part.uri as string,
+        name: part.name as string,
+        title: part.title as string | undefined,
+        description: part.description as string | undefined,
+        mimeType: part.mimeType as string | undefined,
+        size: part.size as number | undefined,
+        ...annotations,
+      }) as McpContent
+  }
+}
+
+async function callTool(
+  session: Session,
+  toolId: string,
+  info: McpToolInfo,
+  output: JsonSchemaValidator | undefined,
+  input: unknown,
+  context: ToolExecutionContext,
+): Promise<McpToolResult> {
+  const { server } = session
+  const where = { server, tool: info.name, toolId }
+  const span = context.diagnostics.span('mcp-call', where)
+  try {
+    const answer = await session.request(
+      'tools/call',
+      (options) =>
+        session.client.callTool(
+          { name: info.name, arguments: input as Record<string, unknown> },
+          CallToolResultSchema,
+          options,
+        ),
+      { signal: context.signal, timeoutMs: session.callTimeoutMs, tool: info.name, toolId },
+    )
+    const content = Object.freeze(
+      ((answer.content ?? []) as Record<string, unknown>[]).map((part) => Object.freeze(toContent(part))),
+    )
+    const structured = answer.structuredContent as McpToolResult['structuredContent']
+    const result: McpToolResult =
+      structured === undefined ? { content } : { content, structuredContent: structured }
+    if (answer.isError === true) {
+      throw new McpToolError(
+        `Tool "${info.name}" of MCP server "${server}" reported an error: ${renderMcpResult(result)}`,
+        { details: { server, method: 'tools/call', tool: info.name, toolId, content } },
+      )
+    }
+    if (output) {
+      const details = { server, tool: info.name, toolId, field: 'structuredContent' }
+      if (structured === undefined) {
+        throw new InvalidOutputError(
+          `Tool "${info.name}" of MCP server "${server}" declares an output schema but returned no structuredContent. The server is at fault; fix it or report it.`,
+          { details: { ...details, received: 'undefined' } },
+        )
+      }
+      const checked = output.validate(structured)
+      if (!checked.ok) {
+        throw new InvalidOutputError(
+          `Tool "${info.name}" of MCP server "${server}" returned structuredContent that does not match its output schema: ${formatSchemaIssues(checked.issues)}.`,
+          { details: { ...details, issues: checked.issues } },
+        )
+      }
+    }
+    span.end('ok', { ...where, content: content.length, structured: structured !== undefined })
+    return Object.freeze(result)
+  } catch (error) {
+    span.fail(error, where)
+    throw error
+  }
+}

@@ -1,0 +1,438 @@
+import type { Server as HttpServer, IncomingMessage, ServerResponse } from 'node:http'
+import { describeValue, InvalidInputError } from '@agent-core/core'
+import type { ModelTool } from '@agent-core/core/tools'
+import { defineToolLifecycle, type ToolLifecycle, ToolLifecycleRegistry } from '@agent-core/kits/tools'
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js'
+import { FieldReader, MAX_TIMER_MS } from './internal/options.js'
+import { assertServable, createToolServer, type ServeSettings } from './internal/serve-handlers.js'
+import { mcpResultTemplate } from './mcp-content.js'
+import { McpConnectionError } from './mcp-errors.js'
+import type { McpServeHttp, McpServeStdio, ServeMcpOptions } from './serve-options.js'
+
+// biome-ignore lint/suspicious/noExplicitAny: tools of any input and output types share one list
+type AnyLifecycle<App> = ToolLifecycle<any, any, App>
+// biome-ignore lint/suspicious/noExplicitAny: as above
+type AnyTool<App> = ModelTool<any, any, App>
+
+/**
+ * What {@link serveMcp} serves: a tools-kit registry (its lifecycles decide, call by call), or tools and
+ * lifecycles from which a sealed registry is made.
+ * @example
+ * ```ts
+ * import type { McpServableTools } from '@agent-core/kits/mcp'
+ * const tools: McpServableTools = [searchOrders, refundLifecycle]
+ * ```
+ */
+export type McpServableTools<App = unknown> =
+  | ToolLifecycleRegistry<App>
+  | readonly (AnyTool<App> | AnyLifecycle<App>)[]
+
+/**
+ * A running MCP server.
+ * @example
+ * ```ts
+ * import type { McpServerHandle } from '@agent-core/kits/mcp'
+ * const stopOnSignal = (handle: McpServerHandle) => process.once('SIGTERM', () => void handle.close())
+ * ```
+ */
+export interface McpServerHandle {
+  /** Tells connected clients that the tool list changed (after registering tools in an unsealed registry). */
+  notifyToolsChanged(): Promise<void>
+  /** Stops serving: closes every session (and the HTTP listener). */
+  close(): Promise<void>
+  /** Settles when the server stopped (over stdio, also when the client closed stdin). */
+  readonly closed: Promise<void>
+}
+
+/**
+ * A running MCP server on streamable HTTP.
+ * @example
+ * ```ts
+ * import { serveMcp } from '@agent-core/kits/mcp'
+ * const handle = await serveMcp([clock], { type: 'http', port: 0 })
+ * console.log(`MCP endpoint: ${handle.url}`)
+ * ```
+ */
+export interface McpHttpServerHandle extends McpServerHandle {
+  /** The endpoint's URL; `undefined` with `listen: false`. */
+  readonly url: string | undefined
+  /** Open sessions. */
+  readonly sessions: number
+  /** Answers one HTTP request to the endpoint (mount it in your own Node server with `listen: false`). */
+  handleRequest(request: IncomingMessage, response: ServerResponse): Promise<void>
+}
+
+function isRegistry(value: unknown): value is ToolLifecycleRegistry<unknown> {
+  if (value instanceof ToolLifecycleRegistry) return true
+  const candidate = value as Partial<ToolLifecycleRegistry<unknown>> | null
+  return (
+    typeof candidate === 'object' &&
+    candidate !== null &&
+    typeof candidate.run === 'function' &&
+    typeof candidate.resume === 'function' &&
+    typeof candidate.get === 'function' &&
+    typeof candidate.values === 'function'
+  )
+}
+
+function registryOf<App>(tools: unknown): ToolLifecycleRegistry<App> {
+  if (isRegistry(tools)) return tools as ToolLifecycleRegistry<App>
+  if (!Array.isArray(tools)) {
+    throw new InvalidInputError(
+      `serveMcp serves a ToolLifecycleRegistry or an array of tools and tool lifecycles, but got ${describeValue(tools)}.`,
+      { details: { field: 'tools', received: describeValue(tools) } },
+    )
+  }
+  const lifecycles = tools.map((entry: unknown, index) => {
+    if (typeof entry !== 'object' || entry === null) {
+      throw new InvalidInputError(
+        `tools[${index}] must be a core ModelTool or a tool lifecycle, but got ${describeValue(entry)}.`,
+        {
+          details: { field: `tools[${index}]`, received: describeValue(entry) },
+        },
+      )
+    }
+    const tool = (entry as { tool?: unknown }).tool
+    return typeof tool === 'object' && tool !== null
+      ? (entry as AnyLifecycle<App>)
+      : defineToolLifecycle(entry as AnyTool<App>)
+  })
+  return ToolLifecycleRegistry.create<App>(lifecycles as never, { templates: [mcpResultTemplate] })
+}
+
+function readSettings<App>(value: unknown): ServeSettings<App> {
+  const reader = new FieldReader(
+    value ?? {},
+    'options',
+    'serve options { name?, version?, approvals?, context?, ... }',
+    ['name', 'version', 'instructions', 'approvals', 'approvalTimeoutMs', 'context'],
+  )
+  const approvals = reader.get('approvals') ?? 'refuse'
+  if (approvals !== 'refuse' && approvals !== 'elicit' && typeof approvals !== 'function')
+    reader.fail('approvals', 'must be "refuse", "elicit" or a function of the pending call')
+  const context = reader.get('context')
+  if (
+    context !== undefined &&
+    typeof context !== 'function' &&
+    (typeof context !== 'object' || context === null)
+  )
+    reader.fail(
+      'context',
+      'must be an operation context (an object) or a function of the request that returns one',
+    )
+  return {
+    name: reader.string('name', true) ?? 'agent-core',
+    version: reader.string('version', true) ?? '0.1.0',
+    instructions: reader.string('instructions', true),
+    approvals: approvals as ServeSettings<App>['approvals'],
+    approvalTimeoutMs: reader.integer('approvalTimeoutMs', 1, MAX_TIMER_MS) ?? 600_000,
+    context: context as ServeSettings<App>['context'],
+  }
+}
+
+/**
+ * Serves tools over MCP, so Claude Desktop, Cursor or another agent can call them: over stdio (the
+ * process's stdin and stdout) or streamable HTTP (an endpoint on a port, or a handler to mount). Every
+ * call runs through the tools kit lifecycle with the client's cancellation as its signal: schemas are
+ * checked, `inspect` and `authorize` decide, time limits apply. A call that needs approval never runs
+ * unless it is approved (see {@link ServeMcpOptions}); a failed or refused call is an error result
+ * (`isError`) whose text is what the lifecycle renders for a model.
+ * @throws `InvalidInputError` for malformed arguments; `InvalidDefinitionError` for a tool whose input is
+ *   not an object
+ * @example
+ * ```ts
+ * import { defineModelTool } from '@agent-core/core/tools'
+ * import { serveMcp } from '@agent-core/kits/mcp'
+ * const clock = defineModelTool({ id: 'clock', description: 'The time', inputSchema: { type: 'object' }, execute: () => new Date().toISOString() })
+ * await serveMcp([clock], { type: 'stdio' }) // e.g. started by Claude Desktop as `node clock-server.js`
+ * ```
+ */
+export function serveMcp<App = unknown>(
+  tools: McpServableTools<App>,
+  transport: McpServeStdio,
+  options?: ServeMcpOptions<App>,
+): Promise<McpServerHandle>
+export function serveMcp<App = unknown>(
+  tools: McpServableTools<App>,
+  transport: McpServeHttp,
+  options?: ServeMcpOptions<App>,
+): Promise<McpHttpServerHandle>
+export async function serveMcp<App = unknown>(
+  tools: McpServableTools<App>,
+  transport: McpServeStdio | McpServeHttp,
+  options: ServeMcpOptions<App> = {},
+): Promise<McpServerHandle | McpHttpServerHandle> {
+  const registry = registryOf<App>(tools)
+  assertServable(registry.values() as readonly AnyLifecycle<unknown>[])
+  const settings = readSettings<App>(options)
+  const type =
+    typeof transport === 'object' && transport !== null ? (transport as { type?: unknown }).type : undefined
+  if (type === 'stdio') return serveStdio(registry, transport as McpServeStdio, settings)
+  if (type === 'http') return serveHttp(registry, transport as McpServeHttp, settings)
+  throw new InvalidInputError(
+    `transport must be { type: "stdio" } or { type: "http", port?, host?, path? }, but got ${describeValue(transport)}.`,
+    { details: { field: 'transport', received: describeValue(transport) } },
+  )
+}
+
+async function serveStdio<App>(
+  registry: ToolLifecycleRegistry<App>,
+  transport: McpServeStdio,
+  settings: ServeSettings<App>,
+): Promise<McpServerHandle> {
+  const reader = new FieldReader(transport, 'transport', 'a transport { type: "stdio", stdin?, stdout? }', [
+    'type',
+    'stdin',
+    'stdout',
+  ])
+  const stdin = (reader.get('stdin') ?? process.stdin) as NodeJS.ReadableStream
+  const stdout = (reader.get('stdout') ?? process.stdout) as NodeJS.WritableStream
+  if (typeof stdin.on !== 'function') reader.fail('stdin', 'must be a readable stream')
+  if (typeof stdout.write !== 'function') reader.fail('stdout', 'must be a writable stream')
+  const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js')
+  const server = createToolServer(registry, settings)
+  const sdkTransport = new StdioServerTransport(stdin as never, stdout as never)
+  let markClosed!: () => void
+  const closed = new Promise<void>((resolve) => {
+    markClosed = resolve
+  })
+  let closing: Promise<void> | undefined
+  const close = () => {
+    closing ??= server.close().finally(() => {
+      stdin.off('end', close)
+      markClosed()
+    })
+    return closing
+  }
+  server.onclose = () => {
+    void close()
+  }
+  stdin.on('end', close)
+  await server.connect(sdkTransport)
+  return Object.freeze({
+    notifyToolsChanged: () => server.sendToolListChanged().catch(() => undefined),
+    close,
+    closed,
+  })
+}
+
+async function readBody(
+  request: IncomingMessage,
+  limit: number,
+): Promise<{ ok: true; body: unknown } | { ok: false; status: number; message: string }> {
+  const chunks: Buffer[] = []
+  let size = 0
+  for await (const chunk of request) {
+    size += (chunk as Buffer).length
+    if (size > limit)
+      return { ok: false, status: 413, message: `The request body is larger than ${limit} bytes.` }
+    chunks.push(chunk as Buffer)
+  }
+  try {
+    return { ok: true, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) }
+  } catch {
+    return { ok: false, status: 400, message: 'The request body is not JSON.' }
+  }
+}
+
+function reply(response: ServerResponse, status: number, code: number, message: string): void {
+  if (response.headersSent) {
+    response.end()
+    return
+  }
+  response.writeHead(status, { 'content-type': 'application/json' })
+  response.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }))
+}
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]'])
+
+async function serveHttp<App>(
+  registry: ToolLifecycleRegistry<App>,
+  transport: McpServeHttp,
+  settings: ServeSettings<App>,
+): Promise<McpHttpServerHandle> {
+  const reader = new FieldReader(
+    transport,
+    'transport',
+    'a transport { type: "http", host?, port?, path?, ... }',
+    [
+      'type',
+      'host',
+      'port',
+      'path',
+      'listen',
+      'allowedHosts',
+      'allowedOrigins',
+      'sessionIdleMs',
+      'maxBodyBytes',
+    ],
+  )
+  const host = reader.string('host', true) ?? '127.0.0.1'
+  const port = reader.integer('port', 0, 65_535) ?? 0
+  const path = reader.string('path', true) ?? '/mcp'
+  if (!path.startsWith('/')) reader.fail('path', 'must start with "/"')
+  const listen = reader.boolean('listen') ?? true
+  const givenHosts = reader.get('allowedHosts') === undefined ? undefined : reader.strings('allowedHosts')
+  const allowedOrigins =
+    reader.get('allowedOrigins') === undefined ? undefined : reader.strings('allowedOrigins')
+  const sessionIdleMs = reader.integer('sessionIdleMs', 1, MAX_TIMER_MS) ?? 1_800_000
+  const maxBodyBytes = reader.integer('maxBodyBytes', 1, 1024 * 1024 * 1024) ?? 4 * 1024 * 1024
+
+  const [{ createServer }, { StreamableHTTPServerTransport }] = await Promise.all([
+    import('node:http'),
+    import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
+  ])
+  interface Session {
+    readonly server: Server
+    readonly transport: StreamableHTTPServerTransport
+    lastSeen: number
+  }
+  const sessions = new Map<string, Session>()
+  let allowedHosts = givenHosts
+  let url: string | undefined
+  let stopped = false
+
+  const handleRequest = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
+    try {
+      const pathname = new URL(request.url ?? '/', 'http://localhost').pathname
+      if (pathname !== path) {
+        response
+          .writeHead(404, { 'content-type': 'text/plain' })
+          .end(`Not found. The MCP endpoint is ${path}.`)
+        return
+      }
+      if (stopped) return reply(response, 503, -32000, 'The server is shutting down.')
+      const header = request.headers['mcp-session-id']
+      const sessionId = Array.isArray(header) ? header[0] : header
+      if (sessionId !== undefined) {
+        const session = sessions.get(sessionId)
+        if (!session) return reply(response, 404, -32001, 'Session not found; initialize a new session.')
+        session.lastSeen = Date.now()
+        await session.transport.handleRequest(request, response)
+        return
+      }
+      if (request.method !== 'POST')
+        return reply(response, 400, -32000, 'Bad request: no session; start one with an initialize POST.')
+      const read = await readBody(request, maxBodyBytes)
+      if (!read.ok) return reply(response, read.status, -32700, read.message)
+      if (!isInitializeRequest(read.body)) {
+        return reply(
+          response,
+          400,
+          -32000,
+          'Bad request: no session id; the first request of a session is initialize.',
+        )
+      }
+      const sdkTransport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => globalThis.crypto.randomUUID(),
+        onsessioninitialized: (id) => {
+          sessions.set(id, { server, transport: sdkTransport, lastSeen: Date.now() })
+        },
+        ...(allowedHosts === undefined && allowedOrigins === undefined
+          ? {}
+          : {
+              enableDnsRebindingProtection: true,
+              ...(allowedHosts === undefined ? {} : { allowedHosts: [...allowedHosts] }),
+              ...(allowedOrigins === undefined ? {} : { allowedOrigins: [...allowedOrigins] }),
+            }),
+      })
+      const server = createToolServer(registry, settings)
+      sdkTransport.onclose = () => {
+        if (sdkTransport.sessionId !== undefined) sessions.delete(sdkTransport.sessionId)
+      }
+      await server.connect(sdkTransport)
+      await sdkTransport.handleRequest(request, response, read.body)
+    } catch (error) {
+      reply(
+        response,
+        500,
+        -32603,
+        `Internal error: ${error instanceof Error ? error.message : String(error)}`,
+      )
+    }
+  }
+
+  const closeSession = async (id: string, session: Session) => {
+    sessions.delete(id)
+    await session.server.close().catch(() => undefined)
+  }
+  const sweep = setInterval(
+    () => {
+      const now = Date.now()
+      for (const [id, session] of sessions)
+        if (now - session.lastSeen > sessionIdleMs) void closeSession(id, session)
+    },
+    Math.min(sessionIdleMs, 60_000),
+  )
+  sweep.unref()
+
+  let httpServer: HttpServer | undefined
+  if (listen) {
+    const server = createServer((request, response) => {
+      void handleRequest(request, response)
+    })
+    httpServer = server
+    await new Promise<void>((resolve, reject) => {
+      const fail = (error: Error) => {
+        clearInterval(sweep)
+        reject(
+          new McpConnectionError(
+            `MCP server "${settings.name}" could not listen on ${host}:${port}: ${error.message}. Choose another host or port (port 0 picks a free one).`,
+            { cause: error, details: { server: settings.name, transport: 'http' } },
+          ),
+        )
+      }
+      server.once('error', fail)
+      server.listen(port, host, () => {
+        server.off('error', fail)
+        resolve()
+      })
+    })
+    const address = server.address()
+    const bound = typeof address === 'object' && address !== null ? address.port : port
+    const shown = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host
+    url = `http://${shown}:${bound}${path}`
+    if (allowedHosts === undefined && LOOPBACK.has(host)) {
+      allowedHosts = [`127.0.0.1:${bound}`, `localhost:${bound}`, `[::1]:${bound}`]
+    }
+  }
+
+  let markClosed!: () => void
+  const closed = new Promise<void>((resolve) => {
+    markClosed = resolve
+  })
+  let closing: Promise<void> | undefined
+  return Object.freeze({
+    get url() {
+      return url
+    },
+    get sessions() {
+      return sessions.size
+    },
+    handleRequest,
+    async notifyToolsChanged() {
+      await Promise.all(
+        [...sessions.values()].map((session) => session.server.sendToolListChanged().catch(() => undefined)),
+      )
+    },
+    close() {
+      closing ??= (async () => {
+        stopped = true
+        clearInterval(sweep)
+        await Promise.all([...sessions].map(([id, session]) => closeSession(id, session)))
+        if (httpServer) {
+          const server = httpServer
+          await new Promise<void>((resolve) => {
+            server.close(() => resolve())
+            server.closeAllConnections()
+          })
+        }
+        markClosed()
+      })()
+      return closing
+    },
+    closed,
+  })
+}
