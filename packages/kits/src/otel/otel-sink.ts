@@ -10,7 +10,7 @@ import {
   type OperationContext,
 } from '@agent-core/core'
 import type * as OpenTelemetry from '@opentelemetry/api'
-import { type BridgeStats, contentValue, type OpenSpan, SpanBridge } from './internal/bridge.js'
+import { contentValue, type OpenSpan, SpanBridge } from './internal/bridge.js'
 import { contentMessage, outputMessage, StreamFold } from './internal/content.js'
 import { ATTR_GEN_AI_INPUT_MESSAGES, ATTR_GEN_AI_OUTPUT_MESSAGES } from './internal/semconv.js'
 
@@ -63,14 +63,27 @@ export interface OtelSinkOptions {
 }
 
 /**
- * What the sink has done so far.
+ * What the sink has done so far: counters for tests and health checks.
  * @example
  * ```ts
  * import type { OtelSinkStats } from '@agent-core/kits/otel'
  * const healthy = (stats: OtelSinkStats) => stats.open < 1000 && stats.ignored === 0
  * ```
  */
-export type OtelSinkStats = BridgeStats
+export interface OtelSinkStats {
+  /** Spans open now. */
+  readonly open: number
+  /** Spans started (from a start event, or for an end whose start was never seen). */
+  readonly started: number
+  /** Spans ended by their own end event. */
+  readonly ended: number
+  /** Spans the sink ended itself as `unfinished` (closed while open, or evicted past `maxOpenSpans`). */
+  readonly unfinished: number
+  /** End events whose start the sink never saw: recorded as spans of their own, from their duration. */
+  readonly orphanEnds: number
+  /** Events the sink could not read (not a diagnostic event) or that had no span to attach to. */
+  readonly ignored: number
+}
 
 /**
  * A diagnostics sink that turns agent-core spans into OpenTelemetry spans. Hand {@link OtelSink.sink} to

@@ -7,6 +7,7 @@
 
 import type { DiagnosticEvent } from '@agent-core/core'
 import type { Attributes, Context, Span, Tracer } from '@opentelemetry/api'
+import type { OtelSinkStats } from '../otel-sink.js'
 import {
   attributeValue,
   collect,
@@ -37,22 +38,6 @@ export interface BridgeOptions {
   readonly recordContent: boolean
   readonly spanEvents: boolean
   readonly maxOpenSpans: number
-}
-
-/** Counters of what the bridge did, for tests and health checks. */
-export interface BridgeStats {
-  /** Spans open now. */
-  readonly open: number
-  /** Spans started (from a start event, or for an end whose start was never seen). */
-  readonly started: number
-  /** Spans ended by their own end event. */
-  readonly ended: number
-  /** Spans the sink ended itself as `unfinished` (closed while open, or evicted past `maxOpenSpans`). */
-  readonly unfinished: number
-  /** End events whose start the sink never saw: recorded as spans of their own, from their duration. */
-  readonly orphanEnds: number
-  /** Events the sink could not read (not a diagnostic event) or that had no span to attach to. */
-  readonly ignored: number
 }
 
 /** One open span. */
@@ -148,7 +133,7 @@ export class SpanBridge {
     this.#active = () => context.active()
   }
 
-  get stats(): BridgeStats {
+  get stats(): OtelSinkStats {
     return Object.freeze({
       open: this.#open.size,
       started: this.#started,
