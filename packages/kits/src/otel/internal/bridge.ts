@@ -60,17 +60,20 @@ export interface OpenSpan extends SpanFacts {
 export const OUTCOME_UNFINISHED = 'unfinished'
 
 const MAX_CACHED = 256
-const edges = new Map<string, { readonly start: boolean; readonly name: string } | null>()
+interface SpanEdge {
+  readonly start: boolean
+  readonly name: string
+  readonly mapping: SpanMapping
+}
+const edges = new Map<string, SpanEdge | null>()
 
-/** Whether `kind` starts or ends a span (`<name>-start` / `<name>-end`), and the span's name. */
-function spanEdge(kind: string): { readonly start: boolean; readonly name: string } | undefined {
+/** Whether `kind` starts or ends a span (`<name>-start` / `<name>-end`): the span's name and mapping. */
+function spanEdge(kind: string): SpanEdge | undefined {
   let edge = edges.get(kind)
   if (edge === undefined) {
-    edge = kind.endsWith('-start')
-      ? { start: true, name: kind.slice(0, -6) }
-      : kind.endsWith('-end')
-        ? { start: false, name: kind.slice(0, -4) }
-        : null
+    const start = kind.endsWith('-start')
+    const name = start ? kind.slice(0, -6) : kind.endsWith('-end') ? kind.slice(0, -4) : undefined
+    edge = name === undefined ? null : { start, name, mapping: MAPPINGS.get(name) ?? GENERIC }
     if (edges.size < MAX_CACHED) edges.set(kind, edge)
   }
   return edge ?? undefined
@@ -160,8 +163,8 @@ export class SpanBridge {
       if (spanId !== undefined && spanId !== '') {
         const edge = spanEdge(kind)
         if (edge !== undefined) {
-          if (edge.start) this.#start(event, spanId, edge.name)
-          else this.#end(event, spanId, edge.name)
+          if (edge.start) this.#start(event, spanId, edge.name, edge.mapping)
+          else this.#end(event, spanId, edge.name, edge.mapping)
           return
         }
       }
@@ -179,7 +182,7 @@ export class SpanBridge {
     return open.length
   }
 
-  #start(event: DiagnosticEvent, id: string, spanName: string): void {
+  #start(event: DiagnosticEvent, id: string, spanName: string, mapping: SpanMapping): void {
     if (this.#open.has(id) || this.#closed.has(id)) {
       this.#ignored += 1
       return
@@ -188,7 +191,6 @@ export class SpanBridge {
     // A parent the sink does not know (started before it was attached, or evicted): the scope path decides.
     const parent =
       this.#parentOf(event) ?? (event.parentSpanId === undefined ? undefined : this.#byScope(event.scope))
-    const mapping = MAPPINGS.get(spanName) ?? GENERIC
     const data = event.data as Data
     const attributes: Attributes = { ...mapping.fixed }
     collect(mapping, data, attributes, this.#recordContent)
@@ -223,11 +225,11 @@ export class SpanBridge {
     return parent.context
   }
 
-  #end(event: DiagnosticEvent, id: string, spanName: string): void {
+  #end(event: DiagnosticEvent, id: string, spanName: string, mapping: SpanMapping): void {
     let entry = this.#open.get(id)
     if (entry === undefined) {
       if (this.#closed.delete(id)) return
-      entry = this.#orphan(event, id, spanName)
+      entry = this.#orphan(event, id, spanName, mapping)
     }
     this.#open.delete(id)
     const data = event.data as Data
@@ -261,11 +263,10 @@ export class SpanBridge {
   }
 
   /** An end whose start was never seen (the sink came later): a span from its duration, marked as such. */
-  #orphan(event: DiagnosticEvent, id: string, spanName: string): OpenSpan {
+  #orphan(event: DiagnosticEvent, id: string, spanName: string, mapping: SpanMapping): OpenSpan {
     const data = event.data as Data
     const duration = typeof data.durationMs === 'number' && data.durationMs >= 0 ? data.durationMs : 0
     const end = time(event.atMs) ?? Date.now()
-    const mapping = MAPPINGS.get(spanName) ?? GENERIC
     const parent = this.#parentOf(event)
     const parentContext = parent === undefined ? this.#active() : this.#childContext(parent)
     const span = this.#tracer.startSpan(
