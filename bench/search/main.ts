@@ -9,6 +9,7 @@
  *    vectors scanned per second, against a bare unrolled Float32Array dot-product loop over the same
  *    vectors. Target: at least 80% of the bare loop.
  * 4. reciprocalRankFusion over 10 lists: time at 1k, 10k and 100k hits per list (linear growth).
+ * 5. Restore speed with validation against the raw engines (restore.ts). Target: at most 1.5x.
  */
 import { reciprocalRankFusion, TextSearch, VectorSearch } from '@agent-core/kits/search'
 import { create, insertMultiple, search as oramaSearch } from '@orama/orama'
@@ -24,6 +25,7 @@ import {
   random,
 } from './corpus.js'
 import { cpuMs, fastest, ms, ratio, row } from './measure.js'
+import { restoreBench } from './restore.js'
 
 const LIMIT = 10
 const FIELDS = ['title', 'content'] as const
@@ -386,3 +388,4 @@ if (wanted('text')) {
 }
 if (wanted('vector')) await vectorBench()
 if (wanted('rrf')) await rrfBench()
+if (wanted('restore')) await restoreBench()

@@ -2,7 +2,15 @@ import { BudgetExhaustedError } from './errors/errors.js'
 import { throwIfAborted } from './sync.js'
 import { assertSafeInteger } from './validate.js'
 
-/** What {@link AttemptBudget.take} returns: the 1-based number of the attempt it accepted. */
+/**
+ * What {@link AttemptBudget.take} returns: the 1-based number of the attempt it accepted, and the limit.
+ * @example
+ * ```ts
+ * import { AttemptBudget, type AttemptTicket } from '@agent-core/core'
+ * const ticket: AttemptTicket = new AttemptBudget(3).take()
+ * console.log(`attempt ${ticket.attempt} of ${ticket.limit}`) // attempt 1 of 3
+ * ```
+ */
 export interface AttemptTicket {
   readonly attempt: number
   readonly limit: number

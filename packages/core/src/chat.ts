@@ -6,34 +6,95 @@ import type { JsonSchema } from './json-schema.js'
  * Field names are camelCase; adapters translate to and from a provider's wire format.
  */
 
-/** A text part of a user message. */
+/**
+ * A text part of a user message.
+ * @example
+ * ```ts
+ * import type { TextPart } from '@agent-core/core'
+ * const part: TextPart = { type: 'text', text: 'What is on this picture?' }
+ * ```
+ */
 export interface TextPart {
   readonly type: 'text'
   readonly text: string
 }
-/** An image part of a user message, by URL or data URL. */
+/**
+ * An image part of a user message, by URL or data URL.
+ * @example
+ * ```ts
+ * import type { ImagePart } from '@agent-core/core'
+ * const part: ImagePart = { type: 'image', url: 'https://example.com/cat.png' }
+ * ```
+ */
 export interface ImagePart {
   readonly type: 'image'
   readonly url: string
 }
-/** The parts a user message may carry. */
+/**
+ * The parts a user message may carry.
+ * @example
+ * ```ts
+ * import type { ContentPart } from '@agent-core/core'
+ * const parts: ContentPart[] = [
+ *   { type: 'text', text: 'Describe this.' },
+ *   { type: 'image', url: 'data:image/png;base64,iVBORw0KGgo=' },
+ * ]
+ * ```
+ */
 export type ContentPart = TextPart | ImagePart
 
-/** A tool call the model asked for. `arguments` is the raw JSON text the model produced. */
+/**
+ * A tool call the model asked for. `arguments` is the raw JSON text the model produced (parse and validate
+ * it before use: a model can produce anything).
+ * @example
+ * ```ts
+ * import type { ToolCall } from '@agent-core/core'
+ * const call: ToolCall = { id: 'call_1', name: 'search', arguments: '{"query":"tides"}' }
+ * const input: unknown = JSON.parse(call.arguments)
+ * ```
+ */
 export interface ToolCall {
   readonly id: string
   readonly name: string
   readonly arguments: string
 }
 
+/**
+ * The instructions of a conversation.
+ * @example
+ * ```ts
+ * import type { SystemMessage } from '@agent-core/core'
+ * const system: SystemMessage = { role: 'system', content: 'Answer in one sentence.' }
+ * ```
+ */
 export interface SystemMessage {
   readonly role: 'system'
   readonly content: string
 }
+/**
+ * What the user said: plain text, or parts (text and images).
+ * @example
+ * ```ts
+ * import type { UserMessage } from '@agent-core/core'
+ * const question: UserMessage = { role: 'user', content: 'When is high tide in Brest?' }
+ * ```
+ */
 export interface UserMessage {
   readonly role: 'user'
   readonly content: string | readonly ContentPart[]
 }
+/**
+ * What the model answered: text, and the tool calls it asked for.
+ * @example
+ * ```ts
+ * import type { AssistantMessage } from '@agent-core/core'
+ * const answer: AssistantMessage = {
+ *   role: 'assistant',
+ *   content: '',
+ *   toolCalls: [{ id: 'call_1', name: 'tides', arguments: '{"port":"Brest"}' }],
+ * }
+ * ```
+ */
 export interface AssistantMessage {
   readonly role: 'assistant'
   /** The visible text; empty when the turn only called tools. */
@@ -42,6 +103,14 @@ export interface AssistantMessage {
   /** Reasoning text, when the provider exposes it. */
   readonly thinking?: string | undefined
 }
+/**
+ * The result of one tool call, sent back to the model.
+ * @example
+ * ```ts
+ * import type { ToolMessage } from '@agent-core/core'
+ * const result: ToolMessage = { role: 'tool', toolCallId: 'call_1', content: '{"highTide":"14:32"}' }
+ * ```
+ */
 export interface ToolMessage {
   readonly role: 'tool'
   readonly toolCallId: string
@@ -49,20 +118,60 @@ export interface ToolMessage {
   /** True when `content` describes a failure the model should read. */
   readonly isError?: boolean | undefined
 }
-/** One message of a conversation. */
+/**
+ * One message of a conversation.
+ * @example
+ * ```ts
+ * import type { ChatMessage } from '@agent-core/core'
+ * const history: ChatMessage[] = [
+ *   { role: 'system', content: 'Be brief.' },
+ *   { role: 'user', content: 'Hello' },
+ *   { role: 'assistant', content: 'Hi!' },
+ * ]
+ * ```
+ */
 export type ChatMessage = SystemMessage | UserMessage | AssistantMessage | ToolMessage
 
-/** A tool as offered to a model. */
+/**
+ * A tool as offered to a model: its name, what it does, and the JSON Schema of its arguments.
+ * @example
+ * ```ts
+ * import type { ToolSpec } from '@agent-core/core'
+ * const tides: ToolSpec = {
+ *   name: 'tides',
+ *   description: 'High and low tide times of a port, today',
+ *   parameters: { type: 'object', required: ['port'], properties: { port: { type: 'string' } } },
+ * }
+ * ```
+ */
 export interface ToolSpec {
   readonly name: string
   readonly description: string
   readonly parameters: JsonSchema
 }
 
-/** Whether and which tool the model must call. */
+/**
+ * Whether and which tool the model must call.
+ * @example
+ * ```ts
+ * import type { ToolChoice } from '@agent-core/core'
+ * const mustSearch: ToolChoice = { name: 'search' }
+ * ```
+ */
 export type ToolChoice = 'auto' | 'none' | 'required' | { readonly name: string }
 
-/** The shape of the answer. */
+/**
+ * The shape of the answer.
+ * @example
+ * ```ts
+ * import type { ResponseFormat } from '@agent-core/core'
+ * const format: ResponseFormat = {
+ *   type: 'json_schema',
+ *   name: 'verdict',
+ *   schema: { type: 'object', required: ['ok'], properties: { ok: { type: 'boolean' } } },
+ * }
+ * ```
+ */
 export type ResponseFormat =
   | { readonly type: 'text' }
   | { readonly type: 'json_object' }
@@ -73,7 +182,19 @@ export type ResponseFormat =
       readonly strict?: boolean
     }
 
-/** One request to a chat model. */
+/**
+ * One request to a chat model.
+ * @example
+ * ```ts
+ * import type { ModelRequest } from '@agent-core/core'
+ * const request: ModelRequest = {
+ *   model: 'gpt-4o-mini',
+ *   messages: [{ role: 'user', content: 'Hello' }],
+ *   temperature: 0,
+ *   maxOutputTokens: 200,
+ * }
+ * ```
+ */
 export interface ModelRequest {
   readonly model?: string | undefined
   readonly messages: readonly ChatMessage[]
@@ -87,17 +208,42 @@ export interface ModelRequest {
   readonly parallelToolCalls?: boolean | undefined
 }
 
-/** Token counts of one response (or a sum of several). */
+/**
+ * Token counts of one response (or a sum of several, see {@link addUsage}).
+ * @example
+ * ```ts
+ * import type { ModelUsage } from '@agent-core/core'
+ * const usage: ModelUsage = { inputTokens: 12, outputTokens: 30, totalTokens: 42 }
+ * ```
+ */
 export interface ModelUsage {
   readonly inputTokens: number
   readonly outputTokens: number
   readonly totalTokens: number
 }
 
-/** Why the model stopped. */
+/**
+ * Why the model stopped.
+ * @example
+ * ```ts
+ * import type { FinishReason } from '@agent-core/core'
+ * const cutShort: readonly FinishReason[] = ['length', 'content-filter']
+ * ```
+ */
 export type FinishReason = 'stop' | 'length' | 'tool-calls' | 'content-filter' | 'error' | 'other'
 
-/** A complete, non-streamed answer. */
+/**
+ * A complete, non-streamed answer.
+ * @example
+ * ```ts
+ * import type { ModelResponse } from '@agent-core/core'
+ * const response: ModelResponse = {
+ *   message: { role: 'assistant', content: 'Hi!' },
+ *   finishReason: 'stop',
+ *   usage: { inputTokens: 3, outputTokens: 2, totalTokens: 5 },
+ * }
+ * ```
+ */
 export interface ModelResponse {
   readonly message: AssistantMessage
   readonly finishReason: FinishReason
@@ -105,7 +251,19 @@ export interface ModelResponse {
   readonly model?: string | undefined
 }
 
-/** One streamed event. Tool calls arrive as start, argument deltas, then end, keyed by `index`. */
+/**
+ * One streamed event. Tool calls arrive as start, argument deltas, then end, keyed by `index`; the last
+ * event is `finish`. {@link collectModelStream} folds a stream into a {@link ModelResponse}.
+ * @example
+ * ```ts
+ * import type { ModelStreamEvent } from '@agent-core/core'
+ * const events: ModelStreamEvent[] = [
+ *   { type: 'text-delta', text: 'Hel' },
+ *   { type: 'text-delta', text: 'lo' },
+ *   { type: 'finish', finishReason: 'stop', usage: { inputTokens: 1, outputTokens: 2, totalTokens: 3 } },
+ * ]
+ * ```
+ */
 export type ModelStreamEvent =
   | { readonly type: 'text-delta'; readonly text: string }
   | { readonly type: 'thinking-delta'; readonly text: string }
@@ -119,7 +277,25 @@ export type ModelStreamEvent =
       readonly model?: string | undefined
     }
 
-/** A chat model as the loop and ModelCalls use it. */
+/**
+ * A chat model as the loop and ModelCalls use it: `generate` for a whole answer, optionally `stream`.
+ * @example
+ * ```ts
+ * import type { ChatModel } from '@agent-core/core'
+ * const echo: ChatModel = {
+ *   identity: 'echo-1',
+ *   async generate(request) {
+ *     const last = request.messages.at(-1)
+ *     const text = typeof last?.content === 'string' ? last.content : ''
+ *     return {
+ *       message: { role: 'assistant', content: text },
+ *       finishReason: 'stop',
+ *       usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
+ *     }
+ *   },
+ * }
+ * ```
+ */
 export interface ChatModel<App = unknown> {
   /** The real model identity, e.g. `gpt-4o-mini`. */
   readonly identity: string
@@ -127,7 +303,14 @@ export interface ChatModel<App = unknown> {
   stream?(request: ModelRequest, context: OperationContext<App>): AsyncIterable<ModelStreamEvent>
 }
 
-/** Adds usages. */
+/**
+ * Adds two usages field by field (for the total of several calls).
+ * @example
+ * ```ts
+ * import { addUsage, ZERO_USAGE } from '@agent-core/core'
+ * const total = [{ inputTokens: 3, outputTokens: 2, totalTokens: 5 }].reduce(addUsage, ZERO_USAGE)
+ * ```
+ */
 export function addUsage(a: ModelUsage, b: ModelUsage): ModelUsage {
   return {
     inputTokens: a.inputTokens + b.inputTokens,
@@ -136,7 +319,14 @@ export function addUsage(a: ModelUsage, b: ModelUsage): ModelUsage {
   }
 }
 
-/** Zero usage. */
+/**
+ * Zero usage (frozen): the start of a sum, and the usage of a stream that reported none.
+ * @example
+ * ```ts
+ * import { ZERO_USAGE } from '@agent-core/core'
+ * ZERO_USAGE.totalTokens // 0
+ * ```
+ */
 export const ZERO_USAGE: ModelUsage = Object.freeze({ inputTokens: 0, outputTokens: 0, totalTokens: 0 })
 
 /**

@@ -2,11 +2,21 @@ import type { AttemptBudget } from './attempt-budget.js'
 import { createDiagnostics, type DiagnosticSink, type Diagnostics } from './diagnostics.js'
 import { describeValue } from './errors/agent-core-error.js'
 import { InvalidInputError } from './errors/errors.js'
-import { isAbortSignal } from './validate.js'
+import { assertObject, isAbortSignal } from './validate.js'
 
 /**
  * The per-run context every I/O-facing kit receives. Definitions are static; whatever belongs to one run
  * (identity, stores, budgets) travels here, in `app`.
+ * @example
+ * ```ts
+ * import { createOperationContext, type OperationContext } from '@agent-core/core'
+ * interface App { readonly userId: string }
+ * function greet(context: OperationContext<App>): string {
+ *   context.diagnostics.emit('greet', { userId: context.app.userId })
+ *   return `hello ${context.app.userId}`
+ * }
+ * greet(createOperationContext<App>({ app: { userId: 'u1' } }))
+ * ```
  */
 export interface OperationContext<App = unknown> {
   /** Cancels the run. */
@@ -24,6 +34,16 @@ export interface OperationContext<App = unknown> {
 /**
  * What callers may pass where a context is expected: every field is optional, and `diagnostics` may be a
  * ready {@link Diagnostics} or just a sink.
+ * @example
+ * ```ts
+ * import { createOperationContext, type OperationContextInit } from '@agent-core/core'
+ * const init: OperationContextInit<{ userId: string }> = {
+ *   app: { userId: 'u1' },
+ *   signal: AbortSignal.timeout(5_000),
+ *   diagnostics: (event) => console.log(event.kind),
+ * }
+ * const context = createOperationContext(init)
+ * ```
  */
 export interface OperationContextInit<App = unknown> {
   readonly signal?: AbortSignal | undefined
@@ -33,7 +53,6 @@ export interface OperationContextInit<App = unknown> {
   readonly now?: (() => number) | undefined
 }
 
-const NEVER_ABORTED: AbortSignal = new AbortController().signal
 
 function isDiagnostics(value: unknown): value is Diagnostics {
   return (
@@ -59,21 +78,19 @@ function isDiagnostics(value: unknown): value is Diagnostics {
 export function createOperationContext<App = undefined>(
   init: OperationContextInit<App> = {},
 ): OperationContext<App> {
-  if (typeof init !== 'object' || init === null) {
-    throw new InvalidInputError(
-      `An operation context must be an object, but got ${describeValue(init)}. Pass { signal, app, diagnostics }.`,
-    )
-  }
+  assertObject(init as unknown, 'context', {
+    hint: 'Pass an operation context such as { signal, app, diagnostics }.',
+  })
   const { signal, diagnostics, attemptBudget, now } = init
   if (signal !== undefined && !isAbortSignal(signal)) {
     throw new InvalidInputError(`context.signal must be an AbortSignal, but got ${describeValue(signal)}.`, {
-      details: { field: 'signal' },
+      details: { field: 'signal', received: describeValue(signal) },
     })
   }
   if (now !== undefined && typeof now !== 'function') {
     throw new InvalidInputError(
       `context.now must be a function returning epoch milliseconds, but got ${describeValue(now)}.`,
-      { details: { field: 'now' } },
+      { details: { field: 'now', received: describeValue(now) } },
     )
   }
   if (
@@ -82,13 +99,13 @@ export function createOperationContext<App = undefined>(
   ) {
     throw new InvalidInputError(
       `context.attemptBudget must be an AttemptBudget, but got ${describeValue(attemptBudget)}.`,
-      { details: { field: 'attemptBudget' } },
+      { details: { field: 'attemptBudget', received: describeValue(attemptBudget) } },
     )
   }
   if (diagnostics !== undefined && typeof diagnostics !== 'function' && !isDiagnostics(diagnostics)) {
     throw new InvalidInputError(
       `context.diagnostics must be a Diagnostics or a sink function, but got ${describeValue(diagnostics)}.`,
-      { details: { field: 'diagnostics' } },
+      { details: { field: 'diagnostics', received: describeValue(diagnostics) } },
     )
   }
   if (signal !== undefined && isDiagnostics(diagnostics) && now !== undefined && 'app' in init) {
@@ -96,7 +113,9 @@ export function createOperationContext<App = undefined>(
   }
   const clock = now ?? Date.now
   return {
-    signal: signal ?? NEVER_ABORTED,
+    // Each context gets its own never-aborted signal: kits add abort listeners for the run's duration, and a
+    // signal shared by every context would collect them from all concurrent runs.
+    signal: signal ?? new AbortController().signal,
     app: init.app as App,
     diagnostics: isDiagnostics(diagnostics)
       ? diagnostics

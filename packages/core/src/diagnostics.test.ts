@@ -55,7 +55,7 @@ describe('diagnostic spans', () => {
 
   it('fail() derives the outcome and records the error code and message', () => {
     const memory = new MemoryDiagnosticSink()
-    const diagnostics = createDiagnostics({ sink: memory.sink, now: () => 5 })
+    const diagnostics = createDiagnostics({ sink: memory.sink, now: () => 1_000 })
     diagnostics.span('a').fail(new AbortedError('stopped'))
     diagnostics.span('b').fail(new TimeoutError('slow'))
     diagnostics.span('c').fail(new InvalidInputError('bad'))

@@ -1,9 +1,26 @@
 import { AbortedError, TimeoutError } from './errors/errors.js'
 
-/** Severity of a diagnostic event. */
+/**
+ * Severity of a diagnostic event.
+ * @example
+ * ```ts
+ * import { createDiagnostics, type DiagnosticLevel } from '@agent-core/core'
+ * const level: DiagnosticLevel = 'warn'
+ * createDiagnostics().emit('lease-waited', { taskId: 't1' }, level)
+ * ```
+ */
 export type DiagnosticLevel = 'debug' | 'info' | 'warn' | 'error'
 
-/** One structured diagnostic event. */
+/**
+ * One structured diagnostic event, as a sink receives it.
+ * @example
+ * ```ts
+ * import { createDiagnostics, type DiagnosticEvent } from '@agent-core/core'
+ * const seen: DiagnosticEvent[] = []
+ * createDiagnostics({ sink: (event) => seen.push(event), scope: ['loop'] }).emit('turn-start', { turn: 1 })
+ * seen[0]?.kind // 'turn-start'
+ * ```
+ */
 export interface DiagnosticEvent {
   /** The scope path, outermost first, e.g. `['loop', 'turn-2', 'tools']`. */
   readonly scope: readonly string[]
@@ -19,13 +36,34 @@ export interface DiagnosticEvent {
   readonly parentSpanId?: string | undefined
 }
 
-/** How a span ended: `ok`, a failure, a cancellation or a time limit. */
+/**
+ * How a span ended: `ok`, a failure, a cancellation or a time limit.
+ * @example
+ * ```ts
+ * import { createDiagnostics, type SpanOutcome } from '@agent-core/core'
+ * const outcome: SpanOutcome = 'ok'
+ * createDiagnostics().span('retrieval').end(outcome, { hits: 3 })
+ * ```
+ */
 export type SpanOutcome = 'ok' | 'error' | 'aborted' | 'timeout'
 
 /**
  * One unit of work with exactly one start and one end event. `span(name)` emits `<name>-start`; the first
  * {@link DiagnosticSpan.end} emits `<name>-end` with the outcome and the duration, and later calls are
  * ignored, so a `finally` can end a span that a `catch` already ended.
+ * @example
+ * ```ts
+ * import { createOperationContext } from '@agent-core/core'
+ * const context = createOperationContext()
+ * const span = context.diagnostics.span('tool-call', { toolId: 'search' })
+ * try {
+ *   // hand span.diagnostics to the work inside: { ...context, diagnostics: span.diagnostics }
+ *   span.end('ok', { hits: 3 })
+ * } catch (error) {
+ *   span.fail(error)
+ *   throw error
+ * }
+ * ```
  */
 export interface DiagnosticSpan {
   /** Unique within the process; empty when diagnostics are disabled. */
@@ -43,12 +81,28 @@ export interface DiagnosticSpan {
   fail(error: unknown, data?: Readonly<Record<string, unknown>>): void
 }
 
-/** Where diagnostic events go. A sink must not throw; if it does, the error is reported once and dropped. */
+/**
+ * Where diagnostic events go. A sink must not throw; if it does, the error is reported once and dropped.
+ * @example
+ * ```ts
+ * import { createDiagnostics, type DiagnosticSink } from '@agent-core/core'
+ * const toStderr: DiagnosticSink = (event) => process.stderr.write(`${event.scope.join('/')} ${event.kind}\n`)
+ * const diagnostics = createDiagnostics({ sink: toStderr })
+ * ```
+ */
 export type DiagnosticSink = (event: DiagnosticEvent) => void
 
 /**
  * A scoped emitter of diagnostic events. `child(name)` opens a sub-scope whose events carry the longer
  * scope path; emitting never changes control flow.
+ * @example
+ * ```ts
+ * import { createDiagnostics, MemoryDiagnosticSink } from '@agent-core/core'
+ * const memory = new MemoryDiagnosticSink()
+ * const diagnostics = createDiagnostics({ sink: memory.sink, scope: ['loop'] })
+ * diagnostics.child('tools').emit('tool-start', { toolId: 'search' })
+ * memory.events[0]?.scope // ['loop', 'tools']
+ * ```
  */
 export interface Diagnostics {
   readonly scope: readonly string[]
@@ -66,7 +120,16 @@ export interface Diagnostics {
   span(name: string, data?: Readonly<Record<string, unknown>>): DiagnosticSpan
 }
 
-/** Options of {@link createDiagnostics}. */
+/**
+ * Options of {@link createDiagnostics}.
+ * @example
+ * ```ts
+ * import { createDiagnostics, type CreateDiagnosticsOptions, MemoryDiagnosticSink } from '@agent-core/core'
+ * const memory = new MemoryDiagnosticSink()
+ * const options: CreateDiagnosticsOptions = { sink: memory.sink, scope: ['durable'], now: () => 0 }
+ * const diagnostics = createDiagnostics(options)
+ * ```
+ */
 export interface CreateDiagnosticsOptions {
   /** Where events go. Default: the console sink when `AGENT_CORE_DEBUG` is set, otherwise nowhere. */
   readonly sink?: DiagnosticSink | undefined
@@ -230,7 +293,15 @@ export function createDiagnostics(options: CreateDiagnosticsOptions = {}): Diagn
   return new ScopedDiagnostics([...(options.scope ?? [])], sink, options.now ?? Date.now)
 }
 
-/** A diagnostics emitter that delivers nothing (its spans are no-ops too). */
+/**
+ * A diagnostics emitter that delivers nothing (its spans are no-ops too).
+ * @example
+ * ```ts
+ * import { createOperationContext, silentDiagnostics } from '@agent-core/core'
+ * const quiet = createOperationContext({ diagnostics: silentDiagnostics })
+ * quiet.diagnostics.enabled // false
+ * ```
+ */
 export const silentDiagnostics: Diagnostics = new ScopedDiagnostics([], undefined, Date.now)
 
 /**
@@ -265,7 +336,15 @@ export class MemoryDiagnosticSink {
   }
 }
 
-/** The environment variable that turns on console diagnostics: `1`/`*` for all, or scope prefixes `loop,durable`. */
+/**
+ * The environment variable that turns on console diagnostics: `1`/`*` for all, or scope prefixes `loop,durable`.
+ * @example
+ * ```ts
+ * import { DIAGNOSTICS_ENV_VAR } from '@agent-core/core'
+ * // AGENT_CORE_DEBUG=durable node app.js
+ * console.log(`set ${DIAGNOSTICS_ENV_VAR}=durable to see the durable kit's events`)
+ * ```
+ */
 export const DIAGNOSTICS_ENV_VAR = 'AGENT_CORE_DEBUG'
 
 function readEnv(name: string): string | undefined {
@@ -305,7 +384,14 @@ function safeJson(data: unknown): string {
   }
 }
 
-/** The console sink when `AGENT_CORE_DEBUG` is set and not `0`/`false`; otherwise `undefined` (no output). */
+/**
+ * The console sink when `AGENT_CORE_DEBUG` is set and not `0`/`false`; otherwise `undefined` (no output).
+ * @example
+ * ```ts
+ * import { consoleDiagnosticSinkFromEnv, createDiagnostics } from '@agent-core/core'
+ * const diagnostics = createDiagnostics({ sink: consoleDiagnosticSinkFromEnv() })
+ * ```
+ */
 export function consoleDiagnosticSinkFromEnv(): DiagnosticSink | undefined {
   const value = readEnv(DIAGNOSTICS_ENV_VAR)
   if (!value || value === '0' || value === 'false') return undefined

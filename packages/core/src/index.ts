@@ -68,6 +68,9 @@ export {
   assertNonEmptyString,
   assertObject,
   assertSafeInteger,
+  type CheckOptions,
   type IntegerBounds,
   isAbortSignal,
+  type ObjectCheckOptions,
+  type ValidationErrorClass,
 } from './validate.js'

@@ -7,13 +7,32 @@ import {
   UnknownIdError,
 } from './errors/errors.js'
 import { assertNotThenable } from './sync.js'
+import { assertFunction, assertObject } from './validate.js'
 
-/** Anything registrable: an object with a string `id`. */
+/**
+ * Anything registrable: an object with a string `id`.
+ * @example
+ * ```ts
+ * import { type Identified, Registry } from '@agent-core/core'
+ * interface Port extends Identified { readonly url: string }
+ * const ports = Registry.create<Port>([{ id: 'brest', url: 'https://tides.example/brest' }])
+ * ```
+ */
 export interface Identified {
   readonly id: string
 }
 
-/** Error factories a registry uses; each may be replaced to throw a domain-specific error. */
+/**
+ * Error factories a registry uses; each may be replaced to throw a domain-specific error.
+ * @example
+ * ```ts
+ * import { Registry, type RegistryErrorFactories } from '@agent-core/core'
+ * const errors: Partial<RegistryErrorFactories> = {
+ *   unknown: (id, kind, known) => new Error(`no ${kind} "${id}"; pick one of ${known.join(', ')}`),
+ * }
+ * const tools = Registry.create([{ id: 'search' }], { kind: 'tool', errors })
+ * ```
+ */
 export interface RegistryErrorFactories {
   duplicate(id: string, kind: string): Error
   unknown(id: string, kind: string, known: readonly string[]): Error
@@ -21,7 +40,22 @@ export interface RegistryErrorFactories {
   invalidId(id: unknown, kind: string, pattern: RegExp | undefined): Error
 }
 
-/** How a registry validates what it accepts. */
+/**
+ * How a registry validates what it accepts.
+ * @example
+ * ```ts
+ * import { Registry, type RegistryPolicy } from '@agent-core/core'
+ * interface Tool { readonly id: string; readonly run: () => void }
+ * const policy: RegistryPolicy<Tool> = {
+ *   kind: 'tool',
+ *   idPattern: /^[a-z][a-z-]*$/,
+ *   assertDefinition: (tool) => {
+ *     if (typeof tool.run !== 'function') throw new TypeError(`tool "${tool.id}" needs run()`)
+ *   },
+ * }
+ * const tools = new Registry(policy).registerAll([{ id: 'search', run: () => {} }]).seal()
+ * ```
+ */
 export interface RegistryPolicy<Definition extends Identified> {
   /** What the definitions are called in messages, e.g. `"intent"`. Default `"definition"`. */
   readonly kind?: string
@@ -82,21 +116,23 @@ export class Registry<Definition extends Identified> {
   #sealed = false
 
   constructor(policy: RegistryPolicy<Definition> = {}) {
-    if (typeof policy !== 'object' || policy === null) {
-      throw new InvalidDefinitionError(
-        `A registry policy must be an object, but got ${describeValue(policy)}.`,
-      )
-    }
+    assertObject(policy as unknown, 'policy', {
+      where: 'Registry',
+      error: InvalidDefinitionError,
+      hint: 'Pass { kind, idPattern, assertDefinition, errors }, or nothing.',
+    })
     if (policy.idPattern !== undefined && !(policy.idPattern instanceof RegExp)) {
       throw new InvalidDefinitionError(
-        `policy.idPattern must be a RegExp, but got ${describeValue(policy.idPattern)}.`,
+        `Registry: policy.idPattern must be a RegExp, but got ${describeValue(policy.idPattern)}. Pass a regular expression such as /^[a-z-]+$/.`,
+        { details: { field: 'policy.idPattern', received: describeValue(policy.idPattern) } },
       )
     }
-    if (policy.assertDefinition !== undefined && typeof policy.assertDefinition !== 'function') {
-      throw new InvalidDefinitionError(
-        `policy.assertDefinition must be a function, but got ${describeValue(policy.assertDefinition)}.`,
-      )
-    }
+    if (policy.assertDefinition !== undefined)
+      assertFunction(policy.assertDefinition, 'policy.assertDefinition', {
+        where: 'Registry',
+        error: InvalidDefinitionError,
+        hint: 'Pass a function that throws on a bad definition, or leave it out.',
+      })
     this.#policy = policy
     this.#kind = policy.kind ?? 'definition'
   }
@@ -132,7 +168,8 @@ export class Registry<Definition extends Identified> {
       typeof (definitions as Iterable<Definition>)[Symbol.iterator] !== 'function'
     ) {
       throw new InvalidDefinitionError(
-        `registerAll expects an array (or iterable) of ${this.#kind} definitions, but got ${describeValue(definitions)}.`,
+        `registerAll expects an array (or iterable) of ${this.#kind} definitions, but got ${describeValue(definitions)}. Pass an array of { id, ... } objects.`,
+        { details: { field: 'definitions', received: describeValue(definitions) } },
       )
     }
     const batch = [...definitions]
@@ -214,7 +251,8 @@ export class Registry<Definition extends Identified> {
   #checkId(definition: unknown): string {
     if (typeof definition !== 'object' || definition === null) {
       throw new InvalidDefinitionError(
-        `A ${this.#kind} definition must be an object with an id, but got ${describeValue(definition)}.`,
+        `A ${this.#kind} definition must be an object with an id, but got ${describeValue(definition)}. Pass { id, ... }.`,
+        { details: { kind: this.#kind, received: describeValue(definition) } },
       )
     }
     const id = (definition as { id?: unknown }).id

@@ -1,6 +1,16 @@
+import { describeValue } from './errors/agent-core-error.js'
 import { AbortedError, InvalidOutputError, RejectedThenableError, TimeoutError } from './errors/errors.js'
 
-/** A value or a promise of it. */
+/**
+ * A value or a promise of it.
+ * @example
+ * ```ts
+ * import type { MaybePromise } from '@agent-core/core'
+ * type Lookup = (id: string) => MaybePromise<string | undefined>
+ * const fromMap: Lookup = (id) => new Map([['a', 'A']]).get(id)
+ * const fromServer: Lookup = async (id) => (await fetch(`https://example.com/${id}`)).text()
+ * ```
+ */
 export type MaybePromise<T> = T | PromiseLike<T>
 
 /**
@@ -19,7 +29,16 @@ export function isThenable(value: unknown): value is PromiseLike<unknown> {
   )
 }
 
-/** Attaches a no-op rejection handler so a rejection we no longer wait for is never unhandled. */
+/**
+ * Attaches a no-op rejection handler so a rejection we no longer wait for is never unhandled. Does nothing
+ * for a value that is not thenable.
+ * @example
+ * ```ts
+ * import { consumeRejection } from '@agent-core/core'
+ * const late = fetch('https://example.com/slow')
+ * consumeRejection(late) // we stopped waiting for it; a later failure must not crash the process
+ * ```
+ */
 export function consumeRejection(value: unknown): void {
   if (isThenable(value)) {
     try {
@@ -69,7 +88,7 @@ export function assertBoolean(value: unknown, hook: string): boolean {
   if (typeof plain !== 'boolean') {
     throw new InvalidOutputError(
       `${hook} must return a boolean synchronously, but returned ${plain === undefined ? 'undefined' : typeof plain}. Return true or false.`,
-      { details: { hook, returned: typeof plain } },
+      { details: { hook, returned: describeValue(plain) } },
     )
   }
   return plain
@@ -88,7 +107,16 @@ export function throwIfAborted(signal: AbortSignal | undefined, point: string): 
   if (signal?.aborted) throw abortedError(signal, point)
 }
 
-/** Builds the {@link AbortedError} for an aborted signal; a {@link TimeoutError} reason is passed through. */
+/**
+ * Builds the {@link AbortedError} for an aborted signal; a {@link TimeoutError} reason is passed through.
+ * @example
+ * ```ts
+ * import { abortedError } from '@agent-core/core'
+ * const controller = new AbortController()
+ * controller.abort('user left')
+ * const error = abortedError(controller.signal, 'before upload') // AbortedError, details.point 'before upload'
+ * ```
+ */
 export function abortedError(signal: AbortSignal, point: string): AbortedError | TimeoutError {
   const reason: unknown = signal.reason
   if (TimeoutError.isInstance(reason)) return reason

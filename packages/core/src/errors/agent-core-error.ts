@@ -4,13 +4,35 @@ const MARKER = Symbol.for('@agent-core/error')
  * Structured fields of an error. Every class names the keys it fills (see each class's details type);
  * the shared vocabulary is `field` for the offending field or argument (`"limit"`, `"request.query"`),
  * `received` for a description of the value that was refused, `id` / `kind` for a registration, `hook`
- * for a callback, `point` for where a cancellation was seen and `issues` for a list of schema problems.
+ * for a callback and `returned` for a description of what it returned, `point` for where a cancellation
+ * was seen and `issues` for a list of schema problems. Never `name` for the offending field.
+ * @example
+ * ```ts
+ * import { AgentCoreError, type ErrorDetails } from '@agent-core/core'
+ * interface QuotaDetails extends ErrorDetails { readonly limit: number; readonly used: number }
+ * class QuotaError extends AgentCoreError<QuotaDetails> {
+ *   static override readonly code = 'quota'
+ *   constructor(message: string, details: QuotaDetails) {
+ *     super('quota', message, { details })
+ *   }
+ * }
+ * ```
  */
 export interface ErrorDetails {
   readonly [key: string]: unknown
 }
 
-/** Options shared by every agent-core error. */
+/**
+ * Options shared by every agent-core error: the cause, and the structured details.
+ * @example
+ * ```ts
+ * import { describeValue, InvalidInputError } from '@agent-core/core'
+ * const limit: unknown = -1
+ * throw new InvalidInputError('limit must not be negative. Pass 0 or more.', {
+ *   details: { field: 'limit', received: describeValue(limit) },
+ * })
+ * ```
+ */
 export interface AgentCoreErrorOptions<Details extends ErrorDetails = ErrorDetails> {
   /** The underlying error or value that caused this one. */
   readonly cause?: unknown
@@ -68,7 +90,17 @@ export class AgentCoreError<Details extends ErrorDetails = ErrorDetails> extends
   }
 }
 
-/** Describes a value for an error message without printing it whole. */
+/**
+ * Describes a value for an error message without printing it whole: its kind, a short string, a number,
+ * an array's length or an instance's class.
+ * @example
+ * ```ts
+ * import { describeValue } from '@agent-core/core'
+ * describeValue(Number.NaN) // 'NaN'
+ * describeValue([1, 2]) // 'an array of length 2'
+ * describeValue(new Map()) // 'an instance of Map'
+ * ```
+ */
 export function describeValue(value: unknown): string {
   if (value === null) return 'null'
   if (Array.isArray(value)) return `an array of length ${value.length}`

@@ -1,7 +1,16 @@
 import type { SchemaIssue } from '../json-schema.js'
 import { AgentCoreError, type AgentCoreErrorOptions, type ErrorDetails } from './agent-core-error.js'
 
-/** Every error code agent-core's own classes use. Kits add codes of their own as string literals. */
+/**
+ * Every error code agent-core's own classes use. Kits add codes of their own as string literals.
+ * @example
+ * ```ts
+ * import { AgentCoreError, type AgentCoreErrorCode } from '@agent-core/core'
+ * const retryable: readonly AgentCoreErrorCode[] = ['timeout', 'conflict']
+ * const shouldRetry = (error: unknown) =>
+ *   AgentCoreError.isInstance(error) && (retryable as readonly string[]).includes(error.code)
+ * ```
+ */
 export type AgentCoreErrorCode =
   | 'duplicate-id'
   | 'unknown-id'
@@ -18,7 +27,14 @@ export type AgentCoreErrorCode =
   | 'rejected-thenable'
   | 'conflict'
 
-/** Details of errors about a registration id ({@link DuplicateIdError}, {@link UnknownIdError}, ...). */
+/**
+ * Details of errors about a registration id ({@link DuplicateIdError}, {@link UnknownIdError}, ...).
+ * @example
+ * ```ts
+ * import { UnknownIdError } from '@agent-core/core'
+ * if (UnknownIdError.isInstance(error)) console.log(`no ${error.details.kind} "${error.details.id}"`)
+ * ```
+ */
 export interface IdErrorDetails extends ErrorDetails {
   /** The id (or a description of the value given as id). */
   readonly id?: string
@@ -30,7 +46,15 @@ export interface IdErrorDetails extends ErrorDetails {
   readonly pattern?: string | undefined
 }
 
-/** Details of validation errors ({@link InvalidInputError}, {@link InvalidDefinitionError}, ...). */
+/**
+ * Details of validation errors ({@link InvalidInputError}, {@link InvalidDefinitionError}, ...): `field`
+ * names the offending field as the caller wrote it, `received` describes what was refused.
+ * @example
+ * ```ts
+ * import { InvalidInputError } from '@agent-core/core'
+ * if (InvalidInputError.isInstance(error)) console.log(`${error.details.field}: got ${error.details.received}`)
+ * ```
+ */
 export interface ValidationErrorDetails extends ErrorDetails {
   /** The offending field or argument, as the caller wrote it: `"limit"`, `"request.query"`, `"signal"`. */
   readonly field?: string
@@ -43,29 +67,67 @@ export interface ValidationErrorDetails extends ErrorDetails {
   readonly issues?: readonly SchemaIssue[]
   /** The hook whose answer was refused ({@link InvalidOutputError}). */
   readonly hook?: string
+  /** A short description of what that hook returned (never the value itself). */
+  readonly returned?: string
+  /** The id of the definition or registration the refused field belongs to. */
+  readonly id?: string
+  /** What that definition is, e.g. `"policy"`. */
+  readonly kind?: string
+  /** The position of the refused item in the list the caller gave (0-based). */
+  readonly index?: number
 }
 
-/** Details of {@link AbortedError}. */
+/**
+ * Details of {@link AbortedError}.
+ * @example
+ * ```ts
+ * import { AbortedError } from '@agent-core/core'
+ * if (AbortedError.isInstance(error)) console.log(`cancelled ${error.details.point}`)
+ * ```
+ */
 export interface AbortedErrorDetails extends ErrorDetails {
   /** Where the cancellation was observed, e.g. `"before save"`. */
   readonly point?: string
 }
 
-/** Details of {@link TimeoutError}. */
+/**
+ * Details of {@link TimeoutError}.
+ * @example
+ * ```ts
+ * import { TimeoutError } from '@agent-core/core'
+ * throw new TimeoutError('The model call "draft" took longer than 5000 ms.', {
+ *   details: { timeoutMs: 5000, what: 'model call "draft"' },
+ * })
+ * ```
+ */
 export interface TimeoutErrorDetails extends ErrorDetails {
   readonly timeoutMs?: number
   /** What timed out, e.g. `model call "draft"`. */
   readonly what?: string
 }
 
-/** Details of {@link BudgetExhaustedError}. */
+/**
+ * Details of {@link BudgetExhaustedError}.
+ * @example
+ * ```ts
+ * import { BudgetExhaustedError } from '@agent-core/core'
+ * if (BudgetExhaustedError.isInstance(error)) console.log(`${error.details.used} of ${error.details.limit} used`)
+ * ```
+ */
 export interface BudgetErrorDetails extends ErrorDetails {
   readonly limit?: number
   readonly used?: number
   readonly label?: string | undefined
 }
 
-/** Details of {@link RejectedThenableError}. */
+/**
+ * Details of {@link RejectedThenableError}.
+ * @example
+ * ```ts
+ * import { RejectedThenableError } from '@agent-core/core'
+ * if (RejectedThenableError.isInstance(error)) console.log(`${error.details.hook} must be synchronous`)
+ * ```
+ */
 export interface HookErrorDetails extends ErrorDetails {
   /** The synchronous hook that returned a thenable. */
   readonly hook?: string

@@ -81,7 +81,8 @@ export function compileJsonSchema(schema: JsonSchema, what = 'schema'): JsonSche
     (typeof schema !== 'object' || schema === null || Array.isArray(schema))
   ) {
     throw new InvalidDefinitionError(
-      `${what} must be a JSON Schema object or boolean, but got ${describeValue(schema)}.`,
+      `${what} must be a JSON Schema object or boolean, but got ${describeValue(schema)}. Pass for example { type: 'object', properties: { ... } }.`,
+      { details: { received: describeValue(schema) } },
     )
   }
   if (typeof schema === 'object') {

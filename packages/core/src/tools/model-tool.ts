@@ -1,4 +1,6 @@
 import {
+  assertFunction,
+  assertObject,
   describeValue,
   formatSchemaIssues,
   InvalidDefinitionError,
@@ -12,16 +14,49 @@ import {
 } from '@agent-core/core'
 import { compileJsonSchema } from './compile-json-schema.js'
 
-/** Ids of tools: letters, digits, `_` and `-`, 1 to 64 characters (what model providers accept). */
+/**
+ * Ids of tools: letters, digits, `_` and `-`, 1 to 64 characters (what model providers accept).
+ * @example
+ * ```ts
+ * import { TOOL_ID_PATTERN } from '@agent-core/core/tools'
+ * TOOL_ID_PATTERN.test('github__search_issues') // true
+ * TOOL_ID_PATTERN.test('search issues') // false
+ * ```
+ */
 export const TOOL_ID_PATTERN: RegExp = /^[A-Za-z0-9_-]{1,64}$/
 
-/** The context a tool's `execute` receives: the run's context plus the invocation id core allocated. */
+/**
+ * The context a tool's `execute` receives: the run's context plus the invocation id core allocated.
+ * @example
+ * ```ts
+ * import { defineModelTool, type ToolExecutionContext } from '@agent-core/core/tools'
+ * const log = defineModelTool<{ text: string }, string, { userId: string }>({
+ *   id: 'log',
+ *   description: 'Writes a line to the audit log',
+ *   inputSchema: { type: 'object', required: ['text'], properties: { text: { type: 'string' } } },
+ *   execute: ({ text }, context: ToolExecutionContext<{ userId: string }>) =>
+ *     `${context.invocationId} ${context.app.userId}: ${text}`,
+ * })
+ * ```
+ */
 export interface ToolExecutionContext<App = unknown> extends OperationContext<App> {
   readonly invocationId: string
 }
 
 /**
  * A tool a model may call: JSON Schema input (and optionally output), executed with the run's context.
+ * Check one with {@link defineModelTool}; run one with {@link invokeModelTool}.
+ * @example
+ * ```ts
+ * import type { ModelTool } from '@agent-core/core/tools'
+ * const now: ModelTool<Record<string, never>, string> = {
+ *   id: 'now',
+ *   description: 'The current time, ISO 8601',
+ *   inputSchema: { type: 'object', additionalProperties: false },
+ *   outputSchema: { type: 'string' },
+ *   execute: (_input, context) => new Date(context.now()).toISOString(),
+ * }
+ * ```
  */
 export interface ModelTool<Input = unknown, Output = unknown, App = unknown> {
   readonly id: string
@@ -31,7 +66,16 @@ export interface ModelTool<Input = unknown, Output = unknown, App = unknown> {
   execute(input: Input, context: ToolExecutionContext<App>): MaybePromise<Output>
 }
 
-/** The record of one invocation, as journaled. */
+/**
+ * The record of one invocation, as journaled.
+ * @example
+ * ```ts
+ * import { createOperationContext } from '@agent-core/core'
+ * import { invokeModelTool, type ToolInvocation } from '@agent-core/core/tools'
+ * const invocation: ToolInvocation<number> = await invokeModelTool(add, { a: 1, b: 2 }, createOperationContext())
+ * console.log(invocation.toolId, invocation.output, invocation.finishedAtMs - invocation.startedAtMs)
+ * ```
+ */
 export interface ToolInvocation<Output = unknown> {
   readonly invocationId: string
   readonly toolId: string
@@ -63,24 +107,34 @@ const validators = new WeakMap<
 export function defineModelTool<Input = unknown, Output = unknown, App = unknown>(
   tool: ModelTool<Input, Output, App>,
 ): ModelTool<Input, Output, App> {
-  if (typeof tool !== 'object' || tool === null)
-    throw new InvalidDefinitionError(`A model tool must be an object, but got ${describeValue(tool)}.`)
+  assertObject(tool as unknown, 'tool', {
+    where: 'defineModelTool',
+    error: InvalidDefinitionError,
+    hint: 'Pass { id, description, inputSchema, execute }.',
+  })
   if (typeof tool.id !== 'string' || !TOOL_ID_PATTERN.test(tool.id)) {
     throw new InvalidDefinitionError(
       `A model tool id must match ${TOOL_ID_PATTERN} (letters, digits, _ and -, at most 64), but got ${describeValue(tool.id)}.`,
       {
-        details: { id: typeof tool.id === 'string' ? tool.id : undefined },
+        details: {
+          field: 'id',
+          id: typeof tool.id === 'string' ? tool.id : undefined,
+          received: describeValue(tool.id),
+        },
       },
     )
   }
   if (typeof tool.description !== 'string')
-    throw new InvalidDefinitionError(`Tool "${tool.id}" needs a description string for the model.`, {
-      details: { id: tool.id },
-    })
-  if (typeof tool.execute !== 'function')
-    throw new InvalidDefinitionError(`Tool "${tool.id}" needs an execute function.`, {
-      details: { id: tool.id },
-    })
+    throw new InvalidDefinitionError(
+      `Tool "${tool.id}" needs a description string for the model, but got ${describeValue(tool.description)}. Say what the tool does and when to use it.`,
+      { details: { id: tool.id, field: 'description', received: describeValue(tool.description) } },
+    )
+  assertFunction(tool.execute, 'execute', {
+    where: `Tool "${tool.id}"`,
+    error: InvalidDefinitionError,
+    details: { id: tool.id },
+    hint: 'Give it execute(input, context), which returns the output or a Promise of it.',
+  })
   validators.set(tool, {
     input: compileJsonSchema(tool.inputSchema, `Tool "${tool.id}" inputSchema`),
     output:

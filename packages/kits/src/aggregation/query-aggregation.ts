@@ -1,12 +1,30 @@
 import {
+  assertFunction,
+  assertNonEmptyString,
   assertNotThenable,
+  assertObject,
+  assertSafeInteger,
   describeValue,
   InvalidDefinitionError,
   InvalidInputError,
   InvalidOutputError,
 } from '@agent-core/core'
 
-/** Where a duplicate was met: its key and its position in the inputs. */
+/**
+ * Where a duplicate was met: its key and its position in the inputs.
+ * @example
+ * ```ts
+ * import { defineQueryAggregation, type DuplicateItem } from '@agent-core/kits/aggregation'
+ * const seen: DuplicateItem[] = []
+ * const hits = defineQueryAggregation<{ id: string }>({
+ *   id: 'hits',
+ *   key: (hit) => hit.id,
+ *   onDuplicate: (kept, _incoming, duplicate) => (seen.push(duplicate), kept),
+ * })
+ * hits.collect([[{ id: 'a' }], [{ id: 'a' }]])
+ * seen // [{ key: 'a', inputIndex: 1, itemIndex: 0 }]
+ * ```
+ */
 export interface DuplicateItem {
   readonly key: string
   /** Index of the input list the incoming item came from. */
@@ -19,6 +37,12 @@ export interface DuplicateItem {
  * What happens when an item's key was already seen: `'keep-first'` ignores the newcomer, `'keep-last'`
  * lets it replace the kept item, and a function returns the item to keep (for example a merge). In every
  * case the item stays at the position where its key first appeared.
+ * @example
+ * ```ts
+ * import type { DuplicatePolicy } from '@agent-core/kits/aggregation'
+ * type Hit = { id: string; score: number }
+ * const keepBest: DuplicatePolicy<Hit, undefined> = (kept, incoming) => (incoming.score > kept.score ? incoming : kept)
+ * ```
  */
 export type DuplicatePolicy<Item, Context> =
   | 'keep-first'
@@ -28,6 +52,17 @@ export type DuplicatePolicy<Item, Context> =
 /**
  * How to merge the results of several queries into one list. `Context` is whatever the caller declares;
  * `collect` hands it to the hooks untouched and gives it no lifecycle.
+ * @example
+ * ```ts
+ * import { defineQueryAggregation, type QueryAggregationDefinition } from '@agent-core/kits/aggregation'
+ * const definition: QueryAggregationDefinition<{ url: string }, { normalize: (url: string) => string }> = {
+ *   id: 'links',
+ *   key: (link, context) => context.normalize(link.url),
+ *   onDuplicate: 'keep-first',
+ *   limit: 20,
+ * }
+ * const links = defineQueryAggregation(definition)
+ * ```
  */
 export interface QueryAggregationDefinition<Item, Context = undefined> {
   /** Names the aggregation in error messages. */
@@ -43,7 +78,15 @@ export interface QueryAggregationDefinition<Item, Context = undefined> {
   readonly limit?: number
 }
 
-/** Counts of one input list. */
+/**
+ * Counts of one input list.
+ * @example
+ * ```ts
+ * import { defineQueryAggregation } from '@agent-core/kits/aggregation'
+ * const ids = defineQueryAggregation<string>({ id: 'ids', key: (id) => id })
+ * ids.collect([['a', 'b'], ['b', 'c']]).counts.perInput // [{ received: 2, added: 2 }, { received: 2, added: 1 }]
+ * ```
+ */
 export interface QueryInputCounts {
   /** Items in this input, duplicates included. */
   readonly received: number
@@ -51,7 +94,16 @@ export interface QueryInputCounts {
   readonly added: number
 }
 
-/** Every count names its basis, so a "37 results" never leaves open whether duplicates were counted. */
+/**
+ * Every count names its basis, so a "37 results" never leaves open whether duplicates were counted.
+ * @example
+ * ```ts
+ * import { defineQueryAggregation } from '@agent-core/kits/aggregation'
+ * const ids = defineQueryAggregation<string>({ id: 'ids', key: (id) => id, limit: 2 })
+ * const { counts } = ids.collect([['a', 'b'], ['b', 'c']])
+ * // { inputs: 2, received: 4, unique: 3, duplicates: 1, returned: 2, overLimit: 1, perInput: [...] }
+ * ```
+ */
 export interface QueryAggregationCounts {
   /** How many input lists were collected. */
   readonly inputs: number
@@ -69,19 +121,44 @@ export interface QueryAggregationCounts {
   readonly perInput: readonly QueryInputCounts[]
 }
 
-/** The merged list and its counts. */
+/**
+ * The merged list and its counts.
+ * @example
+ * ```ts
+ * import { defineQueryAggregation, type QueryAggregationResult } from '@agent-core/kits/aggregation'
+ * const ids = defineQueryAggregation<string>({ id: 'ids', key: (id) => id })
+ * const result: QueryAggregationResult<string> = ids.collect([['a'], ['a', 'b']])
+ * result.items // ['a', 'b']
+ * ```
+ */
 export interface QueryAggregationResult<Item> {
   /** One item per key, in the serial order of first appearance (input by input, item by item). */
   readonly items: readonly Item[]
   readonly counts: QueryAggregationCounts
 }
 
-/** The context argument of `collect`: optional when `Context` admits `undefined`. */
+/**
+ * The context argument of `collect`: optional when `Context` admits `undefined`.
+ * @example
+ * ```ts
+ * import type { AggregationContextArgument } from '@agent-core/kits/aggregation'
+ * const none: AggregationContextArgument<undefined> = [] // collect(inputs)
+ * const some: AggregationContextArgument<{ locale: string }> = [{ locale: 'de' }] // collect(inputs, context)
+ * ```
+ */
 export type AggregationContextArgument<Context> = undefined extends Context
   ? [context?: Context]
   : [context: Context]
 
-/** A compiled query aggregation. */
+/**
+ * A compiled query aggregation, built by {@link defineQueryAggregation}.
+ * @example
+ * ```ts
+ * import { defineQueryAggregation, type QueryAggregation } from '@agent-core/kits/aggregation'
+ * const hits: QueryAggregation<{ id: string }> = defineQueryAggregation({ id: 'hits', key: (hit: { id: string }) => hit.id })
+ * hits.collect([[{ id: 'a' }], [{ id: 'a' }, { id: 'b' }]]).items // [{ id: 'a' }, { id: 'b' }]
+ * ```
+ */
 export interface QueryAggregation<Item, Context = undefined> {
   readonly id: string
   /**
@@ -93,15 +170,6 @@ export interface QueryAggregation<Item, Context = undefined> {
     inputs: readonly (readonly Item[])[],
     ...context: AggregationContextArgument<Context>
   ): QueryAggregationResult<Item>
-}
-
-function definitionError(id: string, field: string, message: string, value: unknown): InvalidDefinitionError {
-  return new InvalidDefinitionError(
-    `query aggregation "${id}": ${message}, but got ${describeValue(value)}.`,
-    {
-      details: { id, field, received: describeValue(value) },
-    },
-  )
 }
 
 /**
@@ -135,42 +203,41 @@ function definitionError(id: string, field: string, message: string, value: unkn
 export function defineQueryAggregation<Item, Context = undefined>(
   definition: QueryAggregationDefinition<Item, Context>,
 ): QueryAggregation<Item, Context> {
-  if (typeof definition !== 'object' || definition === null) {
-    throw new InvalidDefinitionError(
-      `A query aggregation definition must be an object { id, key, onDuplicate?, limit? }, but got ${describeValue(definition)}.`,
-      { details: { received: describeValue(definition) } },
-    )
-  }
+  const error = InvalidDefinitionError
+  assertObject(definition as unknown, 'definition', {
+    where: 'defineQueryAggregation',
+    error,
+    hint: 'Pass { id, key, onDuplicate?, limit? }.',
+  })
   const id = definition.id
-  if (typeof id !== 'string' || id.length === 0) {
-    throw new InvalidDefinitionError(
-      `A query aggregation needs a non-empty string id (used in error messages), but got ${describeValue(id)}.`,
-      { details: { field: 'id', received: describeValue(id) } },
-    )
-  }
+  assertNonEmptyString(id, 'id', {
+    where: 'defineQueryAggregation',
+    error,
+    hint: 'It names the aggregation in error messages.',
+  })
   const what = `query aggregation "${id}"`
   const key = definition.key as unknown
-  if (typeof key !== 'function') {
-    throw definitionError(id, 'key', 'key must be a function returning the deduplication key of an item', key)
-  }
+  assertFunction(key, 'key', {
+    where: what,
+    error,
+    details: { id },
+    hint: 'Pass key(item, context) returning the deduplication key of an item as a string.',
+  })
   const onDuplicate = (definition.onDuplicate ?? 'keep-first') as unknown
   if (onDuplicate !== 'keep-first' && onDuplicate !== 'keep-last' && typeof onDuplicate !== 'function') {
-    throw definitionError(
-      id,
-      'onDuplicate',
-      "onDuplicate must be 'keep-first', 'keep-last' or a function",
-      onDuplicate,
+    throw new InvalidDefinitionError(
+      `${what}: onDuplicate must be 'keep-first', 'keep-last' or a function, but got ${describeValue(onDuplicate)}. Leave it out to keep the first item of each key.`,
+      { details: { id, field: 'onDuplicate', received: describeValue(onDuplicate) } },
     )
   }
   const limit = (definition.limit ?? Number.MAX_SAFE_INTEGER) as unknown
-  if (typeof limit !== 'number' || !Number.isSafeInteger(limit) || limit < 0) {
-    throw definitionError(
-      id,
-      'limit',
-      'limit must be a non-negative safe integer (or left out for no limit)',
-      limit,
-    )
-  }
+  assertSafeInteger(limit, 'limit', {
+    min: 0,
+    where: what,
+    error,
+    details: { id },
+    hint: 'Pass how many distinct keys to return, or leave it out for no limit.',
+  })
 
   function keyOf(item: Item, context: Context, inputIndex: number, itemIndex: number): string {
     const hook = `${what} key`
@@ -196,8 +263,8 @@ export function defineQueryAggregation<Item, Context = undefined>(
       const context = rest[0] as Context
       if (!Array.isArray(inputs)) {
         throw new InvalidInputError(
-          `${what}: collect expects an array of input lists (one array of items per query), but got ${describeValue(inputs)}.`,
-          { details: { id, received: describeValue(inputs) } },
+          `${what}: collect expects an array of input lists (one array of items per query), but got ${describeValue(inputs)}. Pass [[...items of query 1], [...items of query 2]].`,
+          { details: { id, field: 'inputs', received: describeValue(inputs) } },
         )
       }
       for (let inputIndex = 0; inputIndex < inputs.length; inputIndex++) {
@@ -205,7 +272,14 @@ export function defineQueryAggregation<Item, Context = undefined>(
         if (!Array.isArray(input)) {
           throw new InvalidInputError(
             `${what}: input ${inputIndex} must be an array of items, but got ${describeValue(input)}. Pass [] for a query that found nothing.`,
-            { details: { id, inputIndex, received: describeValue(input) } },
+            {
+              details: {
+                id,
+                field: `inputs[${inputIndex}]`,
+                index: inputIndex,
+                received: describeValue(input),
+              },
+            },
           )
         }
       }

@@ -87,7 +87,9 @@ describe('defineCandidateSelection: envelopes', () => {
     const tooMany = caught(() => selection.parse({ value: { candidates: [1, 2, 3, 4] }, allowed: true }))
     expect(InvalidInputError.isInstance(tooMany)).toBe(true)
     expect((tooMany as InvalidInputError).details).toEqual({ count: 4, minCandidates: 1, maxCandidates: 3 })
-    expect((tooMany as Error).message).toMatch(/accepts from 1 to 3 candidates, but the envelope carries 4/)
+    expect((tooMany as Error).message).toMatch(
+      /accepts from 1 to 3 candidates in an envelope, but the envelope carries 4/,
+    )
     expect(() => selection.parse({ value: { candidates: [] }, allowed: true })).toThrow(InvalidInputError)
   })
 
@@ -112,13 +114,19 @@ describe('defineCandidateSelection: envelopes', () => {
     expect(() => selection.parse({ value: { candidates: list }, allowed: true })).toThrow(/must be an array/)
   })
 
-  it('applies minCandidates to ordinary values while candidates are accepted, and not otherwise', () => {
+  it('applies minCandidates to envelopes only: an ordinary value is [value] whatever minCandidates says', () => {
     const pair = defineCandidateSelection({ minCandidates: 2, maxCandidates: 2 })
     expect(pair.parse({ value: { candidates: ['a', 'b'] }, allowed: true })).toEqual(['a', 'b'])
-    expect(() => pair.parse({ value: 'a', allowed: true })).toThrow(/accepts exactly 2 candidates/)
-    expect(() => pair.parse({ value: { candidates: ['a'] }, allowed: true })).toThrow(InvalidInputError)
-    expect(pair.parse({ value: 'a', allowed: false })).toEqual(['a'])
-    expect(pair.parse({ value: 'a', allowed: true, takenOver: true })).toEqual(['a'])
+    expect(() => pair.parse({ value: { candidates: ['a'] }, allowed: true })).toThrow(
+      /accepts exactly 2 candidates/,
+    )
+    // the contract: "an ordinary single value still returns a single-element array"
+    for (const allowed of [true, false])
+      for (const takenOver of [true, false])
+        expect(pair.parse({ value: 'a', allowed, takenOver })).toEqual(['a'])
+    const many = defineCandidateSelection({ minCandidates: 5, maxCandidates: 9 })
+    for (const value of [0, false, '', null, ['x', 'y'], { text: 'not an envelope' }])
+      expect(many.parse({ value, allowed: true })).toEqual([value])
   })
 
   it('uses a custom envelope field', () => {
@@ -180,6 +188,14 @@ describe('defineCandidateSelection: class instances', () => {
   })
 })
 
+/** Reference model: a plain (or null-prototype) object with an own `candidates` field is an envelope. */
+const isEnvelope = (v: unknown): v is { candidates: unknown } =>
+  typeof v === 'object' &&
+  v !== null &&
+  !Array.isArray(v) &&
+  [Object.prototype, null].includes(Object.getPrototypeOf(v)) &&
+  Object.hasOwn(v, 'candidates')
+
 describe('defineCandidateSelection: properties', () => {
   const bounds = fc
     .tuple(fc.integer({ min: 1, max: 5 }), fc.integer({ min: 0, max: 5 }))
@@ -206,7 +222,7 @@ describe('defineCandidateSelection: properties', () => {
             expect(AgentCoreError.isInstance(error)).toBe(true)
             return
           }
-          if (allowed && !takenOver) {
+          if (allowed && !takenOver && isEnvelope(value)) {
             expect(result.length).toBeGreaterThanOrEqual(min)
             expect(result.length).toBeLessThanOrEqual(max)
           } else {
@@ -219,12 +235,6 @@ describe('defineCandidateSelection: properties', () => {
   })
 
   it('matches a reference model of when a submission is accepted and what comes back', () => {
-    const isEnvelope = (v: unknown): v is { candidates: unknown } =>
-      typeof v === 'object' &&
-      v !== null &&
-      !Array.isArray(v) &&
-      [Object.prototype, null].includes(Object.getPrototypeOf(v)) &&
-      Object.hasOwn(v, 'candidates')
     fc.assert(
       fc.property(
         bounds,
@@ -234,7 +244,7 @@ describe('defineCandidateSelection: properties', () => {
         ({ min, max }, value, allowed, takenOver) => {
           const open = allowed && !takenOver
           let expected: unknown[] | 'rejected'
-          if (!isEnvelope(value)) expected = open && (min > 1 || max < 1) ? 'rejected' : [value]
+          if (!isEnvelope(value)) expected = [value]
           else {
             const list = value.candidates
             const wellFormed =
@@ -292,8 +302,9 @@ describe('defineCandidateSelection: bad input', () => {
     const error = caught(define({ minCandidates: 3, maxCandidates: 2 }))
     expect(InvalidDefinitionError.isInstance(error)).toBe(true)
     expect((error as Error).message).toMatch(
-      /maxCandidates must be a safe integer of at least 3 \(minCandidates\)/,
+      /maxCandidates must be a safe integer of at least 3, but got the number 2\. It may not be below minCandidates \(3\)/,
     )
+    expect((error as InvalidDefinitionError).details).toMatchObject({ field: 'maxCandidates', min: 3 })
   })
 
   it.each(['', 5, null])('rejects envelopeField = %o', (envelopeField) => {

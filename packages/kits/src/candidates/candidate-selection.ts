@@ -1,5 +1,8 @@
 import {
+  assertNonEmptyString,
   assertNotThenable,
+  assertObject,
+  assertSafeInteger,
   describeValue,
   InvalidDefinitionError,
   InvalidInputError,
@@ -17,7 +20,10 @@ import {
 export interface CandidateSelectionDefinition {
   /** Most candidates one submission may carry. Required: a safe integer of at least `minCandidates`. */
   readonly maxCandidates: number
-  /** Fewest candidates a submission must carry while candidates are accepted. Default 1; at least 1. */
+  /**
+   * Fewest candidates a candidate envelope must carry. Default 1; at least 1. It constrains envelopes only:
+   * an ordinary value is always returned as a one-element array.
+   */
   readonly minCandidates?: number
   /**
    * Name of the field that marks a candidate envelope, `{ [envelopeField]: [...] }`. Default
@@ -69,12 +75,13 @@ export interface CandidateSelection {
    * - An ordinary value (anything but a plain object with the envelope field) becomes `[value]`.
    * - An envelope is accepted only when `allowed` is true and `takenOver` is not; its candidates are
    *   returned in the submitted order, without reordering, deduplication or padding.
-   * - While candidates are accepted (`allowed` and not `takenOver`), the count, with an ordinary value
-   *   counting as one, must lie within `[minCandidates, maxCandidates]`. Otherwise the result is always
-   *   the single ordinary value.
+   * - An accepted envelope must carry from `minCandidates` to `maxCandidates` candidates. The bounds
+   *   constrain envelopes only: an ordinary value is returned as `[value]` whatever `minCandidates` says.
+   *   (The contract's rule: "an ordinary single value still returns a single-element array".)
    *
    * @throws `InvalidInputError` for a malformed request, a missing (`undefined`) value or candidate, an
-   * envelope where none is allowed, an envelope with extra fields, a nested envelope, or a count out of bounds
+   * envelope where none is allowed, an envelope with extra fields, a nested envelope, or an envelope whose
+   * count is out of bounds
    * @throws `InvalidStateError` for an envelope after the task has taken over
    * @throws `RejectedThenableError` when the value or a candidate is a Promise
    */
@@ -89,20 +96,6 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return prototype === Object.prototype || prototype === null
 }
 
-function definitionError(message: string, details: Record<string, unknown>): InvalidDefinitionError {
-  return new InvalidDefinitionError(message, { details })
-}
-
-function readCount(value: unknown, name: string, min: number, why = ''): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) {
-    throw definitionError(
-      `${name} must be a safe integer of at least ${min}${why}, but got ${describeValue(value)}. Configure it explicitly, for example ${name}: 3.`,
-      { name, min, received: describeValue(value) },
-    )
-  }
-  return value
-}
-
 class CandidateSelectionImpl implements CandidateSelection {
   constructor(
     readonly minCandidates: number,
@@ -113,12 +106,11 @@ class CandidateSelectionImpl implements CandidateSelection {
   }
 
   parse(request: CandidateParseRequest): readonly unknown[] {
-    if (typeof request !== 'object' || request === null || Array.isArray(request)) {
-      throw new InvalidInputError(
-        `parse expects a request { value, allowed }, but got ${describeValue(request)}. Pass parse({ value, allowed: true | false }).`,
-        { details: { received: describeValue(request) } },
-      )
-    }
+    assertObject(request as unknown, 'request', {
+      where: 'parse',
+      arrays: false,
+      hint: 'Pass parse({ value, allowed: true | false }).',
+    })
     const { value, allowed, takenOver = false } = request
     if (typeof allowed !== 'boolean') {
       throw new InvalidInputError(
@@ -133,11 +125,8 @@ class CandidateSelectionImpl implements CandidateSelection {
       )
     }
     const submitted = this.#readCandidate(value, 'value')
-    const open = allowed && !takenOver
-    if (!this.#isEnvelope(submitted)) {
-      if (open) this.#assertCount(1, 'an ordinary value')
-      return Object.freeze([submitted])
-    }
+    // minCandidates and maxCandidates constrain envelopes only: an ordinary value is always [value]
+    if (!this.#isEnvelope(submitted)) return Object.freeze([submitted])
     const field = this.envelopeField
     if (takenOver) {
       throw new InvalidStateError(
@@ -184,12 +173,12 @@ class CandidateSelectionImpl implements CandidateSelection {
     return isPlainObject(value) && Object.hasOwn(value, this.envelopeField)
   }
 
-  #readCandidate(value: unknown, name: string): unknown {
-    const plain = assertNotThenable(value, `candidate ${name}`)
+  #readCandidate(value: unknown, field: string): unknown {
+    const plain = assertNotThenable(value, `candidate ${field}`)
     if (plain === undefined) {
       throw new InvalidInputError(
-        `The candidate ${name} is missing (undefined). Submit a value; 0, false, '' and null are accepted.`,
-        { details: { name } },
+        `The candidate ${field} is missing (undefined). Submit a value; 0, false, '' and null are accepted.`,
+        { details: { field, received: describeValue(plain) } },
       )
     }
     return plain
@@ -202,7 +191,7 @@ class CandidateSelectionImpl implements CandidateSelection {
           ? `exactly ${this.minCandidates}`
           : `from ${this.minCandidates} to ${this.maxCandidates}`
       throw new InvalidInputError(
-        `This task accepts ${range} candidates, but ${what} carries ${count}. Submit ${range} candidates.`,
+        `This task accepts ${range} candidates in an envelope, but ${what} carries ${count}. Submit ${range} candidates.`,
         { details: { count, minCandidates: this.minCandidates, maxCandidates: this.maxCandidates } },
       )
     }
@@ -229,26 +218,40 @@ class CandidateSelectionImpl implements CandidateSelection {
  * ```
  */
 export function defineCandidateSelection(definition: CandidateSelectionDefinition): CandidateSelection {
-  if (typeof definition !== 'object' || definition === null || Array.isArray(definition)) {
-    throw definitionError(
-      `defineCandidateSelection expects a definition object, but got ${describeValue(definition)}. Pass { maxCandidates, minCandidates? }.`,
-      { received: describeValue(definition) },
-    )
-  }
+  const where = 'defineCandidateSelection'
+  const error = InvalidDefinitionError
+  assertObject(definition as unknown, 'definition', {
+    where,
+    error,
+    arrays: false,
+    hint: 'Pass { maxCandidates, minCandidates? }.',
+  })
   const { maxCandidates, minCandidates = 1, envelopeField = DEFAULT_FIELD } = definition
   if (maxCandidates === undefined) {
-    throw definitionError(
-      'maxCandidates must be configured explicitly; there is no default. Pass, for example, { maxCandidates: 3 }.',
-      { name: 'maxCandidates' },
+    throw new InvalidDefinitionError(
+      `${where}: maxCandidates must be configured explicitly; there is no default. Pass, for example, { maxCandidates: 3 }.`,
+      { details: { field: 'maxCandidates', received: describeValue(maxCandidates) } },
     )
   }
-  const min = readCount(minCandidates, 'minCandidates', 1)
-  const max = readCount(maxCandidates, 'maxCandidates', min, min > 1 ? ' (minCandidates)' : '')
-  if (typeof envelopeField !== 'string' || envelopeField.length === 0) {
-    throw definitionError(
-      `envelopeField must be a non-empty string, but got ${describeValue(envelopeField)}. Leave it out to use "${DEFAULT_FIELD}".`,
-      { name: 'envelopeField', received: describeValue(envelopeField) },
-    )
-  }
-  return new CandidateSelectionImpl(min, max, envelopeField)
+  assertSafeInteger(minCandidates, 'minCandidates', {
+    min: 1,
+    where,
+    error,
+    hint: 'Leave it out for 1, or pass for example minCandidates: 2.',
+  })
+  assertSafeInteger(maxCandidates, 'maxCandidates', {
+    min: minCandidates,
+    where,
+    error,
+    hint:
+      minCandidates > 1
+        ? `It may not be below minCandidates (${minCandidates}); configure for example maxCandidates: ${minCandidates + 2}.`
+        : 'Configure it explicitly, for example maxCandidates: 3.',
+  })
+  assertNonEmptyString(envelopeField, 'envelopeField', {
+    where,
+    error,
+    hint: `Leave it out to use "${DEFAULT_FIELD}".`,
+  })
+  return new CandidateSelectionImpl(minCandidates, maxCandidates, envelopeField)
 }

@@ -44,7 +44,7 @@ describe('readDecision', () => {
     expect(InvalidOutputError.isInstance(error)).toBe(true)
     expect((error as InvalidOutputError).message).toMatch(message)
     expect((error as InvalidOutputError).message).toMatch(/delivery stage "render" handle/)
-    expect((error as InvalidOutputError).details.stageId).toBe('render')
+    expect((error as InvalidOutputError).details.id).toBe('render')
   })
 
   it('rejects continue from the last stage', () => {

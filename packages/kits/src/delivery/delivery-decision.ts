@@ -37,7 +37,7 @@ export function readDecision<State, Value>(
     throw new InvalidOutputError(
       `${hook} returned ${describeValue(decision)}, not a decision. ${DECISION_FIX}`,
       {
-        details: { stageId, returned: describeValue(decision) },
+        details: { id: stageId, hook: 'handle', returned: describeValue(decision) },
       },
     )
   }
@@ -46,19 +46,19 @@ export function readDecision<State, Value>(
     if (!('state' in decision)) {
       throw new InvalidOutputError(
         `${hook} returned { type: 'continue' } without a state field. Pass the state on explicitly, even when it is unchanged or undefined.`,
-        { details: { stageId } },
+        { details: { id: stageId, hook: 'handle', field: 'state' } },
       )
     }
     if ('value' in decision) {
       throw new InvalidOutputError(
         `${hook} returned { type: 'continue' } with a value field, which would be lost. Return { type: 'complete', value } to finish, or drop the value.`,
-        { details: { stageId } },
+        { details: { id: stageId, hook: 'handle', field: 'value' } },
       )
     }
     if (isLast) {
       throw new InvalidOutputError(
         `${hook} returned { type: 'continue' }, but "${stageId}" is the last stage, so there is nothing to continue to. Return { type: 'complete', value } from the last stage, or add a stage after it.`,
-        { details: { stageId } },
+        { details: { id: stageId, hook: 'handle', field: 'type' } },
       )
     }
     const state = assertNotThenable((decision as { state: unknown }).state, `${hook} state`) as State
@@ -68,13 +68,13 @@ export function readDecision<State, Value>(
     if (!('value' in decision)) {
       throw new InvalidOutputError(
         `${hook} returned { type: 'complete' } without a value field. Write value: undefined explicitly if undefined is the result.`,
-        { details: { stageId } },
+        { details: { id: stageId, hook: 'handle', field: 'value' } },
       )
     }
     if ('state' in decision) {
       throw new InvalidOutputError(
         `${hook} returned { type: 'complete' } with a state field, which would be lost. Return { type: 'continue', state } to go on, or drop the state.`,
-        { details: { stageId } },
+        { details: { id: stageId, hook: 'handle', field: 'state' } },
       )
     }
     const value = assertNotThenable((decision as { value: unknown }).value, `${hook} value`) as Value
@@ -83,7 +83,7 @@ export function readDecision<State, Value>(
   throw new InvalidOutputError(
     `${hook} returned a decision of type ${describeValue(type)}. ${DECISION_FIX}`,
     {
-      details: { stageId, type: describeValue(type) },
+      details: { id: stageId, hook: 'handle', field: 'type', received: describeValue(type) },
     },
   )
 }

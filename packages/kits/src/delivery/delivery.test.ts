@@ -458,7 +458,9 @@ describe('defineDelivery: bad input', () => {
 
   it.each([undefined, 'send', {}])('rejects handle = %s', (handle) => {
     expect(build({ stages: [{ id: 'x', handle }] })).toThrow(InvalidDefinitionError)
-    expect(build({ stages: [{ id: 'x', handle }] })).toThrow(/must have a handle\(state, context\) method/)
+    expect(build({ stages: [{ id: 'x', handle }] })).toThrow(
+      /handle must be a function, but got .*Give it a handle\(state, context\) method/,
+    )
   })
 
   it.each([true, 'log', {}])('rejects beforeStage = %s', (beforeStage) => {
@@ -557,7 +559,7 @@ describe('defineDelivery: bad input', () => {
     const error = caught(() => single(() => ({ type: 'continue', state: 1 })).deliver(1))
     expect(InvalidOutputError.isInstance(error)).toBe(true)
     expect((error as InvalidOutputError).message).toMatch(/is the last stage/)
-    expect((error as InvalidOutputError).details.stageId).toBe('only')
+    expect((error as InvalidOutputError).details.id).toBe('only')
   })
 
   it('rejects a Promise smuggled in as the state or the final value', () => {

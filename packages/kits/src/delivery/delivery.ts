@@ -1,5 +1,7 @@
 import {
+  assertFunction,
   assertNotThenable,
+  assertObject,
   createOperationContext,
   describeValue,
   InvalidDefinitionError,
@@ -116,19 +118,20 @@ export interface Delivery<State, Value, App = unknown> {
 }
 
 function assertStage(stage: DeliveryStage<unknown, unknown>): void {
-  if (typeof stage.handle !== 'function') {
-    throw new InvalidDefinitionError(
-      `Delivery stage "${stage.id}" must have a handle(state, context) method, but handle is ${describeValue(stage.handle)}. ${DECISION_FIX.replace('Return', 'Add handle returning')}`,
-      { details: { id: stage.id, received: describeValue(stage.handle) } },
-    )
-  }
+  assertFunction(stage.handle, 'handle', {
+    where: `Delivery stage "${stage.id}"`,
+    error: InvalidDefinitionError,
+    details: { id: stage.id },
+    hint: `Give it a handle(state, context) method. ${DECISION_FIX}`,
+  })
 }
 
-function beforeStageError(hook: unknown): InvalidDefinitionError {
-  return new InvalidDefinitionError(
-    `A delivery's beforeStage must be a function, or left out, but got ${describeValue(hook)}.`,
-    { details: { received: describeValue(hook) } },
-  )
+function assertBeforeStage(hook: unknown): asserts hook is (...args: never[]) => unknown {
+  assertFunction(hook, 'beforeStage', {
+    where: 'A delivery',
+    error: InvalidDefinitionError,
+    hint: 'Pass beforeStage({ stageId, state }, context) returning nothing, or leave it out.',
+  })
 }
 
 class DeliveryImpl<State, Value, App> implements Delivery<State, Value, App> {
@@ -161,7 +164,7 @@ class DeliveryImpl<State, Value, App> implements Delivery<State, Value, App> {
       try {
         const beforeStage = definition.beforeStage
         if (beforeStage !== undefined) {
-          if (typeof beforeStage !== 'function') throw beforeStageError(beforeStage)
+          assertBeforeStage(beforeStage)
           const returned = assertNotThenable(
             beforeStage.call(definition, Object.freeze({ stageId, state }), operation),
             `delivery beforeStage (stage "${stageId}")`,
@@ -169,7 +172,7 @@ class DeliveryImpl<State, Value, App> implements Delivery<State, Value, App> {
           if (returned !== undefined) {
             throw new InvalidOutputError(
               `delivery beforeStage (stage "${stageId}") returned ${describeValue(returned)}, but it must return nothing. Throw to stop the delivery; it cannot change the state.`,
-              { details: { stageId, returned: describeValue(returned) } },
+              { details: { id: stageId, hook: 'beforeStage', returned: describeValue(returned) } },
             )
           }
         }
@@ -218,20 +221,20 @@ class DeliveryImpl<State, Value, App> implements Delivery<State, Value, App> {
 export function defineDelivery<State, Value, App = unknown>(
   definition: DeliveryDefinition<State, Value, App>,
 ): Delivery<State, Value, App> {
-  if (typeof definition !== 'object' || definition === null || Array.isArray(definition)) {
-    throw new InvalidDefinitionError(
-      `defineDelivery expects a definition object, but got ${describeValue(definition)}. Pass { stages: [...], beforeStage? }.`,
-      { details: { received: describeValue(definition) } },
-    )
-  }
+  assertObject(definition as unknown, 'definition', {
+    where: 'defineDelivery',
+    arrays: false,
+    error: InvalidDefinitionError,
+    hint: 'Pass { stages: [...], beforeStage? }.',
+  })
   const { stages, beforeStage } = definition
   if (!Array.isArray(stages) || stages.length === 0) {
     throw new InvalidDefinitionError(
       `A delivery's stages must be a non-empty array, but got ${describeValue(stages)}. Declare at least one stage { id, handle }; the last one must complete.`,
-      { details: { received: describeValue(stages) } },
+      { details: { field: 'stages', received: describeValue(stages) } },
     )
   }
-  if (beforeStage !== undefined && typeof beforeStage !== 'function') throw beforeStageError(beforeStage)
+  if (beforeStage !== undefined) assertBeforeStage(beforeStage)
   const registry = Registry.create(stages, {
     kind: 'delivery stage',
     assertDefinition: (stage) => assertStage(stage as DeliveryStage<unknown, unknown>),

@@ -1,6 +1,8 @@
 import {
   assertBoolean,
+  assertFunction,
   assertNotThenable,
+  assertObject,
   describeValue,
   InvalidDefinitionError,
   Registry,
@@ -148,7 +150,7 @@ class NormalizationImpl<Value, Context> implements Normalization<Value, Context>
     const isComplete = (value: Value): boolean | undefined => {
       const hook = definition.isComplete
       if (hook === undefined) return undefined
-      if (typeof hook !== 'function') throw isCompleteError(hook)
+      assertIsComplete(hook)
       return assertBoolean(hook.call(definition, value, context), 'normalization isComplete')
     }
     let value = input
@@ -174,11 +176,12 @@ function result<Value>(value: Value, complete: boolean, applied: string[]): Norm
   return Object.freeze({ value, complete, appliedStepIds: Object.freeze(applied) })
 }
 
-function isCompleteError(hook: unknown): InvalidDefinitionError {
-  return new InvalidDefinitionError(
-    `A normalization's isComplete must be a function returning a boolean, or left out, but got ${describeValue(hook)}.`,
-    { details: { received: describeValue(hook) } },
-  )
+function assertIsComplete(hook: unknown): asserts hook is (...args: never[]) => unknown {
+  assertFunction(hook, 'isComplete', {
+    where: 'A normalization',
+    error: InvalidDefinitionError,
+    hint: 'Pass isComplete(value, context) returning a boolean, or leave it out.',
+  })
 }
 
 /**
@@ -209,20 +212,20 @@ function isCompleteError(hook: unknown): InvalidDefinitionError {
 export function defineNormalization<Value, Context = undefined>(
   definition: NormalizationDefinition<Value, Context>,
 ): Normalization<Value, Context> {
-  if (typeof definition !== 'object' || definition === null || Array.isArray(definition)) {
-    throw new InvalidDefinitionError(
-      `defineNormalization expects a definition object, but got ${describeValue(definition)}. Pass { steps: [...], isComplete? }.`,
-      { details: { received: describeValue(definition) } },
-    )
-  }
+  assertObject(definition as unknown, 'definition', {
+    where: 'defineNormalization',
+    arrays: false,
+    error: InvalidDefinitionError,
+    hint: 'Pass { steps: [...], isComplete? }.',
+  })
   const { steps, isComplete } = definition
   if (!Array.isArray(steps)) {
     throw new InvalidDefinitionError(
       `A normalization's steps must be an array, but got ${describeValue(steps)}. Pass steps: [{ id, transform }, ...] (an empty array is allowed).`,
-      { details: { received: describeValue(steps) } },
+      { details: { field: 'steps', received: describeValue(steps) } },
     )
   }
-  if (isComplete !== undefined && typeof isComplete !== 'function') throw isCompleteError(isComplete)
+  if (isComplete !== undefined) assertIsComplete(isComplete)
   const registry = Registry.create(steps, {
     kind: 'normalization step',
     assertDefinition: (step) => assertStep(step as NormalizationStep<unknown, unknown>),

@@ -203,8 +203,13 @@ describe('defineContentProjection: bad input', () => {
         InvalidInputError,
       )
       expect(() => identity().project({ value: 'a', maxChars: maxChars as number })).toThrow(
-        /non-negative safe integer/,
+        /maxChars must be a safe integer that is not negative, but got .*UTF-16 code units/,
       )
+      try {
+        identity().project({ value: 'a', maxChars: maxChars as number })
+      } catch (error) {
+        expect((error as InvalidInputError).details).toMatchObject({ field: 'maxChars', min: 0 })
+      }
     },
   )
 

@@ -1,13 +1,23 @@
 import {
+  assertObject,
+  assertSafeInteger,
   BudgetExhaustedError,
   describeValue,
   InvalidDefinitionError,
   InvalidInputError,
   isThenable,
 } from '@agent-core/core'
-import { assertStringOutput, callSync, definitionId, definitionInteger, definitionMethod } from './checks.js'
+import { assertStringOutput, callSync, definitionId, definitionMethod } from './checks.js'
 
-/** What a fallback function learns about the value that did not fit. */
+/**
+ * What a fallback function learns about the value that did not fit.
+ * @example
+ * ```ts
+ * import { type ContentOverflow, defineContentProjection } from '@agent-core/kits/projection'
+ * const fallback = ({ length, maxChars }: ContentOverflow<string>) => `[${length} chars, ${maxChars} allowed]`
+ * const note = defineContentProjection<string>({ id: 'note', render: (s) => s, overflow: 'fallback', fallback })
+ * ```
+ */
 export interface ContentOverflow<Value> {
   /** The value passed to `project`. */
   readonly value: Value
@@ -17,7 +27,21 @@ export interface ContentOverflow<Value> {
   readonly maxChars: number
 }
 
-/** How to turn one kind of value into text for a bounded place such as a prompt. */
+/**
+ * How to turn one kind of value into text for a bounded place such as a prompt.
+ * @example
+ * ```ts
+ * import { type ContentProjectionDefinition, defineContentProjection } from '@agent-core/kits/projection'
+ * const definition: ContentProjectionDefinition<object> = {
+ *   id: 'json',
+ *   render: (value) => JSON.stringify(value, null, 2),
+ *   marker: '…',
+ *   minPrefixChars: 20,
+ *   fallback: ({ length }) => `[${length} characters omitted]`,
+ * }
+ * const json = defineContentProjection(definition)
+ * ```
+ */
 export interface ContentProjectionDefinition<Value> {
   /** Names the projection in error messages. */
   readonly id: string
@@ -42,20 +66,46 @@ export interface ContentProjectionDefinition<Value> {
   readonly fallback?: string | ((overflow: ContentOverflow<Value>) => string)
 }
 
-/** A named request: the value and its budget. */
+/**
+ * A named request: the value and its budget.
+ * @example
+ * ```ts
+ * import { type ContentProjectionRequest, defineContentProjection } from '@agent-core/kits/projection'
+ * const note = defineContentProjection<string>({ id: 'note', render: (s) => s })
+ * const request: ContentProjectionRequest<string> = { value: 'a long note', maxChars: 6 }
+ * note.project(request) // { text: 'a long', truncated: true }
+ * ```
+ */
 export interface ContentProjectionRequest<Value> {
   readonly value: Value
   /** The most UTF-16 code units the text may have; a non-negative safe integer. */
   readonly maxChars: number
 }
 
-/** The projected text; `truncated` is true whenever it is not the whole rendered text. */
+/**
+ * The projected text; `truncated` is true whenever it is not the whole rendered text.
+ * @example
+ * ```ts
+ * import { type ContentProjectionResult, defineContentProjection } from '@agent-core/kits/projection'
+ * const note = defineContentProjection<string>({ id: 'note', render: (s) => s, marker: '…' })
+ * const result: ContentProjectionResult = note.project({ value: 'hello world', maxChars: 6 })
+ * if (result.truncated) console.log('shortened to', result.text) // 'hello…'
+ * ```
+ */
 export interface ContentProjectionResult {
   readonly text: string
   readonly truncated: boolean
 }
 
-/** A compiled content projection. */
+/**
+ * A compiled content projection, built by {@link defineContentProjection}.
+ * @example
+ * ```ts
+ * import { type ContentProjection, defineContentProjection } from '@agent-core/kits/projection'
+ * const note: ContentProjection<string> = defineContentProjection<string>({ id: 'note', render: (s) => s })
+ * note.project({ value: 'short', maxChars: 100 }) // { text: 'short', truncated: false }
+ * ```
+ */
 export interface ContentProjection<Value> {
   readonly id: string
   /**
@@ -108,7 +158,7 @@ export function defineContentProjection<Value>(
 ): ContentProjection<Value> {
   const id = definitionId(definition, 'content projection')
   const what = `content projection "${id}"`
-  const render = definitionMethod(definition, 'render', what, false) as (...args: never[]) => unknown
+  const render = definitionMethod(definition, 'render', what, id, false) as (...args: never[]) => unknown
   const overflow = definition.overflow ?? 'truncate'
   if (overflow !== 'truncate' && overflow !== 'fallback') {
     throw new InvalidDefinitionError(
@@ -122,7 +172,14 @@ export function defineContentProjection<Value>(
       details: { id, field: 'marker', received: describeValue(marker) },
     })
   }
-  const minPrefixChars = definitionInteger(definition.minPrefixChars ?? 1, `${what}: minPrefixChars`, 1)
+  const minPrefixChars = definition.minPrefixChars ?? 1
+  assertSafeInteger(minPrefixChars, 'minPrefixChars', {
+    min: 1,
+    where: what,
+    error: InvalidDefinitionError,
+    details: { id },
+    hint: 'Pass the shortest prefix worth showing before the marker, such as 20, or leave it out for 1.',
+  })
   const fallback = definition.fallback
   if (fallback !== undefined && typeof fallback !== 'string' && typeof fallback !== 'function') {
     throw new InvalidDefinitionError(
@@ -165,19 +222,18 @@ export function defineContentProjection<Value>(
   return Object.freeze({
     id,
     project(request: ContentProjectionRequest<Value>): ContentProjectionResult {
-      if (typeof request !== 'object' || request === null) {
-        throw new InvalidInputError(
-          `${what}: project expects a request { value, maxChars }, but got ${describeValue(request)}.`,
-          { details: { id, received: describeValue(request) } },
-        )
-      }
+      assertObject(request as unknown, 'request', {
+        where: `${what}: project`,
+        details: { id },
+        hint: 'Pass { value, maxChars }.',
+      })
       const { value, maxChars } = request
-      if (typeof maxChars !== 'number' || !Number.isSafeInteger(maxChars) || maxChars < 0) {
-        throw new InvalidInputError(
-          `${what}: maxChars must be a non-negative safe integer (UTF-16 code units), but got ${describeValue(maxChars)}. Pass a whole number such as 2000.`,
-          { details: { id, name: 'maxChars', min: 0, received: describeValue(maxChars) } },
-        )
-      }
+      assertSafeInteger(maxChars, 'maxChars', {
+        min: 0,
+        where: what,
+        details: { id },
+        hint: 'It counts UTF-16 code units: pass a whole number such as 2000.',
+      })
       if (isThenable(value)) {
         throw new InvalidInputError(
           `${what}: the value is a Promise. Await it and project the result; a pending value has no text.`,

@@ -1,14 +1,35 @@
-import { assertBoolean, describeValue, InvalidOutputError } from '@agent-core/core'
-import { callSync, definitionId, definitionInteger, definitionMethod } from './checks.js'
+import {
+  assertBoolean,
+  assertSafeInteger,
+  describeValue,
+  InvalidDefinitionError,
+  InvalidOutputError,
+} from '@agent-core/core'
+import { callSync, definitionId, definitionMethod } from './checks.js'
 
-/** Where a node sits: its depth (the root is 0) and the child indexes leading to it from the root. */
+/**
+ * Where a node sits: its depth (the root is 0) and the child indexes leading to it from the root.
+ * @example
+ * ```ts
+ * import type { TreePosition } from '@agent-core/kits/projection'
+ * const label = (name: string, position: TreePosition) => `${'  '.repeat(position.depth)}${position.path.join('.')} ${name}`
+ * ```
+ */
 export interface TreePosition {
   readonly depth: number
   /** Child indexes from the root (`[]` for the root), counted over all children, omitted ones included. */
   readonly path: readonly number[]
 }
 
-/** What `project` receives besides the node. */
+/**
+ * What `project` receives besides the node: its children's outputs and what was left out.
+ * @example
+ * ```ts
+ * import type { TreeProjected } from '@agent-core/kits/projection'
+ * const summarize = (name: string, projected: TreeProjected<string>): string =>
+ *   `${name}(${projected.children.join(',')}${projected.omitted ? `,+${projected.omitted} hidden` : ''}${projected.depthLimited ? ',…' : ''})`
+ * ```
+ */
 export interface TreeProjected<Output> extends TreePosition {
   /** The outputs of the node's kept children, in the order `children` listed them. */
   readonly children: readonly Output[]
@@ -22,6 +43,18 @@ export interface TreeProjected<Output> extends TreePosition {
  * A tree walk: how to list a node's children, which nodes to leave out and how to build each node's output
  * from its children's outputs. `Context` is whatever the caller declares (a user, a locale, a policy): the
  * walk passes it to every hook untouched and gives it no lifecycle.
+ * @example
+ * ```ts
+ * import { defineTreeProjection, type TreeProjectionDefinition } from '@agent-core/kits/projection'
+ * interface Dir { name: string; children?: Dir[] }
+ * const definition: TreeProjectionDefinition<Dir, number> = {
+ *   id: 'count',
+ *   maxDepth: 3,
+ *   children: (dir) => dir.children ?? [],
+ *   project: (_dir, { children }) => 1 + children.reduce((sum, n) => sum + n, 0),
+ * }
+ * defineTreeProjection(definition).visit({ name: 'root', children: [{ name: 'a' }, { name: 'b' }] }) // 3
+ * ```
  */
 export interface TreeProjectionDefinition<Node, Output, Context = undefined> {
   /** Names the projection in error messages. */
@@ -39,12 +72,34 @@ export interface TreeProjectionDefinition<Node, Output, Context = undefined> {
   project(node: Node, projected: TreeProjected<Output>, context: Context): Output
 }
 
-/** The context argument of `visit`: optional when `Context` admits `undefined`. */
+/**
+ * The context argument of `visit`: optional when `Context` admits `undefined`.
+ * @example
+ * ```ts
+ * import type { TreeContextArgument } from '@agent-core/kits/projection'
+ * const none: TreeContextArgument<undefined> = [] // visit(root)
+ * const some: TreeContextArgument<{ showHidden: boolean }> = [{ showHidden: true }] // visit(root, context)
+ * ```
+ */
 export type TreeContextArgument<Context> = undefined extends Context
   ? [context?: Context]
   : [context: Context]
 
-/** A compiled tree projection. */
+/**
+ * A compiled tree projection, built by {@link defineTreeProjection}.
+ * @example
+ * ```ts
+ * import { defineTreeProjection, type TreeProjection } from '@agent-core/kits/projection'
+ * interface Dir { name: string; children?: Dir[] }
+ * const names: TreeProjection<Dir, string[]> = defineTreeProjection<Dir, string[]>({
+ *   id: 'names',
+ *   maxDepth: 1,
+ *   children: (dir) => dir.children ?? [],
+ *   project: (dir, { children }) => [dir.name, ...children.flat()],
+ * })
+ * names.visit({ name: 'root', children: [{ name: 'src' }] }) // ['root', 'src']
+ * ```
+ */
 export interface TreeProjection<Node, Output, Context = undefined> {
   readonly id: string
   readonly maxDepth: number
@@ -130,10 +185,17 @@ export function defineTreeProjection<Node, Output, Context = undefined>(
 ): TreeProjection<Node, Output, Context> {
   const id = definitionId(definition, 'tree projection')
   const what = `tree projection "${id}"`
-  const maxDepth = definitionInteger(definition.maxDepth, `${what}: maxDepth`, 0)
-  const children = definitionMethod(definition, 'children', what, false) as (...args: never[]) => unknown
-  const omit = definitionMethod(definition, 'omit', what, true)
-  const project = definitionMethod(definition, 'project', what, false) as (...args: never[]) => unknown
+  const { maxDepth } = definition
+  assertSafeInteger(maxDepth, 'maxDepth', {
+    min: 0,
+    where: what,
+    error: InvalidDefinitionError,
+    details: { id },
+    hint: 'Pass how many levels below the root to visit, such as 2 (0 visits the root only).',
+  })
+  const children = definitionMethod(definition, 'children', what, id, false) as (...args: never[]) => unknown
+  const omit = definitionMethod(definition, 'omit', what, id, true)
+  const project = definitionMethod(definition, 'project', what, id, false) as (...args: never[]) => unknown
 
   function listChildren(node: Node, position: TreePosition, context: Context): readonly Node[] {
     const listed = callSync<unknown>(children, definition, [node, position, context], `${what} children`)

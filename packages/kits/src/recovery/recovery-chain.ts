@@ -1,4 +1,5 @@
 import {
+  assertFunction,
   assertNotThenable,
   describeValue,
   InvalidDefinitionError,
@@ -105,12 +106,12 @@ export interface RecoveryChain<Input, Value> {
 }
 
 function assertRecoveryDefinition(definition: RecoveryDefinition<unknown, unknown>): void {
-  if (typeof definition.recover !== 'function') {
-    throw new InvalidDefinitionError(
-      `Recovery step "${definition.id}" must have a recover(input) method, but recover is ${describeValue(definition.recover)}. Add recover(input) returning { handled: true, value } or { handled: false }.`,
-      { details: { id: definition.id, received: describeValue(definition.recover) } },
-    )
-  }
+  assertFunction(definition.recover, 'recover', {
+    where: `Recovery step "${definition.id}"`,
+    error: InvalidDefinitionError,
+    details: { id: definition.id },
+    hint: 'Add recover(input) returning { handled: true, value } or { handled: false }.',
+  })
 }
 
 function readDecision(decision: unknown, id: string): RecoveryResult<unknown> {
@@ -120,7 +121,7 @@ function readDecision(decision: unknown, id: string): RecoveryResult<unknown> {
     'Return { handled: true, value } to take over (value may be undefined) or { handled: false } to decline.'
   if (typeof plain !== 'object' || plain === null || Array.isArray(plain)) {
     throw new InvalidOutputError(`${hook} returned ${describeValue(plain)}, not a decision. ${fix}`, {
-      details: { id, returned: describeValue(plain) },
+      details: { id, hook: 'recover', returned: describeValue(plain) },
     })
   }
   const { handled } = plain as { handled?: unknown }
@@ -128,7 +129,7 @@ function readDecision(decision: unknown, id: string): RecoveryResult<unknown> {
     if ('value' in plain) {
       throw new InvalidOutputError(
         `${hook} declined ({ handled: false }) but also returned a value, which would be lost. ${fix}`,
-        { details: { id } },
+        { details: { id, hook: 'recover', field: 'value' } },
       )
     }
     return { handled: false }
@@ -136,13 +137,13 @@ function readDecision(decision: unknown, id: string): RecoveryResult<unknown> {
   if (handled !== true) {
     throw new InvalidOutputError(
       `${hook} returned a decision whose handled flag is ${describeValue(handled)}, not true or false. ${fix}`,
-      { details: { id, handled: describeValue(handled) } },
+      { details: { id, hook: 'recover', field: 'handled', received: describeValue(handled) } },
     )
   }
   if (!('value' in plain)) {
     throw new InvalidOutputError(
       `${hook} took over ({ handled: true }) without a value field. Write value: undefined explicitly if undefined is the result. ${fix}`,
-      { details: { id } },
+      { details: { id, hook: 'recover', field: 'value' } },
     )
   }
   const value = assertNotThenable((plain as { value: unknown }).value, `${hook} value`)

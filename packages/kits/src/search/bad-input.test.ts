@@ -2,7 +2,13 @@ import { AgentCoreError } from '@agent-core/core'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { deepGarbage } from '../testing/garbage.js'
-import { reciprocalRankFusion, TextSearch, VectorSearch } from './index.js'
+import {
+  defineTextAnalyzer,
+  openAICompatibleEmbedder,
+  reciprocalRankFusion,
+  TextSearch,
+  VectorSearch,
+} from './index.js'
 
 /** Anything a caller could pass by mistake, including NaN, sparse arrays, thenables and odd objects. */
 const garbage: fc.Arbitrary<unknown> = deepGarbage(
@@ -179,5 +185,41 @@ describe('search kit: garbage input (property)', () => {
       }),
       { numRuns: 400 },
     )
+  })
+})
+
+describe('search kit additions: garbage input (property)', () => {
+  it('analyzers, embedders and binary snapshots reject garbage only with AgentCoreError', async () => {
+    const vectors = vectorIndex()
+    const chunks = [...vectors.snapshotChunks()]
+    await fc.assert(
+      fc.asyncProperty(garbage, garbage, async (a, b) => {
+        await expectTypedOrSuccess(() => defineTextAnalyzer(a as Loose))
+        await expectTypedOrSuccess(() =>
+          defineTextAnalyzer({
+            name: 'x',
+            version: 1,
+            tokenize: () => a as Loose,
+            terms: () => b as Loose,
+          }).analyze('a b'),
+        )
+        await expectTypedOrSuccess(() => openAICompatibleEmbedder(a as Loose))
+        await expectTypedOrSuccess(() =>
+          openAICompatibleEmbedder({
+            baseURL: 'http://127.0.0.1:9/v1',
+            model: 'm',
+            dimensions: 2,
+            ...(a as object),
+          } as Loose),
+        )
+        await expectTypedOrSuccess(() => vectors.restoreFrom(a as Loose))
+        await expectTypedOrSuccess(() => vectors.restoreFrom([chunks[0]!, a as Loose]))
+        await expectTypedOrSuccess(
+          () => new TextSearch({ indexRevision: 'r', fields: ['t'], analyzer: a } as Loose),
+        )
+      }),
+      { numRuns: 200 },
+    )
+    expect(vectors.size).toBe(2)
   })
 })

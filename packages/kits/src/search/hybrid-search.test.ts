@@ -1,190 +1,575 @@
-/**
- * Hybrid search on real data: the 778 SAP Fiori documentation chunks of `@sap-ux/fiori-docs-embeddings`
- * with their 384-dimensional all-MiniLM-L6-v2 embeddings (records.jsonl + embeddings.bin, float32 in
- * record order).
- */
-import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
-import { getEmbeddingsPath } from '@sap-ux/fiori-docs-embeddings'
-import { beforeAll, describe, expect, it } from 'vitest'
-import { reciprocalRankFusion, TextSearch, VectorSearch } from './index.js'
+import {
+  AbortedError,
+  AgentCoreError,
+  DuplicateIdError,
+  type InvalidInputError,
+  InvalidOutputError,
+  InvalidStateError,
+} from '@agent-core/core'
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { deepGarbage } from '../testing/garbage.js'
+import {
+  type Embedder,
+  EmbeddingError,
+  englishAnalyzer,
+  HybridSearch,
+  type HybridSearchOptions,
+  looksExact,
+  reciprocalRankFusion,
+  standardAnalyzer,
+  TextSearch,
+  VectorSearch,
+} from './index.js'
 
-interface Chunk {
+interface Passage {
   id: string
   title: string
-  content: string
-  category: string
-  document_id: string
+  headings?: string[]
+  text: string
+  version?: number
 }
 
-const DIMENSIONS = 384
-let chunks: Chunk[]
-let embeddings: Float32Array
-let text: TextSearch<Chunk>
-let vectors: VectorSearch<Omit<Chunk, 'content'>>
-
-function embeddingOf(index: number): Float32Array {
-  return embeddings.subarray(index * DIMENSIONS, (index + 1) * DIMENSIONS)
-}
-
-/** The chunk's long alphabetic words, split like minisearch's default tokenizer (spaces, punctuation). */
-function wordsOf(chunk: Chunk): Set<string> {
-  return new Set(
-    chunk.content
-      .toLowerCase()
-      .split(/[\n\r\p{Z}\p{P}]+/u)
-      .filter((w) => /^[a-z]{6,}$/.test(w)),
-  )
-}
-
-function documentFrequencies(): Map<string, number> {
-  const frequency = new Map<string, number>()
-  for (const chunk of chunks)
-    for (const word of wordsOf(chunk)) frequency.set(word, (frequency.get(word) ?? 0) + 1)
-  return frequency
-}
-
-/** Two words of the chunk that no other chunk contains: a distinctive phrase to search for. */
-function distinctiveWords(index: number, documentFrequency: ReadonlyMap<string, number>): string[] {
-  return [...wordsOf(chunks[index]!)].filter((w) => documentFrequency.get(w) === 1).slice(0, 2)
-}
-
-beforeAll(() => {
-  const dir = getEmbeddingsPath()
-  const meta = JSON.parse(readFileSync(join(dir, 'metadata.json'), 'utf8')) as {
-    dimensions: number
-    model: string
+/**
+ * A deterministic toy embedder: each word (after English analysis) adds a fixed pseudo-random direction,
+ * so texts that share words point alike. It counts the texts it embeds.
+ */
+class WordEmbedder implements Embedder {
+  readonly identity = 'words-16'
+  readonly dimensions = 16
+  readonly maxBatch = 4
+  calls = 0
+  texts: string[] = []
+  delayMs = 0
+  failWith: unknown
+  async embed(texts: readonly string[]): Promise<number[][]> {
+    this.calls++
+    this.texts.push(...texts)
+    if (this.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.delayMs))
+    if (this.failWith !== undefined) throw this.failWith
+    return texts.map((text) => embedWords(text))
   }
-  expect(meta.dimensions).toBe(DIMENSIONS)
-  chunks = readFileSync(join(dir, 'records.jsonl'), 'utf8')
-    .split('\n')
-    .filter((line) => line.trim() !== '')
-    .map((line) => JSON.parse(line) as Chunk)
-  const bytes = readFileSync(join(dir, 'embeddings.bin'))
-  embeddings = new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength))
-  expect(embeddings.length).toBe(chunks.length * DIMENSIONS)
+}
 
-  text = new TextSearch<Chunk>({
-    indexRevision: 'fiori-docs-1',
-    fields: ['title', 'content'],
-    storedFields: ['title', 'category'],
-    searchOptions: { boost: { title: 2 } },
+function embedWords(text: string): number[] {
+  const vector = new Array(16).fill(0.01)
+  for (const term of englishAnalyzer.analyze(text)) {
+    let h = 2166136261
+    for (let i = 0; i < term.length; i++) h = Math.imul(h ^ term.charCodeAt(i), 16777619)
+    for (let d = 0; d < 16; d++) {
+      h = Math.imul(h ^ (h >>> 13), 0x5bd1e995)
+      vector[d] += ((h >>> 0) / 4294967296) * 2 - 1
+    }
+  }
+  return vector
+}
+
+const corpus: Passage[] = [
+  {
+    id: 'snap',
+    title: 'Snapshots',
+    headings: ['Search kit'],
+    text: 'Restore a snapshot with restore(). A snapshot carries a fingerprint.',
+  },
+  {
+    id: 'filter',
+    title: 'Filters',
+    headings: ['Search kit'],
+    text: 'A filter answers true or false, synchronously.',
+  },
+  {
+    id: 'table',
+    title: 'Tables',
+    headings: ['Controls'],
+    text: 'Use sap.m.Table for responsive tables with growing lists.',
+  },
+  {
+    id: 'build',
+    title: 'Building',
+    headings: ['Tooling'],
+    text: 'Run npm run build to bundle the app into dist.',
+  },
+  {
+    id: 'deploy',
+    title: 'Deploying',
+    headings: ['Tooling'],
+    text: 'Deployment to Cloud Foundry uses the cf CLI and a manifest.',
+  },
+]
+
+function options(
+  embedder?: Embedder,
+  extra: Partial<HybridSearchOptions<Passage>> = {},
+): HybridSearchOptions<Passage> {
+  return {
+    indexRevision: 'docs-v1',
+    fields: ['title', 'headings', 'text'],
+    boost: { title: 3, headings: 2 },
+    ...(embedder ? { embedder } : {}),
+    ...extra,
+  }
+}
+
+async function filled(embedder?: Embedder): Promise<HybridSearch<Passage>> {
+  const index = new HybridSearch<Passage>(options(embedder))
+  await index.upsert(corpus)
+  return index
+}
+
+async function rejection(run: () => Promise<unknown>): Promise<unknown> {
+  try {
+    await run()
+  } catch (error) {
+    return error
+  }
+  throw new Error('expected a rejection')
+}
+
+describe('HybridSearch without an embedder', () => {
+  it('is a text index with field boosts, matched terms and snippets', async () => {
+    const index = await filled()
+    const hits = await index.search({ query: 'how are snapshots restored?', limit: 3 })
+    expect(hits[0]).toMatchObject({
+      id: 'snap',
+      terms: ['snapshot', 'restor'],
+      document: corpus[0],
+      contributions: [{ sourceId: 'text', rank: 1, weight: 1 }],
+    })
+    expect(hits[0]!.snippet).toMatchObject({ field: 'text', start: 0 })
+    const { snippet } = hits[0]!
+    for (const range of snippet!.highlights) {
+      expect(['Restore', 'snapshot', 'restore']).toContain(corpus[0]!.text.slice(range.start, range.end))
+    }
+    // The title boost puts the passage titled "Deploying" first for "deploy".
+    expect((await index.search({ query: 'deploy', limit: 1 }))[0]?.id).toBe('deploy')
+    expect(await index.search({ query: 'anything', limit: 5, mode: 'vector' })).toEqual([])
   })
-  text.addAll(chunks)
-  vectors = new VectorSearch({ identity: meta.model, dimensions: DIMENSIONS })
-  vectors.upsertMany(
-    chunks.map(({ id, title, category, document_id }, i) => ({
-      document: { id, title, category, document_id },
-      vector: embeddingOf(i),
-    })),
-  )
+
+  it('cuts the snippet around the best match in a long text', async () => {
+    const index = new HybridSearch<Passage>(options())
+    const long = `${'Filler words about nothing in particular. '.repeat(30)}The vacuum purges removed terms from the index. ${'More filler text follows here. '.repeat(30)}`
+    await index.upsert([{ id: 'long', title: 'Long', text: long }])
+    const [hit] = await index.search({ query: 'vacuum purge', limit: 1, snippetChars: 80 })
+    expect(hit!.snippet!.text).toContain('vacuum purges')
+    expect(hit!.snippet!.text.length).toBeLessThanOrEqual(80)
+    expect(long.slice(hit!.snippet!.start, hit!.snippet!.end)).toBe(hit!.snippet!.text)
+    expect((await index.search({ query: 'vacuum', limit: 1, snippetChars: 0 }))[0]!.snippet).toBeUndefined()
+  })
 })
 
-describe('hybrid search over the Fiori documentation chunks', () => {
-  it('indexes all 778 chunks', () => {
-    expect(chunks.length).toBe(778)
-    expect(text.size).toBe(778)
-    expect(vectors.size).toBe(778)
+describe('HybridSearch with an embedder', () => {
+  it('equals fusing its two parts by hand (property)', async () => {
+    const embedder = new WordEmbedder()
+    const index = await filled(embedder)
+    const text = new TextSearch<Passage>({
+      indexRevision: 'docs-v1',
+      fields: ['title', 'headings', 'text'],
+      analyzer: englishAnalyzer,
+      searchOptions: { boost: { title: 3, headings: 2 } },
+    })
+    text.addAll(corpus)
+    const vectors = new VectorSearch<{ id: string }>({ identity: 'words-16', dimensions: 16 })
+    vectors.upsertMany(
+      corpus.map((p) => ({
+        document: { id: p.id },
+        vector: embedWords([p.title, p.headings!.join(' / '), p.text].join('\n\n')),
+      })),
+    )
+    const word = fc.constantFrom(
+      'snapshot',
+      'restore',
+      'filter',
+      'sap.m.Table',
+      'build',
+      'npm',
+      'deploy',
+      'cloud',
+      'true',
+      '"run build"',
+      'tables',
+    )
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(word, { minLength: 1, maxLength: 3 }),
+        fc.integer({ min: 1, max: 5 }),
+        async (words, limit) => {
+          const query = words.join(' ')
+          const hits = await index.search({ query, limit })
+          const textWeight = looksExact(query) ? 60 + 50 + 1 : 1
+          const manual = reciprocalRankFusion(
+            [
+              { sourceId: 'text', hits: text.search({ query, limit: 50 }), weight: textWeight },
+              {
+                sourceId: 'vector',
+                hits: vectors.search({ vector: embedWords(query.replace(/"/g, ' ').trim()), limit: 50 }),
+                weight: 1,
+              },
+            ],
+            { limit },
+          )
+          expect(hits.map((hit) => [hit.id, hit.score])).toEqual(
+            manual.map((fused) => [fused.id, fused.score]),
+          )
+          for (const hit of hits) expect(hit.document).toEqual(corpus.find((p) => p.id === hit.id))
+        },
+      ),
+      { numRuns: 60 },
+    )
   })
 
-  it("a chunk's own embedding finds that chunk first, with similarity 1", () => {
-    for (let i = 0; i < chunks.length; i += 7) {
-      const [first, second] = vectors.search({ vector: embeddingOf(i), limit: 2 })
-      expect(first!.id).toBe(chunks[i]!.id)
-      expect(first!.score).toBeCloseTo(1, 5)
-      expect(second!.score).toBeLessThan(first!.score)
+  it('re-adding unchanged documents embeds nothing; only changed texts are embedded (property)', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(
+          fc.array(
+            fc.record({
+              id: fc.constantFrom('a', 'b', 'c', 'd'),
+              text: fc.constantFrom('one', 'two', 'three', ''),
+            }),
+            { maxLength: 4 },
+          ),
+          {
+            maxLength: 6,
+          },
+        ),
+        async (batches) => {
+          const embedder = new WordEmbedder()
+          const index = new HybridSearch<Passage>(options(embedder, { fields: ['text'], boost: {} }))
+          const current = new Map<string, string>()
+          for (const batch of batches) {
+            const unique = [...new Map(batch.map((doc) => [doc.id, doc])).values()]
+            const expected = unique.filter(
+              (doc) => doc.text !== '' && current.get(doc.id) !== doc.text,
+            ).length
+            const before = embedder.texts.length
+            await index.upsert(unique.map((doc) => ({ ...doc, title: '' })))
+            expect(embedder.texts.length - before).toBe(expected)
+            for (const doc of unique) current.set(doc.id, doc.text)
+          }
+          const before = embedder.texts.length
+          await index.upsert([...current].map(([id, text]) => ({ id, text, title: '' })))
+          expect(embedder.texts.length).toBe(before)
+          // Restoring a snapshot keeps the hashes: upserting the same documents again embeds nothing.
+          const copy = new HybridSearch<Passage>(options(embedder, { fields: ['text'], boost: {} }))
+          copy.restore(JSON.parse(JSON.stringify(index.snapshot())))
+          await copy.upsert([...current].map(([id, text]) => ({ id, text, title: '' })))
+          expect(embedder.texts.length).toBe(before)
+        },
+      ),
+      { numRuns: 80 },
+    )
+  })
+
+  it('embeds in batches of maxBatch and never sends an empty text', async () => {
+    const embedder = new WordEmbedder()
+    const index = new HybridSearch<Passage>(options(embedder))
+    await index.upsert([...corpus, { id: 'empty', title: '', text: '' }])
+    expect(embedder.calls).toBe(2)
+    expect(embedder.texts).toHaveLength(5)
+    expect(embedder.texts.every((text) => text.trim() !== '')).toBe(true)
+    expect(index.size).toBe(6)
+  })
+
+  it('makes a batch visible on both sides at once, to concurrent searches (property)', async () => {
+    const embedder = new WordEmbedder()
+    const index = new HybridSearch<Passage>(options(embedder, { fields: ['text'], boost: {} }))
+    const version = (v: number) =>
+      ['p1', 'p2', 'p3'].map((id) => ({ id, title: '', version: v, text: `release${v} notes for ${id}` }))
+    await index.upsert(version(0))
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 1000 }),
+        fc.integer({ min: 0, max: 4 }),
+        async (v, delay) => {
+          embedder.delayMs = delay
+          const update = index.upsert(version(v))
+          const seen: number[][] = []
+          const reads = Array.from({ length: 6 }, async (_, i) => {
+            await new Promise((resolve) => setTimeout(resolve, i))
+            const hits = await index.search({ query: 'notes', limit: 10 })
+            seen.push(hits.map((hit) => hit.document.version!))
+            // Text and vector sides hold the same documents: every hit is in both rankings.
+            for (const hit of hits)
+              expect(hit.contributions.map((c) => c.sourceId)).toEqual(['text', 'vector'])
+          })
+          await Promise.all([update, ...reads])
+          for (const versions of seen) expect(new Set(versions).size).toBe(1)
+          expect(
+            (await index.search({ query: `release${v}`, limit: 3 })).map((hit) => hit.document.version),
+          ).toEqual([v, v, v])
+        },
+      ),
+      { numRuns: 25 },
+    )
+  })
+
+  it('swaps a revision atomically with update(): removals and upserts land together (property)', async () => {
+    const embedder = new WordEmbedder()
+    const index = new HybridSearch<Passage>(options(embedder, { fields: ['text'], boost: {} }))
+    const revision = (r: number, count: number) =>
+      Array.from({ length: count }, (_, i) => ({
+        id: `guide@${r}#${i}`,
+        title: '',
+        version: r,
+        text: `guide passage ${i} rev${r}`,
+      }))
+    let current = revision(0, 3)
+    await index.upsert(current)
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 5 }),
+        fc.integer({ min: 0, max: 4 }),
+        async (count, delay) => {
+          const r = (current[0]?.version ?? 0) + 1
+          const next = revision(r, count)
+          embedder.delayMs = delay
+          const swap = index.update({ remove: current.map((p) => p.id), upsert: next })
+          const seen: number[][] = []
+          const reads = Array.from({ length: 5 }, async (_, i) => {
+            await new Promise((resolve) => setTimeout(resolve, i))
+            seen.push(
+              (await index.search({ query: 'guide passage', limit: 20 })).map((hit) => hit.document.version!),
+            )
+          })
+          expect(await swap).toBe(current.length)
+          await Promise.all(reads)
+          for (const versions of seen) expect(new Set(versions).size).toBe(1)
+          expect(index.size).toBe(count)
+          current = next
+        },
+      ),
+      { numRuns: 20 },
+    )
+    // A failed embedding leaves the old revision in place.
+    embedder.failWith = new Error('down')
+    await expect(index.update({ remove: current.map((p) => p.id), upsert: revision(99, 2) })).rejects.toThrow(
+      EmbeddingError,
+    )
+    expect(index.ids()).toEqual(current.map((p) => p.id))
+  })
+
+  it('leaves the index unchanged when the embedder fails, with a typed error', async () => {
+    const embedder = new WordEmbedder()
+    const index = await filled(embedder)
+    const before = JSON.stringify(index.snapshot())
+    const changed = corpus.map((p) => ({ ...p, text: `${p.text} changed` }))
+    embedder.failWith = new Error('model server down')
+    const error = await rejection(() => index.upsert(changed))
+    expect(EmbeddingError.isInstance(error)).toBe(true)
+    expect((error as Error).cause).toBe(embedder.failWith)
+    embedder.failWith = new AbortedError('stopped', { details: { point: 'test' } })
+    expect(AbortedError.isInstance(await rejection(() => index.upsert(changed)))).toBe(true)
+    embedder.failWith = undefined
+    // Wrong answers are refused too.
+    const wrong: Embedder[] = [
+      {
+        identity: 'words-16',
+        dimensions: 16,
+        embed: async (texts) => texts.slice(1).map(() => new Array(16).fill(1)),
+      },
+      {
+        identity: 'words-16',
+        dimensions: 16,
+        embed: async (texts) => texts.map(() => new Array(15).fill(1)),
+      },
+      {
+        identity: 'words-16',
+        dimensions: 16,
+        embed: async (texts) => texts.map(() => new Array(16).fill(Number.NaN)),
+      },
+      { identity: 'words-16', dimensions: 16, embed: async () => 'vectors' as never },
+    ]
+    for (const bad of wrong) {
+      const other = new HybridSearch<Passage>(options(bad))
+      expect(InvalidOutputError.isInstance(await rejection(() => other.upsert(corpus)))).toBe(true)
+      expect(other.size).toBe(0)
     }
-  })
-
-  it('nearest other neighbours are mostly from the same documentation source', () => {
-    let sameCategory = 0
-    let samples = 0
-    for (let i = 0; i < chunks.length; i += 5) {
-      const [, neighbour] = vectors.search({ vector: embeddingOf(i), limit: 2 })
-      if (neighbour!.document.category === chunks[i]!.category) sameCategory++
-      samples++
-    }
-    // Over the whole corpus, 82% of nearest neighbours share the category (random pairs: about 30%).
-    expect(sameCategory / samples).toBeGreaterThan(0.7)
-  })
-
-  it('a text query for a distinctive phrase finds its chunk first', () => {
-    const documentFrequency = documentFrequencies()
-    let checked = 0
-    for (let i = 0; i < chunks.length; i += 11) {
-      const words = distinctiveWords(i, documentFrequency)
-      if (words.length < 2) continue
-      const [first] = text.search({ query: words.join(' '), limit: 3, combineWith: 'AND' })
-      expect(first?.id, words.join(' ')).toBe(chunks[i]!.id)
-      checked++
-    }
-    expect(checked).toBeGreaterThan(30)
-  })
-
-  it('finds a chunk by its title words, with prefix and fuzzy matching', () => {
-    const target = chunks.find(
-      (c) => c.title === 'Stacked Bar Micro Chart (UI.Chart + UI.DataPoint Annotations)',
-    )!
-    expect(text.search({ query: 'stacked bar micro chart', limit: 5 })[0]!.id).toBe(target.id)
-    expect(text.search({ query: 'stackd micro chrt', limit: 5, fuzzy: 0.2 })[0]!.id).toBe(target.id)
+    const controller = new AbortController()
+    controller.abort()
     expect(
-      text.search({ query: 'stack micr', limit: 5, prefix: true, combineWith: 'AND' }).map((h) => h.id),
-    ).toContain(target.id)
+      AbortedError.isInstance(await rejection(() => index.upsert(changed, { signal: controller.signal }))),
+    ).toBe(true)
+    expect(JSON.stringify(index.snapshot())).toBe(before)
+    // A query that cannot be embedded is a typed error; the text side still answers on request.
+    embedder.failWith = new Error('down again')
+    expect(
+      EmbeddingError.isInstance(await rejection(() => index.search({ query: 'snapshot', limit: 2 }))),
+    ).toBe(true)
+    expect((await index.search({ query: 'snapshot', limit: 2, mode: 'text' }))[0]?.id).toBe('snap')
   })
 
-  it('RRF of the text and vector rankings puts the chunk first', () => {
-    const documentFrequency = documentFrequencies()
-    let checked = 0
-    for (let i = 3; i < chunks.length; i += 13) {
-      const words = distinctiveWords(i, documentFrequency)
-      if (words.length === 0) continue
-      const fused = reciprocalRankFusion(
-        [
-          { sourceId: 'text', hits: text.search({ query: words.join(' '), limit: 50 }) },
-          { sourceId: 'vector', hits: vectors.search({ vector: embeddingOf(i), limit: 50 }) },
-        ],
-        { limit: 10 },
-      )
-      expect(fused[0]!.id).toBe(chunks[i]!.id)
-      expect(fused[0]!.contributions.map((c) => [c.sourceId, c.rank])).toEqual([
-        ['text', 1],
-        ['vector', 1],
-      ])
-      checked++
+  it('leans on the text side for identifiers and quoted phrases', async () => {
+    const index = await filled(new WordEmbedder())
+    for (const query of [
+      'sap.m.Table',
+      '"run build"',
+      'getEmbeddingsPath',
+      'manifest.json',
+      'npm_config',
+      '--watch',
+    ]) {
+      expect(looksExact(query), query).toBe(true)
     }
-    expect(checked).toBeGreaterThan(30)
+    expect(looksExact('filter bar selection fields')).toBe(true)
+    for (const query of ['how do I restore a snapshot', 'deploy to the cloud', 'what is a table for?'])
+      expect(looksExact(query), query).toBe(false)
+    const [hit] = await index.search({ query: 'sap.m.Table', limit: 1 })
+    expect(hit!.id).toBe('table')
+    expect(hit!.contributions[0]).toMatchObject({ sourceId: 'text', rank: 1, weight: 111 })
+    const [plain] = await index.search({ query: 'which tables grow?', limit: 1 })
+    expect(plain!.contributions[0]).toMatchObject({ sourceId: 'text', weight: 1 })
+    // With lookups: 'fuse', a lookup is fused like any other query.
+    const fused = new HybridSearch<Passage>(options(new WordEmbedder(), { fusion: { lookups: 'fuse' } }))
+    await fused.upsert(corpus)
+    expect((await fused.search({ query: 'sap.m.Table', limit: 1 }))[0]!.contributions[0]!.weight).toBe(1)
   })
 
-  it('snapshots of both indexes restore to the same answers', () => {
-    const textCopy = new TextSearch<Chunk>({
-      indexRevision: 'fiori-docs-1',
-      fields: ['title', 'content'],
-      storedFields: ['title', 'category'],
-      searchOptions: { boost: { title: 2 } },
-    })
-    textCopy.restore(JSON.parse(JSON.stringify(text.snapshot())))
-    const vectorCopy = new VectorSearch<Omit<Chunk, 'content'>>({
-      identity: vectors.identity,
-      dimensions: DIMENSIONS,
-    })
-    vectorCopy.restore(JSON.parse(JSON.stringify(vectors.snapshot())))
-    expect(textCopy.search({ query: 'deploy cloud foundry', limit: 10 })).toEqual(
-      text.search({ query: 'deploy cloud foundry', limit: 10 }),
-    )
-    expect(vectorCopy.search({ vector: embeddingOf(42), limit: 10 })).toEqual(
-      vectors.search({ vector: embeddingOf(42), limit: 10 }),
-    )
-  })
-
-  it('filters and groups on real metadata', () => {
-    const hits = vectors.search({
-      vector: embeddingOf(0),
+  it('calls the filter once per document with a copy, and applies it on both sides', async () => {
+    const index = await filled(new WordEmbedder())
+    const calls: string[] = []
+    const hits = await index.search({
+      query: 'tooling build deploy',
       limit: 5,
-      filter: (document) => document.category === 'Sapui5',
-      groupBy: (document) => document.document_id,
+      filter: (doc, id) => {
+        calls.push(id)
+        ;(doc as Passage).title = 'mutated'
+        return doc.headings?.[0] === 'Tooling'
+      },
     })
-    expect(hits.length).toBe(5)
-    expect(hits.every((h) => h.document.category === 'Sapui5')).toBe(true)
-    expect(new Set(hits.map((h) => h.document.document_id)).size).toBe(5)
+    expect(hits.map((hit) => hit.id).sort()).toEqual(['build', 'deploy'])
+    expect(new Set(calls).size).toBe(calls.length)
+    expect(index.get('build')!.title).toBe('Building')
+  })
+
+  it('removes from both sides at once, and addAll refuses known ids', async () => {
+    const embedder = new WordEmbedder()
+    const index = await filled(embedder)
+    expect(await index.remove(['snap', 'nope'])).toBe(1)
+    expect(index.has('snap')).toBe(false)
+    expect((await index.search({ query: 'snapshot restore', limit: 5 })).map((hit) => hit.id)).not.toContain(
+      'snap',
+    )
+    expect(DuplicateIdError.isInstance(await rejection(() => index.addAll([corpus[1]!])))).toBe(true)
+    expect(DuplicateIdError.isInstance(await rejection(() => index.upsert([corpus[1]!, corpus[1]!])))).toBe(
+      true,
+    )
+    await index.addAll([corpus[0]!])
+    expect(index.ids()).toContain('snap')
+  })
+
+  it('snapshots both sides with one fingerprint, as JSON and as a binary stream', async () => {
+    const embedder = new WordEmbedder()
+    const index = await filled(embedder)
+    const json = JSON.parse(JSON.stringify(index.snapshot()))
+    const fromJson = new HybridSearch<Passage>(options(embedder))
+    fromJson.restore(json)
+    const fromBytes = new HybridSearch<Passage>(options(embedder))
+    await fromBytes.restoreFrom([...index.snapshotChunks()])
+    for (const query of ['snapshot', 'sap.m.Table', 'deploy to cloud foundry', 'filters']) {
+      const expected = await index.search({ query, limit: 5 })
+      expect(await fromJson.search({ query, limit: 5 })).toEqual(expected)
+      expect(await fromBytes.search({ query, limit: 5 })).toEqual(expected)
+    }
+    // Another analyzer, embedder or revision: refused, and the target unchanged.
+    const others = [
+      new HybridSearch<Passage>(options(embedder, { analyzer: standardAnalyzer })),
+      new HybridSearch<Passage>(options(undefined)),
+      new HybridSearch<Passage>(
+        options({ ...embedder, identity: 'other', embed: embedder.embed.bind(embedder), dimensions: 16 }),
+      ),
+      new HybridSearch<Passage>(options(embedder, { indexRevision: 'docs-v2' })),
+    ]
+    for (const other of others) {
+      expect(() => other.restore(json)).toThrow(InvalidStateError)
+      await expect(other.restoreFrom([...index.snapshotChunks()])).rejects.toThrow(InvalidStateError)
+      expect(other.size).toBe(0)
+    }
+    // A corrupt stream or snapshot is refused.
+    const bytes = Buffer.concat([...index.snapshotChunks()])
+    bytes[bytes.length >> 1] = bytes[bytes.length >> 1]! ^ 1
+    await expect(fromBytes.restoreFrom([bytes])).rejects.toThrow(InvalidStateError)
+    const lying = { ...json, documents: json.documents.slice(1) }
+    expect(() => fromJson.restore(lying)).toThrow(InvalidStateError)
+    expect(fromJson.size).toBe(5)
+  })
+
+  it('refuses a restore while an update runs, and a snapshot of data JSON cannot carry', async () => {
+    const embedder = new WordEmbedder()
+    const index = await filled(embedder)
+    const snapshot = index.snapshot()
+    embedder.delayMs = 20
+    const update = index.upsert([{ id: 'new', title: 'New', text: 'fresh text' }])
+    expect(() => index.restore(snapshot)).toThrow(InvalidStateError)
+    await update
+    await index.upsert([{ id: 'dated', title: 'Dated', text: 'x', version: new Date(0) as never }])
+    expect(index.get('dated')!.version).toBeInstanceOf(Date)
+    expect(() => index.snapshot()).toThrow(/JSON/)
+  })
+})
+
+describe('HybridSearch bad input', () => {
+  it('rejects bad options and requests with typed errors naming the field', async () => {
+    const field = (run: () => unknown) => {
+      try {
+        run()
+      } catch (error) {
+        return (error as InvalidInputError).details.field
+      }
+      return undefined
+    }
+    expect(field(() => new HybridSearch(null as never))).toBe('options')
+    expect(field(() => new HybridSearch({ indexRevision: '', fields: ['a'] } as never))).toBe(
+      'options.indexRevision',
+    )
+    expect(field(() => new HybridSearch({ indexRevision: 'r', fields: [] } as never))).toBe('options.fields')
+    expect(
+      field(() => new HybridSearch({ indexRevision: 'r', fields: ['a'], boost: { b: 2 } } as never)),
+    ).toBe('options.boost.b')
+    expect(field(() => new HybridSearch({ indexRevision: 'r', fields: ['a'], embedder: {} } as never))).toBe(
+      'options.embedder',
+    )
+    expect(
+      field(() => new HybridSearch({ indexRevision: 'r', fields: ['a'], fusion: { k: -1 } } as never)),
+    ).toBe('options.fusion.k')
+    const index = await filled()
+    const reason = async (run: () => Promise<unknown>) =>
+      ((await rejection(run)) as InvalidInputError).details.field
+    expect(await reason(() => index.search({ query: 1 as never, limit: 1 }))).toBe('request.query')
+    expect(await reason(() => index.search({ query: 'x', limit: -1 }))).toBe('request.limit')
+    expect(await reason(() => index.search({ query: 'x', limit: 1, mode: 'both' as never }))).toBe(
+      'request.mode',
+    )
+    expect(await reason(() => index.upsert([{ id: 'x', title: { nested: 1 } as never, text: '' }]))).toBe(
+      'documents[0].title',
+    )
+    expect(await reason(() => index.upsert([{ title: 't', text: '' } as never]))).toBe('documents[0].id')
+  })
+
+  it('only ever throws typed errors on garbage (property)', async () => {
+    const garbage = deepGarbage([{ then: () => undefined }], fc.constant(undefined))
+    const index = await filled(new WordEmbedder())
+    await fc.assert(
+      fc.asyncProperty(garbage, garbage, async (a, b) => {
+        for (const run of [
+          () => new HybridSearch(a as never),
+          () => new HybridSearch({ indexRevision: 'r', fields: ['text'], embedder: a, fusion: b } as never),
+          () => index.search(a as never),
+          () => index.search({ query: 'x', limit: 2, filter: a, mode: b } as never),
+          () => index.upsert(a as never),
+          () => index.upsert([a] as never),
+          () => index.remove(a as never),
+          () => index.restore(a as never),
+          () => index.restoreFrom(a as never),
+        ]) {
+          try {
+            await run()
+          } catch (error) {
+            expect(AgentCoreError.isInstance(error), String(error)).toBe(true)
+          }
+        }
+      }),
+      { numRuns: 150 },
+    )
+    expect(index.size).toBe(5)
   })
 })

@@ -27,7 +27,24 @@
  *
  * @module
  */
+export {
+  type Embedder,
+  type EmbedOptions,
+  type OpenAICompatibleEmbedderOptions,
+  openAICompatibleEmbedder,
+} from './embedder.js'
+export { HybridSearch } from './hybrid-search.js'
+export type {
+  HybridContribution,
+  HybridFusionOptions,
+  HybridSearchHit,
+  HybridSearchOptions,
+  HybridSearchRequest,
+  HybridSearchSnapshot,
+  HybridSnippet,
+} from './hybrid-search-types.js'
 export type { JsonData } from './json-data.js'
+export { looksExact } from './looks-exact.js'
 export {
   type FusedRank,
   type RankContribution,
@@ -36,7 +53,20 @@ export {
   type ReciprocalRankFusionOptions,
   reciprocalRankFusion,
 } from './reciprocal-rank-fusion.js'
+export {
+  EmbeddingError,
+  type EmbeddingErrorDetails,
+  SearchLimitError,
+  type SearchLimitErrorDetails,
+} from './search-errors.js'
 export type { SearchHit, TextSearchHit, VectorSearchHit } from './search-hit.js'
+export {
+  defineTextAnalyzer,
+  englishAnalyzer,
+  standardAnalyzer,
+  type TextAnalyzer,
+  type TextAnalyzerDefinition,
+} from './text-analyzer.js'
 export type { TextQueryOptions } from './text-query-options.js'
 export {
   TextSearch,

@@ -122,30 +122,35 @@ export interface FusedRank<Item extends RankedItem = RankedItem> {
  * console.log(fused.map((f) => f.id)) // ["b", "a", "c"]
  * ```
  */
-export function reciprocalRankFusion<Item extends RankedItem>(
-  lists: readonly Ranking<Item>[],
+export function reciprocalRankFusion<Lists extends readonly Ranking[]>(
+  lists: Lists,
   options: ReciprocalRankFusionOptions = {},
+): readonly FusedRank<Lists[number]['hits'][number]>[] {
+  return fuse(lists as readonly Ranking<Lists[number]['hits'][number]>[], options)
+}
+
+function fuse<Item extends RankedItem>(
+  lists: readonly Ranking<Item>[],
+  options: ReciprocalRankFusionOptions,
 ): FusedRank<Item>[] {
   if (!Array.isArray(lists)) {
     throw new InvalidInputError(
       `reciprocalRankFusion takes an array of rankings like [{ sourceId: 'text', hits }], but got ${describeValue(lists)}.`,
-      { details: { received: describeValue(lists) } },
+      { details: { field: 'lists', received: describeValue(lists) } },
     )
   }
   if (typeof options !== 'object' || options === null) {
     throw new InvalidInputError(
       `reciprocalRankFusion options must be an object, but got ${describeValue(options)}.`,
-      {
-        details: { received: describeValue(options) },
-      },
+      { details: { field: 'options', received: describeValue(options) } },
     )
   }
   const k = options.k ?? 60
-  assertFiniteNumber(k, 'reciprocalRankFusion k', { min: 0 })
+  assertFiniteNumber(k, 'options.k', { min: 0 })
   const window = options.rankWindow ?? Number.MAX_SAFE_INTEGER
-  assertSafeInteger(window, 'reciprocalRankFusion rankWindow', { min: 1 })
+  assertSafeInteger(window, 'options.rankWindow', { min: 1 })
   const limit = options.limit ?? Number.MAX_SAFE_INTEGER
-  assertSafeInteger(limit, 'reciprocalRankFusion limit', { min: 0 })
+  assertSafeInteger(limit, 'options.limit', { min: 0 })
 
   // Check every list first, so the fusion loop below only reads.
   const sources = new Set<string>()
@@ -155,14 +160,12 @@ export function reciprocalRankFusion<Item extends RankedItem>(
     const list = lists[l]
     if (typeof list !== 'object' || list === null) {
       throw new InvalidInputError(
-        `reciprocalRankFusion list ${l} must be an object, but got ${describeValue(list)}.`,
-        {
-          details: { index: l, received: describeValue(list) },
-        },
+        `reciprocalRankFusion lists[${l}] must be an object, but got ${describeValue(list)}.`,
+        { details: { field: `lists[${l}]`, received: describeValue(list) } },
       )
     }
     const { sourceId, hits } = list
-    assertNonEmptyString(sourceId, `reciprocalRankFusion list ${l} sourceId`)
+    assertNonEmptyString(sourceId, `lists[${l}].sourceId`)
     if (sources.has(sourceId)) {
       throw new DuplicateIdError(
         `reciprocalRankFusion got two lists with sourceId "${sourceId}". Give each list its own sourceId, or merge them first.`,
@@ -171,7 +174,7 @@ export function reciprocalRankFusion<Item extends RankedItem>(
     }
     sources.add(sourceId)
     const weight = list.weight ?? 1
-    assertFiniteNumber(weight, `reciprocalRankFusion list "${sourceId}" weight`, {
+    assertFiniteNumber(weight, `lists[${l}].weight`, {
       min: 0,
       exclusiveMin: true,
     })
@@ -179,7 +182,7 @@ export function reciprocalRankFusion<Item extends RankedItem>(
     if (!Array.isArray(hits)) {
       throw new InvalidInputError(
         `reciprocalRankFusion list "${sourceId}" hits must be an array, but got ${describeValue(hits)}.`,
-        { details: { sourceId, received: describeValue(hits) } },
+        { details: { field: `lists[${l}].hits`, received: describeValue(hits) } },
       )
     }
     total += Math.min(hits.length, window)
@@ -208,7 +211,7 @@ export function reciprocalRankFusion<Item extends RankedItem>(
       if (typeof id !== 'string' || id.length === 0) {
         throw new InvalidInputError(
           `reciprocalRankFusion list "${sourceId}" hit ${i} must be an object with a non-empty string id, but its id is ${describeValue(id)}.`,
-          { details: { sourceId, index: i, received: describeValue(id) } },
+          { details: { field: `lists[${l}].hits[${i}].id`, received: describeValue(id) } },
         )
       }
       const rank = i + 1
@@ -226,7 +229,13 @@ export function reciprocalRankFusion<Item extends RankedItem>(
           const first = nodeRank[lastNode[slot]!]!
           throw new InvalidInputError(
             `reciprocalRankFusion list "${sourceId}" has the id "${id}" at ranks ${first} and ${rank}. A ranking lists each id once: keep its best rank and drop the rest.`,
-            { details: { sourceId, id, ranks: [first, rank] } },
+            {
+              details: {
+                field: `lists[${l}].hits[${i}].id`,
+                received: describeValue(id),
+                ranks: [first, rank],
+              },
+            },
           )
         }
         scores[slot] = scores[slot]! + contribution

@@ -22,14 +22,29 @@ export interface SearchHit<Document> {
 /**
  * A {@link TextSearch} hit. `score` is minisearch's BM25 weight; `document` holds the declared stored
  * fields only (a `Partial<Document>`), never the indexed full text unless that field is also stored.
+ * `terms` and `match` say what matched, for highlighting.
  *
  * @example
  * ```ts
  * import type { TextSearchHit } from '@agent-core/kits/search'
- * const hit: TextSearchHit<{ id: string; title: string; body: string }> = { id: 'a', score: 2.1, document: { title: 'Alpha' } }
+ * const hit: TextSearchHit<{ id: string; title: string; body: string }> = {
+ *   id: 'a',
+ *   score: 2.1,
+ *   document: { title: 'Alpha' },
+ *   terms: ['alpha'],
+ *   match: { alpha: ['title', 'body'] },
+ * }
  * ```
  */
-export type TextSearchHit<Document> = SearchHit<Partial<Document>>
+export interface TextSearchHit<Document> extends SearchHit<Partial<Document>> {
+  /** The query terms (after analysis) that this document matched. */
+  readonly terms: readonly string[]
+  /**
+   * For each indexed term that matched, the fields it was found in: `{ deploy: ['title', 'body'] }`. With
+   * prefix or fuzzy matching, the keys are the indexed terms found (`deployment` for the query `deplo`).
+   */
+  readonly match: Readonly<Record<string, readonly string[]>>
+}
 
 /**
  * A {@link VectorSearch} hit. `score` is the cosine similarity (from -1 to 1) between the request's

@@ -128,7 +128,15 @@ function notes() {
 describe('TextSearch', () => {
   it('returns hits with the stored fields only', () => {
     const hits = notes().search({ query: 'garlic', limit: 10 })
-    expect(hits).toEqual([{ id: 'n3', score: expect.any(Number), document: { title: 'Tomato soup' } }])
+    expect(hits).toEqual([
+      {
+        id: 'n3',
+        score: expect.any(Number),
+        terms: ['garlic'],
+        match: { garlic: ['body'] },
+        document: { title: 'Tomato soup' },
+      },
+    ])
   })
 
   it('equals a naive BM25 scan on exact-term queries (property)', () => {
@@ -383,7 +391,8 @@ describe('TextSearch', () => {
       { id: 'o', title: { nested: true }, body: '' },
       { id: 'n', title: Number.NaN, body: '' },
       { id: 'f', title: 'x', body: '', meta: { run: () => 1 } },
-      { id: 'd', title: 'x', body: '', meta: new Date(0) },
+      { id: 's', title: 'x', body: '', meta: { tag: Symbol('s') } },
+      { id: 'c', title: 'x', body: '', meta: new (class Tag {})() },
       null,
       'text',
     ]
@@ -538,6 +547,7 @@ describe('TextSearch', () => {
       const search = notes()
       const snapshot = JSON.parse(JSON.stringify(search.snapshot())) as TextSearchSnapshot
       expect(Object.keys(snapshot).sort()).toEqual([
+        'checksum',
         'configurationFingerprint',
         'engine',
         'serializedIndex',

@@ -12,6 +12,7 @@ import MiniSearch, {
   type SearchOptions,
   type SearchResult,
 } from 'minisearch'
+import { analyzerKey } from './internal/analyzers.js'
 import {
   assertFieldList,
   assertLimit,
@@ -21,9 +22,17 @@ import {
   readDocumentId,
 } from './internal/checks.js'
 import { configurationFingerprint } from './internal/fingerprint.js'
-import { cloneJsonData, copyJsonData } from './internal/json-data.js'
+import { cloneIndexData, copyIndexData, firstNonJsonPath, notJsonError } from './internal/index-data.js'
 import { hasQueryOptions, readQueryOptions } from './internal/text-query-options.js'
+import {
+  CorruptIndex,
+  checkSerializedIndex,
+  checksumOf,
+  purgeRemoved,
+  type SerializedMiniSearch,
+} from './internal/text-snapshot.js'
 import type { TextSearchHit } from './search-hit.js'
+import type { TextAnalyzer } from './text-analyzer.js'
 import type { TextQueryOptions } from './text-query-options.js'
 
 /** The engine named in {@link TextSearchSnapshot}: minisearch 7's JSON serialization. */
@@ -58,7 +67,17 @@ export interface TextSearchOptions<Document extends object> {
   readonly storedFields?: readonly Extract<keyof Document, string>[]
   /** The field holding the document's id, a non-empty string. Default `"id"`. */
   readonly idField?: Extract<keyof Document, string>
-  /** Splits a field's text into terms (minisearch's default splits on spaces and punctuation). */
+  /**
+   * A named, versioned analysis of text into terms, for documents and queries alike, such as
+   * {@link englishAnalyzer} (stop words, stemming, identifiers findable whole and by parts). Its name and
+   * version are part of the snapshot fingerprint. Without it (and without `tokenize`/`processTerm`) the
+   * index keeps minisearch's defaults: split on spaces and punctuation, lower-case.
+   */
+  readonly analyzer?: TextAnalyzer
+  /**
+   * Splits a field's text into terms (minisearch's default splits on spaces and punctuation). Prefer an
+   * `analyzer`; a bare function cannot be fingerprinted, so change `indexRevision` when it changes.
+   */
   readonly tokenize?: (text: string, fieldName?: string) => string[]
   /** Normalizes a term; return a falsy value to drop it (minisearch's default lower-cases). */
   readonly processTerm?: (term: string, fieldName?: string) => string | string[] | null | undefined | false
@@ -110,10 +129,15 @@ export interface TextSearchSnapshot {
   readonly version: 2
   /** The engine and serialization the index was written with. */
   readonly engine: string
-  /** Fingerprint of indexRevision, idField, fields and storedFields. */
+  /** Fingerprint of indexRevision, idField, fields, storedFields and the analyzer's name and version. */
   readonly configurationFingerprint: string
   /** The index in the engine's JSON serialization, without any removed document. */
   readonly serializedIndex: string
+  /**
+   * `crc32:` and eight hex digits: the CRC-32 of `serializedIndex` (UTF-8), checked on restore. Snapshots
+   * written before checksums existed have none and are still accepted after full structural validation.
+   */
+  readonly checksum?: string
 }
 
 /** Batch size of the vacuum run after removals: large, so one removal yields to the event loop rarely. */
@@ -152,43 +176,51 @@ export class TextSearch<Document extends object = Record<string, unknown>> {
   readonly storedFields: readonly Extract<keyof Document, string>[]
   /** The id field. */
   readonly idField: Extract<keyof Document, string>
-  /** Fingerprint of indexRevision, idField, fields and storedFields, as written into snapshots. */
+  /** The analyzer, when one was configured. */
+  readonly analyzer: TextAnalyzer | undefined
+  /** Fingerprint of the configuration (see {@link TextSearchSnapshot}), as written into snapshots. */
   readonly configurationFingerprint: string
 
   readonly #engineOptions: MiniSearchOptions<Record<string, unknown>>
   readonly #fieldSet: ReadonlySet<string>
   readonly #defaults: SearchOptions
   #index: MiniSearch<Record<string, unknown>>
+  /** Ids whose stored fields hold data JSON cannot carry (Date, Map, ...): a snapshot is refused then. */
+  #nonJson = new Set<string>()
   /** How many searches are inside a filter callback right now (changes are refused then). */
   #callbackDepth = 0
 
   constructor(options: TextSearchOptions<Document>) {
-    assertRequest(options, 'new TextSearch', "{ indexRevision: 'v1', fields: ['title', 'body'] }")
-    assertNonEmptyString(options.indexRevision, 'TextSearch indexRevision')
-    const fields = assertFieldList(options.fields, 'TextSearch fields', {
+    assertRequest(options, 'new TextSearch', "{ indexRevision: 'v1', fields: ['title', 'body'] }", 'options')
+    assertNonEmptyString(options.indexRevision, 'options.indexRevision')
+    const fields = assertFieldList(options.fields, 'options.fields', {
       nonEmpty: true,
     }) as Extract<keyof Document, string>[]
-    const storedFields = assertFieldList(options.storedFields ?? [], 'TextSearch storedFields', {
+    const storedFields = assertFieldList(options.storedFields ?? [], 'options.storedFields', {
       nonEmpty: false,
     }) as Extract<keyof Document, string>[]
     const idField = (options.idField ?? 'id') as Extract<keyof Document, string>
-    assertNonEmptyString(idField, 'TextSearch idField')
-    assertOptionalFunction(options.tokenize, 'TextSearch tokenize')
-    assertOptionalFunction(options.processTerm, 'TextSearch processTerm')
+    assertNonEmptyString(idField, 'options.idField')
+    assertOptionalFunction(options.tokenize, 'options.tokenize')
+    assertOptionalFunction(options.processTerm, 'options.processTerm')
+    const analyzer = readAnalyzer(options.analyzer, options)
+    this.analyzer = analyzer
     this.indexRevision = options.indexRevision
     this.fields = Object.freeze(fields)
     this.storedFields = Object.freeze(storedFields)
     this.idField = idField
     this.#fieldSet = new Set(fields)
     const defaults = options.searchOptions ?? {}
-    assertRequest(defaults, 'TextSearch searchOptions', '{ prefix: true }')
-    this.#defaults = readQueryOptions(defaults, this.#fieldSet, {}, 'TextSearch searchOptions')
+    assertRequest(defaults, 'new TextSearch', '{ prefix: true }', 'options.searchOptions')
+    this.#defaults = readQueryOptions(defaults, this.#fieldSet, {}, 'options.searchOptions')
     this.configurationFingerprint = configurationFingerprint('text-search', {
       engine: TEXT_ENGINE,
       indexRevision: this.indexRevision,
       idField,
       fields,
       storedFields,
+      // Only when configured, so that the fingerprints of indexes without an analyzer stay as they were.
+      ...(analyzer ? { analyzer: analyzerKey(analyzer) } : {}),
     })
     this.#engineOptions = {
       fields,
@@ -199,6 +231,12 @@ export class TextSearch<Document extends object = Record<string, unknown>> {
       searchOptions: this.#defaults,
       ...(options.tokenize ? { tokenize: checkedTokenize(options.tokenize) } : {}),
       ...(options.processTerm ? { processTerm: checkedProcessTerm(options.processTerm) } : {}),
+      ...(analyzer
+        ? {
+            tokenize: analyzer.tokenize as (text: string) => string[],
+            processTerm: analyzer.terms as (term: string) => string[],
+          }
+        : {}),
     }
     this.#index = new MiniSearch(this.#engineOptions)
   }
@@ -216,7 +254,7 @@ export class TextSearch<Document extends object = Record<string, unknown>> {
   /** A copy of the stored fields of the document with this id, or `undefined` when it is not indexed. */
   get(id: string): Partial<Document> | undefined {
     if (!this.#index.has(id)) return undefined
-    return cloneJsonData(this.#index.getStoredFields(id) ?? {}) as Partial<Document>
+    return this.#copyStored(id, this.#index.getStoredFields(id))
   }
 
   /**
@@ -237,20 +275,18 @@ export class TextSearch<Document extends object = Record<string, unknown>> {
     if (!Array.isArray(documents)) {
       throw new InvalidInputError(
         `TextSearch addAll takes an array of documents, but got ${describeValue(documents)}.`,
-        {
-          details: { received: describeValue(documents) },
-        },
+        { details: { field: 'documents', received: describeValue(documents) } },
       )
     }
     const single = documents.length === 1
-    const projected: Record<string, unknown>[] = new Array(documents.length)
+    const projected: Projected[] = new Array(documents.length)
     const batch = new Set<string>()
     for (let i = 0; i < documents.length; i++) {
-      const where = single ? 'TextSearch add document' : `TextSearch addAll document ${i}`
+      const where = single ? 'document' : `documents[${i}]`
       const id = readDocumentId(documents[i], this.idField, where)
       if (batch.has(id) || this.#index.has(id)) {
         throw new DuplicateIdError(
-          `${where} has the id "${id}", which is ${batch.has(id) ? 'repeated in this batch' : 'already indexed'}. Use replace() to update a document.`,
+          `TextSearch ${single ? 'add' : 'addAll'}: ${where} has the id "${id}", which is ${batch.has(id) ? 'repeated in this batch' : 'already indexed'}. Use replace() to update a document.`,
           { details: { id } },
         )
       }
@@ -259,69 +295,78 @@ export class TextSearch<Document extends object = Record<string, unknown>> {
     }
     let added = 0
     try {
-      for (const document of projected) {
+      for (const entry of projected) {
         added++
-        this.#index.add(document)
+        this.#index.add(entry.fields)
       }
     } catch (error) {
       // A tokenize or processTerm hook threw midway: undo this batch (including the document that was
       // being added) so that it stays all or nothing.
-      const ids = projected.slice(0, added).map((document) => document[this.idField] as string)
+      const ids = projected.slice(0, added).map((entry) => entry.id)
       this.#index.discardAll(ids.filter((id) => this.#index.has(id)))
       this.#index.vacuum(VACUUM).catch(() => {})
       throw error
     }
+    for (const entry of projected) if (!entry.json) this.#nonJson.add(entry.id)
   }
 
   /**
    * Replaces the indexed document that has the same id (or adds it), and waits until the old version's
-   * terms are purged from the index. The new document is checked before the old one is touched; only
-   * when a `tokenize` or `processTerm` hook throws while indexing it is the document gone afterwards.
+   * terms are purged from the index. The new version is what searches see as soon as `replace` returns
+   * its promise; the promise resolves once the purge is done. The new document is checked before the old
+   * one is touched; only when a `tokenize` or `processTerm` hook throws while indexing it is the document
+   * gone afterwards.
    */
   async replace(document: Document): Promise<void> {
     this.#assertNotInCallback('replace')
-    const id = readDocumentId(document, this.idField, 'TextSearch replace document')
-    const projected = this.#project(document as Record<string, unknown>, id, 'TextSearch replace document')
+    const id = readDocumentId(document, this.idField, 'document')
+    const projected = this.#project(document as Record<string, unknown>, id, 'document')
     if (this.#index.has(id)) this.#index.discard(id)
+    this.#nonJson.delete(id)
     try {
-      this.#index.add(projected)
+      this.#index.add(projected.fields)
     } catch (error) {
       // A tokenize or processTerm hook threw: drop the half-added new version too.
       if (this.#index.has(id)) this.#index.discard(id)
       this.#index.vacuum(VACUUM).catch(() => {})
       throw error
     }
+    if (!projected.json) this.#nonJson.add(id)
     await this.#index.vacuum(VACUUM)
   }
 
   /**
    * Removes the document with this id and waits until its terms are purged from the index (minisearch's
-   * vacuum), so the next snapshot holds nothing of it. Resolves `false` when it was not indexed.
+   * vacuum), so the next snapshot holds nothing of it. Searches stop finding it as soon as `remove`
+   * returns its promise. Resolves `false` when it was not indexed.
    */
   async remove(id: string): Promise<boolean> {
     return (await this.removeMany([id])) === 1
   }
 
-  /** Removes several documents with one purge of the index; resolves how many were indexed. */
+  /**
+   * Removes several documents with one purge of the index; resolves how many were indexed. Like
+   * {@link TextSearch.remove}, the documents are gone from searches as soon as the call returns.
+   */
   async removeMany(ids: readonly string[]): Promise<number> {
     if (!Array.isArray(ids)) {
       throw new InvalidInputError(
         `TextSearch removeMany takes an array of ids, but got ${describeValue(ids)}.`,
-        {
-          details: { received: describeValue(ids) },
-        },
+        { details: { field: 'ids', received: describeValue(ids) } },
       )
     }
     this.#assertNotInCallback('remove')
-    for (const id of ids) {
+    for (let i = 0; i < ids.length; i++) {
+      const id: unknown = ids[i]
       if (typeof id !== 'string') {
         throw new InvalidInputError(`TextSearch remove takes string ids, but got ${describeValue(id)}.`, {
-          details: { received: describeValue(id) },
+          details: { field: ids.length === 1 ? 'id' : `ids[${i}]`, received: describeValue(id) },
         })
       }
     }
     const present = [...new Set(ids)].filter((id) => this.#index.has(id))
     if (present.length === 0) return 0
+    for (const id of present) this.#nonJson.delete(id)
     this.#index.discardAll(present)
     await this.#index.vacuum(VACUUM)
     return present.length
@@ -334,26 +379,19 @@ export class TextSearch<Document extends object = Record<string, unknown>> {
    * @throws RejectedThenableError when `filter` returns a Promise
    * @throws InvalidOutputError when `filter` returns a non-boolean
    */
-  search(request: TextSearchRequest<Document>): TextSearchHit<Document>[] {
+  search(request: TextSearchRequest<Document>): readonly TextSearchHit<Document>[] {
     assertRequest(request, 'TextSearch search', "{ query: 'words', limit: 10 }")
     const { query, limit, filter } = request
     if (typeof query !== 'string') {
       throw new InvalidInputError(
-        `TextSearch search query must be a string, but got ${describeValue(query)}.`,
-        {
-          details: { received: describeValue(query) },
-        },
+        `TextSearch search: request.query must be a string, but got ${describeValue(query)}.`,
+        { details: { field: 'request.query', received: describeValue(query) } },
       )
     }
-    assertLimit(limit, 'TextSearch search')
-    assertOptionalFunction(filter, 'TextSearch search filter')
+    assertLimit(limit)
+    assertOptionalFunction(filter, 'request.filter')
     const options = hasQueryOptions(request as Record<string, unknown>)
-      ? readQueryOptions(
-          request as Record<string, unknown>,
-          this.#fieldSet,
-          this.#defaults,
-          'TextSearch search',
-        )
+      ? readQueryOptions(request as Record<string, unknown>, this.#fieldSet, this.#defaults, 'request')
       : undefined
     if (limit === 0) return []
     const results = this.#index.search(query, options)
@@ -370,9 +408,15 @@ export class TextSearch<Document extends object = Record<string, unknown>> {
           if (hits.length === limit) break
           const id = result.id as string
           const stored = this.#index.getStoredFields(id)
-          if (filter && !keepByFilter(filter, this.#copyStored(stored), id, 'TextSearch search filter'))
+          if (filter && !keepByFilter(filter, this.#copyStored(id, stored), id, 'TextSearch search filter'))
             continue
-          hits.push({ id, score, document: this.#copyStored(stored) })
+          hits.push({
+            id,
+            score,
+            document: this.#copyStored(id, stored),
+            terms: result.terms,
+            match: result.match,
+          })
         }
         start = end
       }
@@ -388,62 +432,112 @@ export class TextSearch<Document extends object = Record<string, unknown>> {
    * reproduces the same text.
    */
   snapshot(): TextSearchSnapshot {
-    const plain = this.#index.toJSON()
+    this.#assertJsonOnly()
+    const plain = this.#index.toJSON() as unknown as SerializedMiniSearch
     if ((plain.dirtCount ?? 0) > 0) purgeRemoved(plain)
     // Terms in code-unit order, so that equal indexes give equal text (the radix tree's own order
     // depends on insertion history, and a restored tree iterates in reverse).
     plain.index.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
+    let serializedIndex: string
+    try {
+      serializedIndex = JSON.stringify(plain)
+    } catch (error) {
+      throw new InvalidStateError(
+        `TextSearch snapshot: the index is too large for one JSON string (${(error as Error).message}). ` +
+          'Split the corpus over several indexes, or store fewer fields.',
+        { cause: error, details: { documents: this.size } },
+      )
+    }
     return {
       version: 2,
       engine: TEXT_ENGINE,
       configurationFingerprint: this.configurationFingerprint,
-      serializedIndex: JSON.stringify(plain),
+      serializedIndex,
+      checksum: checksumOf(serializedIndex),
     }
   }
 
   /**
    * Replaces the contents with a snapshot. All or nothing: a rejected snapshot leaves the index unchanged.
    *
+   * Restoring checks the checksum (when the snapshot has one) and every structural invariant of the
+   * serialized index (counts, ids, field lengths, postings), so a corrupt snapshot is refused here rather
+   * than answering wrong scores later. It stays synchronous.
+   *
    * @throws InvalidStateError when the version is not 2, the engine differs, the fingerprint does not
-   *   match this configuration (another indexRevision, idField, fields or storedFields), or the index is
-   *   corrupt
+   *   match this configuration (another indexRevision, idField, fields, storedFields or analyzer), the
+   *   checksum does not match, or the index is corrupt
    */
   restore(snapshot: TextSearchSnapshot): void {
     this.#assertNotInCallback('restore')
-    const bad = (problem: string, details: Record<string, unknown> = {}) =>
+    const bad = (problem: string, details: { field?: string; received?: string } = {}, cause?: unknown) =>
       new InvalidStateError(`Cannot restore this TextSearch snapshot: ${problem}`, {
+        cause,
         details: { indexRevision: this.indexRevision, ...details },
       })
     if (typeof snapshot !== 'object' || snapshot === null) {
-      throw bad(`expected an object, got ${describeValue(snapshot)}.`)
+      throw bad(`expected an object, got ${describeValue(snapshot)}.`, {
+        field: 'snapshot',
+        received: describeValue(snapshot),
+      })
     }
     const { version, engine, serializedIndex } = snapshot as unknown as Record<string, unknown>
     const fingerprint: unknown = snapshot.configurationFingerprint
     if (version !== 2) {
       throw bad(
         `its version is ${describeValue(version)}, but only version 2 is supported. Rebuild the index from the documents.`,
-        { version },
+        { field: 'snapshot.version', received: describeValue(version) },
       )
     }
     if (engine !== TEXT_ENGINE) {
-      throw bad(`its engine is ${describeValue(engine)}, expected "${TEXT_ENGINE}".`, { engine })
+      throw bad(`its engine is ${describeValue(engine)}, expected "${TEXT_ENGINE}".`, {
+        field: 'snapshot.engine',
+        received: describeValue(engine),
+      })
     }
     if (fingerprint !== this.configurationFingerprint) {
       throw bad(
-        `it was taken with another configuration (fingerprint ${describeValue(fingerprint)}, this index has "${this.configurationFingerprint}"): indexRevision, idField, fields or storedFields differ. Rebuild the index from the documents, or restore into a TextSearch configured like the one that took the snapshot.`,
-        { expected: this.configurationFingerprint, received: fingerprint },
+        `it was taken with another configuration (fingerprint ${describeValue(fingerprint)}, this index has "${this.configurationFingerprint}"): indexRevision, idField, fields, storedFields or the analyzer differ. Rebuild the index from the documents, or restore into a TextSearch configured like the one that took the snapshot.`,
+        { field: 'snapshot.configurationFingerprint', received: describeValue(fingerprint) },
       )
     }
-    if (typeof serializedIndex !== 'string') throw bad('serializedIndex is not a string.')
+    if (typeof serializedIndex !== 'string') {
+      throw bad('serializedIndex is not a string.', {
+        field: 'snapshot.serializedIndex',
+        received: describeValue(serializedIndex),
+      })
+    }
+    const checksum: unknown = (snapshot as { checksum?: unknown }).checksum
+    if (checksum !== undefined) {
+      if (typeof checksum !== 'string' || !/^crc32:[0-9a-f]{8}$/.test(checksum)) {
+        throw bad(`its checksum ${describeValue(checksum)} is not of the form "crc32:" and 8 hex digits.`, {
+          field: 'snapshot.checksum',
+          received: describeValue(checksum),
+        })
+      }
+      if (checksumOf(serializedIndex) !== checksum) {
+        throw bad(
+          'its serializedIndex does not match its checksum: the snapshot was corrupted or edited. Rebuild the index from the documents.',
+          { field: 'snapshot.serializedIndex' },
+        )
+      }
+    }
     let restored: MiniSearch<Record<string, unknown>>
     try {
-      const plain = JSON.parse(serializedIndex) as Record<string, unknown>
-      checkSerializedIndex(plain, this.fields)
+      const plain: unknown = JSON.parse(serializedIndex)
+      checkSerializedIndex(plain, this.fields, this.storedFields)
       restored = MiniSearch.loadJS(plain as never, this.#engineOptions)
     } catch (error) {
-      throw bad(`serializedIndex is corrupt (${(error as Error).message}).`, { cause: String(error) })
+      if (!(error instanceof CorruptIndex) && !(error instanceof SyntaxError)) throw error
+      throw bad(
+        `serializedIndex is corrupt: ${error.message}. Rebuild the index from the documents.`,
+        { field: 'snapshot.serializedIndex' },
+        error,
+      )
     }
     this.#index = restored
+    // Parsed JSON is JSON data by construction.
+    this.#nonJson = new Set()
   }
 
   #assertNotInCallback(operation: string): void {
@@ -455,9 +549,18 @@ export class TextSearch<Document extends object = Record<string, unknown>> {
     }
   }
 
+  #assertJsonOnly(): void {
+    for (const id of this.#nonJson) {
+      const stored = this.#index.getStoredFields(id) ?? {}
+      const field = firstNonJsonPath(stored, 'document') ?? 'document'
+      throw notJsonError('TextSearch', field, id)
+    }
+  }
+
   /** The declared fields of a checked document, copied: indexed values as text, stored values as data. */
-  #project(document: Record<string, unknown>, id: string, where: string): Record<string, unknown> {
+  #project(document: Record<string, unknown>, id: string, where: string): Projected {
     const out: Record<string, unknown> = { [this.idField]: id }
+    let json = true
     for (const field of this.fields) {
       const value = document[field]
       if (value === undefined || value === null) continue
@@ -467,28 +570,66 @@ export class TextSearch<Document extends object = Record<string, unknown>> {
         out[field] = [...value]
       else {
         throw new InvalidInputError(
-          `${where} "${id}" field "${field}" holds ${describeValue(value)}, but an indexed field must hold a string, a finite number, a boolean or an array of strings.`,
-          { details: { id, field, received: describeValue(value) } },
+          `TextSearch: ${where} "${id}" field "${field}" holds ${describeValue(value)}, but an indexed field must hold a string, a finite number, a boolean or an array of strings.`,
+          { details: { field: `${where}.${field}`, received: describeValue(value) } },
         )
       }
     }
     for (const field of this.storedFields) {
       const value = document[field]
       if (value === undefined) continue
-      out[field] = copyJsonData(value, `${where} "${id}" stored field "${field}"`, field)
+      const copy = copyIndexData(
+        value,
+        `TextSearch ${where} "${id}" stored field "${field}"`,
+        `${where}.${field}`,
+      )
+      out[field] = copy.value
+      json &&= copy.json
     }
-    return out
+    return { id, fields: out, json }
   }
 
-  #copyStored(stored: Record<string, unknown> | undefined): Partial<Document> {
+  #copyStored(id: string, stored: Record<string, unknown> | undefined): Partial<Document> {
     const out: Record<string, unknown> = {}
     if (stored === undefined) return out as Partial<Document>
+    const json = !this.#nonJson.has(id)
     for (const field of this.storedFields) {
       const value = stored[field]
-      if (value !== undefined) out[field] = typeof value === 'object' ? cloneJsonData(value) : value
+      if (value !== undefined) out[field] = typeof value === 'object' ? cloneIndexData(value, json) : value
     }
     return out as Partial<Document>
   }
+}
+
+/** A checked document: its id, the fields minisearch indexes and stores, and whether they are JSON. */
+interface Projected {
+  readonly id: string
+  readonly fields: Record<string, unknown>
+  readonly json: boolean
+}
+
+function readAnalyzer(value: unknown, options: TextSearchOptions<never>): TextAnalyzer | undefined {
+  if (value === undefined) return undefined
+  if (
+    typeof value !== 'object' ||
+    value === null ||
+    typeof (value as TextAnalyzer).name !== 'string' ||
+    typeof (value as TextAnalyzer).version !== 'number' ||
+    typeof (value as TextAnalyzer).tokenize !== 'function' ||
+    typeof (value as TextAnalyzer).terms !== 'function'
+  ) {
+    throw new InvalidInputError(
+      `TextSearch options.analyzer must be a TextAnalyzer (englishAnalyzer, standardAnalyzer or one from defineTextAnalyzer), but got ${describeValue(value)}.`,
+      { details: { field: 'options.analyzer', received: describeValue(value) } },
+    )
+  }
+  if (options.tokenize !== undefined || options.processTerm !== undefined) {
+    throw new InvalidInputError(
+      'TextSearch takes either an analyzer or tokenize/processTerm, not both: the analyzer already decides how text becomes terms. Put your functions into defineTextAnalyzer instead.',
+      { details: { field: 'options.analyzer' } },
+    )
+  }
+  return value as TextAnalyzer
 }
 
 function byId(a: SearchResult, b: SearchResult): number {
@@ -524,51 +665,4 @@ function checkedProcessTerm(
       { details: { hook: 'TextSearch processTerm', returned: describeValue(out) } },
     )
   }
-}
-
-/** Drops postings of discarded documents from minisearch's plain-object form (what vacuum would do). */
-function purgeRemoved(plain: ReturnType<MiniSearch['toJSON']>): void {
-  const live = plain.documentIds
-  const index: typeof plain.index = []
-  for (const [term, byField] of plain.index) {
-    const kept: (typeof plain.index)[number][1] = {}
-    let any = false
-    for (const [fieldId, postings] of Object.entries(byField)) {
-      const keptPostings: Record<string, number> = {}
-      let fieldAny = false
-      for (const [shortId, frequency] of Object.entries(postings as Record<string, number>)) {
-        if (!Object.hasOwn(live, shortId)) continue
-        keptPostings[shortId] = frequency
-        fieldAny = true
-      }
-      if (fieldAny) {
-        kept[fieldId] = keptPostings as never
-        any = true
-      }
-    }
-    if (any) index.push([term, kept])
-  }
-  plain.index = index
-  plain.dirtCount = 0
-}
-
-/** Structural checks of a parsed serialized index before minisearch loads it. */
-function checkSerializedIndex(plain: Record<string, unknown>, fields: readonly string[]): void {
-  if (typeof plain !== 'object' || plain === null) throw new TypeError('not an object')
-  if (plain.serializationVersion !== 2)
-    throw new TypeError(`serializationVersion ${String(plain.serializationVersion)}`)
-  const fieldIds = plain.fieldIds as Record<string, unknown> | undefined
-  if (typeof fieldIds !== 'object' || fieldIds === null) throw new TypeError('fieldIds missing')
-  if (Object.keys(fieldIds).length !== fields.length || fields.some((field, i) => fieldIds[field] !== i)) {
-    throw new TypeError('its fields do not match')
-  }
-  const ids = plain.documentIds as Record<string, unknown> | undefined
-  if (
-    typeof ids !== 'object' ||
-    ids === null ||
-    !Object.values(ids).every((id) => typeof id === 'string' && id !== '')
-  ) {
-    throw new TypeError('documentIds must map to non-empty strings')
-  }
-  if (!Array.isArray(plain.index)) throw new TypeError('index missing')
 }

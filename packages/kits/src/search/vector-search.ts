@@ -16,15 +16,27 @@ import {
 } from './internal/checks.js'
 import { configurationFingerprint } from './internal/fingerprint.js'
 import { base64ToFloat32, float32ToBase64 } from './internal/float32-base64.js'
-import { cloneJsonData, copyJsonData } from './internal/json-data.js'
+import { cloneIndexData, copyIndexData, firstNonJsonPath, notJsonError } from './internal/index-data.js'
+import {
+  CorruptStream,
+  isByteSource,
+  RECORD,
+  RecordReader,
+  RecordWriter,
+} from './internal/snapshot-stream.js'
 import { RankedSlots, topK } from './internal/top-k.js'
 import { scoreAll, writeNormalized } from './internal/vector-math.js'
 import type { JsonData } from './json-data.js'
+import { SearchLimitError } from './search-errors.js'
 import type { VectorSearchHit } from './search-hit.js'
 import type { VectorInput } from './vector-input.js'
 
 /** The largest number of dimensions a {@link VectorSearch} accepts. */
 const MAX_DIMENSIONS = 65_536
+/** The most float32 values one typed array holds in V8 (2^32 - 1). */
+const MAX_FLOATS = 2 ** 32 - 1
+/** The longest string V8 builds (2^29 - 24 UTF-16 code units): the base64 of a JSON snapshot must fit. */
+const MAX_STRING = 2 ** 29 - 24
 
 /**
  * Options of {@link VectorSearch}.
@@ -98,7 +110,9 @@ export interface VectorSearchRequest<Document extends object> {
 
 /**
  * What {@link VectorSearch.snapshot} returns: JSON-serializable, restored exactly by
- * {@link VectorSearch.restore} on a VectorSearch with the same identity, dimensions and idField.
+ * {@link VectorSearch.restore} on a VectorSearch with the same identity, dimensions and idField. The
+ * vectors are one base64 string, so this form holds at most 100,663,290 float32 values (65,535 vectors of
+ * 1536 dimensions); larger indexes snapshot as a binary stream with {@link VectorSearch.snapshotChunks}.
  *
  * @example
  * ```ts
@@ -160,19 +174,23 @@ export class VectorSearch<Document extends object = Record<string, unknown>> {
 
   #vectors: Float32Array
   #ids: string[] = []
-  #documents: JsonData[] = []
+  #documents: unknown[] = []
+  /** Ids whose documents hold data JSON cannot carry (Date, Map, ...): copied with structuredClone. */
+  #nonJson = new Set<string>()
   #slots = new Map<string, number>()
+  /** Counts changes, so that a streamed snapshot or restore can tell that the index changed meanwhile. */
+  #version = 0
   #scores = new Float64Array(0)
   /** How many searches are inside a filter or groupBy callback right now (changes are refused then). */
   #callbackDepth = 0
   readonly #query: Float32Array
 
   constructor(options: VectorSearchOptions) {
-    assertRequest(options, 'new VectorSearch', "{ identity: 'my-model', dimensions: 384 }")
-    assertNonEmptyString(options.identity, 'VectorSearch identity')
-    assertSafeInteger(options.dimensions, 'VectorSearch dimensions', { min: 1, max: MAX_DIMENSIONS })
+    assertRequest(options, 'new VectorSearch', "{ identity: 'my-model', dimensions: 384 }", 'options')
+    assertNonEmptyString(options.identity, 'options.identity')
+    assertSafeInteger(options.dimensions, 'options.dimensions', { min: 1, max: MAX_DIMENSIONS })
     const idField = options.idField ?? 'id'
-    assertNonEmptyString(idField, 'VectorSearch idField')
+    assertNonEmptyString(idField, 'options.idField')
     this.identity = options.identity
     this.dimensions = options.dimensions
     this.idField = idField
@@ -199,7 +217,7 @@ export class VectorSearch<Document extends object = Record<string, unknown>> {
   /** A copy of the document with this id, or `undefined`. */
   get(id: string): Document | undefined {
     const slot = this.#slots.get(id)
-    return slot === undefined ? undefined : (cloneJsonData(this.#documents[slot]) as Document)
+    return slot === undefined ? undefined : this.#copyOut(slot)
   }
 
   /** The ids of all documents, in storage order (removal moves the last document into the gap). */
@@ -226,7 +244,7 @@ export class VectorSearch<Document extends object = Record<string, unknown>> {
     if (!Array.isArray(entries)) {
       throw new InvalidInputError(
         `VectorSearch upsertMany takes an array of { document, vector }, but got ${describeValue(entries)}.`,
-        { details: { received: describeValue(entries) } },
+        { details: { field: 'entries', received: describeValue(entries) } },
       )
     }
     const dims = this.dimensions
@@ -236,26 +254,42 @@ export class VectorSearch<Document extends object = Record<string, unknown>> {
     this.#ensureCapacity(count + entries.length)
     const vectors = this.#vectors
     const ids: string[] = new Array(entries.length)
-    const documents: JsonData[] = new Array(entries.length)
+    const documents: unknown[] = new Array(entries.length)
+    const json: boolean[] = new Array(entries.length)
     for (let i = 0; i < entries.length; i++) {
-      const where = entries.length === 1 ? 'VectorSearch upsert' : `VectorSearch upsertMany entry ${i}`
+      const single = entries.length === 1
+      const where = single ? 'entry' : `entries[${i}]`
       const entry: unknown = entries[i]
-      assertRequest(entry, where, '{ document: { id: "a" }, vector: [0.1, 0.2] }')
-      const id = readDocumentId(entry.document, this.idField, `${where} document`)
-      documents[i] = copyJsonData(entry.document, `${where} document "${id}"`, 'document')
-      writeNormalized(entry.vector, dims, vectors, (count + i) * dims, `${where} vector of "${id}"`)
+      assertRequest(
+        entry,
+        `VectorSearch ${single ? 'upsert' : 'upsertMany'}`,
+        '{ document: { id: "a" }, vector: [0.1, 0.2] }',
+        where,
+      )
+      const id = readDocumentId(entry.document, this.idField, `${where}.document`)
+      const copy = copyIndexData(
+        entry.document,
+        `VectorSearch ${where}.document "${id}"`,
+        `${where}.document`,
+      )
+      documents[i] = copy.value
+      json[i] = copy.json
+      writeNormalized(entry.vector, dims, vectors, (count + i) * dims, `${where}.vector`)
       ids[i] = id
     }
+    this.#version++
     for (let i = 0; i < ids.length; i++) {
       const id = ids[i]!
+      if (json[i]) this.#nonJson.delete(id)
+      else this.#nonJson.add(id)
       let slot = this.#slots.get(id)
       if (slot === undefined) {
         slot = this.#ids.length
         this.#ids.push(id)
-        this.#documents.push(documents[i]!)
+        this.#documents.push(documents[i])
         this.#slots.set(id, slot)
       } else {
-        this.#documents[slot] = documents[i]!
+        this.#documents[slot] = documents[i]
       }
       // The target row is live or already committed, never a row still waiting to be moved.
       const from = (count + i) * dims
@@ -270,11 +304,13 @@ export class VectorSearch<Document extends object = Record<string, unknown>> {
     this.#assertNotInCallback('remove')
     if (typeof id !== 'string') {
       throw new InvalidInputError(`VectorSearch remove takes a string id, but got ${describeValue(id)}.`, {
-        details: { received: describeValue(id) },
+        details: { field: 'id', received: describeValue(id) },
       })
     }
     const slot = this.#slots.get(id)
     if (slot === undefined) return false
+    this.#version++
+    this.#nonJson.delete(id)
     const last = this.#ids.length - 1
     const dims = this.dimensions
     if (slot !== last) {
@@ -298,17 +334,17 @@ export class VectorSearch<Document extends object = Record<string, unknown>> {
    * @throws RejectedThenableError when `filter` or `groupBy` returns a Promise
    * @throws InvalidOutputError when `filter` returns a non-boolean or `groupBy` a non-string
    */
-  search(request: VectorSearchRequest<Document>): VectorSearchHit<Document>[] {
+  search(request: VectorSearchRequest<Document>): readonly VectorSearchHit<Document>[] {
     assertRequest(request, 'VectorSearch search', '{ vector: [0.1, 0.2], limit: 10 }')
     const { limit, filter, groupBy, minScore } = request
     // A search started from inside a filter or groupBy callback must not overwrite the shared buffers.
     const nested = this.#callbackDepth > 0
     const query = nested ? new Float32Array(this.dimensions) : this.#query
-    writeNormalized(request.vector, this.dimensions, query, 0, 'VectorSearch search vector')
-    assertLimit(limit, 'VectorSearch search')
-    assertOptionalFunction(filter, 'VectorSearch search filter')
-    assertOptionalFunction(groupBy, 'VectorSearch search groupBy')
-    if (minScore !== undefined) assertFiniteNumber(minScore, 'VectorSearch search minScore')
+    writeNormalized(request.vector, this.dimensions, query, 0, 'request.vector')
+    assertLimit(limit)
+    assertOptionalFunction(filter, 'request.filter')
+    assertOptionalFunction(groupBy, 'request.groupBy')
+    if (minScore !== undefined) assertFiniteNumber(minScore, 'request.minScore')
     const count = this.#ids.length
     if (limit === 0 || count === 0) return []
     if (!nested && this.#scores.length < count)
@@ -326,15 +362,11 @@ export class VectorSearch<Document extends object = Record<string, unknown>> {
     try {
       for (let slot = ranked.next(); slot !== -1 && hits.length < limit; slot = ranked.next()) {
         const id = this.#ids[slot]!
-        const stored = this.#documents[slot]
-        if (
-          filter &&
-          !keepByFilter(filter, cloneJsonData(stored) as Document, id, 'VectorSearch search filter')
-        ) {
+        if (filter && !keepByFilter(filter, this.#copyOut(slot), id, 'VectorSearch search filter')) {
           continue
         }
         if (groupBy) {
-          const key = groupKey(groupBy, cloneJsonData(stored) as Document, id, 'VectorSearch search groupBy')
+          const key = groupKey(groupBy, this.#copyOut(slot), id, 'VectorSearch search groupBy')
           if (groups.has(key)) continue
           groups.add(key)
         }
@@ -349,17 +381,37 @@ export class VectorSearch<Document extends object = Record<string, unknown>> {
   /**
    * A JSON-serializable copy of the whole index (documents and unit vectors as base64 float32).
    * {@link VectorSearch.restore} on a VectorSearch with the same configuration reproduces it exactly.
+   *
+   * @throws SearchLimitError when the vectors do not fit one JavaScript string (more than 100,663,290
+   *   float32 values, e.g. 65,536 vectors of 1536 dimensions): use {@link VectorSearch.snapshotChunks}
+   * @throws InvalidStateError when a document holds data JSON cannot carry (a Date, a Map, ...)
    */
   snapshot(): VectorSearchSnapshot {
     const count = this.#ids.length
+    const floats = count * this.dimensions
+    const base64Chars = Math.ceil((floats * 4) / 3) * 4
+    if (base64Chars > MAX_STRING) {
+      throw new SearchLimitError(
+        `VectorSearch snapshot: ${count} vectors of ${this.dimensions} dimensions need a base64 string of ${base64Chars} characters, but a JavaScript string holds at most ${MAX_STRING}. Write a binary snapshot with snapshotChunks() (to a file or a BLOB) and read it back with restoreFrom().`,
+        {
+          details: {
+            what: 'VectorSearch JSON snapshot',
+            limit: Math.floor(((MAX_STRING / 4) * 3) / 4),
+            required: floats,
+            unit: 'float32 values',
+          },
+        },
+      )
+    }
+    this.#assertJsonOnly()
     return {
       version: 1,
       engine: VECTOR_ENGINE,
       configurationFingerprint: this.configurationFingerprint,
       identity: this.identity,
       dimensions: this.dimensions,
-      documents: this.#documents.map(cloneJsonData),
-      vectors: float32ToBase64(this.#vectors, count * this.dimensions),
+      documents: this.#documents.map((document) => cloneIndexData(document, true)) as JsonData[],
+      vectors: float32ToBase64(this.#vectors, floats),
     }
   }
 
@@ -372,80 +424,318 @@ export class VectorSearch<Document extends object = Record<string, unknown>> {
    */
   restore(snapshot: VectorSearchSnapshot): void {
     this.#assertNotInCallback('restore')
-    const bad = (problem: string, details: Record<string, unknown> = {}) =>
-      new InvalidStateError(`Cannot restore this VectorSearch snapshot: ${problem}`, {
-        details: { identity: this.identity, dimensions: this.dimensions, ...details },
-      })
+    const bad = this.#restoreError
     if (typeof snapshot !== 'object' || snapshot === null) {
-      throw bad(`expected an object, got ${describeValue(snapshot)}.`)
+      throw bad(`expected an object, got ${describeValue(snapshot)}.`, 'snapshot', snapshot)
     }
-    const { version, engine, identity, dimensions, documents, vectors } = snapshot as unknown as Record<
-      string,
-      unknown
-    >
-    const fingerprint: unknown = snapshot.configurationFingerprint
+    const { version, engine, documents, vectors } = snapshot as unknown as Record<string, unknown>
     if (version !== 1) {
       throw bad(
         `its version is ${describeValue(version)}, but only version 1 is supported. Rebuild the index from the documents.`,
-        { version },
+        'snapshot.version',
+        version,
       )
     }
     if (engine !== VECTOR_ENGINE) {
-      throw bad(`its engine is ${describeValue(engine)}, expected "${VECTOR_ENGINE}".`, { engine })
-    }
-    if (identity !== this.identity || dimensions !== this.dimensions) {
       throw bad(
-        `it holds vectors of ${describeValue(identity)} with ${describeValue(dimensions)} dimensions, but this index is for "${this.identity}" with ${this.dimensions}. Re-embed the documents with this model, or restore into a VectorSearch with the snapshot's identity.`,
-        { snapshotIdentity: identity, snapshotDimensions: dimensions },
+        `its engine is ${describeValue(engine)}, expected "${VECTOR_ENGINE}".`,
+        'snapshot.engine',
+        engine,
       )
     }
-    if (fingerprint !== this.configurationFingerprint) {
-      throw bad(
-        `its configuration fingerprint ${describeValue(fingerprint)} does not match this index's "${this.configurationFingerprint}" (identity, dimensions or idField differ, or the snapshot was edited).`,
-        { expected: this.configurationFingerprint, received: fingerprint },
-      )
-    }
-    if (!Array.isArray(documents)) throw bad('its documents are not an array.')
+    this.#checkHeader(snapshot as unknown as Record<string, unknown>)
+    if (!Array.isArray(documents))
+      throw bad('its documents are not an array.', 'snapshot.documents', documents)
     const dims = this.dimensions
     const data = typeof vectors === 'string' ? base64ToFloat32(vectors) : undefined
     if (data === undefined || data.length !== documents.length * dims) {
-      throw bad(`its vectors are not base64 of ${documents.length * dims} float32 values.`)
+      throw bad(
+        `its vectors are not base64 of ${documents.length * dims} float32 values.`,
+        'snapshot.vectors',
+        vectors,
+      )
     }
-    const ids: string[] = new Array(documents.length)
-    const copies: JsonData[] = new Array(documents.length)
-    const slots = new Map<string, number>()
-    for (let i = 0; i < documents.length; i++) {
-      let id: string
-      try {
-        id = readDocumentId(documents[i], this.idField, `snapshot document ${i}`)
-        copies[i] = copyJsonData(documents[i], `snapshot document "${id}"`, 'document')
-      } catch (error) {
-        throw bad(`document ${i} is not valid (${(error as Error).message})`, { index: i })
+    const state = this.#emptyState(documents.length)
+    for (let i = 0; i < documents.length; i++) this.#restoreDocument(state, documents[i], i)
+    state.vectors.set(data)
+    this.#checkVectors(state, 0, documents.length)
+    this.#install(state)
+  }
+
+  /**
+   * The whole index as a binary stream: a header, the documents as JSON lines, the unit vectors as
+   * little-endian float32 and a CRC-32 of everything, in chunks of at most 4 MiB. Write the chunks to a
+   * file (`pipeline(Readable.from(index.snapshotChunks()), createWriteStream(path))`) or join them into a
+   * BLOB; {@link VectorSearch.restoreFrom} reads them back. Unlike {@link VectorSearch.snapshot}, its size
+   * is not bounded by the longest JavaScript string: a million vectors of 1536 dimensions (6 GB) stream in
+   * constant memory. Chunks are copies, so the caller may keep them.
+   *
+   * @throws InvalidStateError (while iterating) when the index changes before the last chunk, or a
+   *   document holds data JSON cannot carry
+   * @example
+   * ```ts
+   * import { createWriteStream } from 'node:fs'
+   * import { Readable } from 'node:stream'
+   * import { pipeline } from 'node:stream/promises'
+   * import { VectorSearch } from '@agent-core/kits/search'
+   * const vectors = new VectorSearch({ identity: 'toy', dimensions: 2 })
+   * vectors.upsert({ document: { id: 'a' }, vector: [1, 0] })
+   * await pipeline(Readable.from(vectors.snapshotChunks()), createWriteStream('/tmp/vectors.snapshot'))
+   * ```
+   */
+  *snapshotChunks(): Generator<Uint8Array, void, undefined> {
+    this.#assertJsonOnly()
+    const version = this.#version
+    const count = this.#ids.length
+    const writer = new RecordWriter()
+    const changed = () => {
+      if (this.#version !== version) {
+        throw new InvalidStateError(
+          'VectorSearch snapshotChunks: the index changed while its snapshot was being read. Take the snapshot again, without changing the index until the last chunk.',
+          { details: { field: 'index' } },
+        )
       }
-      if (slots.has(id)) throw bad(`the id "${id}" occurs twice.`, { id })
-      slots.set(id, i)
-      ids[i] = id
+    }
+    yield writer.start()
+    yield writer.json(RECORD.HEADER, {
+      format: 'agent-core/vector-search',
+      version: 1,
+      engine: VECTOR_ENGINE,
+      configurationFingerprint: this.configurationFingerprint,
+      identity: this.identity,
+      dimensions: this.dimensions,
+      count,
+    })
+    for (const chunk of writer.lines(this.#documents.slice(0, count))) {
+      changed()
+      yield chunk
+    }
+    for (const chunk of writer.floats(this.#vectors, count * this.dimensions)) {
+      changed()
+      yield chunk
+    }
+    changed()
+    yield writer.end()
+  }
+
+  /**
+   * Replaces the contents with a binary snapshot from {@link VectorSearch.snapshotChunks}, read from any
+   * iterable or async iterable of byte chunks (a file read stream, an array holding one BLOB). The index
+   * is swapped only after every check passed: the checksum, the header (version, engine, fingerprint),
+   * every document and id, and the count of vector values. All or nothing: on any error the index is as
+   * it was.
+   *
+   * @throws InvalidStateError when the stream is corrupt, truncated or was written for another
+   *   configuration, or the index changed while it was being restored
+   * @throws SearchLimitError when the snapshot holds more vectors than one typed array can
+   * @example
+   * ```ts
+   * import { createReadStream } from 'node:fs'
+   * import { VectorSearch } from '@agent-core/kits/search'
+   * const vectors = new VectorSearch({ identity: 'toy', dimensions: 2 })
+   * await vectors.restoreFrom(createReadStream('/tmp/vectors.snapshot'))
+   * ```
+   */
+  async restoreFrom(source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>): Promise<void> {
+    this.#assertNotInCallback('restore')
+    if (!isByteSource(source)) {
+      throw new InvalidInputError(
+        `VectorSearch restoreFrom takes an iterable or async iterable of byte chunks (a file read stream, [bytes]), but got ${describeValue(source)}.`,
+        { details: { field: 'source', received: describeValue(source) } },
+      )
+    }
+    const version = this.#version
+    const bad = this.#restoreError
+    let state: VectorState
+    try {
+      const reader = new RecordReader(source)
+      await reader.start()
+      const header = await reader.next()
+      if (header?.type !== RECORD.HEADER || typeof header.value !== 'object' || header.value === null)
+        throw new CorruptStream('it has no header')
+      const fields = header.value as Record<string, unknown>
+      if (
+        fields.format !== 'agent-core/vector-search' ||
+        fields.version !== 1 ||
+        fields.engine !== VECTOR_ENGINE
+      ) {
+        throw bad(
+          `it is not a version 1 "${VECTOR_ENGINE}" VectorSearch snapshot (format ${describeValue(fields.format)}, version ${describeValue(fields.version)}).`,
+          'snapshot.version',
+          fields.version,
+        )
+      }
+      this.#checkHeader(fields)
+      const count = fields.count
+      if (typeof count !== 'number' || !Number.isSafeInteger(count) || count < 0)
+        throw new CorruptStream('its header has no vector count')
+      this.#checkCapacity(count, 'VectorSearch restoreFrom')
+      try {
+        state = this.#emptyState(count)
+      } catch (error) {
+        // A damaged count can ask for more memory than there is; the checksum would only tell at the end.
+        if (error instanceof RangeError)
+          throw new CorruptStream(`its header announces ${count} vectors, which do not fit in memory`)
+        throw error
+      }
+      reader.floatsInto(state.vectors.subarray(0, count * this.dimensions))
+      let documents = 0
+      for (let record = await reader.next(); record !== undefined; record = await reader.next()) {
+        if (record.type === RECORD.LINES) {
+          if (reader.floatsWritten > 0) throw new CorruptStream('documents follow vectors')
+          for (const line of record.lines) {
+            if (documents >= count)
+              throw new CorruptStream('it holds more documents than its header announces')
+            this.#restoreDocument(state, line, documents++)
+          }
+        } else if (record.type !== RECORD.FLOATS) throw new CorruptStream('it has an unexpected record')
+      }
+      if (documents !== count) throw new CorruptStream(`it holds ${documents} documents, not ${count}`)
+      if (reader.floatsWritten !== count * this.dimensions)
+        throw new CorruptStream(
+          `it holds ${reader.floatsWritten} vector values, not ${count * this.dimensions}`,
+        )
+    } catch (error) {
+      if (error instanceof CorruptStream)
+        throw bad(`the stream is corrupt: ${error.message}. Rebuild the index from the documents.`, 'source')
+      throw error
+    }
+    if (this.#version !== version) {
+      throw new InvalidStateError(
+        'VectorSearch restoreFrom: the index changed while the snapshot was being read, so restoring it would lose those changes. Restore before changing the index.',
+        { details: { field: 'index' } },
+      )
+    }
+    // The CRC-32 covered every vector byte, and a VectorSearch only writes finite unit vectors, so they are
+    // not scanned again (the JSON form, which has no checksum, is).
+    this.#install(state)
+  }
+
+  readonly #restoreError = (problem: string, field: string, value?: unknown) =>
+    new InvalidStateError(`Cannot restore this VectorSearch snapshot: ${problem}`, {
+      details: {
+        identity: this.identity,
+        dimensions: this.dimensions,
+        field,
+        ...(value === undefined ? {} : { received: describeValue(value) }),
+      },
+    })
+
+  /** Checks identity, dimensions and fingerprint of a snapshot or stream header. */
+  #checkHeader(fields: Record<string, unknown>): void {
+    const { identity, dimensions } = fields
+    const fingerprint = fields.configurationFingerprint
+    if (identity !== this.identity || dimensions !== this.dimensions) {
+      throw this.#restoreError(
+        `it holds vectors of ${describeValue(identity)} with ${describeValue(dimensions)} dimensions, but this index is for "${this.identity}" with ${this.dimensions}. Re-embed the documents with this model, or restore into a VectorSearch with the snapshot's identity.`,
+        'snapshot.identity',
+        identity,
+      )
+    }
+    if (fingerprint !== this.configurationFingerprint) {
+      throw this.#restoreError(
+        `its configuration fingerprint ${describeValue(fingerprint)} does not match this index's "${this.configurationFingerprint}" (identity, dimensions or idField differ, or the snapshot was edited).`,
+        'snapshot.configurationFingerprint',
+        fingerprint,
+      )
+    }
+  }
+
+  #checkCapacity(count: number, what: string): void {
+    if (count * this.dimensions > MAX_FLOATS) {
+      throw new SearchLimitError(
+        `${what}: ${count} vectors of ${this.dimensions} dimensions are ${count * this.dimensions} float32 values, but one VectorSearch holds at most ${MAX_FLOATS} (one typed array). Split the corpus over several indexes, or reduce the dimensions.`,
+        {
+          details: {
+            what: 'VectorSearch capacity',
+            limit: MAX_FLOATS,
+            required: count * this.dimensions,
+            unit: 'float32 values',
+          },
+        },
+      )
+    }
+  }
+
+  #emptyState(count: number): VectorState {
+    return {
+      vectors: new Float32Array(Math.max(16, count) * this.dimensions),
+      ids: new Array(count),
+      documents: new Array(count),
+      nonJson: new Set(),
+      slots: new Map(),
+    }
+  }
+
+  /** Checks snapshot document `i` and files it into `state` (a copy, unless it was parsed just now). */
+  #restoreDocument(state: VectorState, document: unknown, i: number, parsed = false): void {
+    let id: string
+    try {
+      id = readDocumentId(document, this.idField, `snapshot.documents[${i}]`)
+      if (parsed) state.documents[i] = document
+      else {
+        const copy = copyIndexData(document, `snapshot document "${id}"`, `snapshot.documents[${i}]`)
+        state.documents[i] = copy.value
+        if (!copy.json) state.nonJson.add(id)
+      }
+    } catch (error) {
+      throw this.#restoreError(
+        `document ${i} is not valid (${(error as Error).message})`,
+        `snapshot.documents[${i}]`,
+      )
+    }
+    if (state.slots.has(id))
+      throw this.#restoreError(`the id "${id}" occurs twice.`, `snapshot.documents[${i}]`)
+    state.slots.set(id, i)
+    state.ids[i] = id
+  }
+
+  /** Every vector in `[from, to)` has finite values and unit length. */
+  #checkVectors(state: VectorState, from: number, to: number): void {
+    const dims = this.dimensions
+    const data = state.vectors
+    for (let i = from; i < to; i++) {
       let norm = 0
-      for (let j = i * dims; j < (i + 1) * dims; j++) {
+      for (let j = i * dims, end = j + dims; j < end; j++) {
         const x = data[j]!
-        if (!Number.isFinite(x)) throw bad(`the vector of "${id}" has a non-finite value.`, { id })
         norm += x * x
       }
-      if (Math.abs(norm - 1) > 1e-3) throw bad(`the vector of "${id}" is not unit length.`, { id })
+      // NaN or Infinity anywhere makes the norm NaN or Infinity, which fails this test too.
+      if (!(Math.abs(norm - 1) <= 1e-3)) {
+        throw this.#restoreError(
+          `the vector of "${state.ids[i]}" is not a finite unit vector.`,
+          `snapshot.vectors`,
+        )
+      }
     }
-    this.#vectors = new Float32Array(Math.max(16, documents.length) * dims)
-    this.#vectors.set(data)
-    this.#ids = ids
-    this.#documents = copies
-    this.#slots = slots
+  }
+
+  #install(state: VectorState): void {
+    this.#version++
+    this.#vectors = state.vectors
+    this.#ids = state.ids
+    this.#documents = state.documents
+    this.#nonJson = state.nonJson
+    this.#slots = state.slots
+  }
+
+  #assertJsonOnly(): void {
+    for (const id of this.#nonJson) {
+      const slot = this.#slots.get(id)!
+      throw notJsonError(
+        'VectorSearch',
+        firstNonJsonPath(this.#documents[slot], 'document') ?? 'document',
+        id,
+      )
+    }
+  }
+
+  #copyOut(slot: number): Document {
+    return cloneIndexData(this.#documents[slot], !this.#nonJson.has(this.#ids[slot]!)) as Document
   }
 
   #hit(slot: number, scores: Float64Array): VectorSearchHit<Document> {
-    return {
-      id: this.#ids[slot]!,
-      score: scores[slot]!,
-      document: cloneJsonData(this.#documents[slot]) as Document,
-    }
+    return { id: this.#ids[slot]!, score: scores[slot]!, document: this.#copyOut(slot) }
   }
 
   #assertNotInCallback(operation: string): void {
@@ -460,8 +750,20 @@ export class VectorSearch<Document extends object = Record<string, unknown>> {
   #ensureCapacity(count: number): void {
     const needed = count * this.dimensions
     if (needed <= this.#vectors.length) return
-    const grown = new Float32Array(Math.max(needed, this.#vectors.length * 2))
+    this.#checkCapacity(count, 'VectorSearch upsert')
+    const grown = new Float32Array(
+      Math.min(MAX_FLOATS - (MAX_FLOATS % this.dimensions), Math.max(needed, this.#vectors.length * 2)),
+    )
     grown.set(this.#vectors)
     this.#vectors = grown
   }
+}
+
+/** A complete index state, built aside and installed at once. */
+interface VectorState {
+  readonly vectors: Float32Array
+  readonly ids: string[]
+  readonly documents: unknown[]
+  readonly nonJson: Set<string>
+  readonly slots: Map<string, number>
 }

@@ -1,7 +1,8 @@
 /**
  * Splits decoded plain text into numbered, structure-following blocks whose `start`/`end` UTF-16 offsets
- * point back into the source and whose texts join back into it exactly. No I/O: reading files, paging,
- * indexing and prompting stay with the App.
+ * point back into the source and whose texts join back into it exactly, and merges them into retrieval
+ * passages that carry their heading path. No I/O: reading files, paging, indexing and prompting stay
+ * with the App.
  *
  * @example
  * ```ts
@@ -10,8 +11,12 @@
  * const blocks = TextBlocks.split('# Title\nBody\n\nMore\n', { targetChars: 1000 })
  * blocks.length // 2
  * blocks[1]?.start // 14
+ * const [passage] = TextBlocks.passages('# Title\nBody\n\nMore\n', { targetChars: 1000 })
+ * passage?.headingPath // ['Title']
  * ```
  *
  * @module
  */
-export { type TextBlock, type TextBlockSplitOptions, TextBlocks } from './split.js'
+export type { TextPassage, TextPassageOptions } from './passages.js'
+export type { TextBlock, TextBlockSplitOptions } from './split.js'
+export { TextBlocks } from './text-blocks.js'

@@ -82,7 +82,8 @@ const headingRe = /^ {0,3}#{1,6}(?:[ \t]|$)/
 const dashesRe = /^ {0,3}-{3,}[ \t]*$/
 const equalsRe = /^ {0,3}={3,}[ \t]*$/
 const ruleRe = /^ {0,3}(?:(?:\*[ \t]*){3,}|(?:_[ \t]*){3,}|(?:-[ \t]*){3,})$/
-const fenceRe = /^ {0,3}(`{3,}|~{3,})(.*)$/
+// `s`: an info string may hold any character but the line terminators \r and \n (U+2028 included)
+const fenceRe = /^ {0,3}(`{3,}|~{3,})(.*)$/s
 
 function referenceSplit(text: string, targetChars: number): string[] {
   const blocks: string[][] = []
@@ -161,6 +162,14 @@ describe('TextBlocks.split: invariants', () => {
       }),
       { numRuns: 2000 },
     )
+  })
+
+  it('treats a line separator (U+2028) after a fence as part of its info string, like any character', () => {
+    // found by the reference-model property: U+2028 does not end a line (only \r and \n do)
+    // an open fence: the blank line is fence content, so it is cut by size like '~~~ js\n\n' is
+    expect(texts('~~~\u2028\n\n', 1)).toEqual(texts('~~~ js\n\n', 1).map((t) => t.replace(' js', '\u2028')))
+    expect(texts('~~~\u2028\n\n', 1)).toEqual(['~~~\u2028\n', '\n'])
+    expect(texts('~~~\u2028\nx\n~~~\n', 100)).toEqual(['~~~\u2028\nx\n~~~\n'])
   })
 
   it('agrees with a reference model of the rules', () => {
@@ -312,7 +321,14 @@ describe('TextBlocks.split: bad input', () => {
     10n,
   ])('rejects targetChars %s with InvalidInputError', (value) => {
     expect(bad(value)).toThrow(InvalidInputError)
-    expect(bad(value)).toThrow(/targetChars must be a positive safe integer.*Pass a whole number/)
+    expect(bad(value)).toThrow(/targetChars must be a safe integer of at least 1.*pass a whole number/)
+    let error: unknown
+    try {
+      bad(value)()
+    } catch (thrown) {
+      error = thrown
+    }
+    expect((error as InvalidInputError).details).toMatchObject({ field: 'options.targetChars', min: 1 })
   })
 
   it('rejects a text that is not a string', () => {

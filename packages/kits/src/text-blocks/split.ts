@@ -1,4 +1,4 @@
-import { describeValue, InvalidInputError } from '@agent-core/core'
+import { assertObject, assertSafeInteger, describeValue, InvalidInputError } from '@agent-core/core'
 import {
   BLANK,
   classifyLine,
@@ -17,6 +17,14 @@ import {
 /**
  * One structural block of a text. `text === source.slice(start, end)`; blocks are contiguous, so joining
  * every block's `text` gives back the source exactly.
+ * @example
+ * ```ts
+ * import { type TextBlock, TextBlocks } from '@agent-core/kits/text-blocks'
+ * const source = '# Title\nIntro.\n'
+ * const [first]: readonly TextBlock[] = TextBlocks.split(source, { targetChars: 2000 })
+ * first?.number // 1
+ * source.slice(first?.start, first?.end) === first?.text // true
+ * ```
  */
 export interface TextBlock {
   /** Position of the block, starting at 1. */
@@ -29,7 +37,15 @@ export interface TextBlock {
   readonly end: number
 }
 
-/** Options of `TextBlocks.split`. */
+/**
+ * Options of `TextBlocks.split`.
+ * @example
+ * ```ts
+ * import { type TextBlockSplitOptions, TextBlocks } from '@agent-core/kits/text-blocks'
+ * const options: TextBlockSplitOptions = { targetChars: 2000 }
+ * const blocks = TextBlocks.split('First paragraph.\n\nSecond paragraph.\n', options)
+ * ```
+ */
 export interface TextBlockSplitOptions {
   /**
    * The size (in UTF-16 code units, line terminators included) a run of lines should not grow past. A
@@ -41,34 +57,52 @@ export interface TextBlockSplitOptions {
 
 const LF = 10
 
-function checkArguments(text: unknown, options: unknown): number {
+/**
+ * Checks `text` and `options.targetChars` for `TextBlocks.<method>`.
+ * @internal
+ */
+export function checkArguments(text: unknown, options: unknown, method = 'split'): number {
+  const where = `TextBlocks.${method}`
   if (typeof text !== 'string') {
     throw new InvalidInputError(
-      `TextBlocks.split expects the text as a string, but got ${describeValue(text)}. Decode bytes (for example with TextDecoder) before splitting.`,
-      { details: { name: 'text', received: describeValue(text) } },
+      `${where}: text must be a string, but got ${describeValue(text)}. Decode bytes (for example with TextDecoder) first.`,
+      { details: { field: 'text', received: describeValue(text) } },
     )
   }
-  if (typeof options !== 'object' || options === null) {
-    throw new InvalidInputError(
-      `TextBlocks.split expects options { targetChars }, but got ${describeValue(options)}. Pass for example { targetChars: 2000 }.`,
-      { details: { name: 'options', received: describeValue(options) } },
-    )
-  }
-  const targetChars = (options as { targetChars?: unknown }).targetChars
-  if (typeof targetChars !== 'number' || !Number.isSafeInteger(targetChars) || targetChars < 1) {
-    throw new InvalidInputError(
-      `TextBlocks.split options.targetChars must be a positive safe integer (a block size in UTF-16 code units), but got ${describeValue(targetChars)}. Pass a whole number of at least 1, such as 2000.`,
-      {
-        details: {
-          name: 'targetChars',
-          min: 1,
-          max: Number.MAX_SAFE_INTEGER,
-          received: describeValue(targetChars),
-        },
-      },
-    )
-  }
+  assertObject(options, 'options', {
+    where,
+    hint: 'Pass options { targetChars }, for example { targetChars: 2000 }.',
+  })
+  const { targetChars } = options as { targetChars?: unknown }
+  assertSafeInteger(targetChars, 'options.targetChars', {
+    min: 1,
+    where,
+    hint: 'It is a block size in UTF-16 code units: pass a whole number of at least 1, such as 2000.',
+  })
   return targetChars
+}
+
+/** A heading that starts a block: its level (1 to 6; setext `===` is 1, `---` is 2) and its text. */
+export interface BlockHeading {
+  readonly level: number
+  readonly text: string
+}
+
+const HASH_CODE = 35
+
+/** The level and text of the ATX heading line `[start, end)`. */
+function atxHeading(text: string, start: number, end: number): BlockHeading {
+  let i = start
+  while (i < end && text.charCodeAt(i) === 32) i++
+  let level = 0
+  while (i < end && text.charCodeAt(i) === HASH_CODE) {
+    level++
+    i++
+  }
+  // The optional closing sequence: spaces, then only `#` to the end of the line.
+  const content = text.slice(i, end).trim()
+  const closed = content.replace(/(^|[ \t]+)#+$/, '').trim()
+  return { level, text: closed }
 }
 
 /**
@@ -87,13 +121,26 @@ function checkArguments(text: unknown, options: unknown): number {
  * @throws InvalidInputError when `text` is not a string or `targetChars` is not a positive safe integer
  */
 function split(text: string, options: TextBlockSplitOptions): readonly TextBlock[] {
-  const targetChars = checkArguments(text, options)
+  return splitBlocks(text, checkArguments(text, options))
+}
+
+/**
+ * {@link split} without the argument checks. When `headings` is given, `headings[i]` is set to the heading
+ * that starts block `i` (or `undefined`).
+ * @internal
+ */
+export function splitBlocks(
+  text: string,
+  targetChars: number,
+  headings?: (BlockHeading | undefined)[],
+): TextBlock[] {
   const length = text.length
   const blocks: TextBlock[] = []
   if (length === 0) return blocks
 
   const fence: FenceMark = { char: 0, length: 0 }
   let openFence: FenceMark | undefined
+  let pendingHeading: BlockHeading | undefined
   let blockStart = 0
   /** The open block holds at least one non-blank line. */
   let hasContent = false
@@ -101,9 +148,12 @@ function split(text: string, options: TextBlockSplitOptions): readonly TextBlock
   let closed = false
   /** Content lines in the open block (for the setext rule, which moves the heading text line). */
   let contentLines = 0
-  /** Start of the previous line and whether it was a paragraph line of the open block. */
+  /** Start and end of the previous line and whether it was a paragraph line of the open block. */
   let previousStart = 0
+  let previousEnd = 0
   let previousIsParagraph = false
+  /** The heading that starts the open block, when `headings` is wanted. */
+  let blockHeading: BlockHeading | undefined
 
   let nextLf = text.indexOf('\n')
   // One search tells whether the text has any CR at all; then it is only searched again past each one found.
@@ -147,21 +197,40 @@ function split(text: string, options: TextBlockSplitOptions): readonly TextBlock
         previousIsParagraph = false
         continue
       }
+      let heading: BlockHeading | undefined
       if (closed) cutAt = lineStart
       else if (hasContent) {
         if (kind === HEADING || kind === RULE) cutAt = lineStart
         else if ((kind === DASHES || kind === EQUALS) && previousIsParagraph) {
           // A setext underline: the previous line is a heading, so the block starts there.
           if (contentLines >= 2) cutAt = previousStart
+          if (headings) {
+            heading = {
+              level: kind === EQUALS ? 1 : 2,
+              text: text.slice(previousStart, previousEnd).trim(),
+            }
+            // Without a cut, the open block starts with the heading's text line.
+            if (cutAt === -1) blockHeading = heading
+          }
           kind = HEADING
         } else if (kind === DASHES) cutAt = lineStart
         else if (next - blockStart > targetChars) cutAt = lineStart
       } else if (kind === EQUALS) kind = TEXT
+      if (headings && kind === HEADING && heading === undefined) {
+        heading = atxHeading(text, lineStart, lineEnd)
+        if (cutAt === -1) blockHeading = heading
+      }
+      // After a cut the new block starts with this heading; `pendingHeading` carries it past the push.
+      pendingHeading = heading
       if (kind === FENCE) openFence = { char: fence.char, length: fence.length }
       previousIsParagraph = kind === TEXT || kind === EQUALS
     }
 
     if (cutAt !== -1) {
+      if (headings) {
+        headings.push(blockHeading)
+        blockHeading = pendingHeading
+      }
       blocks.push({
         number: blocks.length + 1,
         text: text.slice(blockStart, cutAt),
@@ -172,10 +241,13 @@ function split(text: string, options: TextBlockSplitOptions): readonly TextBlock
       blockStart = cutAt
       closed = false
     }
+    pendingHeading = undefined
     hasContent = true
     contentLines++
     previousStart = lineStart
+    previousEnd = lineEnd
   }
+  if (headings) headings.push(blockHeading)
   blocks.push({
     number: blocks.length + 1,
     text: text.slice(blockStart, length),
@@ -185,25 +257,4 @@ function split(text: string, options: TextBlockSplitOptions): readonly TextBlock
   return blocks
 }
 
-/**
- * Structure-aware splitting of decoded plain text into numbered blocks with exact UTF-16 offsets. The kit
- * reads no files, pages nothing and calls no model: paging windows, indexing and prompts stay the App's.
- *
- * @example
- * ```ts
- * import { TextBlocks } from '@agent-core/kits/text-blocks'
- *
- * const text = '# Intro\nHello.\n\n# Usage\nRun it.\n'
- * const blocks = TextBlocks.split(text, { targetChars: 2000 })
- * blocks.map((b) => b.text) // ['# Intro\nHello.\n\n', '# Usage\nRun it.\n']
- * blocks.map((b) => b.text).join('') === text // true
- * ```
- */
-export const TextBlocks: {
-  /**
-   * Splits `text` into blocks that start at headings and rules, end after blank lines and break at line
-   * boundaries before `targetChars` is exceeded. Throws InvalidInputError on a non-string text or a
-   * `targetChars` that is not a positive safe integer.
-   */
-  readonly split: (text: string, options: TextBlockSplitOptions) => readonly TextBlock[]
-} = Object.freeze({ split })
+export { split }

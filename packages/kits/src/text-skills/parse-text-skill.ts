@@ -1,6 +1,14 @@
 import { describeValue, InvalidDefinitionError, InvalidInputError } from '@agent-core/core'
 
-/** What a parser makes of a skill file: the catalog description and the workflow body. */
+/**
+ * What a parser makes of a skill file: the catalog description and the workflow body.
+ * @example
+ * ```ts
+ * import { type ParsedTextSkill, parseTextSkill } from '@agent-core/kits/text-skills'
+ * const parsed: ParsedTextSkill = parseTextSkill('# Triage\nSort new issues.\n\n1. Label it.\n', 'triage.md')
+ * parsed.description // 'Sort new issues.'
+ * ```
+ */
 export interface ParsedTextSkill {
   /** One short paragraph for a catalog (a skill list shown to a model). Non-empty. */
   readonly description: string

@@ -332,7 +332,9 @@ describe('defineTextSkillLoader: bad input', () => {
     expect(() => loader.load(undefined as never, context)).toThrow(InvalidInputError)
     expect(() => loader.load({ entries: 'triage' } as never, context)).toThrow(InvalidInputError)
     expect(() => loader.load({ entries: [triage] }, undefined as never)).toThrow(InvalidInputError)
-    expect(() => loader.load({ entries: [triage] }, {} as never)).toThrow(/context.read to be a function/)
+    expect(() => loader.load({ entries: [triage] }, {} as never)).toThrow(
+      /load: context\.read must be a function, but got undefined\. Pass read\(path\)/,
+    )
     expect(() => loader.load({ entries: [triage] }, { read: () => '', signal: 'stop' } as never)).toThrow(
       InvalidInputError,
     )

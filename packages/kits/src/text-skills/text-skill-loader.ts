@@ -1,6 +1,9 @@
 import {
   assertBoolean,
+  assertFunction,
+  assertNonEmptyString,
   assertNotThenable,
+  assertObject,
   DuplicateIdError,
   describeValue,
   InvalidDefinitionError,
@@ -15,12 +18,24 @@ import {
 import { type ParsedTextSkill, parseTextSkill } from './parse-text-skill.js'
 import { checkSkillPath } from './skill-path.js'
 
-/** The one kind a text skill has: a workflow written as text, run by a model with the listed tools. */
+/**
+ * The one kind a text skill has: a workflow written as text, run by a model with the listed tools.
+ * @example
+ * ```ts
+ * import type { TextSkillKind } from '@agent-core/kits/text-skills'
+ * const kind: TextSkillKind = 'text-workflow'
+ * ```
+ */
 export type TextSkillKind = 'text-workflow'
 
 /**
  * A skill registration: the single source of a skill's id and tool references. May be a plain object or
  * a class instance (prototype getters are read like fields).
+ * @example
+ * ```ts
+ * import type { TextSkillEntry } from '@agent-core/kits/text-skills'
+ * const triage: TextSkillEntry = { id: 'triage', kind: 'text-workflow', entry: 'skills/triage.md', toolIds: ['search'] }
+ * ```
  */
 export interface TextSkillEntry {
   readonly id: string
@@ -31,7 +46,14 @@ export interface TextSkillEntry {
   readonly toolIds: readonly string[]
 }
 
-/** What a catalog shows a model about one skill, without its body. */
+/**
+ * What a catalog shows a model about one skill, without its body.
+ * @example
+ * ```ts
+ * import type { TextSkill, TextSkillCatalogEntry } from '@agent-core/kits/text-skills'
+ * const catalog = (skills: Iterable<TextSkill>): TextSkillCatalogEntry[] => [...skills].map((skill) => skill.catalog)
+ * ```
+ */
 export interface TextSkillCatalogEntry {
   readonly id: string
   readonly kind: TextSkillKind
@@ -39,7 +61,14 @@ export interface TextSkillCatalogEntry {
   readonly description: string
 }
 
-/** A loaded skill: its registration fields, its catalog entry and its body. */
+/**
+ * A loaded skill: its registration fields, its catalog entry and its body.
+ * @example
+ * ```ts
+ * import type { TextSkill } from '@agent-core/kits/text-skills'
+ * const prompt = (skill: TextSkill) => `Follow the workflow "${skill.id}" using ${skill.toolIds.join(', ')}:\n${skill.body}`
+ * ```
+ */
 export interface TextSkill {
   readonly id: string
   readonly kind: TextSkillKind
@@ -53,10 +82,29 @@ export interface TextSkill {
 /**
  * A custom parser of skill files. Synchronous. Receives the text and the checked registration
  * (`entry` normalized) and returns the catalog description and the body.
+ * @example
+ * ```ts
+ * import { defineTextSkillLoader, type TextSkillParser } from '@agent-core/kits/text-skills'
+ * const firstLine: TextSkillParser = (text) => {
+ *   const [description = '', ...rest] = text.split('\n')
+ *   return { description, body: rest.join('\n') }
+ * }
+ * const loader = defineTextSkillLoader({ tools: [], parse: firstLine })
+ * ```
  */
 export type TextSkillParser = (text: string, skill: TextSkillEntry) => ParsedTextSkill
 
-/** Replacements for the errors the loader throws; each may be a method of a class instance. */
+/**
+ * Replacements for the errors the loader throws; each may be a method of a class instance.
+ * @example
+ * ```ts
+ * import { defineTextSkillLoader, type TextSkillErrorFactories } from '@agent-core/kits/text-skills'
+ * const errors: TextSkillErrorFactories = {
+ *   unknownTool: (toolId, skillId) => new Error(`skill ${skillId} uses ${toolId}, which this App does not offer`),
+ * }
+ * const loader = defineTextSkillLoader({ tools: ['search'], errors })
+ * ```
+ */
 export interface TextSkillErrorFactories {
   /** Two registrations share `id`. Default: DuplicateIdError. */
   duplicate?(id: string): Error
@@ -66,10 +114,26 @@ export interface TextSkillErrorFactories {
   invalidPath?(path: string, skillId: string, reason: string): Error
 }
 
-/** The tools skills may reference: ids, or anything with `has(id)` (a core `Registry`, a `Set`). */
+/**
+ * The tools skills may reference: ids, or anything with `has(id)` (a core `Registry`, a `Set`).
+ * @example
+ * ```ts
+ * import type { KnownTools } from '@agent-core/kits/text-skills'
+ * const listed: KnownTools = ['search', 'label']
+ * const fromSet: KnownTools = new Set(['search', 'label'])
+ * ```
+ */
 export type KnownTools = Iterable<string> | { has(id: string): boolean }
 
-/** Static declaration of a loader. */
+/**
+ * Static declaration of a loader.
+ * @example
+ * ```ts
+ * import { defineTextSkillLoader, type TextSkillLoaderDefinition } from '@agent-core/kits/text-skills'
+ * const definition: TextSkillLoaderDefinition = { tools: ['search', 'label'], idPattern: /^[a-z][a-z-]*$/ }
+ * const loader = defineTextSkillLoader(definition)
+ * ```
+ */
 export interface TextSkillLoaderDefinition {
   /** The tools skills may reference. */
   readonly tools: KnownTools
@@ -81,7 +145,16 @@ export interface TextSkillLoaderDefinition {
   readonly errors?: TextSkillErrorFactories
 }
 
-/** The request of {@link TextSkillLoader.load}. */
+/**
+ * The request of {@link TextSkillLoader.load}.
+ * @example
+ * ```ts
+ * import type { TextSkillLoadInput } from '@agent-core/kits/text-skills'
+ * const input: TextSkillLoadInput = {
+ *   entries: [{ id: 'triage', kind: 'text-workflow', entry: 'skills/triage.md', toolIds: [] }],
+ * }
+ * ```
+ */
 export interface TextSkillLoadInput {
   /** The registrations, in catalog order. */
   readonly entries: Iterable<TextSkillEntry>
@@ -91,13 +164,35 @@ export interface TextSkillLoadInput {
  * The App's port for real file reads, plus an optional cancellation signal. `read` receives a normalized
  * path relative to the skill root and must return the decoded text synchronously; it may be a method of
  * a class instance.
+ * @example
+ * ```ts
+ * import { readFileSync } from 'node:fs'
+ * import { join } from 'node:path'
+ * import type { TextSkillLoadContext } from '@agent-core/kits/text-skills'
+ * const context: TextSkillLoadContext = {
+ *   read: (path) => readFileSync(join('/srv/app/skills', path), 'utf8'),
+ *   signal: AbortSignal.timeout(2_000),
+ * }
+ * ```
  */
 export interface TextSkillLoadContext {
   read(path: string): string
   readonly signal?: AbortSignal | undefined
 }
 
-/** A compiled loader. */
+/**
+ * A compiled loader, built by {@link defineTextSkillLoader}.
+ * @example
+ * ```ts
+ * import { defineTextSkillLoader, type TextSkillLoader } from '@agent-core/kits/text-skills'
+ * const loader: TextSkillLoader = defineTextSkillLoader({ tools: ['label'] })
+ * const skills = loader.load(
+ *   { entries: [{ id: 'triage', kind: 'text-workflow', entry: 'triage.md', toolIds: ['label'] }] },
+ *   { read: () => '# Triage\nSort new issues.\n' },
+ * )
+ * skills.ids() // ['triage']
+ * ```
+ */
 export interface TextSkillLoader {
   /**
    * Checks every registration (id, path, tool references, duplicates), then reads and parses each file in
@@ -111,15 +206,12 @@ type Method = (...args: never[]) => unknown
 function method(owner: object, key: string, what: string): Method | undefined {
   const value = (owner as Record<string, unknown>)[key]
   if (value === undefined) return undefined
-  if (typeof value !== 'function') {
-    throw new InvalidDefinitionError(
-      `${what}.${key} must be a function when given, but got ${describeValue(value)}.`,
-      {
-        details: { field: key, received: describeValue(value) },
-      },
-    )
-  }
-  return value as Method
+  assertFunction(value, key, {
+    where: what,
+    error: InvalidDefinitionError,
+    hint: `Pass ${key} as a function, or leave it out.`,
+  })
+  return value
 }
 
 function knownTools(tools: unknown): { has(id: string): boolean; list: readonly string[] | undefined } {
@@ -134,12 +226,11 @@ function knownTools(tools: unknown): { has(id: string): boolean; list: readonly 
     if (typeof (tools as Iterable<unknown>)[Symbol.iterator] === 'function') {
       const list = [...(tools as Iterable<unknown>)]
       for (const id of list) {
-        if (typeof id !== 'string' || id.length === 0) {
-          throw new InvalidDefinitionError(
-            `text skill loader: tools must list non-empty string tool ids, but one is ${describeValue(id)}.`,
-            { details: { field: 'tools', received: describeValue(id) } },
-          )
-        }
+        assertNonEmptyString(id, 'tools', {
+          where: 'text skill loader',
+          error: InvalidDefinitionError,
+          hint: 'List tool ids, or pass an object with has(id).',
+        })
       }
       const set = new Set(list as string[])
       return { has: (id) => set.has(id), list: Object.freeze([...set]) }
@@ -178,17 +269,16 @@ function knownTools(tools: unknown): { has(id: string): boolean; list: readonly 
  * ```
  */
 export function defineTextSkillLoader(definition: TextSkillLoaderDefinition): TextSkillLoader {
-  if (typeof definition !== 'object' || definition === null) {
-    throw new InvalidDefinitionError(
-      `A text skill loader definition must be an object { tools, parse?, errors?, idPattern? }, but got ${describeValue(definition)}.`,
-      { details: { received: describeValue(definition) } },
-    )
-  }
+  assertObject(definition as unknown, 'definition', {
+    where: 'defineTextSkillLoader',
+    error: InvalidDefinitionError,
+    hint: 'Pass { tools, parse?, errors?, idPattern? }.',
+  })
   const tools = knownTools(definition.tools)
   const idPattern = definition.idPattern
   if (idPattern !== undefined && !(idPattern instanceof RegExp)) {
     throw new InvalidDefinitionError(
-      `text skill loader: idPattern must be a RegExp, but got ${describeValue(idPattern)}.`,
+      `text skill loader: idPattern must be a RegExp, but got ${describeValue(idPattern)}. Pass a regular expression such as /^[a-z-]+$/, or leave it out.`,
       {
         details: { field: 'idPattern', received: describeValue(idPattern) },
       },
@@ -196,12 +286,12 @@ export function defineTextSkillLoader(definition: TextSkillLoaderDefinition): Te
   }
   const parse = method(definition, 'parse', 'text skill loader')
   const errors = definition.errors
-  if (errors !== undefined && (typeof errors !== 'object' || errors === null)) {
-    throw new InvalidDefinitionError(
-      `text skill loader: errors must be an object of error factories, but got ${describeValue(errors)}.`,
-      { details: { field: 'errors', received: describeValue(errors) } },
-    )
-  }
+  if (errors !== undefined)
+    assertObject(errors as unknown, 'errors', {
+      where: 'text skill loader',
+      error: InvalidDefinitionError,
+      hint: 'Pass an object of error factories { duplicate?, unknownTool?, invalidPath? }, or leave it out.',
+    })
   const factories = {
     duplicate: errors && method(errors, 'duplicate', 'text skill loader errors'),
     unknownTool: errors && method(errors, 'unknownTool', 'text skill loader errors'),
@@ -216,7 +306,7 @@ export function defineTextSkillLoader(definition: TextSkillLoaderDefinition): Te
     if (!(made instanceof Error)) {
       return new InvalidOutputError(
         `text skill loader errors.${name} must return an Error to throw, but returned ${describeValue(made)}.`,
-        { details: { factory: name, returned: describeValue(made) } },
+        { details: { hook: `errors.${name}`, returned: describeValue(made) } },
       )
     }
     return made
@@ -253,18 +343,16 @@ export function defineTextSkillLoader(definition: TextSkillLoaderDefinition): Te
     const seen = new Set<string>()
     for (let i = 0; i < toolIds.length; i++) {
       const toolId: unknown = toolIds[i]
-      if (typeof toolId !== 'string' || toolId.length === 0) {
-        throw new InvalidDefinitionError(
-          `Text skill "${id}": toolIds[${i}] must be a non-empty string, but got ${describeValue(toolId)}.`,
-          { details: { id, field: 'toolIds', index: i, received: describeValue(toolId) } },
-        )
-      }
+      assertNonEmptyString(toolId, `toolIds[${i}]`, {
+        where: `Text skill "${id}"`,
+        error: InvalidDefinitionError,
+        details: { id, index: i },
+        hint: 'List the ids of registered tools.',
+      })
       if (seen.has(toolId)) {
         throw new InvalidDefinitionError(
           `Text skill "${id}" lists the tool "${toolId}" twice. List each tool once.`,
-          {
-            details: { id, field: 'toolIds', toolId },
-          },
+          { details: { id, field: `toolIds[${i}]`, index: i, toolId } },
         )
       }
       if (!tools.has(toolId)) {
@@ -285,12 +373,12 @@ export function defineTextSkillLoader(definition: TextSkillLoaderDefinition): Te
 
   /** Reads each field of a registration once and checks it; nothing is read from files here. */
   function checkEntry(registration: unknown, index: number, ids: Set<string>): TextSkillEntry {
-    if (typeof registration !== 'object' || registration === null) {
-      throw new InvalidDefinitionError(
-        `Text skill registration ${index} must be an object { id, kind, entry, toolIds }, but got ${describeValue(registration)}.`,
-        { details: { index, received: describeValue(registration) } },
-      )
-    }
+    assertObject(registration, `entries[${index}]`, {
+      where: 'load',
+      error: InvalidDefinitionError,
+      details: { index },
+      hint: 'Register each text skill as { id, kind, entry, toolIds }.',
+    })
     const fields = registration as Record<string, unknown>
     const id = checkId(fields.id, index)
     const kind = fields.kind
@@ -348,11 +436,7 @@ export function defineTextSkillLoader(definition: TextSkillLoaderDefinition): Te
 
   return Object.freeze({
     load(input: TextSkillLoadInput, context: TextSkillLoadContext): Registry<TextSkill> {
-      if (typeof input !== 'object' || input === null) {
-        throw new InvalidInputError(`load expects a request { entries }, but got ${describeValue(input)}.`, {
-          details: { received: describeValue(input) },
-        })
-      }
+      assertObject(input as unknown, 'input', { where: 'load', hint: 'Pass load({ entries }, { read }).' })
       const entries: unknown = input.entries
       if (
         typeof entries !== 'object' ||
@@ -364,25 +448,21 @@ export function defineTextSkillLoader(definition: TextSkillLoaderDefinition): Te
           { details: { field: 'entries', received: describeValue(entries) } },
         )
       }
-      if (typeof context !== 'object' || context === null) {
-        throw new InvalidInputError(
-          `load expects a context { read } whose read(path) returns a file's text, but got ${describeValue(context)}.`,
-          { details: { field: 'context', received: describeValue(context) } },
-        )
-      }
+      assertObject(context as unknown, 'context', {
+        where: 'load',
+        hint: "Pass a context { read } whose read(path) returns a file's text.",
+      })
       const read = context.read as unknown
-      if (typeof read !== 'function') {
-        throw new InvalidInputError(
-          `load expects context.read to be a function read(path) returning the file's text synchronously, but got ${describeValue(read)}.`,
-          { details: { field: 'read', received: describeValue(read) } },
-        )
-      }
+      assertFunction(read, 'context.read', {
+        where: 'load',
+        hint: "Pass read(path) returning the file's text synchronously.",
+      })
       const signal: unknown = context.signal
       if (signal !== undefined && !isAbortSignal(signal)) {
         throw new InvalidInputError(
           `load expects context.signal to be an AbortSignal, but got ${describeValue(signal)}.`,
           {
-            details: { field: 'signal', received: describeValue(signal) },
+            details: { field: 'context.signal', received: describeValue(signal) },
           },
         )
       }
@@ -402,7 +482,14 @@ export function defineTextSkillLoader(definition: TextSkillLoaderDefinition): Te
         if (typeof text !== 'string') {
           throw new InvalidOutputError(
             `${hook} for text skill "${registration.id}" must return the file's text as a string, but returned ${describeValue(text)}. Decode the file (for example readFileSync(path, 'utf8')).`,
-            { details: { id: registration.id, path: registration.entry, returned: describeValue(text) } },
+            {
+              details: {
+                id: registration.id,
+                hook: 'read',
+                path: registration.entry,
+                returned: describeValue(text),
+              },
+            },
           )
         }
         const { description, body } = parseFile(text, registration)

@@ -11,7 +11,7 @@
  * ```ts
  * import { createOperationContext } from '@agent-core/core'
  * import { defineModelTool } from '@agent-core/core/tools'
- * import { ApprovalRequiredError, ToolLifecycleRegistry } from '@agent-core/kits/tools'
+ * import { ApprovalRequiredError, defineToolLifecycle, ToolLifecycleRegistry } from '@agent-core/kits/tools'
  *
  * const refund = defineModelTool<{ amount: number }, string>({
  *   id: 'refund',
@@ -20,13 +20,11 @@
  *   execute: ({ amount }) => `refunded ${amount}`,
  * })
  * const tools = ToolLifecycleRegistry.create([
- *   {
- *     id: 'refund',
- *     tool: refund,
+ *   defineToolLifecycle(refund, {
  *     authorize(call) {
  *       if (call.input.amount > 100) throw new ApprovalRequiredError('Refunds above 100 need a manager.')
  *     },
- *   },
+ *   }),
  * ])
  * const outcome = await tools.run({ toolCallId: 'call_1', toolId: 'refund', input: { amount: 250 } }, createOperationContext())
  * // outcome.status === 'pending'; JSON.stringify(outcome.record) is what you store

@@ -548,7 +548,14 @@ export class ToolLifecycleRegistry<App = unknown> {
       }
     }
     const finalizeErrors: unknown[] = []
-    const outcome = this.#conclude(start, settlement, view, selected, hookContext, signature, finalizeErrors)
+    let outcome: ToolCallOutcome
+    try {
+      outcome = this.#conclude(start, settlement, view, selected, hookContext, signature, finalizeErrors)
+    } catch (error) {
+      // Building the record cannot fail for checked values; if it ever does, the span still ends once.
+      span.fail(error)
+      throw error
+    }
     if (participants.length > 0) {
       enterPhase(hookContext, 'finalize')
       for (const entry of participants) {
@@ -605,10 +612,12 @@ export class ToolLifecycleRegistry<App = unknown> {
     pass.participants = participants
 
     enterPhase(context, 'inspect')
-    try {
-      throwIfAborted(context.signal, `before the hooks of tool call "${start.toolCallId}"`)
-    } catch (error) {
-      return failed('inspect', error)
+    if (context.signal.aborted) {
+      try {
+        throwIfAborted(context.signal, `before the hooks of tool call "${start.toolCallId}"`)
+      } catch (error) {
+        return failed('inspect', error)
+      }
     }
     for (const entry of participants) {
       const hook = entry.hooks.inspect

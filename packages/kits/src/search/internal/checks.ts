@@ -8,15 +8,15 @@ import {
 } from '@agent-core/core'
 
 /** Checks a request's `limit`: a safe integer of at least 0 (0 asks for no hits). */
-export function assertLimit(value: unknown, where: string): asserts value is number {
-  assertSafeInteger(value, `${where} limit`, { min: 0 })
+export function assertLimit(value: unknown, field = 'request.limit'): asserts value is number {
+  assertSafeInteger(value, field, { min: 0 })
 }
 
-/** Checks an optional callback option. */
-export function assertOptionalFunction(value: unknown, name: string): void {
+/** Checks an optional callback option; `field` is its path as the caller wrote it (`request.filter`). */
+export function assertOptionalFunction(value: unknown, field: string): void {
   if (value !== undefined && typeof value !== 'function') {
-    throw new InvalidInputError(`${name} must be a function or left out, but got ${describeValue(value)}.`, {
-      details: { name, received: describeValue(value) },
+    throw new InvalidInputError(`${field} must be a function or left out, but got ${describeValue(value)}.`, {
+      details: { field, received: describeValue(value) },
     })
   }
 }
@@ -24,7 +24,7 @@ export function assertOptionalFunction(value: unknown, name: string): void {
 /** Checks a finite number (NaN and ±Infinity rejected), optionally within bounds. */
 export function assertFiniteNumber(
   value: unknown,
-  name: string,
+  field: string,
   bounds: { readonly min?: number; readonly exclusiveMin?: boolean } = {},
 ): asserts value is number {
   const { min, exclusiveMin = false } = bounds
@@ -34,50 +34,61 @@ export function assertFiniteNumber(
     (min !== undefined && (exclusiveMin ? value <= min : value < min))
   ) {
     const range = min === undefined ? '' : exclusiveMin ? ` greater than ${min}` : ` of at least ${min}`
-    throw new InvalidInputError(`${name} must be a finite number${range}, but got ${describeValue(value)}.`, {
-      details: { name, received: describeValue(value), ...(min === undefined ? {} : { min }) },
-    })
+    throw new InvalidInputError(
+      `${field} must be a finite number${range}, but got ${describeValue(value)}.`,
+      {
+        details: { field, received: describeValue(value), ...(min === undefined ? {} : { min }) },
+      },
+    )
   }
 }
 
 /** Checks a list of distinct non-empty field names. */
 export function assertFieldList(
   value: unknown,
-  name: string,
+  field: string,
   options: { readonly nonEmpty: boolean },
 ): string[] {
   if (!Array.isArray(value)) {
-    throw new InvalidInputError(`${name} must be an array of field names, but got ${describeValue(value)}.`, {
-      details: { name, received: describeValue(value) },
-    })
+    throw new InvalidInputError(
+      `${field} must be an array of field names, but got ${describeValue(value)}.`,
+      {
+        details: { field, received: describeValue(value) },
+      },
+    )
   }
   if (options.nonEmpty && value.length === 0) {
-    throw new InvalidInputError(`${name} must name at least one field to index.`, { details: { name } })
+    throw new InvalidInputError(`${field} must name at least one field to index.`, {
+      details: { field, received: describeValue(value) },
+    })
   }
   const seen = new Set<string>()
   for (let i = 0; i < value.length; i++) {
-    const field: unknown = value[i]
-    if (typeof field !== 'string' || field.length === 0) {
+    const name: unknown = value[i]
+    if (typeof name !== 'string' || name.length === 0) {
       throw new InvalidInputError(
-        `${name}[${i}] must be a non-empty field name, but got ${describeValue(field)}.`,
-        { details: { name, index: i, received: describeValue(field) } },
+        `${field}[${i}] must be a non-empty field name, but got ${describeValue(name)}.`,
+        { details: { field: `${field}[${i}]`, received: describeValue(name) } },
       )
     }
-    if (seen.has(field)) {
-      throw new InvalidInputError(`${name} lists "${field}" twice; list each field once.`, {
-        details: { name, field },
+    if (seen.has(name)) {
+      throw new InvalidInputError(`${field} lists "${name}" twice; list each field once.`, {
+        details: { field: `${field}[${i}]`, received: describeValue(name) },
       })
     }
-    seen.add(field)
+    seen.add(name)
   }
   return [...seen]
 }
 
-/** Reads a document's id from `idField`: it must be a non-empty string. */
+/**
+ * Reads a document's id from `idField`: it must be a non-empty string.
+ * @param where - the document's path as the caller wrote it, e.g. `documents[3]`
+ */
 export function readDocumentId(document: unknown, idField: string, where: string): string {
   if (typeof document !== 'object' || document === null || Array.isArray(document)) {
     throw new InvalidInputError(`${where} must be a plain object, but got ${describeValue(document)}.`, {
-      details: { where, received: describeValue(document) },
+      details: { field: where, received: describeValue(document) },
     })
   }
   const id: unknown = (document as Record<string, unknown>)[idField]
@@ -85,7 +96,7 @@ export function readDocumentId(document: unknown, idField: string, where: string
     throw new InvalidInputError(
       `${where} must have a non-empty string id in field "${idField}", but it holds ${describeValue(id)}. ` +
         'Set that field, or choose another field with the idField option.',
-      { details: { where, idField, received: describeValue(id) } },
+      { details: { field: `${where}.${idField}`, received: describeValue(id) } },
     )
   }
   return id
@@ -102,24 +113,26 @@ export function groupKey<A, B>(groupBy: (a: A, b: B) => unknown, a: A, b: B, hoo
   if (typeof answer !== 'string') {
     throw new InvalidOutputError(
       `${hook} must return a string group key synchronously, but returned ${describeValue(answer)}.`,
-      { details: { hook, returned: describeValue(answer) } },
+      { details: { hook, received: describeValue(answer) } },
     )
   }
   return answer
 }
 
-/** Checks that a request is a plain object, with a message that says what a valid one looks like. */
+/**
+ * Checks that a request is a plain object, with a message that says what a valid one looks like.
+ * @param field - the argument's name as the caller wrote it: `request`, `options`, `entries[2]`
+ */
 export function assertRequest(
   value: unknown,
   where: string,
   shape: string,
+  field = 'request',
 ): asserts value is Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new InvalidInputError(
-      `${where} takes a request object like ${shape}, but got ${describeValue(value)}.`,
-      {
-        details: { where, received: describeValue(value) },
-      },
+      `${where} takes ${field} as an object like ${shape}, but got ${describeValue(value)}.`,
+      { details: { field, received: describeValue(value) } },
     )
   }
 }

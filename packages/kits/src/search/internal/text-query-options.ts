@@ -13,26 +13,26 @@ export function hasQueryOptions(source: Readonly<Record<string, unknown>>): bool
   return false
 }
 
-function assertPlainObject(value: unknown, name: string): asserts value is Record<string, unknown> {
+function assertPlainObject(value: unknown, field: string): asserts value is Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new InvalidInputError(`${name} must be an object, but got ${describeValue(value)}.`, {
-      details: { name, received: describeValue(value) },
+    throw new InvalidInputError(`${field} must be an object, but got ${describeValue(value)}.`, {
+      details: { field, received: describeValue(value) },
     })
   }
 }
 
-function assertIndexedField(field: unknown, fields: ReadonlySet<string>, name: string): void {
-  if (typeof field !== 'string' || !fields.has(field)) {
+function assertIndexedField(name: unknown, fields: ReadonlySet<string>, field: string): void {
+  if (typeof name !== 'string' || !fields.has(name)) {
     throw new InvalidInputError(
-      `${name} names ${describeValue(field)}, which is not an indexed field. Indexed fields: ${[...fields].join(', ')}.`,
-      { details: { name, received: describeValue(field), fields: [...fields] } },
+      `${field} names ${describeValue(name)}, which is not an indexed field. Indexed fields: ${[...fields].join(', ')}.`,
+      { details: { field, received: describeValue(name), fields: [...fields] } },
     )
   }
 }
 
 /**
  * Checks the query options in `source` and writes them, in minisearch's shape, over `base`.
- * @param where - e.g. `"TextSearch search"`, for errors
+ * @param where - the path of `source` as the caller wrote it (`request`, `options.searchOptions`)
  */
 export function readQueryOptions(
   source: Readonly<Record<string, unknown>>,
@@ -44,26 +44,26 @@ export function readQueryOptions(
   const { prefix, fuzzy, maxFuzzy, boost, combineWith, fields: only, weights, bm25 } = source
   if (prefix !== undefined) {
     if (typeof prefix !== 'boolean') {
-      throw new InvalidInputError(`${where} prefix must be a boolean, but got ${describeValue(prefix)}.`, {
-        details: { name: 'prefix', received: describeValue(prefix) },
+      throw new InvalidInputError(`${where}.prefix must be a boolean, but got ${describeValue(prefix)}.`, {
+        details: { field: `${where}.prefix`, received: describeValue(prefix) },
       })
     }
     out.prefix = prefix
   }
   if (fuzzy !== undefined) {
-    if (typeof fuzzy !== 'boolean') assertFiniteNumber(fuzzy, `${where} fuzzy`, { min: 0 })
+    if (typeof fuzzy !== 'boolean') assertFiniteNumber(fuzzy, `${where}.fuzzy`, { min: 0 })
     out.fuzzy = fuzzy
   }
   if (maxFuzzy !== undefined) {
-    assertSafeInteger(maxFuzzy, `${where} maxFuzzy`, { min: 0 })
+    assertSafeInteger(maxFuzzy, `${where}.maxFuzzy`, { min: 0 })
     out.maxFuzzy = maxFuzzy
   }
   if (boost !== undefined) {
-    assertPlainObject(boost, `${where} boost`)
+    assertPlainObject(boost, `${where}.boost`)
     const checked: Record<string, number> = {}
     for (const [field, factor] of Object.entries(boost)) {
-      assertIndexedField(field, fields, `${where} boost`)
-      assertFiniteNumber(factor, `${where} boost.${field}`, { min: 0, exclusiveMin: true })
+      assertIndexedField(field, fields, `${where}.boost`)
+      assertFiniteNumber(factor, `${where}.boost.${field}`, { min: 0, exclusiveMin: true })
       checked[field] = factor
     }
     out.boost = checked
@@ -71,8 +71,8 @@ export function readQueryOptions(
   if (combineWith !== undefined) {
     if (typeof combineWith !== 'string' || !COMBINE.has(combineWith)) {
       throw new InvalidInputError(
-        `${where} combineWith must be "OR", "AND" or "AND_NOT", but got ${describeValue(combineWith)}.`,
-        { details: { name: 'combineWith', received: describeValue(combineWith) } },
+        `${where}.combineWith must be "OR", "AND" or "AND_NOT", but got ${describeValue(combineWith)}.`,
+        { details: { field: `${where}.combineWith`, received: describeValue(combineWith) } },
       )
     }
     out.combineWith = combineWith as SearchOptions['combineWith']
@@ -80,29 +80,29 @@ export function readQueryOptions(
   if (only !== undefined) {
     if (!Array.isArray(only) || only.length === 0) {
       throw new InvalidInputError(
-        `${where} fields must be a non-empty array of indexed fields, but got ${describeValue(only)}.`,
-        { details: { name: 'fields', received: describeValue(only) } },
+        `${where}.fields must be a non-empty array of indexed fields, but got ${describeValue(only)}.`,
+        { details: { field: `${where}.fields`, received: describeValue(only) } },
       )
     }
-    for (const field of only) assertIndexedField(field, fields, `${where} fields`)
+    for (const field of only) assertIndexedField(field, fields, `${where}.fields`)
     out.fields = [...(only as string[])]
   }
   if (weights !== undefined) {
-    assertPlainObject(weights, `${where} weights`)
+    assertPlainObject(weights, `${where}.weights`)
     const merged = { ...DEFAULT_WEIGHTS, ...base.weights }
     for (const key of ['fuzzy', 'prefix'] as const) {
       if (weights[key] === undefined) continue
-      assertFiniteNumber(weights[key], `${where} weights.${key}`, { min: 0 })
+      assertFiniteNumber(weights[key], `${where}.weights.${key}`, { min: 0 })
       merged[key] = weights[key]
     }
     out.weights = merged
   }
   if (bm25 !== undefined) {
-    assertPlainObject(bm25, `${where} bm25`)
+    assertPlainObject(bm25, `${where}.bm25`)
     const merged = { ...DEFAULT_BM25, ...base.bm25 }
     for (const key of ['k', 'b', 'd'] as const) {
       if (bm25[key] === undefined) continue
-      assertFiniteNumber(bm25[key], `${where} bm25.${key}`, { min: 0 })
+      assertFiniteNumber(bm25[key], `${where}.bm25.${key}`, { min: 0 })
       merged[key] = bm25[key]
     }
     out.bm25 = merged

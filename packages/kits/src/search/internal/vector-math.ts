@@ -2,7 +2,8 @@ import { describeValue, InvalidInputError } from '@agent-core/core'
 
 /**
  * Checks `value` (exactly `dimensions` finite numbers, not all zero, no holes) and writes its unit-length
- * version to `target` from `offset`.
+ * version to `target` from `offset`. `where` is the vector's path as the caller wrote it
+ * (`request.vector`, `entries[2].vector`); it is the error's `details.field`.
  */
 export function writeNormalized(
   value: unknown,
@@ -15,14 +16,14 @@ export function writeNormalized(
   if (!isArray && !(value instanceof Float32Array) && !(value instanceof Float64Array)) {
     throw new InvalidInputError(
       `${where} must be an array, Float32Array or Float64Array of ${dimensions} numbers, but got ${describeValue(value)}.`,
-      { details: { where, dimensions, received: describeValue(value) } },
+      { details: { field: where, dimensions, received: describeValue(value) } },
     )
   }
   const vector = value as ArrayLike<number>
   if (vector.length !== dimensions) {
     throw new InvalidInputError(
       `${where} has ${vector.length} dimensions, but this VectorSearch expects ${dimensions}. Embed with the model the index was built for.`,
-      { details: { where, dimensions, received: `${vector.length} dimensions` } },
+      { details: { field: where, dimensions, received: `${vector.length} dimensions` } },
     )
   }
   // Typed arrays and plain arrays go through separate copies of the same loops, so that each loop sees
@@ -138,7 +139,7 @@ function writeUnitTiny(
 
 function allZeros(where: string): never {
   throw new InvalidInputError(`${where} is all zeros, so it has no direction for cosine similarity.`, {
-    details: { where },
+    details: { field: where, received: 'a vector of zeros' },
   })
 }
 
@@ -150,7 +151,7 @@ function badDimension(where: string, index: number, value: unknown): never {
     hole
       ? `${where} is a sparse array: dimension ${index} has no value. Give every dimension a finite number.`
       : `${where} dimension ${index} is ${describeValue(value)}; every dimension must be a finite number.`,
-    { details: { where, index, received: hole ? 'hole' : describeValue(value) } },
+    { details: { field: `${where}[${index}]`, received: hole ? 'a hole' : describeValue(value) } },
   )
 }
 

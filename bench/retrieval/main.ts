@@ -1,0 +1,240 @@
+/**
+ * Retrieval quality of the search kit: MRR@10 and recall@10 per query kind (paraphrased question,
+ * keyword lookup) on two real corpora (see corpora.ts) with a hand-written query set (queries.ts), for
+ *
+ * 1. `bm25`: TextSearch with minisearch's defaults (fields title, headings, text);
+ * 2. `bm25+analyzer`: the same with `englishAnalyzer`;
+ * 3. `vector`: VectorSearch over the offline Universal Sentence Encoder (512 dimensions);
+ * 4. `rrf`: plain Reciprocal Rank Fusion of 1 and 3 (k = 60, equal weights, top 50 of each);
+ * 5. `hybrid`: HybridSearch with its defaults (English analyzer, boosts title 3 and headings 2, weighted
+ *    RRF that leans on the text side for identifiers and quoted phrases).
+ *
+ * Every method indexes the same passages and embeds the same text. Run with `pnpm bench retrieval`; the
+ * first run embeds about 9,000 passages (several minutes on two cores) into a cache under node_modules.
+ */
+import {
+  englishAnalyzer,
+  HybridSearch,
+  reciprocalRankFusion,
+  TextSearch,
+  VectorSearch,
+} from '@agent-core/kits/search'
+import { type Corpus, loadAgentCoreDocs, loadFiori, type Passage } from './corpora.js'
+import { QUERIES, type Query } from './queries.js'
+import { useEmbedder } from './use-embedder.js'
+
+const LIMIT = 10
+const CANDIDATES = 50
+const METHODS = ['bm25', 'bm25+analyzer', 'vector', 'rrf', 'hybrid'] as const
+type Method = (typeof METHODS)[number]
+
+const root = process.cwd()
+const embedder = await useEmbedder(root)
+
+function embedText(p: Passage): string {
+  return [p.title, p.headings.join(' / '), p.text].filter((part) => part.trim() !== '').join('\n\n')
+}
+
+/** The passage whose range holds the anchor's start (the one relevant passage of a query). */
+function relevantPassage(corpus: Corpus, query: Query): string {
+  const source = corpus.documents.get(query.document)
+  if (source === undefined) throw new Error(`query "${query.query}": no document ${query.document}`)
+  const at = source.indexOf(query.anchor)
+  if (at === -1) throw new Error(`query "${query.query}": anchor not found in ${query.document}`)
+  const passage = corpus.passages.find((p) => p.document === query.document && p.start <= at && at < p.end)
+  if (!passage) throw new Error(`query "${query.query}": no passage holds the anchor`)
+  return passage.id
+}
+
+/** Terms a paraphrase shares with its passage that fewer than 0.5% of the passages contain. */
+function sharedRareTerms(
+  corpus: Corpus,
+  frequency: Map<string, number>,
+  query: Query,
+  passageId: string,
+): string[] {
+  const passage = corpus.passages.find((p) => p.id === passageId)!
+  const terms = new Set(
+    englishAnalyzer.analyze(`${passage.title} ${passage.headings.join(' ')} ${passage.text}`),
+  )
+  const limit = Math.max(3, corpus.passages.length * 0.005)
+  return [...new Set(englishAnalyzer.analyze(query.query))].filter(
+    (term) => terms.has(term) && (frequency.get(term) ?? 0) <= limit,
+  )
+}
+
+interface Score {
+  rr: number
+  hit: number
+  /** Reciprocal rank of the first hit from the relevant document (any of its passages). */
+  docRr: number
+}
+
+async function evaluate(corpus: Corpus): Promise<Map<string, Score[]>> {
+  const queries = QUERIES.filter((q) => q.corpus === corpus.name)
+  console.log(
+    `\n## ${corpus.name}: ${corpus.documents.size} documents, ${corpus.passages.length} passages, ${queries.length} queries`,
+  )
+  const started = performance.now()
+  const hybrid = new HybridSearch<Passage>({
+    indexRevision: 'bench',
+    fields: ['title', 'headings', 'text'],
+    boost: { title: 3, headings: 2 },
+    embedder,
+    embedText,
+  })
+  for (let i = 0; i < corpus.passages.length; i += 512) await hybrid.upsert(corpus.passages.slice(i, i + 512))
+  console.log(
+    `indexed and embedded in ${((performance.now() - started) / 1000).toFixed(1)} s (${embedder.computed()} texts embedded by the model in this run)`,
+  )
+
+  const plain = new TextSearch<Passage>({ indexRevision: 'bench', fields: ['title', 'headings', 'text'] })
+  plain.addAll(corpus.passages as Passage[])
+  const analyzed = new TextSearch<Passage>({
+    indexRevision: 'bench',
+    fields: ['title', 'headings', 'text'],
+    analyzer: englishAnalyzer,
+  })
+  analyzed.addAll(corpus.passages as Passage[])
+  const vectors = new VectorSearch<{ id: string }>({
+    identity: embedder.identity,
+    dimensions: embedder.dimensions,
+  })
+  const passageVectors = await embedder.embed(corpus.passages.map(embedText), {})
+  vectors.upsertMany(corpus.passages.map((p, i) => ({ document: { id: p.id }, vector: passageVectors[i]! })))
+
+  const frequency = new Map<string, number>()
+  for (const p of corpus.passages)
+    for (const term of new Set(englishAnalyzer.analyze(`${p.title} ${p.headings.join(' ')} ${p.text}`)))
+      frequency.set(term, (frequency.get(term) ?? 0) + 1)
+
+  const scores = new Map<string, Score[]>()
+  const record = (method: Method, kind: string, ids: readonly string[], relevant: string) => {
+    const top = ids.slice(0, LIMIT)
+    const rank = top.indexOf(relevant) + 1
+    const document = relevant.slice(0, relevant.lastIndexOf('#'))
+    const docRank = top.findIndex((id) => id.slice(0, id.lastIndexOf('#')) === document) + 1
+    for (const key of [`${method}|${kind}`, `${method}|all`]) {
+      if (!scores.has(key)) scores.set(key, [])
+      scores
+        .get(key)!
+        .push({ rr: rank > 0 ? 1 / rank : 0, hit: rank > 0 ? 1 : 0, docRr: docRank > 0 ? 1 / docRank : 0 })
+    }
+  }
+  let violations = 0
+  for (const query of queries) {
+    const relevant = relevantPassage(corpus, query)
+    if (query.kind === 'paraphrase') {
+      const shared = sharedRareTerms(corpus, frequency, query, relevant)
+      if (shared.length > 0) {
+        violations++
+        console.log(
+          `  note: paraphrase "${query.query}" shares rare terms with its passage: ${shared.join(', ')}`,
+        )
+      }
+    }
+    const [queryVector] = await embedder.embed([query.query.replace(/["\u201c\u201d`]/g, ' ').trim()], {})
+    const bm25 = plain.search({ query: query.query, limit: CANDIDATES })
+    const vector = vectors.search({ vector: queryVector!, limit: CANDIDATES })
+    record(
+      'bm25',
+      query.kind,
+      bm25.map((h) => h.id),
+      relevant,
+    )
+    record(
+      'bm25+analyzer',
+      query.kind,
+      analyzed.search({ query: query.query, limit: LIMIT }).map((h) => h.id),
+      relevant,
+    )
+    record(
+      'vector',
+      query.kind,
+      vector.map((h) => h.id),
+      relevant,
+    )
+    record(
+      'rrf',
+      query.kind,
+      reciprocalRankFusion(
+        [
+          { sourceId: 'text', hits: bm25 },
+          { sourceId: 'vector', hits: vector },
+        ],
+        { limit: LIMIT },
+      ).map((f) => f.id),
+      relevant,
+    )
+    record(
+      'hybrid',
+      query.kind,
+      (await hybrid.search({ query: query.query, limit: LIMIT, snippetChars: 0 })).map((h) => h.id),
+      relevant,
+    )
+  }
+  if (violations > 0)
+    console.log(`  ${violations} paraphrase(s) share a rare term with their passage (kept, reported)`)
+  return scores
+}
+
+function mean(values: readonly Score[] | undefined, key: keyof Score): number {
+  if (!values || values.length === 0) return Number.NaN
+  return values.reduce((sum, v) => sum + v[key], 0) / values.length
+}
+
+function table(title: string, scores: Map<string, Score[]>): void {
+  const docLevel: string[] = []
+  console.log(`\n### ${title}`)
+  const count = (kind: string) => scores.get(`bm25|${kind}`)?.length ?? 0
+  console.log(
+    `method          MRR@10 para  MRR@10 kw  MRR@10 all  recall@10 para  recall@10 kw  recall@10 all   (queries: ${count('paraphrase')} paraphrase, ${count('keyword')} keyword)`,
+  )
+  for (const method of METHODS) {
+    const cells = ['paraphrase', 'keyword', 'all'].map((kind) =>
+      mean(scores.get(`${method}|${kind}`), 'rr').toFixed(3),
+    )
+    const recall = ['paraphrase', 'keyword', 'all'].map((kind) =>
+      mean(scores.get(`${method}|${kind}`), 'hit').toFixed(3),
+    )
+    const documents = ['paraphrase', 'keyword', 'all'].map((kind) =>
+      mean(scores.get(`${method}|${kind}`), 'docRr')
+        .toFixed(3)
+        .padStart(9),
+    )
+    docLevel.push(`${method.padEnd(14)}  ${documents.join('  ')}`)
+    console.log(
+      `${method.padEnd(14)}  ${cells[0]!.padStart(11)}  ${cells[1]!.padStart(9)}  ${cells[2]!.padStart(10)}  ${recall[0]!.padStart(14)}  ${recall[1]!.padStart(12)}  ${recall[2]!.padStart(13)}`,
+    )
+  }
+  console.log('diagnostic: MRR@10 of the first hit from the right document (any of its passages)')
+  console.log('method               para         kw        all')
+  for (const line of docLevel) console.log(line)
+}
+
+const only = process.env.RETRIEVAL_CORPUS
+const all = new Map<string, Score[]>()
+for (const load of [loadAgentCoreDocs, loadFiori]) {
+  const corpus = load()
+  if (only !== undefined && corpus.name !== only) continue
+  const scores = await evaluate(corpus)
+  table(corpus.name, scores)
+  for (const [key, values] of scores) all.set(key, [...(all.get(key) ?? []), ...values])
+}
+table('both corpora', all)
+
+const mrr = (method: Method, kind: string) => mean(all.get(`${method}|${kind}`), 'rr')
+console.log('\n### Targets (both corpora)')
+const ratio = mrr('hybrid', 'all') / mrr('rrf', 'all')
+console.log(
+  `hybrid MRR@10 / plain RRF (k = 60): ${ratio.toFixed(2)}x   (target >= 1.20x)  ${ratio >= 1.2 ? 'met' : 'NOT met'}`,
+)
+const keyword = mrr('hybrid', 'keyword') / mrr('bm25', 'keyword')
+console.log(
+  `hybrid / bm25 on keyword lookups:   ${keyword.toFixed(2)}x   (target >= 1.00x)  ${keyword >= 1 ? 'met' : 'NOT met'}`,
+)
+const para = mrr('hybrid', 'paraphrase')
+const beatsBoth = para > mrr('bm25', 'paraphrase') && para > mrr('vector', 'paraphrase')
+console.log(
+  `hybrid on paraphrases: ${para.toFixed(3)} vs bm25 ${mrr('bm25', 'paraphrase').toFixed(3)} and vector ${mrr('vector', 'paraphrase').toFixed(3)}   (target: better than both)  ${beatsBoth ? 'met' : 'NOT met'}`,
+)

@@ -1,0 +1,44 @@
+import { assertNonEmptyString, assertSafeInteger, describeValue, InvalidInputError } from '@agent-core/core'
+import type { Embedder } from '../embedder.js'
+import type { HybridFusionOptions } from '../hybrid-search-types.js'
+import { assertFiniteNumber, assertRequest } from './checks.js'
+
+/** Checks the embedder port of a HybridSearch. */
+export function checkEmbedder(embedder: unknown): Embedder {
+  const candidate = embedder as Partial<Embedder> | null
+  if (typeof candidate !== 'object' || candidate === null || typeof candidate.embed !== 'function') {
+    throw new InvalidInputError(
+      `HybridSearch options.embedder must be an object with identity, dimensions and embed(texts, { signal }), but got ${describeValue(embedder)}.`,
+      { details: { field: 'options.embedder', received: describeValue(embedder) } },
+    )
+  }
+  assertNonEmptyString(candidate.identity, 'options.embedder.identity')
+  assertSafeInteger(candidate.dimensions, 'options.embedder.dimensions', { min: 1, max: 65_536 })
+  if (candidate.maxBatch !== undefined)
+    assertSafeInteger(candidate.maxBatch, 'options.embedder.maxBatch', { min: 1 })
+  return candidate as Embedder
+}
+
+/** Checks fusion options and fills the defaults. */
+export function readFusion(value: unknown): Required<HybridFusionOptions> {
+  if (value === undefined)
+    return { k: 60, textWeight: 1, vectorWeight: 1, lookups: 'text-first', candidates: 50 }
+  assertRequest(value, 'new HybridSearch', '{ k: 60, textWeight: 1 }', 'options.fusion')
+  const options = value as HybridFusionOptions
+  const k = options.k ?? 60
+  assertFiniteNumber(k, 'options.fusion.k', { min: 0 })
+  const textWeight = options.textWeight ?? 1
+  assertFiniteNumber(textWeight, 'options.fusion.textWeight', { min: 0, exclusiveMin: true })
+  const vectorWeight = options.vectorWeight ?? 1
+  assertFiniteNumber(vectorWeight, 'options.fusion.vectorWeight', { min: 0, exclusiveMin: true })
+  const lookups = options.lookups ?? 'text-first'
+  if (lookups !== 'text-first' && lookups !== 'fuse') {
+    throw new InvalidInputError(
+      `HybridSearch options.fusion.lookups must be "text-first" or "fuse", but got ${describeValue(lookups)}.`,
+      { details: { field: 'options.fusion.lookups', received: describeValue(lookups) } },
+    )
+  }
+  const candidates = options.candidates ?? 50
+  assertSafeInteger(candidates, 'options.fusion.candidates', { min: 1 })
+  return { k, textWeight, vectorWeight, lookups, candidates }
+}
