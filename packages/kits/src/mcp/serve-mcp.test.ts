@@ -1,4 +1,5 @@
-import { request as httpRequest } from 'node:http'
+import { createServer, request as httpRequest } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { InvalidDefinitionError, MemoryDiagnosticSink } from '@agent-core/core'
 import { defineModelTool } from '@agent-core/core/tools'
 import { connectMcpServer, type McpHttpServerHandle, serveMcp } from '@agent-core/kits/mcp'
@@ -18,7 +19,13 @@ import {
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { eventually, fixtureOverHttp, type LoopbackServer, tsScript } from './testing/servers.js'
+import {
+  eventually,
+  eventuallyAsync,
+  fixtureOverHttp,
+  type LoopbackServer,
+  tsScript,
+} from './testing/servers.js'
 
 interface App {
   readonly user: string
@@ -227,8 +234,6 @@ describe('serveMcp over streamable HTTP, driven by the SDK client', () => {
     sdk.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       announced++
     })
-    // The standalone event stream is opened after initialization; give it a moment to be there.
-    await new Promise((resolve) => setTimeout(resolve, 200))
     tools.register(
       defineToolLifecycle(
         defineModelTool({
@@ -239,8 +244,13 @@ describe('serveMcp over streamable HTTP, driven by the SDK client', () => {
         }),
       ),
     )
-    await handle.notifyToolsChanged()
-    expect(await eventually(() => announced === 1)).toBe(true)
+    // The client's standalone event stream opens after initialization; until then a notification is lost.
+    expect(
+      await eventuallyAsync(async () => {
+        if (announced === 0) await handle.notifyToolsChanged()
+        return announced > 0
+      }),
+    ).toBe(true)
     expect((await sdk.listTools()).tools.map((tool) => tool.name)).toContain('late')
   })
 
@@ -418,6 +428,32 @@ describe('serveMcp serves the tools of another MCP server on', () => {
       await sdk.close()
       await proxy.close()
       await fixture.close()
+    }
+  })
+})
+
+describe("serveMcp mounted in an App's own HTTP server", () => {
+  it('answers through handleRequest with listen: false', async () => {
+    const handle = await serveMcp([lookupOrder], { type: 'http', listen: false, path: '/tools/mcp' })
+    expect(handle.url).toBeUndefined()
+    const server = createServer((request, response) => {
+      if (request.url?.startsWith('/tools/')) void handle.handleRequest(request, response)
+      else response.writeHead(200).end('the App')
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/tools/mcp`
+    const sdk = await client(url)
+    try {
+      expect(await sdk.callTool({ name: 'lookup_order', arguments: { orderId: 'B-2' } })).toMatchObject({
+        structuredContent: { orderId: 'B-2', total: 120 },
+      })
+    } finally {
+      await sdk.close()
+      await handle.close()
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve())
+        server.closeAllConnections()
+      })
     }
   })
 })

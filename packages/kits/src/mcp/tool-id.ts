@@ -7,7 +7,14 @@ const HASH_SUFFIX = 9
 const SAFE = /^[A-Za-z0-9_-]+$/
 const UNSAFE_CHAR = /[^A-Za-z0-9_-]/g
 
-/** The default separator between a server's name and its tool's name: `github__search_issues`. */
+/**
+ * The default separator between a server's name and its tool's name: `github__search_issues`.
+ * @example
+ * ```ts
+ * import { DEFAULT_TOOL_ID_SEPARATOR, mcpToolId } from '@agent-core/kits/mcp'
+ * mcpToolId('github', 'search', DEFAULT_TOOL_ID_SEPARATOR) // 'github__search'
+ * ```
+ */
 export const DEFAULT_TOOL_ID_SEPARATOR = '__'
 
 /** FNV-1a (32 bit) over the UTF-8 bytes: short, stable across processes and platforms, synchronous. */
