@@ -10,6 +10,8 @@
  *   InMemorySpanExporter (the processor production setups use);
  * - `otel simple`: the same with a SimpleSpanProcessor (every span exported as it ends);
  * - `otel spans`: batch, with `spanEvents: false` (spans only, no phase events);
+ * - `sink only`: the sink over a tracer whose spans do not record (the API's no-op tracer): the sink's own
+ *   bookkeeping (event checks, parents, names, start attributes) without the SDK's spans;
  * - `sdk floor`: `off` plus, per turn, the same 3 spans and 11 events made directly on the SDK (same
  *   attributes): what the SDK itself costs, whoever calls it. The sink can never be cheaper than this.
  *
@@ -116,6 +118,7 @@ function sdkTurn(): void {
   turn.end()
 }
 const simpleSink = createOtelSink({ api: otel, tracerProvider: simple })
+const sinkOnly = createOtelSink({ api: otel, tracer: otel.trace.getTracerProvider().getTracer('no-op') })
 const drop: DiagnosticSink = () => {}
 
 const contenders: Record<string, () => Promise<void>> = {
@@ -124,6 +127,7 @@ const contenders: Record<string, () => Promise<void>> = {
   'otel batch': () => runs(batchSink.sink),
   'otel simple': () => runs(simpleSink.sink),
   'otel spans': () => runs(spansOnly.sink),
+  'sink only': () => runs(sinkOnly.sink),
   'sdk floor': async () => {
     await runs(undefined)
     for (let i = 0; i < RUNS * TURNS; i++) sdkTurn()
@@ -167,6 +171,9 @@ const target = ratio('otel batch')
 console.log(`otel batch / off: ${target.toFixed(3)} (target <= 1.10)`)
 console.log(`otel simple / off: ${ratio('otel simple').toFixed(3)}`)
 console.log(`sdk floor / off: ${ratio('sdk floor').toFixed(3)} (the SDK's own cost for the same spans)`)
+console.log(
+  `sink only / events: ${median(times['sink only']!.map((ms, round) => ms / times.events![round]!)).toFixed(3)} (the sink's own bookkeeping, no SDK spans)`,
+)
 await batch.shutdown()
 await simple.shutdown()
 if (target > 1.1) {

@@ -76,21 +76,21 @@ export function snake(key: string): string {
 }
 
 /** Attribute names resolved per mapping (kits use a small, fixed set of keys; garbage is not cached). */
-const resolved = new Map<SpanMapping, Record<string, string | null>>()
+const resolved = new Map<SpanMapping, Map<string, string | null>>()
 const MAX_CACHED_KEYS = 256
 
 /** The attribute name of a data key under `mapping`, or `null` when the key is not an attribute. */
-function resolve(mapping: SpanMapping, names: Record<string, string | null>, key: string): string | null {
+function resolve(mapping: SpanMapping, names: Map<string, string | null>, key: string): string | null {
   const named = Object.hasOwn(mapping.keys, key) ? mapping.keys[key] : undefined
   const name = END_KEYS.has(key) ? null : named === undefined ? `${mapping.namespace}.${snake(key)}` : named
-  if (Object.keys(names).length < MAX_CACHED_KEYS) names[key] = name
+  if (names.size < MAX_CACHED_KEYS) names.set(key, name)
   return name
 }
 
-function namesOf(mapping: SpanMapping): Record<string, string | null> {
+function namesOf(mapping: SpanMapping): Map<string, string | null> {
   let names = resolved.get(mapping)
   if (names === undefined) {
-    names = Object.create(null) as Record<string, string | null>
+    names = new Map()
     resolved.set(mapping, names)
   }
   return names
@@ -130,8 +130,9 @@ export function collect(
 ): void {
   const content = recordContent ? undefined : mapping.content
   const names = namesOf(mapping)
-  for (const key in data) {
-    const cached = names[key]
+  // Own keys only: a field inherited through the data's prototype is not something the kit reported.
+  for (const key of Object.keys(data)) {
+    const cached = names.get(key)
     const name = cached === undefined ? resolve(mapping, names, key) : cached
     if (name === null || content?.has(key)) continue
     const value = data[key]
