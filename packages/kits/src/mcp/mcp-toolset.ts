@@ -25,7 +25,8 @@ type AnyTool<App> = ModelTool<any, any, App>
  */
 export interface McpToolsetOptions<App = unknown> {
   readonly servers: readonly McpConnection[]
-  readonly tools?: readonly (AnyTool<App> | AnyLifecycle<App>)[] | undefined
+  // biome-ignore lint/suspicious/noExplicitAny: tools of any input and output types share one list
+  readonly tools?: readonly (ModelTool<any, any, App> | ToolLifecycle<any, any, App>)[] | undefined
   readonly hooks?: McpLifecycleHooks<App> | undefined
 }
 
@@ -63,9 +64,11 @@ export interface McpToolsetRefresh {
  */
 export interface McpToolset<App = unknown> {
   /** Every lifecycle of the set: local tools first, in the order given, then each server's tools. */
-  readonly lifecycles: readonly AnyLifecycle<App>[]
+  // biome-ignore lint/suspicious/noExplicitAny: tools of any input and output types share one list
+  readonly lifecycles: readonly ToolLifecycle<any, any, App>[]
   /** The core tools of {@link McpToolset.lifecycles}, in the same order (what to offer a model). */
-  readonly tools: readonly AnyTool<App>[]
+  // biome-ignore lint/suspicious/noExplicitAny: tools of any input and output types share one list
+  readonly tools: readonly ModelTool<any, any, App>[]
   /** True when one of the servers announced a change of its tools since the last refresh. */
   readonly toolsChanged: boolean
   /**

@@ -19,13 +19,7 @@ import {
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import {
-  eventually,
-  eventuallyAsync,
-  fixtureOverHttp,
-  type LoopbackServer,
-  tsScript,
-} from './testing/servers.js'
+import { eventually, fixtureOverHttp, type LoopbackServer, tsScript } from './testing/servers.js'
 
 interface App {
   readonly user: string
@@ -244,14 +238,66 @@ describe('serveMcp over streamable HTTP, driven by the SDK client', () => {
         }),
       ),
     )
-    // The client's standalone event stream opens after initialization; until then a notification is lost.
-    expect(
-      await eventuallyAsync(async () => {
-        if (announced === 0) await handle.notifyToolsChanged()
-        return announced > 0
-      }),
-    ).toBe(true)
+    // Right after connecting, the client's event stream may not be open yet: the server tells it when it opens.
+    await handle.notifyToolsChanged()
+    expect(await eventually(() => announced === 1)).toBe(true)
     expect((await sdk.listTools()).tools.map((tool) => tool.name)).toContain('late')
+  })
+
+  it('tells a client that opens its event stream late about a change it missed', async () => {
+    // A client without an event stream yet (plain HTTP, as any client right after initialize).
+    const post = (body: unknown, session?: string) =>
+      fetch(handle.url!, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...(session === undefined
+            ? {}
+            : { 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' }),
+        },
+        body: JSON.stringify(body),
+      })
+    const initialized = await post({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    })
+    const session = initialized.headers.get('mcp-session-id')!
+    await initialized.text()
+    expect((await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, session)).status).toBe(202)
+
+    await handle.notifyToolsChanged() // no stream: remembered for this session
+    const controller = new AbortController()
+    const giveUp = setTimeout(
+      () => controller.abort(new Error('no list_changed on the event stream')),
+      10_000,
+    )
+    try {
+      const stream = await fetch(handle.url!, {
+        headers: {
+          accept: 'text/event-stream',
+          'mcp-session-id': session,
+          'mcp-protocol-version': '2025-06-18',
+        },
+        signal: controller.signal,
+      })
+      expect(stream.status).toBe(200)
+      const reader = stream.body!.pipeThrough(new TextDecoderStream()).getReader()
+      let received = ''
+      const notices = () => received.split('notifications/tools/list_changed').length - 1
+      const readUntil = async (count: number) => {
+        while (notices() < count) received += (await reader.read()).value ?? ''
+      }
+      await readUntil(1)
+      await handle.notifyToolsChanged() // the stream is open: told at once
+      await readUntil(2)
+      expect(notices()).toBe(2)
+    } finally {
+      clearTimeout(giveUp)
+      controller.abort()
+    }
   })
 
   it('keeps one session per client and ends it when the client leaves', async () => {

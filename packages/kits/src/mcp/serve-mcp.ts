@@ -27,7 +27,8 @@ type AnyTool<App> = ModelTool<any, any, App>
  */
 export type McpServableTools<App = unknown> =
   | ToolLifecycleRegistry<App>
-  | readonly (AnyTool<App> | AnyLifecycle<App>)[]
+  // biome-ignore lint/suspicious/noExplicitAny: tools of any input and output types share one list
+  | readonly (ModelTool<any, any, App> | ToolLifecycle<any, any, App>)[]
 
 /**
  * A running MCP server.
@@ -38,7 +39,11 @@ export type McpServableTools<App = unknown> =
  * ```
  */
 export interface McpServerHandle {
-  /** Tells connected clients that the tool list changed (after registering tools in an unsealed registry). */
+  /**
+   * Tells connected clients that the tool list changed (after registering tools in an unsealed registry).
+   * Over streamable HTTP a client hears it on its event stream; a client whose stream is not open yet (it
+   * opens it just after initializing, and again after a disconnect) is told as soon as it opens.
+   */
   notifyToolsChanged(): Promise<void>
   /** Stops serving: closes every session (and the HTTP listener). */
   close(): Promise<void>
@@ -246,6 +251,16 @@ function reply(response: ServerResponse, status: number, code: number, message: 
   response.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }))
 }
 
+/** Settles `true` once the response started an event stream, `false` if it answered otherwise or closed. */
+async function eventStreamOpened(response: ServerResponse): Promise<boolean> {
+  while (!response.headersSent) {
+    if (response.destroyed || response.writableEnded) return false
+    await new Promise((resolve) => setTimeout(resolve, 1))
+  }
+  // the SDK answers a GET with 200 only when it opened the session's event stream (an error otherwise)
+  return response.statusCode === 200
+}
+
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]'])
 
 async function serveHttp<App>(
@@ -288,6 +303,10 @@ async function serveHttp<App>(
     readonly server: Server
     readonly transport: StreamableHTTPServerTransport
     lastSeen: number
+    /** The client's event stream (its GET request) is open: notifications reach it. */
+    streamOpen: boolean
+    /** A tools change was announced while no event stream was open: tell the client when one opens. */
+    missedToolsChange: boolean
   }
   const sessions = new Map<string, Session>()
   let allowedHosts = givenHosts
@@ -310,6 +329,7 @@ async function serveHttp<App>(
         const session = sessions.get(sessionId)
         if (!session) return reply(response, 404, -32001, 'Session not found; initialize a new session.')
         session.lastSeen = Date.now()
+        if (request.method === 'GET') return await serveEventStream(session, request, response)
         await session.transport.handleRequest(request, response)
         return
       }
@@ -328,7 +348,13 @@ async function serveHttp<App>(
       const sdkTransport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => globalThis.crypto.randomUUID(),
         onsessioninitialized: (id) => {
-          sessions.set(id, { server, transport: sdkTransport, lastSeen: Date.now() })
+          sessions.set(id, {
+            server,
+            transport: sdkTransport,
+            lastSeen: Date.now(),
+            streamOpen: false,
+            missedToolsChange: false,
+          })
         },
         ...(allowedHosts === undefined && allowedOrigins === undefined
           ? {}
@@ -352,6 +378,23 @@ async function serveHttp<App>(
         `Internal error: ${error instanceof Error ? error.message : String(error)}`,
       )
     }
+  }
+
+  // A notification is lost while a session has no event stream (a client opens it after initialization,
+  // and again after a disconnect). A tools change announced meanwhile is told as soon as the stream opens.
+  const serveEventStream = async (session: Session, request: IncomingMessage, response: ServerResponse) => {
+    const served = session.transport.handleRequest(request, response)
+    if (await eventStreamOpened(response)) {
+      session.streamOpen = true
+      response.once('close', () => {
+        session.streamOpen = false
+      })
+      if (session.missedToolsChange) {
+        session.missedToolsChange = false
+        await session.server.sendToolListChanged().catch(() => undefined)
+      }
+    }
+    await served
   }
 
   const closeSession = async (id: string, session: Session) => {
@@ -413,9 +456,11 @@ async function serveHttp<App>(
     },
     handleRequest,
     async notifyToolsChanged() {
-      await Promise.all(
-        [...sessions.values()].map((session) => session.server.sendToolListChanged().catch(() => undefined)),
-      )
+      const open = [...sessions.values()].filter((session) => {
+        if (!session.streamOpen) session.missedToolsChange = true
+        return session.streamOpen
+      })
+      await Promise.all(open.map((session) => session.server.sendToolListChanged().catch(() => undefined)))
     },
     close() {
       closing ??= (async () => {

@@ -1,6 +1,4 @@
 import { describeValue, InvalidOutputError, type MaybePromise } from '@agent-core/core'
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js'
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import type { FetchLike, ParsedConnectionOptions } from './options.js'
 import type { StdioProcessTransport } from './stdio-transport.js'
@@ -39,7 +37,7 @@ function credentialedFetch(
   }
 }
 
-/** Builds the transport the options describe (the stdio one is loaded only when used). */
+/** Builds the transport the options describe; each transport's code is loaded only when it is used. */
 export async function buildTransport(
   options: ParsedConnectionOptions,
   onStderrLine: (line: string) => void,
@@ -69,6 +67,9 @@ export async function buildTransport(
       return { transport: stdio, stdio, terminate: undefined }
     }
     case 'http': {
+      const { StreamableHTTPClientTransport } = await import(
+        '@modelcontextprotocol/sdk/client/streamableHttp.js'
+      )
       const fetch = credentialedFetch(options.name, transport.fetch, transport.headers, transport.bearerToken)
       const http = new StreamableHTTPClientTransport(transport.url, {
         ...(fetch ? { fetch } : {}),
@@ -87,6 +88,7 @@ export async function buildTransport(
       }
     }
     case 'sse': {
+      const { SSEClientTransport } = await import('@modelcontextprotocol/sdk/client/sse.js')
       const fetch = credentialedFetch(options.name, transport.fetch, transport.headers, transport.bearerToken)
       return {
         transport: new SSEClientTransport(transport.url, fetch ? { fetch } : {}),
