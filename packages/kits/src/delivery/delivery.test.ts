@@ -215,7 +215,7 @@ describe('defineDelivery: context', () => {
     expect(delivery.deliver(2)).toEqual({ value: 2, stageId: 'a' })
   })
 
-  it('reports stage-start and stage-end diagnostics under the delivery scope', () => {
+  it('reports each stage as a stage span (start and end, same span id) under the delivery scope', () => {
     const sink = new MemoryDiagnosticSink()
     const delivery = defineDelivery<number, number>({
       stages: [
@@ -223,13 +223,57 @@ describe('defineDelivery: context', () => {
         { id: 'b', handle: (n) => ({ type: 'complete', value: n }) },
       ],
     })
-    delivery.deliver(1, { diagnostics: sink.sink })
+    delivery.deliver(1, { diagnostics: sink.sink, now: () => 0 })
     expect(sink.events.map((e) => [e.scope, e.kind, e.data])).toEqual([
       [['delivery'], 'stage-start', { stageId: 'a' }],
-      [['delivery'], 'stage-end', { stageId: 'a', outcome: 'continue' }],
+      [['delivery'], 'stage-end', { stageId: 'a', decision: 'continue', outcome: 'ok', durationMs: 0 }],
       [['delivery'], 'stage-start', { stageId: 'b' }],
-      [['delivery'], 'stage-end', { stageId: 'b', outcome: 'complete' }],
+      [['delivery'], 'stage-end', { stageId: 'b', decision: 'complete', outcome: 'ok', durationMs: 0 }],
     ])
+    const [startA, endA, startB, endB] = sink.events
+    expect(startA?.spanId).toBeTruthy()
+    expect(endA?.spanId).toBe(startA?.spanId)
+    expect(endB?.spanId).toBe(startB?.spanId)
+    expect(startB?.spanId).not.toBe(startA?.spanId)
+  })
+
+  it('ends the stage span when a hook, the handler or a check throws', () => {
+    const cases: [string, () => DeliveryStage<number, number>[], 'error' | 'aborted'][] = [
+      [
+        'handler throws',
+        () => [
+          {
+            id: 'a',
+            handle: () => {
+              throw new Error('boom')
+            },
+          },
+        ],
+        'error',
+      ],
+      ['bad decision', () => [{ id: 'a', handle: () => ({ type: 'continue', state: 1 }) }], 'error'],
+    ]
+    for (const [label, stages, outcome] of cases) {
+      const sink = new MemoryDiagnosticSink()
+      expect(
+        () => defineDelivery<number, number>({ stages: stages() }).deliver(1, { diagnostics: sink.sink }),
+        label,
+      ).toThrow()
+      expect(sink.kinds(), label).toEqual(['stage-start', 'stage-end'])
+      expect(sink.events[1]?.data.outcome, label).toBe(outcome)
+      expect(sink.events[1]?.spanId, label).toBe(sink.events[0]?.spanId)
+    }
+    const controller = new AbortController()
+    const sink = new MemoryDiagnosticSink()
+    const delivery = defineDelivery<number, number>({
+      beforeStage: () => controller.abort(),
+      stages: [{ id: 'a', handle: (n) => ({ type: 'complete', value: n }) }],
+    })
+    expect(() => delivery.deliver(1, { diagnostics: sink.sink, signal: controller.signal })).toThrow(
+      AbortedError,
+    )
+    expect(sink.kinds()).toEqual(['stage-start', 'stage-end'])
+    expect(sink.events[1]?.data).toMatchObject({ stageId: 'a', outcome: 'aborted', errorCode: 'aborted' })
   })
 })
 

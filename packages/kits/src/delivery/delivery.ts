@@ -158,29 +158,37 @@ class DeliveryImpl<State, Value, App> implements Delivery<State, Value, App> {
       const stage = this.stages[index] as DeliveryStage<State, Value, App>
       const stageId = stage.id
       throwIfAborted(signal, `entering delivery stage "${stageId}"`)
-      if (diagnostics.enabled) diagnostics.emit('stage-start', { stageId }, 'debug')
-      const beforeStage = definition.beforeStage
-      if (beforeStage !== undefined) {
-        assertBeforeStage(beforeStage)
-        const returned = assertNotThenable(
-          beforeStage.call(definition, Object.freeze({ stageId, state }), operation),
-          `delivery beforeStage (stage "${stageId}")`,
-        )
-        if (returned !== undefined) {
-          throw new InvalidOutputError(
-            `delivery beforeStage (stage "${stageId}") returned ${describeValue(returned)}, but it must return nothing. Throw to stop the delivery; it cannot change the state.`,
-            { details: { id: stageId, hook: 'beforeStage', returned: describeValue(returned) } },
+      // A span: every stage-start gets exactly one stage-end, also when a hook or the handler throws.
+      const span = diagnostics.span('stage', { stageId })
+      let step: ReturnType<typeof readDecision<State, Value>>
+      try {
+        const beforeStage = definition.beforeStage
+        if (beforeStage !== undefined) {
+          assertBeforeStage(beforeStage)
+          const returned = assertNotThenable(
+            beforeStage.call(definition, Object.freeze({ stageId, state }), operation),
+            `delivery beforeStage (stage "${stageId}")`,
           )
+          if (returned !== undefined) {
+            throw new InvalidOutputError(
+              `delivery beforeStage (stage "${stageId}") returned ${describeValue(returned)}, but it must return nothing. Throw to stop the delivery; it cannot change the state.`,
+              { details: { id: stageId, hook: 'beforeStage', returned: describeValue(returned) } },
+            )
+          }
         }
+        throwIfAborted(signal, `before delivery stage "${stageId}" handler`)
+        assertStage(stage as DeliveryStage<unknown, unknown>)
+        const decision = assertNotThenable(
+          stage.handle(state, operation),
+          `delivery stage "${stageId}" handle`,
+        )
+        throwIfAborted(signal, `after delivery stage "${stageId}" handler`)
+        step = readDecision<State, Value>(decision, stageId, index === this.stages.length - 1)
+      } catch (error) {
+        span.fail(error, { stageId })
+        throw error
       }
-      throwIfAborted(signal, `before delivery stage "${stageId}" handler`)
-      assertStage(stage as DeliveryStage<unknown, unknown>)
-      const decision = assertNotThenable(stage.handle(state, operation), `delivery stage "${stageId}" handle`)
-      throwIfAborted(signal, `after delivery stage "${stageId}" handler`)
-      const step = readDecision<State, Value>(decision, stageId, index === this.stages.length - 1)
-      if (diagnostics.enabled) {
-        diagnostics.emit('stage-end', { stageId, outcome: step.done ? 'complete' : 'continue' }, 'debug')
-      }
+      span.end('ok', { stageId, decision: step.done ? 'complete' : 'continue' })
       if (step.done) return Object.freeze({ value: step.value, stageId })
       state = step.state
     }

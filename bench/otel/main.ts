@@ -1,0 +1,182 @@
+/**
+ * The OpenTelemetry sink's overhead on the agent loop, per turn. Each run has 10 turns (9 that call a
+ * no-op tool, then an answer) against a zero-latency scripted model, so the loop's own work is all there
+ * is to measure; per turn the sink turns 3 spans (turn, model call, tool call) and 11 span events (the
+ * tool lifecycle's phases, core's invocation events) into OpenTelemetry calls.
+ *
+ * - `off`: diagnostics off (no sink), the baseline;
+ * - `events`: diagnostics on with a sink that drops every event (what the kits' own span events cost);
+ * - `otel batch`: the otel sink over the SDK's BasicTracerProvider with a BatchSpanProcessor and an
+ *   InMemorySpanExporter (the processor production setups use);
+ * - `otel simple`: the same with a SimpleSpanProcessor (every span exported as it ends);
+ * - `otel spans`: batch, with `spanEvents: false` (spans only, no phase events);
+ * - `sink only`: the sink over a tracer whose spans do not record (the API's no-op tracer): the sink's own
+ *   bookkeeping (event checks, parents, names, start attributes) without the SDK's spans;
+ * - `sdk floor`: `off` plus, per turn, the same 3 spans and 11 events made directly on the SDK (same
+ *   attributes): what the SDK itself costs, whoever calls it. The sink can never be cheaper than this.
+ *
+ * The machine is shared and loaded (wall time there mostly measures waiting for a core), so each round is
+ * measured in CPU time of this process (its garbage collector's threads included), contenders run in many
+ * short interleaved rounds (the order turns each round), and each contender's ratio to `off` is the median
+ * of its per-round ratios. Target: `otel batch` costs at most 10% more per turn than `off`.
+ * Run with `pnpm bench otel`.
+ */
+
+import type { DiagnosticSink } from '@agent-core/core'
+import { defineModelTool } from '@agent-core/core/tools'
+import { createScriptedModel, defineAgent, type ScriptedTurn } from '@agent-core/kits/loop'
+import { createOtelSink } from '@agent-core/kits/otel'
+import * as otel from '@opentelemetry/api'
+import {
+  BasicTracerProvider,
+  BatchSpanProcessor,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+} from '@opentelemetry/sdk-trace-base'
+
+const TURNS = 10
+const RUNS = 20
+const ROUNDS = 60
+
+const noop = defineModelTool<Record<string, never>, string>({
+  id: 'noop',
+  description: 'Does nothing',
+  inputSchema: { type: 'object' },
+  execute: () => 'ok',
+})
+
+const script: ScriptedTurn[] = [
+  ...Array.from({ length: TURNS - 1 }, () => ({ toolCalls: [{ name: 'noop', input: {} }] })),
+  { text: 'done' },
+]
+const agent = () => defineAgent({ model: createScriptedModel(script), tools: [noop], maxTurns: TURNS + 1 })
+
+async function runs(sink: DiagnosticSink | undefined): Promise<void> {
+  for (let i = 0; i < RUNS; i++) {
+    const result = await agent().run({ prompt: 'go' }, sink === undefined ? {} : { diagnostics: sink })
+    if (result.turns !== TURNS) throw new Error(`expected ${TURNS} turns, got ${result.turns}`)
+  }
+}
+
+const batchExporter = new InMemorySpanExporter()
+const batch = new BasicTracerProvider({
+  spanProcessors: [
+    new BatchSpanProcessor(batchExporter, { maxQueueSize: 10_000, scheduledDelayMillis: 1000 }),
+  ],
+})
+const simpleExporter = new InMemorySpanExporter()
+const simple = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(simpleExporter)] })
+const batchSink = createOtelSink({ api: otel, tracerProvider: batch })
+const spansOnly = createOtelSink({ api: otel, tracerProvider: batch, spanEvents: false })
+const tracer = batch.getTracer('floor')
+const PHASES = ['select', 'protocol', 'inspect', 'authorize', 'execute', 'complete', 'render', 'finalize']
+
+/** One turn's spans and events, made directly on the SDK with the attributes the sink would give them. */
+function sdkTurn(): void {
+  const turn = tracer.startSpan('turn', { attributes: { 'agent_core.turn.number': 1 } })
+  const context = otel.trace.setSpan(otel.ROOT_CONTEXT, turn)
+  const call = tracer.startSpan(
+    'chat scripted',
+    {
+      attributes: {
+        'gen_ai.operation.name': 'chat',
+        'gen_ai.request.model': 'scripted',
+        'agent_core.turn.number': 1,
+      },
+    },
+    context,
+  )
+  call.setAttributes({
+    'agent_core.outcome': 'ok',
+    'gen_ai.response.finish_reasons': ['tool_calls'],
+    'gen_ai.usage.input_tokens': 3,
+    'gen_ai.usage.output_tokens': 3,
+    'agent_core.usage.total_tokens': 6,
+  })
+  call.end()
+  const tool = tracer.startSpan(
+    'execute_tool noop',
+    {
+      attributes: {
+        'gen_ai.operation.name': 'execute_tool',
+        'gen_ai.tool.type': 'function',
+        'gen_ai.tool.name': 'noop',
+        'gen_ai.tool.call.id': 'call_1',
+        'agent_core.tool.invocation_id': 'inv_1',
+        'agent_core.tool.resumed': false,
+      },
+    },
+    context,
+  )
+  for (const phase of PHASES) tool.addEvent('phase-enter', { 'agent_core.phase': phase })
+  for (const kind of ['tool-invocation-start', 'tool-invocation-finish', 'phase-enter']) {
+    tool.addEvent(kind, { 'agent_core.tool_id': 'noop', 'agent_core.invocation_id': 'inv_1' })
+  }
+  tool.setAttributes({ 'agent_core.outcome': 'ok', 'agent_core.tool.status': 'completed' })
+  tool.end()
+  turn.setAttributes({ 'agent_core.outcome': 'ok', 'agent_core.turn.tool_calls': 1 })
+  turn.end()
+}
+const simpleSink = createOtelSink({ api: otel, tracerProvider: simple })
+const sinkOnly = createOtelSink({ api: otel, tracer: otel.trace.getTracerProvider().getTracer('no-op') })
+const drop: DiagnosticSink = () => {}
+
+const contenders: Record<string, () => Promise<void>> = {
+  off: () => runs(undefined),
+  events: () => runs(drop),
+  'otel batch': () => runs(batchSink.sink),
+  'otel simple': () => runs(simpleSink.sink),
+  'otel spans': () => runs(spansOnly.sink),
+  'sink only': () => runs(sinkOnly.sink),
+  'sdk floor': async () => {
+    await runs(undefined)
+    for (let i = 0; i < RUNS * TURNS; i++) sdkTurn()
+  },
+}
+/** Exports and drops the spans a round made, outside the timed part. */
+async function settle(): Promise<void> {
+  await batch.forceFlush()
+  batchExporter.reset()
+  simpleExporter.reset()
+}
+
+for (const run of Object.values(contenders)) await run()
+await settle()
+
+const names = Object.keys(contenders)
+const times: Record<string, number[]> = Object.fromEntries(names.map((name) => [name, []]))
+for (let round = 0; round < ROUNDS; round++) {
+  const order = round % 2 === 0 ? names : [...names].reverse()
+  for (const name of order) {
+    const started = process.cpuUsage()
+    await contenders[name]!()
+    const used = process.cpuUsage(started)
+    times[name]!.push((used.user + used.system) / 1000)
+    await settle()
+  }
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN
+}
+const perTurnUs = (name: string) => (median(times[name]!) * 1000) / (RUNS * TURNS)
+const ratio = (name: string) => median(times[name]!.map((ms, round) => ms / times.off![round]!))
+for (const name of names) {
+  console.log(
+    `${name.padEnd(12)} ${perTurnUs(name).toFixed(1).padStart(7)} CPU µs per turn (median)   ${name === 'off' ? '' : `x${ratio(name).toFixed(3)} of off`}`,
+  )
+}
+const target = ratio('otel batch')
+console.log(`otel batch / off: ${target.toFixed(3)} (target <= 1.10)`)
+console.log(`otel simple / off: ${ratio('otel simple').toFixed(3)}`)
+console.log(`sdk floor / off: ${ratio('sdk floor').toFixed(3)} (the SDK's own cost for the same spans)`)
+console.log(
+  `sink only / events: ${median(times['sink only']!.map((ms, round) => ms / times.events![round]!)).toFixed(3)} (the sink's own bookkeeping, no SDK spans)`,
+)
+await batch.shutdown()
+await simple.shutdown()
+if (target > 1.1) {
+  console.error('the otel sink (batch processor) costs more than 10% of a loop turn')
+  process.exitCode = 1
+}
