@@ -83,13 +83,29 @@ function workspaceVersion(pkg: string, name: string): string | undefined {
     : undefined
 }
 
-/** Optional peers (and their `@types/*` from the same devDependencies), at the workspace's versions. */
+/**
+ * What an App installs next to an optional peer to use it at all, as the subpath's guide says: the
+ * OpenTelemetry API records nothing without an SDK (docs/kits/otel.md).
+ */
+const PEER_COMPANIONS: Readonly<Record<string, readonly string[]>> = {
+  '@opentelemetry/api': ['@opentelemetry/sdk-trace-base'],
+}
+
+/**
+ * Optional peers (with their `@types/*` and companions from the same devDependencies), at the workspace's
+ * versions.
+ */
 function optionalPeers(): string[] {
   const specs = new Set<string>()
   for (const [pkg, manifest] of manifests) {
     const peers = Object.entries((manifest.peerDependencies ?? {}) as Record<string, string>)
     for (const [name, range] of peers) {
       specs.add(`${name}@${workspaceVersion(pkg, name) ?? range}`)
+      for (const companion of PEER_COMPANIONS[name] ?? []) {
+        const version = workspaceVersion(pkg, companion)
+        if (!version) throw new Error(`${companion} (used with ${name}) is not a devDependency of ${pkg}`)
+        specs.add(`${companion}@${version}`)
+      }
       const types = `@types/${name.replace(/^@([^/]+)\//, '$1__')}`
       const typesVersion = workspaceVersion(pkg, types)
       if (typesVersion) specs.add(`${types}@${typesVersion}`)
