@@ -1,0 +1,699 @@
+import {
+  type ChatMessage,
+  type ChatModel,
+  createOperationContext,
+  describeValue,
+  InvalidDefinitionError,
+  InvalidInputError,
+  type MaybePromise,
+  type ModelRequest,
+  type ModelUsage,
+  type OperationContext,
+  type OperationContextInit,
+  type ToolChoice,
+} from '@agent-core/core'
+import type { ModelTool } from '@agent-core/core/tools'
+import {
+  type DecisionKey,
+  type JsonValue,
+  type ToolLifecycle,
+  ToolLifecycleRegistry,
+  type ToolRejection,
+  type ToolTemplateProvider,
+} from '@agent-core/kits/tools'
+import { type AgentTool, composeLifecycle, toAgentTool } from './agent-tool.js'
+import { type AnswerFlow, defineAnswerFlow, isAnswerFlow, textAnswer } from './answer-flow.js'
+import type { AgentEvent } from './events.js'
+import { Fields, isRecord } from './internal/check.js'
+import { jsonProblem } from './internal/json.js'
+import { readMessages } from './internal/messages.js'
+import {
+  AgentRun,
+  type CompiledAgent,
+  checkResume,
+  newId,
+  type ParsedRun,
+  type RunOutcome,
+} from './internal/run.js'
+import { EventQueue } from './internal/slots.js'
+import {
+  type AgentCallOutcome,
+  type AgentPendingCall,
+  type AgentRunState,
+  assertAgentRunState,
+  readOutcomes,
+} from './run-state.js'
+import { countTokens, type estimateTokens } from './trim-messages.js'
+
+/**
+ * Default cap on model calls per run.
+ * @example
+ * ```ts
+ * import { DEFAULT_MAX_TURNS, defineAgent } from '@agent-core/kits/loop'
+ * const agent = defineAgent({ model, maxTurns: DEFAULT_MAX_TURNS * 2 })
+ * ```
+ */
+export const DEFAULT_MAX_TURNS = 10
+/**
+ * Default number of one turn's tool calls that run at once.
+ * @example
+ * ```ts
+ * import { DEFAULT_TOOL_CONCURRENCY } from '@agent-core/kits/loop'
+ * const concurrency = Math.min(DEFAULT_TOOL_CONCURRENCY, 2)
+ * ```
+ */
+export const DEFAULT_TOOL_CONCURRENCY = 8
+/**
+ * Default time limit of one tool call: five minutes.
+ * @example
+ * ```ts
+ * import { DEFAULT_TOOL_TIMEOUT_MS } from '@agent-core/kits/loop'
+ * const minutes = DEFAULT_TOOL_TIMEOUT_MS / 60_000 // 5
+ * ```
+ */
+export const DEFAULT_TOOL_TIMEOUT_MS = 300_000
+/**
+ * Default time limit of one model call, its whole stream included: ten minutes.
+ * @example
+ * ```ts
+ * import { DEFAULT_MODEL_TIMEOUT_MS } from '@agent-core/kits/loop'
+ * const minutes = DEFAULT_MODEL_TIMEOUT_MS / 60_000 // 10
+ * ```
+ */
+export const DEFAULT_MODEL_TIMEOUT_MS = 600_000
+
+const MAX_TIMEOUT_MS = 2_147_483_647
+
+/**
+ * What `beforeTurn` sees before each model call.
+ * @example
+ * ```ts
+ * import type { BeforeTurnInput } from '@agent-core/kits/loop'
+ * const long = (input: BeforeTurnInput) => input.messages.length > 40
+ * ```
+ */
+export interface BeforeTurnInput {
+  /** The model call about to be made, from 1. */
+  readonly turn: number
+  /** What the model would read: the system text (if any) and the history. */
+  readonly messages: readonly ChatMessage[]
+  /** The run's history (without the agent's system text); replacing `messages` does not change it. */
+  readonly history: readonly ChatMessage[]
+  readonly usage: ModelUsage
+}
+
+/**
+ * Runs before each model call and may replace what the model reads this turn (not the run's history):
+ * return `{ messages }`, or nothing to keep them. May be asynchronous (for example to summarize).
+ * @example
+ * ```ts
+ * import { type BeforeTurnHook, trimMessages } from '@agent-core/kits/loop'
+ * const trim: BeforeTurnHook = ({ messages }) => ({ messages: trimMessages(messages, { maxTokens: 8_000 }) })
+ * ```
+ */
+export type BeforeTurnHook<App = unknown> = (
+  input: BeforeTurnInput,
+  context: OperationContext<App>,
+) => MaybePromise<{ readonly messages: readonly ChatMessage[] } | undefined>
+
+/**
+ * A refused call as the `refusal` option sees it.
+ * @example
+ * ```ts
+ * import type { RefusalInput } from '@agent-core/kits/loop'
+ * const text = (input: RefusalInput) => `Not done (${input.by}): ${input.reason}`
+ * ```
+ */
+export interface RefusalInput extends ToolRejection {
+  readonly toolId: string
+  readonly toolCallId: string
+}
+
+/**
+ * Anything an agent's `tools` list accepts: an agent tool, a core `ModelTool` or a `tools` kit lifecycle.
+ * @example
+ * ```ts
+ * import { defineModelTool } from '@agent-core/core/tools'
+ * import type { AgentToolEntry } from '@agent-core/kits/loop'
+ * const tools: AgentToolEntry[] = [defineModelTool({ id: 'now', description: 'The time', inputSchema: {}, execute: () => Date.now() })]
+ * ```
+ */
+export type AgentToolEntry<App = unknown> =
+  // biome-ignore lint/suspicious/noExplicitAny: tools of any input and output types share one list
+  | AgentTool<any, any, App>
+  // biome-ignore lint/suspicious/noExplicitAny: as above
+  | ModelTool<any, any, App>
+  // biome-ignore lint/suspicious/noExplicitAny: as above
+  | ToolLifecycle<any, any, App>
+
+/**
+ * An agent: its model, its tools and how its runs go. Static: nothing here belongs to one run.
+ * @example
+ * ```ts
+ * import type { AgentDefinition } from '@agent-core/kits/loop'
+ * const definition: AgentDefinition = { model, tools: [weather], system: 'Be brief.', maxTurns: 6 }
+ * ```
+ */
+export interface AgentDefinition<Answer = string, App = unknown> {
+  /** Core's chat model; streamed when it has `stream`. Wrap it in the models kit's `withRetry` to retry. */
+  readonly model: ChatModel<App>
+  /** Agent tools, core `ModelTool`s or `tools` kit lifecycles. Every call runs through their lifecycle. */
+  readonly tools?: readonly AgentToolEntry<App>[] | undefined
+  /** The system text, sent first on every model call (not part of the history). */
+  readonly system?: string | undefined
+  /** Further fields of every model request (`model`, `temperature`, `maxOutputTokens`, `seed`, ...). */
+  readonly request?: Omit<ModelRequest, 'messages' | 'tools' | 'toolChoice' | 'responseFormat'> | undefined
+  /** Model calls per run: a safe integer from 1. Default 10. */
+  readonly maxTurns?: number | undefined
+  /** Tokens per run (reported usage, and the estimate of the next call before it is made). Default: none. */
+  readonly maxTokens?: number | undefined
+  /** One turn's tool calls that run at once: a safe integer from 1. Default 8. */
+  readonly toolConcurrency?: number | undefined
+  /** Time limit of each tool call in ms (a tool's own `timeoutMs` wins). Default 300000 (five minutes). */
+  readonly toolTimeoutMs?: number | undefined
+  /** Time limit of each model call in ms, its whole stream included. Default 600000 (ten minutes). */
+  readonly modelTimeoutMs?: number | undefined
+  /** Longest silence between two stream events in ms (a stalled stream). Default: none. */
+  readonly modelIdleTimeoutMs?: number | undefined
+  /** Decides about the final answer. Default: its text is the answer. */
+  readonly answer?: AnswerFlow<Answer, App> | undefined
+  /** Runs before each model call; may replace what the model reads this turn. */
+  readonly beforeTurn?: BeforeTurnHook<App> | undefined
+  /** Counts the tokens of messages for the token budget. Default {@link estimateTokens}. */
+  readonly estimateTokens?: ((messages: readonly ChatMessage[]) => number) | undefined
+  /** The sentence the model reads about a refused call. Default: the `tools` kit's text. */
+  readonly refusal?: ((input: RefusalInput) => string) | undefined
+  /** Template providers for what the model reads about settled calls (after `refusal`). */
+  readonly templates?: readonly ToolTemplateProvider<App>[] | undefined
+  /** Keys for signed decisions (current first): pending calls carry a signature every outcome must echo. */
+  readonly decisionKeys?: readonly DecisionKey[] | undefined
+  /**
+   * When a person refuses a call, the calls of the same step still waiting for a decision, and those not
+   * started yet, are refused too (`by: 'earlier-refusal'`). Default true.
+   */
+  readonly stopStepOnRefusal?: boolean | undefined
+}
+
+/**
+ * What an approval resolver answers: approve, or reject with the reason the model reads and an
+ * instruction (what to do instead). `by` defaults to `person`.
+ * @example
+ * ```ts
+ * import type { ApprovalResolution } from '@agent-core/kits/loop'
+ * const answer: ApprovalResolution = { type: 'reject', instruction: 'Use the staging bucket.' }
+ * ```
+ */
+export type ApprovalResolution =
+  | { readonly type: 'approve'; readonly by?: 'person' | 'policy' | undefined }
+  | {
+      readonly type: 'reject'
+      readonly reason?: string | undefined
+      readonly instruction?: string | undefined
+      readonly by?: 'person' | 'policy' | undefined
+    }
+
+/**
+ * What a question resolver answers: the answer (checked against the question tool's answer schema), or a
+ * refusal to answer.
+ * @example
+ * ```ts
+ * import type { QuestionResolution } from '@agent-core/kits/loop'
+ * const answer: QuestionResolution = { type: 'answer', value: { account: 'savings' } }
+ * ```
+ */
+export type QuestionResolution =
+  | { readonly type: 'answer'; readonly value: JsonValue }
+  | {
+      readonly type: 'reject'
+      readonly reason?: string | undefined
+      readonly instruction?: string | undefined
+    }
+
+/**
+ * One run: a new conversation (`prompt` and/or `messages`) or the continuation of a saved state (`resume`,
+ * with `outcomes` for the calls it waits for), and how this run talks to its host.
+ * @example
+ * ```ts
+ * import type { AgentRunRequest } from '@agent-core/kits/loop'
+ * const request: AgentRunRequest = { prompt: 'What is the weather in Lyon?', defer: true }
+ * ```
+ */
+export interface AgentRunRequest<App = unknown> {
+  /** A user message added after `messages`. */
+  readonly prompt?: string | undefined
+  /** The conversation so far (without the agent's system text). */
+  readonly messages?: readonly ChatMessage[] | undefined
+  /** A state a run returned or saved (JSON): the run continues from it. Not with `prompt` or `messages`. */
+  readonly resume?: AgentRunState | undefined
+  /** With `resume`: decisions, results and answers for pending calls, keyed by tool-call id. Partial is fine. */
+  readonly outcomes?: Readonly<Record<string, AgentCallOutcome>> | undefined
+  /** The run's id (default: a new one; a resumed run keeps its own). Signatures bind it. */
+  readonly runId?: string | undefined
+  /**
+   * The first model call's tool choice; or `{ name, input }` to run that tool with that input before the
+   * first model call (through its lifecycle, approval included).
+   */
+  readonly toolChoice?: ToolChoice | { readonly name: string; readonly input: JsonValue } | undefined
+  /** Suspend on calls that wait for a person or the host instead of failing. Default false. */
+  readonly defer?: boolean | undefined
+  /** Answers calls that need approval, in this process. */
+  readonly resolveApproval?:
+    | ((call: AgentPendingCall, context: OperationContext<App>) => MaybePromise<ApprovalResolution>)
+    | undefined
+  /** Answers question tools' calls, in this process. */
+  readonly answerQuestion?:
+    | ((call: AgentPendingCall, context: OperationContext<App>) => MaybePromise<QuestionResolution>)
+    | undefined
+  /** Every event, synchronously, in order. */
+  readonly onEvent?: ((event: AgentEvent) => void) | undefined
+  /** Each message the run adds to the history, in order; awaited before the run goes on. */
+  readonly onHistoryAppend?: ((message: ChatMessage) => void | Promise<void>) | undefined
+  /**
+   * The run's state after every change that must survive a crash (the model's reply, a call saved before
+   * it runs, each tool result); awaited before the run goes on. Saving it makes the run durable: resuming a
+   * saved state never runs a settled call again and re-enters a call that was running with its invocation id.
+   */
+  readonly onProgress?: ((state: AgentRunState) => void | Promise<void>) | undefined
+}
+
+/**
+ * Fields every {@link AgentResult} carries, whatever its reason.
+ * @example
+ * ```ts
+ * import type { AgentResultBase } from '@agent-core/kits/loop'
+ * const summary = (result: AgentResultBase) => `${result.turns} turn(s), ${result.usage.totalTokens} tokens`
+ * ```
+ */
+export interface AgentResultBase {
+  readonly runId: string
+  /** The best answer text so far: the last non-empty assistant text. */
+  readonly text: string
+  /** The text of a reply that was cut short (stopped, timed out, failed mid-stream), when there was some. */
+  readonly partialText: string | undefined
+  /** The whole history: the messages given and those the run added. */
+  readonly messages: readonly ChatMessage[]
+  readonly usage: ModelUsage
+  /** Model calls made in all (resumed runs included). */
+  readonly turns: number
+  /** The run as JSON: store it to resume a suspended run, or to keep a finished one. */
+  readonly state: AgentRunState
+}
+
+/**
+ * How a run ended, discriminated by `reason`: `final` carries the accepted `answer`, `suspended` the
+ * `pending` calls, `error` the `error`; `turn-limit`, `token-limit` and `stopped` carry the best text so far.
+ * @example
+ * ```ts
+ * import type { AgentResult } from '@agent-core/kits/loop'
+ * function show(result: AgentResult) {
+ *   switch (result.reason) {
+ *     case 'final': return result.answer
+ *     case 'suspended': return `waiting for ${result.pending.length} call(s)`
+ *     case 'error': return `failed: ${String(result.error)}`
+ *     default: return `${result.reason}: ${result.text}`
+ *   }
+ * }
+ * ```
+ */
+export type AgentResult<Answer = string> =
+  | (AgentResultBase & { readonly reason: 'final'; readonly answer: Answer })
+  | (AgentResultBase & { readonly reason: 'suspended'; readonly pending: readonly AgentPendingCall[] })
+  | (AgentResultBase & { readonly reason: 'turn-limit' | 'token-limit' | 'stopped' })
+  | (AgentResultBase & { readonly reason: 'error'; readonly error: unknown })
+
+/**
+ * A run's events as an async iterable (iterate once; stopping early leaves the run going), and its result.
+ * @example
+ * ```ts
+ * import { createScriptedModel, defineAgent } from '@agent-core/kits/loop'
+ * const agent = defineAgent({ model: createScriptedModel([{ text: 'Hello!' }]) })
+ * const run = agent.stream({ prompt: 'Hi' })
+ * for await (const event of run) if (event.type === 'text-delta') process.stdout.write(event.text)
+ * const result = await run.result
+ * ```
+ */
+export interface AgentStream<Answer = string> extends AsyncIterable<AgentEvent> {
+  readonly result: Promise<AgentResult<Answer>>
+}
+
+/**
+ * An agent built by {@link defineAgent}.
+ * @example
+ * ```ts
+ * import { type Agent, createScriptedModel, defineAgent } from '@agent-core/kits/loop'
+ * const agent: Agent = defineAgent({ model: createScriptedModel([{ text: 'Sunny.' }]) })
+ * const result = await agent.run({ prompt: 'What is the weather in Lyon?' })
+ * ```
+ */
+export interface Agent<Answer = string, App = unknown> {
+  readonly model: ChatModel<App>
+  /** The agent tools, in the order they were given. */
+  readonly tools: readonly AgentTool<unknown, unknown, App>[]
+  /**
+   * Runs the agent until the model answers, a cap is reached, the run is stopped (`context.signal`) or it
+   * suspends. Resolves for everything that happens in the run (see {@link AgentResult}); rejects only for a
+   * malformed request, a refused resume (a state or outcome that does not fit, a forged signature) or a
+   * context that is not one.
+   */
+  run(
+    request: AgentRunRequest<App>,
+    context?: OperationContext<App> | OperationContextInit<App>,
+  ): Promise<AgentResult<Answer>>
+  /** {@link Agent.run} with its events as an async iterable. */
+  stream(
+    request: AgentRunRequest<App>,
+    context?: OperationContext<App> | OperationContextInit<App>,
+  ): AgentStream<Answer>
+}
+
+function readTimeout(fields: Fields, key: string, fallback: number | undefined): number | undefined {
+  return fields.integer(key, { min: 1, max: MAX_TIMEOUT_MS }) ?? fallback
+}
+
+function compile(definition: unknown): { compiled: CompiledAgent; tools: readonly AgentTool[] } {
+  const fields: Fields = new Fields(
+    definition,
+    'definition',
+    'an agent definition { model, tools?, ... }',
+    'definition',
+  )
+  const model = fields.get('model')
+  if (
+    !isRecord(model) ||
+    typeof model.identity !== 'string' ||
+    typeof model.generate !== 'function' ||
+    (model.stream !== undefined && typeof model.stream !== 'function')
+  ) {
+    fields.fail(
+      'model',
+      `must be a chat model { identity, generate, stream? }, but got ${describeValue(model)}`,
+      model,
+    )
+  }
+  const entries = fields.get('tools') ?? []
+  if (!Array.isArray(entries))
+    fields.fail('tools', `must be an array of tools, but got ${describeValue(entries)}`, entries)
+  const tools = entries.map((entry: unknown, index) => toAgentTool(entry, `definition.tools[${index}]`))
+  const system = fields.string('system', { optional: true, empty: true })
+  const request = fields.get('request') ?? {}
+  if (!isRecord(request))
+    fields.fail('request', `must be an object of request fields, but got ${describeValue(request)}`, request)
+  for (const key of ['messages', 'tools', 'toolChoice', 'responseFormat']) {
+    if (key in request)
+      fields.fail(
+        `request.${key}`,
+        'is set by the run (messages, tools), the run request (toolChoice) or the answer flow (responseFormat)',
+        request[key],
+      )
+  }
+  const maxTurns = fields.integer('maxTurns', { min: 1 }) ?? DEFAULT_MAX_TURNS
+  const maxTokens = fields.integer('maxTokens', { min: 1 })
+  const toolConcurrency = fields.integer('toolConcurrency', { min: 1, max: 1000 }) ?? DEFAULT_TOOL_CONCURRENCY
+  const toolTimeoutMs = readTimeout(fields, 'toolTimeoutMs', DEFAULT_TOOL_TIMEOUT_MS)!
+  const modelTimeoutMs = readTimeout(fields, 'modelTimeoutMs', DEFAULT_MODEL_TIMEOUT_MS)!
+  const modelIdleTimeoutMs = readTimeout(fields, 'modelIdleTimeoutMs', undefined)
+  const answerGiven = fields.get('answer')
+  const answer =
+    answerGiven === undefined
+      ? textAnswer
+      : isAnswerFlow(answerGiven)
+        ? answerGiven
+        : defineAnswerFlow(answerGiven as AnswerFlow)
+  const beforeTurn =
+    fields.func<(input: unknown, context: OperationContext<unknown>) => unknown>('beforeTurn')
+  const estimate = fields.func<(messages: readonly ChatMessage[]) => number>('estimateTokens') ?? countTokens
+  const refusal = fields.func<(input: RefusalInput) => string>('refusal')
+  const templates = fields.get('templates')
+  const decisionKeys = fields.get('decisionKeys')
+  const stopStepOnRefusal = fields.boolean('stopStepOnRefusal') ?? true
+  fields.done()
+
+  const byId = new Map<string, AgentTool>()
+  tools.forEach((tool, index) => {
+    if (byId.has(tool.id)) {
+      throw new InvalidDefinitionError(
+        `definition.tools[${index}] is a second tool "${tool.id}"; tool ids must be unique in an agent.`,
+        {
+          details: { id: tool.id, field: `tools[${index}]`, received: describeValue(tool.id) },
+        },
+      )
+    }
+    byId.set(tool.id, tool)
+  })
+  const providers: ToolTemplateProvider[] = []
+  if (refusal) {
+    providers.push((input) => {
+      if (input.status !== 'rejected') return undefined
+      const content: unknown = Reflect.apply(refusal, definition, [
+        Object.freeze({ ...input.rejection, toolId: input.call.toolId, toolCallId: input.call.toolCallId }),
+      ])
+      if (typeof content !== 'string' || content === '') {
+        throw new InvalidDefinitionError(
+          `definition.refusal must return the refusal sentence as a non-empty string, but returned ${describeValue(content)}.`,
+          {
+            details: { field: 'refusal', received: describeValue(content) },
+          },
+        )
+      }
+      return { content, isError: true }
+    })
+  }
+  if (templates !== undefined) {
+    if (!Array.isArray(templates))
+      fields.fail(
+        'templates',
+        `must be an array of template providers, but got ${describeValue(templates)}`,
+        templates,
+      )
+    providers.push(...(templates as ToolTemplateProvider[]))
+  }
+  let registry: ToolLifecycleRegistry<unknown>
+  try {
+    registry = ToolLifecycleRegistry.create(tools.map(composeLifecycle), {
+      timeoutMs: toolTimeoutMs,
+      ...(providers.length > 0 ? { templates: providers } : {}),
+      ...(decisionKeys !== undefined ? { decisionKeys: decisionKeys as readonly DecisionKey[] } : {}),
+    })
+  } catch (error) {
+    if (InvalidDefinitionError.isInstance(error)) throw error
+    throw new InvalidDefinitionError(error instanceof Error ? error.message : String(error), {
+      cause: error,
+      details: { field: 'tools' },
+    })
+  }
+  const toolSpecs = tools.map((tool) =>
+    Object.freeze({ name: tool.id, description: tool.tool.description, parameters: tool.tool.inputSchema }),
+  )
+  const system2 =
+    answer.instructions === undefined || answer.instructions === ''
+      ? system
+      : system === undefined || system === ''
+        ? answer.instructions
+        : `${system}\n\n${answer.instructions}`
+  const compiled: CompiledAgent = {
+    model: model as unknown as ChatModel<unknown>,
+    registry,
+    tools: byId,
+    toolSpecs,
+    toolTokens: toolSpecs.length === 0 ? 0 : Math.ceil(JSON.stringify(toolSpecs).length / 4),
+    system: system2,
+    request: request as CompiledAgent['request'],
+    maxTurns,
+    maxTokens,
+    toolConcurrency,
+    modelTimeoutMs,
+    modelIdleTimeoutMs,
+    answer: answer as AnswerFlow<unknown, unknown>,
+    beforeTurn: beforeTurn ? { hook: beforeTurn, holder: definition } : undefined,
+    estimate,
+    keys: decisionKeys as readonly DecisionKey[] | undefined,
+    stopStepOnRefusal,
+  }
+  return { compiled, tools }
+}
+
+function readRequest(value: unknown): Omit<ParsedRun, 'runId'> & { runId: string | undefined } {
+  const fields: Fields = new Fields(value, 'request', 'a run request { prompt?, messages?, resume?, ... }')
+  const prompt = fields.string('prompt', { optional: true, empty: true })
+  const given = fields.get('messages')
+  const resumeValue = fields.get('resume')
+  const outcomesValue = fields.get('outcomes')
+  const runId = fields.string('runId', { optional: true })
+  const toolChoice = readToolChoice(fields)
+  const defer = fields.boolean('defer') ?? false
+  const resolveApproval = fields.func<ParsedRun['resolveApproval']>('resolveApproval')
+  const answerQuestion = fields.func<ParsedRun['answerQuestion']>('answerQuestion')
+  const onEvent = fields.func<ParsedRun['onEvent']>('onEvent')
+  const onHistoryAppend = fields.func<ParsedRun['onHistoryAppend']>('onHistoryAppend')
+  const onProgress = fields.func<ParsedRun['onProgress']>('onProgress')
+  fields.done()
+  let messages: ChatMessage[]
+  const added: ChatMessage[] = []
+  let resumed: AgentRunState | undefined
+  if (resumeValue !== undefined) {
+    if (prompt !== undefined || given !== undefined) {
+      fields.fail(
+        prompt !== undefined ? 'prompt' : 'messages',
+        'cannot be given with resume: the state holds the conversation',
+        prompt ?? given,
+      )
+    }
+    if (toolChoice !== undefined) fields.fail('toolChoice', 'cannot be given with resume', toolChoice)
+    assertAgentRunState(resumeValue, 'request.resume')
+    resumed = resumeValue
+    if (runId !== undefined && runId !== resumed.runId) {
+      fields.fail('runId', `must be the resumed run's own id "${resumed.runId}" or be left out`, runId)
+    }
+    messages = [...resumed.messages]
+  } else {
+    if (outcomesValue !== undefined) fields.fail('outcomes', 'can only be given with resume', outcomesValue)
+    messages = given === undefined ? [] : readMessages(given, 'request.messages')
+    if (prompt !== undefined) added.push(Object.freeze({ role: 'user', content: prompt }))
+    if (messages.length === 0 && added.length === 0 && !(isRecord(toolChoice) && 'input' in toolChoice)) {
+      throw new InvalidInputError(
+        'A run needs a conversation: give prompt, messages (or both), or resume a saved state.',
+        {
+          details: { field: 'request.prompt', received: 'undefined' },
+        },
+      )
+    }
+  }
+  return {
+    runId: resumed?.runId ?? runId,
+    messages,
+    added,
+    resumed,
+    outcomes: readOutcomes(outcomesValue, 'request.outcomes'),
+    toolChoice,
+    defer,
+    resolveApproval,
+    answerQuestion,
+    onEvent,
+    onHistoryAppend,
+    onProgress,
+  }
+}
+
+function readToolChoice(fields: Fields): ParsedRun['toolChoice'] {
+  const value = fields.get('toolChoice')
+  if (value === undefined) return undefined
+  if (value === 'auto' || value === 'none' || value === 'required') return value
+  const choice: Fields = new Fields(
+    value,
+    fields.path('toolChoice'),
+    '"auto", "none", "required", { name } or { name, input }',
+  )
+  const name = choice.requiredString('name')!
+  const input = choice.get('input')
+  if (input !== undefined) {
+    const problem = jsonProblem(input, 'request.toolChoice.input')
+    if (problem !== undefined) choice.fail('input', `must be plain JSON (${problem})`, input)
+  }
+  choice.done()
+  return input === undefined ? { name } : { name, input: input as JsonValue }
+}
+
+function toResult<Answer>(outcome: RunOutcome, runId: string): AgentResult<Answer> {
+  const base: AgentResultBase = {
+    runId,
+    text: outcome.text,
+    partialText: outcome.partialText,
+    messages: outcome.messages,
+    usage: outcome.usage,
+    turns: outcome.turns,
+    state: outcome.state,
+  }
+  const { end } = outcome
+  switch (end.reason) {
+    case 'final':
+      return Object.freeze({ ...base, reason: 'final', answer: end.answer as Answer })
+    case 'suspended':
+      return Object.freeze({ ...base, reason: 'suspended', pending: outcome.pending })
+    case 'error':
+      return Object.freeze({ ...base, reason: 'error', error: end.error })
+    default:
+      return Object.freeze({ ...base, reason: end.reason })
+  }
+}
+
+class AgentImpl<Answer, App> implements Agent<Answer, App> {
+  readonly #compiled: CompiledAgent
+  readonly tools: readonly AgentTool<unknown, unknown, App>[]
+  constructor(compiled: CompiledAgent, tools: readonly AgentTool[]) {
+    this.#compiled = compiled
+    this.tools = Object.freeze([...tools]) as readonly AgentTool<unknown, unknown, App>[]
+  }
+
+  get model(): ChatModel<App> {
+    return this.#compiled.model as ChatModel<App>
+  }
+
+  async run(
+    request: AgentRunRequest<App>,
+    context: OperationContext<App> | OperationContextInit<App> = {},
+  ): Promise<AgentResult<Answer>> {
+    const parsed = readRequest(request)
+    const ctx = createOperationContext(context as OperationContextInit<unknown>)
+    if (parsed.resumed) await checkResume(this.#compiled, parsed.resumed, parsed.outcomes)
+    const runId = parsed.runId ?? newId('run')
+    const run = new AgentRun(this.#compiled, { ...parsed, runId }, ctx)
+    return toResult<Answer>(await run.execute(), runId)
+  }
+
+  stream(
+    request: AgentRunRequest<App>,
+    context: OperationContext<App> | OperationContextInit<App> = {},
+  ): AgentStream<Answer> {
+    const queue = new EventQueue<AgentEvent>()
+    const listener = isRecord(request) && typeof request.onEvent === 'function' ? request.onEvent : undefined
+    const withQueue = isRecord(request)
+      ? {
+          ...request,
+          onEvent: (event: AgentEvent) => {
+            queue.push(event)
+            if (listener) return listener(event)
+          },
+        }
+      : request
+    const result = this.run(withQueue as AgentRunRequest<App>, context).then(
+      (value) => {
+        queue.close()
+        return value
+      },
+      (error: unknown) => {
+        queue.fail(error)
+        throw error
+      },
+    )
+    // The result is also reported through the iterator; a caller that only iterates must not see an
+    // unhandled rejection.
+    result.catch(() => undefined)
+    return Object.freeze({ result, [Symbol.asyncIterator]: () => queue[Symbol.asyncIterator]() })
+  }
+}
+
+/**
+ * Defines an agent: a model, tools and the caps and hooks of its runs. Everything is checked here, once;
+ * each tool becomes a lifecycle block of one `tools` kit registry (its approval policy part of the
+ * `authorize` stage), through which every call of every run goes.
+ * @throws `InvalidDefinitionError` for a malformed definition, a duplicate tool id or an unknown field
+ * @example
+ * ```ts
+ * import { defineModelTool } from '@agent-core/core/tools'
+ * import { createScriptedModel, defineAgent } from '@agent-core/kits/loop'
+ * const clock = defineModelTool({ id: 'clock', description: 'The time', inputSchema: {}, execute: () => '12:00' })
+ * const model = createScriptedModel([
+ *   { toolCalls: [{ name: 'clock', input: {} }] },
+ *   { text: 'It is noon.' },
+ * ])
+ * const agent = defineAgent({ model, tools: [clock] })
+ * const result = await agent.run({ prompt: 'What time is it?' })
+ * // result.reason === 'final', result.answer === 'It is noon.'
+ * ```
+ */
+export function defineAgent<Answer = string, App = unknown>(
+  definition: AgentDefinition<Answer, App>,
+): Agent<Answer, App> {
+  const { compiled, tools } = compile(definition)
+  return new AgentImpl<Answer, App>(compiled, tools)
+}

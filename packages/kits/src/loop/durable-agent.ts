@@ -1,0 +1,159 @@
+import {
+  AgentCoreError,
+  AttemptBudget,
+  abortedError,
+  type ChatMessage,
+  describeValue,
+  InvalidDefinitionError,
+} from '@agent-core/core'
+import type { DurableStep, DurableStepContext } from '@agent-core/kits/durable'
+import type { Agent, AgentRunRequest } from './agent.js'
+import { Fields } from './internal/check.js'
+import { readMessages } from './internal/messages.js'
+import { newId } from './internal/run.js'
+import { type AgentRunState, assertAgentRunState } from './run-state.js'
+
+/**
+ * A new run as JSON, before anything happened: the durable task's input for {@link agentRunStep}.
+ * @throws `InvalidInputError` for a malformed conversation, or when there is none
+ * @example
+ * ```ts
+ * import { createAgentRunState } from '@agent-core/kits/loop'
+ * const input = createAgentRunState({ prompt: 'Refund order A-17.' })
+ * input.status // 'running'
+ * ```
+ */
+export function createAgentRunState(init: {
+  readonly prompt?: string | undefined
+  readonly messages?: readonly ChatMessage[] | undefined
+  readonly runId?: string | undefined
+}): AgentRunState {
+  const fields: Fields = new Fields(init, 'init', 'a new run { prompt?, messages?, runId? }')
+  const prompt = fields.string('prompt', { optional: true, empty: true })
+  const given = fields.get('messages')
+  const runId = fields.string('runId', { optional: true }) ?? newId('run')
+  fields.done()
+  const messages = given === undefined ? [] : readMessages(given, 'init.messages')
+  if (prompt !== undefined) messages.push({ role: 'user', content: prompt })
+  if (messages.length === 0) fields.fail('prompt', 'or messages must start the conversation', prompt)
+  return {
+    version: 1,
+    status: 'running',
+    runId,
+    messages,
+    turns: 0,
+    usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
+    toolTurns: {},
+    answerRetries: [],
+    pending: [],
+  }
+}
+
+/**
+ * True when `value` is an {@link AgentRunState}: the synchronous `isState` predicate of a durable task whose
+ * state is an agent run.
+ * @example
+ * ```ts
+ * import { isAgentRunState } from '@agent-core/kits/loop'
+ * isAgentRunState(JSON.parse(saved)) // true or false, never throws
+ * ```
+ */
+export function isAgentRunState(value: unknown): value is AgentRunState {
+  try {
+    assertAgentRunState(value)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/**
+ * What {@link agentRunStep} takes besides the agent: the step's id and the run options every attempt uses.
+ * @example
+ * ```ts
+ * import type { AgentRunStepOptions } from '@agent-core/kits/loop'
+ * const options: AgentRunStepOptions = { id: 'answer', request: { defer: true } }
+ * ```
+ */
+export interface AgentRunStepOptions<App = unknown> {
+  /** The step's id. Default `agent-run`. */
+  readonly id?: string | undefined
+  /** Run options of every attempt: resolvers, deferral, event and history listeners. */
+  readonly request?:
+    | Omit<
+        AgentRunRequest<App>,
+        'prompt' | 'messages' | 'resume' | 'outcomes' | 'runId' | 'toolChoice' | 'onProgress'
+      >
+    | undefined
+}
+
+/**
+ * A durable step that runs a whole agent run, for `defineDurableTask` of `@agent-core/kits/durable`: its
+ * state is the run's {@link AgentRunState} (start it with {@link createAgentRunState}, check it with
+ * {@link isAgentRunState}). Each attempt builds the run's `AttemptBudget` from the step's `maxModelCalls`
+ * (the attempt's persisted share of the task's model budget, never refunded), and saves the run's progress
+ * with `context.checkpoint` after the model's reply, before each call that is not replay-safe, and after
+ * every tool result. An attempt re-entered after a crash continues from the last save: a settled call never
+ * runs again, a call that was running runs again with its invocation id (its idempotency key), or from
+ * scratch when its tool is `safe`.
+ *
+ * The step returns the state once the run is done or suspended (a suspended run ends the task; resume it
+ * with `agent.run({ resume, outcomes })`). A run that fails throws its error, a stopped one the reason it
+ * was stopped (cancellation, deadline, lost lease), so the durable runner records the attempt.
+ * @throws `InvalidDefinitionError` when `agent` is not one, or `options` are malformed
+ * @example
+ * ```ts
+ * import { defineDurableTask } from '@agent-core/kits/durable'
+ * import { agentRunStep, createAgentRunState, isAgentRunState } from '@agent-core/kits/loop'
+ * const task = defineDurableTask(
+ *   { id: 'support-agent', revision: '1', isState: isAgentRunState, steps: [agentRunStep(agent)] },
+ *   { modelBudget: { maxCalls: 20, maxCallsPerAttempt: 10 } },
+ * )
+ * const state = await task.run({ taskId: 'ticket-7', store, input: createAgentRunState({ prompt: 'Refund A-17' }) })
+ * ```
+ */
+export function agentRunStep<Answer, App>(
+  agent: Agent<Answer, App>,
+  options: AgentRunStepOptions<App> = {},
+): DurableStep<AgentRunState, App> {
+  if (typeof agent !== 'object' || agent === null || typeof (agent as { run?: unknown }).run !== 'function') {
+    throw new InvalidDefinitionError(
+      `agentRunStep expects an agent from defineAgent, but got ${describeValue(agent)}.`,
+      {
+        details: { field: 'agent', received: describeValue(agent) },
+      },
+    )
+  }
+  const fields: Fields = new Fields(options, 'options', 'agent step options { id?, request? }', 'definition')
+  const id = fields.string('id', { optional: true }) ?? 'agent-run'
+  const request = fields.get('request') ?? {}
+  fields.done()
+  const extra = new Fields(request, 'options.request', 'run options', 'definition')
+  for (const key of ['prompt', 'messages', 'resume', 'outcomes', 'runId', 'toolChoice', 'onProgress']) {
+    if (extra.has(key)) extra.fail(key, 'is set by the step for every attempt', extra.get(key))
+  }
+  return {
+    id,
+    replayPolicy: 'safe',
+    async run(state: AgentRunState, context: DurableStepContext<App, AgentRunState>): Promise<AgentRunState> {
+      const attemptBudget =
+        context.maxModelCalls === undefined ? context.attemptBudget : new AttemptBudget(context.maxModelCalls)
+      const result = await agent.run(
+        {
+          ...(request as AgentRunRequest<App>),
+          resume: state,
+          onProgress: (progress) => context.checkpoint(progress),
+        },
+        { ...context, attemptBudget },
+      )
+      if (result.reason === 'error') throw result.error
+      if (result.reason === 'stopped') {
+        const reason: unknown = context.signal.reason
+        throw AgentCoreError.isInstance(reason)
+          ? reason
+          : abortedError(context.signal, `agent run "${result.runId}"`)
+      }
+      return result.state
+    },
+  }
+}
