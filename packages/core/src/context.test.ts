@@ -120,3 +120,12 @@ describe('diagnostics', () => {
     expect(reports).toHaveLength(1)
   })
 })
+
+describe('default signal', () => {
+  it('is never aborted and not shared between contexts, so listeners of concurrent runs never pile up on one signal', () => {
+    const a = createOperationContext()
+    const b = createOperationContext()
+    expect(a.signal.aborted).toBe(false)
+    expect(a.signal).not.toBe(b.signal)
+  })
+})

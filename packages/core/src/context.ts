@@ -53,7 +53,6 @@ export interface OperationContextInit<App = unknown> {
   readonly now?: (() => number) | undefined
 }
 
-const NEVER_ABORTED: AbortSignal = new AbortController().signal
 
 function isDiagnostics(value: unknown): value is Diagnostics {
   return (
@@ -114,7 +113,9 @@ export function createOperationContext<App = undefined>(
   }
   const clock = now ?? Date.now
   return {
-    signal: signal ?? NEVER_ABORTED,
+    // Each context gets its own never-aborted signal: kits add abort listeners for the run's duration, and a
+    // signal shared by every context would collect them from all concurrent runs.
+    signal: signal ?? new AbortController().signal,
     app: init.app as App,
     diagnostics: isDiagnostics(diagnostics)
       ? diagnostics
