@@ -1,0 +1,530 @@
+import {
+  AgentCoreError,
+  assertNonEmptyString,
+  assertObject,
+  assertSafeInteger,
+  ConflictError,
+  describeValue,
+  InvalidInputError,
+  throwIfAborted,
+} from '@agent-core/core'
+import {
+  type KnowledgeDocumentRecord,
+  type KnowledgeEmbeddingSpace,
+  type KnowledgeMetadata,
+  type KnowledgePassageRecord,
+  type KnowledgeStore,
+  type KnowledgeStoreBatch,
+  type KnowledgeStoreCallOptions,
+  type KnowledgeStoreContents,
+  KnowledgeStoreError,
+} from '@agent-core/kits/knowledge'
+import Database from 'better-sqlite3'
+import { fromBlob, toBlob } from './float32-blob.js'
+import {
+  type DocumentRow,
+  type KnowledgeStatements,
+  prepareKnowledgeSchema,
+  SCHEMA_VERSION,
+  SchemaTooNew,
+} from './sqlite-knowledge-schema.js'
+
+/**
+ * A better-sqlite3 database handle.
+ * @example
+ * ```ts
+ * import Database from 'better-sqlite3'
+ * import { createSqliteKnowledgeStore, type SqliteKnowledgeDatabase } from '@agent-core/kits/knowledge/sqlite'
+ * const database: SqliteKnowledgeDatabase = new Database(':memory:')
+ * const store = createSqliteKnowledgeStore(database)
+ * ```
+ */
+export type SqliteKnowledgeDatabase = Database.Database
+
+/**
+ * Options of {@link createSqliteKnowledgeStore}.
+ * @example
+ * ```ts
+ * import { createSqliteKnowledgeStore } from '@agent-core/kits/knowledge/sqlite'
+ * const store = createSqliteKnowledgeStore('knowledge.db', { tablePrefix: 'docs', synchronous: 'normal' })
+ * ```
+ */
+export interface SqliteKnowledgeStoreOptions {
+  /** Prefix of the tables (`<prefix>_documents`, `_passages`, `_embeddings`, `_schema`). Default `agent_core_knowledge`. */
+  readonly tablePrefix?: string | undefined
+  /** Only when the store opens the file: `PRAGMA synchronous`. Default `full` (a commit survives power loss). */
+  readonly synchronous?: 'full' | 'normal' | undefined
+  /** Only when the store opens the file: how long a statement waits for another connection's write lock. Default 5000. */
+  readonly busyTimeoutMs?: number | undefined
+}
+
+const PREFIX_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,40}$/
+const WHERE = 'SqliteKnowledgeStore'
+
+function isDatabase(value: unknown): value is SqliteKnowledgeDatabase {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as SqliteKnowledgeDatabase).prepare === 'function' &&
+    typeof (value as SqliteKnowledgeDatabase).exec === 'function' &&
+    typeof (value as SqliteKnowledgeDatabase).transaction === 'function'
+  )
+}
+
+function checkOptions(options: unknown, point: string): AbortSignal {
+  assertObject(options, 'options', { where: WHERE, arrays: false, hint: 'Pass { signal }.' })
+  const { signal } = options
+  if (!(signal instanceof AbortSignal)) {
+    throw new InvalidInputError(
+      `${WHERE}: options.signal must be an AbortSignal, but got ${describeValue(signal)}.`,
+      {
+        details: { field: 'options.signal', received: describeValue(signal) },
+      },
+    )
+  }
+  throwIfAborted(signal, point)
+  return signal
+}
+
+function checkSpace(space: unknown, field: string): KnowledgeEmbeddingSpace {
+  assertObject(space, field, { where: WHERE, arrays: false })
+  assertNonEmptyString(space.identity, `${field}.identity`, { where: WHERE })
+  assertSafeInteger(space.dimensions, `${field}.dimensions`, { where: WHERE, min: 1 })
+  return space as unknown as KnowledgeEmbeddingSpace
+}
+
+function checkArray(value: unknown, field: string): readonly unknown[] {
+  if (!Array.isArray(value)) {
+    throw new InvalidInputError(`${WHERE}: ${field} must be an array, but got ${describeValue(value)}.`, {
+      details: { field, received: describeValue(value) },
+    })
+  }
+  return value
+}
+
+function checkTime(value: unknown, field: string): void {
+  if (typeof value !== 'number' || !Number.isFinite(value)) {
+    throw new InvalidInputError(
+      `${WHERE}: ${field} must be a finite number of epoch milliseconds, but got ${describeValue(value)}.`,
+      {
+        details: { field, received: describeValue(value) },
+      },
+    )
+  }
+}
+
+/** Checks the parts of a batch the SQL statements bind, so that a wrong call is refused before the transaction. */
+function checkBatch(batch: unknown): KnowledgeStoreBatch {
+  assertObject(batch, 'batch', {
+    where: WHERE,
+    arrays: false,
+    hint: 'Pass { publicationId, space, documents, vectors }.',
+  })
+  assertNonEmptyString(batch.publicationId, 'batch.publicationId', { where: WHERE })
+  const space = batch.space === undefined ? undefined : checkSpace(batch.space, 'batch.space')
+  const documents = checkArray(batch.documents, 'batch.documents')
+  const seen = new Set<string>()
+  documents.forEach((change, i) => {
+    const field = `batch.documents[${i}]`
+    assertObject(change, field, { where: WHERE, arrays: false })
+    assertSafeInteger(change.expectedRevision, `${field}.expectedRevision`, { where: WHERE, min: 0 })
+    const record = change.record
+    assertObject(record, `${field}.record`, { where: WHERE, arrays: false })
+    assertNonEmptyString(record.id, `${field}.record.id`, { where: WHERE })
+    if (seen.has(record.id)) {
+      throw new InvalidInputError(
+        `${WHERE}: ${field} changes "${record.id}" a second time. Change each document once per batch.`,
+        {
+          details: { field: `${field}.record.id`, received: describeValue(record.id) },
+        },
+      )
+    }
+    seen.add(record.id)
+    assertSafeInteger(record.revision, `${field}.record.revision`, { where: WHERE, min: 1 })
+    assertNonEmptyString(record.contentHash, `${field}.record.contentHash`, { where: WHERE })
+    assertSafeInteger(record.passageCount, `${field}.record.passageCount`, { where: WHERE, min: 0 })
+    checkTime(record.publishedAtMs, `${field}.record.publishedAtMs`)
+    if (record.retractedAtMs !== undefined) checkTime(record.retractedAtMs, `${field}.record.retractedAtMs`)
+    if (record.title !== undefined && typeof record.title !== 'string') {
+      throw new InvalidInputError(
+        `${WHERE}: ${field}.record.title must be a string or left out, but got ${describeValue(record.title)}.`,
+        {
+          details: { field: `${field}.record.title`, received: describeValue(record.title) },
+        },
+      )
+    }
+    const passages = checkArray(change.passages, `${field}.passages`)
+    passages.forEach((passage, j) => {
+      const where = `${field}.passages[${j}]`
+      assertObject(passage, where, { where: WHERE, arrays: false })
+      assertNonEmptyString(passage.id, `${where}.id`, { where: WHERE })
+      if (passage.documentId !== record.id) {
+        throw new InvalidInputError(
+          `${WHERE}: ${where}.documentId must be "${String(record.id)}", the document it is written with, but got ${describeValue(passage.documentId)}.`,
+          {
+            details: { field: `${where}.documentId`, received: describeValue(passage.documentId) },
+          },
+        )
+      }
+      for (const key of ['revision', 'number', 'start', 'end', 'startLine', 'endLine'] as const)
+        assertSafeInteger(passage[key], `${where}.${key}`, { where: WHERE, min: 0 })
+      if (typeof passage.text !== 'string') {
+        throw new InvalidInputError(
+          `${WHERE}: ${where}.text must be a string, but got ${describeValue(passage.text)}.`,
+          {
+            details: { field: `${where}.text`, received: describeValue(passage.text) },
+          },
+        )
+      }
+      checkArray(passage.headingPath, `${where}.headingPath`)
+      assertNonEmptyString(passage.hash, `${where}.hash`, { where: WHERE })
+    })
+  })
+  const vectors = checkArray(batch.vectors, 'batch.vectors')
+  vectors.forEach((entry, i) => {
+    assertObject(entry, `batch.vectors[${i}]`, { where: WHERE, arrays: false })
+    assertNonEmptyString(entry.hash, `batch.vectors[${i}].hash`, { where: WHERE })
+    if (
+      space === undefined ||
+      !(entry.vector instanceof Float32Array) ||
+      entry.vector.length !== space.dimensions
+    ) {
+      throw new InvalidInputError(
+        `${WHERE}: batch.vectors[${i}].vector must be a Float32Array of batch.space.dimensions numbers, but got ${describeValue(entry.vector)}.`,
+        { details: { field: `batch.vectors[${i}].vector`, received: describeValue(entry.vector) } },
+      )
+    }
+  })
+  return batch as unknown as KnowledgeStoreBatch
+}
+
+function parseJson(text: string, what: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch (error) {
+    throw new KnowledgeStoreError(
+      `${WHERE}: ${what} holds text that is not JSON; the database is corrupt. Delete it and publish again.`,
+      {
+        cause: error,
+        details: { operation: 'load' },
+      },
+    )
+  }
+}
+
+function recordOf(row: DocumentRow): KnowledgeDocumentRecord {
+  return {
+    id: row.document_id,
+    revision: row.revision,
+    contentHash: row.content_hash,
+    ...(row.title !== null ? { title: row.title } : {}),
+    ...(row.metadata !== null
+      ? { metadata: parseJson(row.metadata, `the metadata of "${row.document_id}"`) as KnowledgeMetadata }
+      : {}),
+    passageCount: row.passage_count,
+    publishedAtMs: row.published_at_ms,
+    ...(row.retracted_at_ms !== null ? { retractedAtMs: row.retracted_at_ms } : {}),
+  }
+}
+
+/**
+ * A {@link KnowledgeStore} in a SQLite file through better-sqlite3: the embedded default, next to
+ * `durable/sqlite`. It keeps documents (with their revision, also after a retraction), the passages of
+ * the published revisions, and one float32 BLOB per passage hash and embedding space (the embedder's
+ * identity and dimensions), so a published corpus and its vectors survive a restart without
+ * re-embedding. Each `write` is one `BEGIN IMMEDIATE` transaction; several publications may share the
+ * file (rows are keyed by publication id). When the store opens the file it enables WAL.
+ *
+ * @example
+ * ```ts
+ * import { Knowledge } from '@agent-core/kits/knowledge'
+ * import { SqliteKnowledgeStore } from '@agent-core/kits/knowledge/sqlite'
+ * const store = new SqliteKnowledgeStore(':memory:')
+ * const docs = Knowledge.defineKnowledgePublication({ id: 'docs', store })
+ * await docs.publish({ materials: [{ id: 'a.md', text: 'Hello.' }] })
+ * store.close()
+ * ```
+ */
+export class SqliteKnowledgeStore implements KnowledgeStore {
+  /** The underlying database (the one passed in, or the one the store opened). */
+  readonly database: SqliteKnowledgeDatabase
+  readonly #owned: boolean
+  readonly #sql: KnowledgeStatements
+
+  constructor(source: string | SqliteKnowledgeDatabase, options: SqliteKnowledgeStoreOptions = {}) {
+    assertObject(options, 'options', { where: WHERE, arrays: false })
+    const prefix = options.tablePrefix ?? 'agent_core_knowledge'
+    if (typeof prefix !== 'string' || !PREFIX_PATTERN.test(prefix)) {
+      throw new InvalidInputError(
+        `${WHERE}: options.tablePrefix must be a SQL identifier (a letter or underscore, then up to 40 letters, digits or underscores), but got ${describeValue(prefix)}.`,
+        { details: { field: 'options.tablePrefix', received: describeValue(prefix) } },
+      )
+    }
+    const synchronous = options.synchronous ?? 'full'
+    if (synchronous !== 'full' && synchronous !== 'normal') {
+      throw new InvalidInputError(
+        `${WHERE}: options.synchronous must be 'full' or 'normal', but got ${describeValue(synchronous)}.`,
+        {
+          details: { field: 'options.synchronous', received: describeValue(synchronous) },
+        },
+      )
+    }
+    const busyTimeoutMs = options.busyTimeoutMs ?? 5_000
+    assertSafeInteger(busyTimeoutMs, 'options.busyTimeoutMs', { where: WHERE, min: 0 })
+    if (typeof source === 'string') {
+      if (source.length === 0) {
+        throw new InvalidInputError(`${WHERE} needs a file path (or ":memory:"), but got an empty string.`, {
+          details: { field: 'source', received: describeValue(source) },
+        })
+      }
+      try {
+        this.database = new Database(source)
+        this.database.pragma('journal_mode = WAL')
+        this.database.pragma(`synchronous = ${synchronous.toUpperCase()}`)
+        this.database.pragma(`busy_timeout = ${busyTimeoutMs}`)
+      } catch (error) {
+        throw new KnowledgeStoreError(
+          `${WHERE} could not open ${JSON.stringify(source)}: ${error instanceof Error ? error.message : describeValue(error)}. Check that its directory exists and is writable.`,
+          { cause: error, details: { operation: 'open' } },
+        )
+      }
+      this.#owned = true
+    } else if (isDatabase(source)) {
+      this.database = source
+      this.#owned = false
+    } else {
+      throw new InvalidInputError(
+        `${WHERE} needs a file path or a better-sqlite3 Database, but got ${describeValue(source)}.`,
+        {
+          details: { field: 'source', received: describeValue(source) },
+        },
+      )
+    }
+    try {
+      this.#sql = prepareKnowledgeSchema(this.database, prefix)
+    } catch (error) {
+      if (this.#owned) this.database.close()
+      if (error instanceof SchemaTooNew) {
+        throw new KnowledgeStoreError(
+          `${WHERE}: the tables "${prefix}_*" were written by a newer version (schema ${error.version}; this one writes ${SCHEMA_VERSION}). Upgrade @agent-core/kits, or use another tablePrefix.`,
+          { details: { operation: 'open' } },
+        )
+      }
+      throw new KnowledgeStoreError(
+        `${WHERE} could not create or update its tables "${prefix}_*": ${error instanceof Error ? error.message : describeValue(error)}. Check that the database is writable.`,
+        { cause: error, details: { operation: 'open' } },
+      )
+    }
+  }
+
+  /**
+   * Everything one publication holds, read in one transaction (a consistent snapshot even while another
+   * process writes), with the vectors of `space`.
+   * @example
+   * ```ts
+   * import { createSqliteKnowledgeStore } from '@agent-core/kits/knowledge/sqlite'
+   * const store = createSqliteKnowledgeStore(':memory:')
+   * const contents = await store.load({ publicationId: 'docs', space: undefined }, { signal: new AbortController().signal })
+   * store.close()
+   * ```
+   */
+  async load(
+    request: { readonly publicationId: string; readonly space: KnowledgeEmbeddingSpace | undefined },
+    options: KnowledgeStoreCallOptions,
+  ): Promise<KnowledgeStoreContents> {
+    assertObject(request, 'request', { where: WHERE, arrays: false })
+    const { publicationId } = request
+    assertNonEmptyString(publicationId, 'request.publicationId', { where: WHERE })
+    const space = request.space === undefined ? undefined : checkSpace(request.space, 'request.space')
+    checkOptions(options, `before loading publication "${publicationId}"`)
+    return this.#run('load', publicationId, () =>
+      this.database.transaction(() => {
+        const documents = this.#sql.documents.all(publicationId).map(recordOf)
+        const passages: KnowledgePassageRecord[] = []
+        for (const row of this.#sql.passages.iterate(publicationId)) {
+          passages.push({
+            id: row[0],
+            documentId: row[1],
+            revision: row[2],
+            number: row[3],
+            headingPath: parseJson(row[4], `the heading path of "${row[0]}"`) as string[],
+            text: row[5],
+            start: row[6],
+            end: row[7],
+            startLine: row[8],
+            endLine: row[9],
+            hash: row[10],
+          })
+        }
+        const vectors = new Map<string, Float32Array>()
+        if (space !== undefined) {
+          for (const [hash, blob] of this.#sql.vectors.iterate(
+            publicationId,
+            space.identity,
+            space.dimensions,
+          ))
+            vectors.set(hash, fromBlob(blob, space.dimensions, hash))
+        }
+        return { documents, passages, vectors }
+      })(),
+    )
+  }
+
+  /**
+   * The stored vectors of `space` for these hashes (missing ones are left out).
+   * @example
+   * ```ts
+   * import { createSqliteKnowledgeStore } from '@agent-core/kits/knowledge/sqlite'
+   * const store = createSqliteKnowledgeStore(':memory:')
+   * const found = await store.vectors(
+   *   { publicationId: 'docs', space: { identity: 'toy', dimensions: 2 }, hashes: ['x'] },
+   *   { signal: new AbortController().signal },
+   * )
+   * console.log(found.size) // 0
+   * store.close()
+   * ```
+   */
+  async vectors(
+    request: {
+      readonly publicationId: string
+      readonly space: KnowledgeEmbeddingSpace
+      readonly hashes: readonly string[]
+    },
+    options: KnowledgeStoreCallOptions,
+  ): Promise<ReadonlyMap<string, Float32Array>> {
+    assertObject(request, 'request', { where: WHERE, arrays: false })
+    const { publicationId } = request
+    assertNonEmptyString(publicationId, 'request.publicationId', { where: WHERE })
+    const space = checkSpace(request.space, 'request.space')
+    const hashes = checkArray(request.hashes, 'request.hashes')
+    for (let i = 0; i < hashes.length; i++)
+      assertNonEmptyString(hashes[i], `request.hashes[${i}]`, { where: WHERE })
+    checkOptions(options, `before reading vectors of publication "${publicationId}"`)
+    return this.#run('vectors', publicationId, () => {
+      const out = new Map<string, Float32Array>()
+      const rows = this.#sql.someVectors.iterate(
+        publicationId,
+        space.identity,
+        space.dimensions,
+        JSON.stringify(hashes),
+      )
+      for (const [hash, blob] of rows) out.set(hash, fromBlob(blob, space.dimensions, hash))
+      return out
+    })
+  }
+
+  /**
+   * Applies one batch in one `BEGIN IMMEDIATE` transaction: refuses it whole with a `ConflictError` when a
+   * document's stored revision is not the expected one; otherwise replaces each document's row and
+   * passages, adds the new vectors, and deletes the vectors no passage of the publication references any
+   * more.
+   * @example
+   * ```ts
+   * import { createSqliteKnowledgeStore } from '@agent-core/kits/knowledge/sqlite'
+   * const store = createSqliteKnowledgeStore(':memory:')
+   * await store.write(
+   *   { publicationId: 'docs', space: undefined, documents: [], vectors: [] },
+   *   { signal: new AbortController().signal },
+   * )
+   * store.close()
+   * ```
+   */
+  async write(batch: KnowledgeStoreBatch, options: KnowledgeStoreCallOptions): Promise<void> {
+    const checked = checkBatch(batch)
+    const { publicationId, space } = checked
+    checkOptions(options, `before writing publication "${publicationId}"`)
+    this.#run('write', publicationId, () =>
+      this.database
+        .transaction(() => {
+          const sql = this.#sql
+          for (const { expectedRevision, record } of checked.documents) {
+            const stored = sql.revision.get(publicationId, record.id)?.revision ?? 0
+            if (stored !== expectedRevision) {
+              throw new ConflictError(
+                `Document "${record.id}" of publication "${publicationId}" is at revision ${stored} in the database, but the writer expected ${expectedRevision}: another writer changed it. Nothing was written; publish again (the publication reloads from the store first).`,
+                {
+                  details: { publicationId, documentId: record.id, expectedRevision, storedRevision: stored },
+                },
+              )
+            }
+          }
+          const released = new Set<string>()
+          for (const { record, passages } of checked.documents) {
+            for (const { hash } of sql.documentHashes.all(publicationId, record.id)) released.add(hash)
+            sql.deletePassages.run(publicationId, record.id)
+            for (const p of passages) {
+              sql.insertPassage.run(
+                publicationId,
+                record.id,
+                p.number,
+                p.id,
+                p.revision,
+                JSON.stringify(p.headingPath),
+                p.text,
+                p.start,
+                p.end,
+                p.startLine,
+                p.endLine,
+                p.hash,
+              )
+            }
+            sql.upsertDocument.run(
+              publicationId,
+              record.id,
+              record.revision,
+              record.contentHash,
+              record.title ?? null,
+              record.metadata === undefined ? null : JSON.stringify(record.metadata),
+              record.passageCount,
+              record.publishedAtMs,
+              record.retractedAtMs ?? null,
+            )
+          }
+          if (space !== undefined) {
+            for (const { hash, vector } of checked.vectors)
+              sql.insertVector.run(publicationId, space.identity, space.dimensions, hash, toBlob(vector))
+          }
+          for (const hash of released) sql.sweepVector.run(publicationId, hash, publicationId, hash)
+        })
+        .immediate(),
+    )
+  }
+
+  /** Closes the database when the store opened it; a database passed in stays open. */
+  close(): void {
+    if (this.#owned && this.database.open) this.database.close()
+  }
+
+  #run<T>(operation: string, publicationId: string, body: () => T): T {
+    try {
+      return body()
+    } catch (error) {
+      if (AgentCoreError.isInstance(error)) throw error
+      throw new KnowledgeStoreError(
+        `${WHERE} failed to ${operation} publication "${publicationId}": ${error instanceof Error ? error.message : describeValue(error)}.${operation === 'write' ? ' Nothing was written.' : ''} Retry; if it persists, check the database file.`,
+        { cause: error, details: { publicationId, operation } },
+      )
+    }
+  }
+}
+
+/**
+ * Opens a {@link SqliteKnowledgeStore} on a file path (created if missing, in an existing directory; WAL
+ * is enabled) or on an existing better-sqlite3 Database (left configured as it is).
+ * @example
+ * ```ts
+ * import { mkdirSync } from 'node:fs'
+ * import { Knowledge } from '@agent-core/kits/knowledge'
+ * import { createSqliteKnowledgeStore } from '@agent-core/kits/knowledge/sqlite'
+ *
+ * mkdirSync('.agent-core', { recursive: true })
+ * const store = createSqliteKnowledgeStore('.agent-core/knowledge.db')
+ * const docs = Knowledge.defineKnowledgePublication({ id: 'docs', store })
+ * ```
+ */
+export function createSqliteKnowledgeStore(
+  source: string | SqliteKnowledgeDatabase,
+  options: SqliteKnowledgeStoreOptions = {},
+): SqliteKnowledgeStore {
+  return new SqliteKnowledgeStore(source, options)
+}
