@@ -37,34 +37,40 @@ function decideCommand(options: DeskOptions, call: AgentPendingCall): string {
   return `npx -y pnpm@9 start -- ${shellQuote(options.question)} --corpus ${shellQuote(options.corpus)} --decide ${call.toolCallId}=y`
 }
 
-/** Asks in the terminal before a read: y approves, n refuses, anything else refuses with an instruction. */
+/**
+ * Asks in the terminal before a read: y approves, n refuses, anything else refuses with an instruction.
+ * Reads of one step are asked one after the other; lines typed (or piped) ahead are kept for the next
+ * question.
+ */
 function terminalApprover(): { ask: (call: AgentPendingCall) => Promise<ApprovalResolution>; close(): void } {
-  let lines: Interface | undefined
-  let ended = false
+  let lines: AsyncIterator<string> | undefined
+  let readline: Interface | undefined
+  let queue: Promise<unknown> = Promise.resolve()
+  const ask = async (call: AgentPendingCall): Promise<ApprovalResolution> => {
+    if (readline === undefined) {
+      readline = createInterface({ input: process.stdin, terminal: false })
+      lines = readline[Symbol.asyncIterator]()
+    }
+    process.stderr.write(`${call.reason} [y]es / [n]o / or type an instruction: `)
+    const next = await lines!.next()
+    if (next.done) {
+      process.stderr.write('\n')
+      return { type: 'reject', reason: 'Nobody answered (the input ended).' }
+    }
+    if (!process.stdin.isTTY) process.stderr.write(`${next.value}\n`)
+    const answer = next.value.trim()
+    const lower = answer.toLowerCase()
+    if (lower === 'y' || lower === 'yes' || lower === '') return { type: 'approve' }
+    if (lower === 'n' || lower === 'no') return { type: 'reject', reason: 'The person refused this read.' }
+    return { type: 'reject', reason: 'The person gave an instruction instead.', instruction: answer }
+  }
   return {
-    async ask(call) {
-      if (ended) return { type: 'reject', reason: 'Nobody answered (the input ended).' }
-      lines ??= createInterface({
-        input: process.stdin,
-        output: process.stderr,
-        terminal: process.stdin.isTTY,
-      })
-      lines.once('close', () => {
-        ended = true
-      })
-      let answer: string
-      try {
-        answer = (await lines.question(`${call.reason} [y]es / [n]o / or type an instruction: `)).trim()
-      } catch {
-        ended = true
-        return { type: 'reject', reason: 'Nobody answered (the input ended).' }
-      }
-      const lower = answer.toLowerCase()
-      if (lower === 'y' || lower === 'yes' || lower === '') return { type: 'approve' }
-      if (lower === 'n' || lower === 'no') return { type: 'reject', reason: 'The person refused this read.' }
-      return { type: 'reject', reason: 'The person gave an instruction instead.', instruction: answer }
+    ask(call) {
+      const answer = queue.then(() => ask(call))
+      queue = answer.catch(() => undefined)
+      return answer
     },
-    close: () => lines?.close(),
+    close: () => readline?.close(),
   }
 }
 

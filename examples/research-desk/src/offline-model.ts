@@ -141,7 +141,8 @@ export function offlineReply(request: MockRequestView): MockReply {
   if (redirect !== undefined && !searched.has(redirect)) {
     return { type: 'tool-calls', calls: [{ name: SEARCH_TOOL, arguments: { query: redirect, limit: 5 } }] }
   }
-  const terms = redirect === undefined ? question : new Set([...question, ...termsOf(redirect)])
+  // A person's instruction replaces the question's terms: it says what to look for instead.
+  const terms = redirect === undefined ? question : termsOf(redirect)
   const fresh = hits
     .filter((hit, index) => hits.findIndex((other) => other.id === hit.id) === index)
     .filter((hit) => !attempted.has(hit.id))
