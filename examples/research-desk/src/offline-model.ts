@@ -148,9 +148,11 @@ export function offlineReply(request: MockRequestView): MockReply {
     .filter((hit) => !attempted.has(hit.id))
   const covering = (share: number) =>
     fresh.filter((hit) => coverage(terms, `${hit.headings ?? ''} ${hit.snippet ?? ''}`) >= share)
-  // The passages that cover most of the question; else the best one that covers some of it.
+  // The passages that cover most of the question; when none does and nothing was read yet, the best
+  // one that covers some of it.
   const strong = covering(COVERAGE)
-  const worth = (strong.length > 0 ? strong : covering(COVERAGE / 2).slice(0, 1)).slice(
+  const fallback = attempted.size === 0 ? covering(COVERAGE / 2).slice(0, 1) : []
+  const worth = (strong.length > 0 ? strong : fallback).slice(
     0,
     Math.max(0, MAX_READS - attempted.size),
   )
