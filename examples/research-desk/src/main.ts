@@ -81,7 +81,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
     options = parseOptions(argv, env.INIT_CWD ?? process.cwd())
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode
-    const failure = DeskError.isInstance(error) ? error : undefined
+    const failure = error instanceof DeskError ? error : undefined
     process.stderr.write(`error: ${failure?.message ?? String(error)}\n`)
     return failure?.exitCode ?? 1
   }
@@ -196,11 +196,8 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
     }
     return 0
   } catch (error) {
-    const failure = DeskError.isInstance(error)
-      ? error
-      : model !== undefined
-        ? explainModelFailure(error, model)
-        : undefined
+    const failure =
+      error instanceof DeskError ? error : model !== undefined ? explainModelFailure(error, model) : undefined
     if (controller.signal.aborted && !web) {
       output.failure(
         'Stopped. The run saved its progress: run the same command again to continue where it stopped.',

@@ -152,10 +152,7 @@ export function offlineReply(request: MockRequestView): MockReply {
   // one that covers some of it.
   const strong = covering(COVERAGE)
   const fallback = attempted.size === 0 ? covering(COVERAGE / 2).slice(0, 1) : []
-  const worth = (strong.length > 0 ? strong : fallback).slice(
-    0,
-    Math.max(0, MAX_READS - attempted.size),
-  )
+  const worth = (strong.length > 0 ? strong : fallback).slice(0, Math.max(0, MAX_READS - attempted.size))
   if (worth.length > 0 && request.turn < 4) {
     return {
       type: 'tool-calls',

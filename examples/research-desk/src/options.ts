@@ -79,7 +79,7 @@ export function parseOptions(argv: readonly string[], cwd: string): DeskOptions 
   try {
     program.parse(args, { from: 'user' })
   } catch (error) {
-    if (DeskError.isInstance(error)) throw error
+    if (error instanceof DeskError) throw error
     if (error instanceof CommanderError) {
       if (error.exitCode === 0) throw error
       throw new DeskError(
