@@ -70,9 +70,9 @@ export interface KnowledgePassage {
   readonly start: number
   /** UTF-16 offset just past the passage. */
   readonly end: number
-  /** The line (from 1) of the passage's first character. */
+  /** The line (from 1) of the passage's first non-blank character. */
   readonly startLine: number
-  /** The line of the passage's last character. */
+  /** The line of the passage's last non-blank character (trailing blank lines are not counted). */
   readonly endLine: number
   /** The material's metadata, when it has any. */
   readonly metadata?: KnowledgeMetadata

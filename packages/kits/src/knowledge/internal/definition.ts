@@ -107,7 +107,7 @@ export function checkDefinition(definition: unknown): CheckedDefinition {
 function checkStore(value: unknown, options: CheckOptions): KnowledgeStore {
   assertObject(value, 'store', {
     ...options,
-    hint: 'Pass createSqliteKnowledgeStore(path) from @agent-core/kits/knowledge/sqlite, createMemoryKnowledgeStore(), or your own store with load, vectors and write.',
+    hint: 'Pass createSqliteKnowledgeStore(database) from @agent-core/kits/knowledge/sqlite, createMemoryKnowledgeStore(), or your own store with load, vectors and write.',
   })
   for (const method of ['load', 'vectors', 'write'] as const)
     assertFunction(value[method], `store.${method}`, options)

@@ -115,8 +115,8 @@ export function splitMaterial(
       text: piece.text,
       start: piece.start,
       end: piece.end,
-      startLine: lineAt(breaks, piece.start),
-      endLine: lineAt(breaks, Math.max(piece.start, piece.end - 1)),
+      startLine: lineAt(breaks, piece.start + (piece.text.length - piece.text.trimStart().length)),
+      endLine: lineAt(breaks, piece.start + piece.text.trimEnd().length - 1),
       hash: textHash(embedText),
     })
     out.push({ record, document: passageDocument(record, material.title, material.metadata), embedText })

@@ -19,7 +19,7 @@ import {
   type KnowledgeStoreContents,
   KnowledgeStoreError,
 } from '@agent-core/kits/knowledge'
-import Database from 'better-sqlite3'
+import type Database from 'better-sqlite3'
 import { fromBlob, toBlob } from './float32-blob.js'
 import {
   type DocumentRow,
@@ -30,7 +30,8 @@ import {
 } from './sqlite-knowledge-schema.js'
 
 /**
- * A better-sqlite3 database handle.
+ * A better-sqlite3 database handle: the App opens it (`new Database(file)`), chooses its settings (WAL,
+ * `synchronous`, `busy_timeout`) and closes it. The same handle may also serve a `SqliteDurableStore`.
  * @example
  * ```ts
  * import Database from 'better-sqlite3'
@@ -45,17 +46,14 @@ export type SqliteKnowledgeDatabase = Database.Database
  * Options of {@link createSqliteKnowledgeStore}.
  * @example
  * ```ts
+ * import Database from 'better-sqlite3'
  * import { createSqliteKnowledgeStore } from '@agent-core/kits/knowledge/sqlite'
- * const store = createSqliteKnowledgeStore('knowledge.db', { tablePrefix: 'docs', synchronous: 'normal' })
+ * const store = createSqliteKnowledgeStore(new Database(':memory:'), { tablePrefix: 'docs' })
  * ```
  */
 export interface SqliteKnowledgeStoreOptions {
   /** Prefix of the tables (`<prefix>_documents`, `_passages`, `_embeddings`, `_schema`). Default `agent_core_knowledge`. */
   readonly tablePrefix?: string | undefined
-  /** Only when the store opens the file: `PRAGMA synchronous`. Default `full` (a commit survives power loss). */
-  readonly synchronous?: 'full' | 'normal' | undefined
-  /** Only when the store opens the file: how long a statement waits for another connection's write lock. Default 5000. */
-  readonly busyTimeoutMs?: number | undefined
 }
 
 const PREFIX_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,40}$/
@@ -233,25 +231,33 @@ function recordOf(row: DocumentRow): KnowledgeDocumentRecord {
  * the published revisions, and one float32 BLOB per passage hash and embedding space (the embedder's
  * identity and dimensions), so a published corpus and its vectors survive a restart without
  * re-embedding. Each `write` is one `BEGIN IMMEDIATE` transaction; several publications may share the
- * file (rows are keyed by publication id). When the store opens the file it enables WAL.
+ * file (rows are keyed by publication id). The App opens the database, configures it (WAL is
+ * recommended for a file: readers then never wait for a writer) and closes it; the store creates its
+ * tables when they are missing.
  *
  * @example
  * ```ts
+ * import Database from 'better-sqlite3'
  * import { Knowledge } from '@agent-core/kits/knowledge'
  * import { SqliteKnowledgeStore } from '@agent-core/kits/knowledge/sqlite'
- * const store = new SqliteKnowledgeStore(':memory:')
- * const docs = Knowledge.defineKnowledgePublication({ id: 'docs', store })
+ * const database = new Database(':memory:')
+ * const docs = Knowledge.defineKnowledgePublication({ id: 'docs', store: new SqliteKnowledgeStore(database) })
  * await docs.publish({ materials: [{ id: 'a.md', text: 'Hello.' }] })
- * store.close()
+ * database.close()
  * ```
  */
 export class SqliteKnowledgeStore implements KnowledgeStore {
-  /** The underlying database (the one passed in, or the one the store opened). */
+  /** The database the store reads and writes (the App's: it closes it). */
   readonly database: SqliteKnowledgeDatabase
-  readonly #owned: boolean
   readonly #sql: KnowledgeStatements
 
-  constructor(source: string | SqliteKnowledgeDatabase, options: SqliteKnowledgeStoreOptions = {}) {
+  constructor(database: SqliteKnowledgeDatabase, options: SqliteKnowledgeStoreOptions = {}) {
+    if (!isDatabase(database)) {
+      throw new InvalidInputError(
+        `${WHERE} needs an open better-sqlite3 Database (new Database(file)), but got ${describeValue(database)}.`,
+        { details: { field: 'database', received: describeValue(database) } },
+      )
+    }
     assertObject(options, 'options', { where: WHERE, arrays: false })
     const prefix = options.tablePrefix ?? 'agent_core_knowledge'
     if (typeof prefix !== 'string' || !PREFIX_PATTERN.test(prefix)) {
@@ -260,50 +266,18 @@ export class SqliteKnowledgeStore implements KnowledgeStore {
         { details: { field: 'options.tablePrefix', received: describeValue(prefix) } },
       )
     }
-    const synchronous = options.synchronous ?? 'full'
-    if (synchronous !== 'full' && synchronous !== 'normal') {
-      throw new InvalidInputError(
-        `${WHERE}: options.synchronous must be 'full' or 'normal', but got ${describeValue(synchronous)}.`,
+    if (!database.open) {
+      throw new KnowledgeStoreError(
+        `${WHERE} needs an open database, but this one is closed. Open a new one.`,
         {
-          details: { field: 'options.synchronous', received: describeValue(synchronous) },
+          details: { operation: 'open' },
         },
       )
     }
-    const busyTimeoutMs = options.busyTimeoutMs ?? 5_000
-    assertSafeInteger(busyTimeoutMs, 'options.busyTimeoutMs', { where: WHERE, min: 0 })
-    if (typeof source === 'string') {
-      if (source.length === 0) {
-        throw new InvalidInputError(`${WHERE} needs a file path (or ":memory:"), but got an empty string.`, {
-          details: { field: 'source', received: describeValue(source) },
-        })
-      }
-      try {
-        this.database = new Database(source)
-        this.database.pragma('journal_mode = WAL')
-        this.database.pragma(`synchronous = ${synchronous.toUpperCase()}`)
-        this.database.pragma(`busy_timeout = ${busyTimeoutMs}`)
-      } catch (error) {
-        throw new KnowledgeStoreError(
-          `${WHERE} could not open ${JSON.stringify(source)}: ${error instanceof Error ? error.message : describeValue(error)}. Check that its directory exists and is writable.`,
-          { cause: error, details: { operation: 'open' } },
-        )
-      }
-      this.#owned = true
-    } else if (isDatabase(source)) {
-      this.database = source
-      this.#owned = false
-    } else {
-      throw new InvalidInputError(
-        `${WHERE} needs a file path or a better-sqlite3 Database, but got ${describeValue(source)}.`,
-        {
-          details: { field: 'source', received: describeValue(source) },
-        },
-      )
-    }
+    this.database = database
     try {
-      this.#sql = prepareKnowledgeSchema(this.database, prefix)
+      this.#sql = prepareKnowledgeSchema(database, prefix)
     } catch (error) {
-      if (this.#owned) this.database.close()
       if (error instanceof SchemaTooNew) {
         throw new KnowledgeStoreError(
           `${WHERE}: the tables "${prefix}_*" were written by a newer version (schema ${error.version}; this one writes ${SCHEMA_VERSION}). Upgrade @agent-core/kits, or use another tablePrefix.`,
@@ -322,10 +296,12 @@ export class SqliteKnowledgeStore implements KnowledgeStore {
    * process writes), with the vectors of `space`.
    * @example
    * ```ts
+   * import Database from 'better-sqlite3'
    * import { createSqliteKnowledgeStore } from '@agent-core/kits/knowledge/sqlite'
-   * const store = createSqliteKnowledgeStore(':memory:')
+   * const database = new Database(':memory:')
+   * const store = createSqliteKnowledgeStore(database)
    * const contents = await store.load({ publicationId: 'docs', space: undefined }, { signal: new AbortController().signal })
-   * store.close()
+   * database.close()
    * ```
    */
   async load(
@@ -374,14 +350,16 @@ export class SqliteKnowledgeStore implements KnowledgeStore {
    * The stored vectors of `space` for these hashes (missing ones are left out).
    * @example
    * ```ts
+   * import Database from 'better-sqlite3'
    * import { createSqliteKnowledgeStore } from '@agent-core/kits/knowledge/sqlite'
-   * const store = createSqliteKnowledgeStore(':memory:')
+   * const database = new Database(':memory:')
+   * const store = createSqliteKnowledgeStore(database)
    * const found = await store.vectors(
    *   { publicationId: 'docs', space: { identity: 'toy', dimensions: 2 }, hashes: ['x'] },
    *   { signal: new AbortController().signal },
    * )
    * console.log(found.size) // 0
-   * store.close()
+   * database.close()
    * ```
    */
   async vectors(
@@ -420,13 +398,15 @@ export class SqliteKnowledgeStore implements KnowledgeStore {
    * more.
    * @example
    * ```ts
+   * import Database from 'better-sqlite3'
    * import { createSqliteKnowledgeStore } from '@agent-core/kits/knowledge/sqlite'
-   * const store = createSqliteKnowledgeStore(':memory:')
+   * const database = new Database(':memory:')
+   * const store = createSqliteKnowledgeStore(database)
    * await store.write(
    *   { publicationId: 'docs', space: undefined, documents: [], vectors: [] },
    *   { signal: new AbortController().signal },
    * )
-   * store.close()
+   * database.close()
    * ```
    */
   async write(batch: KnowledgeStoreBatch, options: KnowledgeStoreCallOptions): Promise<void> {
@@ -490,11 +470,6 @@ export class SqliteKnowledgeStore implements KnowledgeStore {
     )
   }
 
-  /** Closes the database when the store opened it; a database passed in stays open. */
-  close(): void {
-    if (this.#owned && this.database.open) this.database.close()
-  }
-
   #run<T>(operation: string, publicationId: string, body: () => T): T {
     try {
       return body()
@@ -509,22 +484,24 @@ export class SqliteKnowledgeStore implements KnowledgeStore {
 }
 
 /**
- * Opens a {@link SqliteKnowledgeStore} on a file path (created if missing, in an existing directory; WAL
- * is enabled) or on an existing better-sqlite3 Database (left configured as it is).
+ * A {@link SqliteKnowledgeStore} on the App's better-sqlite3 Database: its tables are created when
+ * missing, and the database is left configured as the App opened it.
  * @example
  * ```ts
  * import { mkdirSync } from 'node:fs'
+ * import Database from 'better-sqlite3'
  * import { Knowledge } from '@agent-core/kits/knowledge'
  * import { createSqliteKnowledgeStore } from '@agent-core/kits/knowledge/sqlite'
  *
  * mkdirSync('.agent-core', { recursive: true })
- * const store = createSqliteKnowledgeStore('.agent-core/knowledge.db')
- * const docs = Knowledge.defineKnowledgePublication({ id: 'docs', store })
+ * const database = new Database('.agent-core/knowledge.db')
+ * database.pragma('journal_mode = WAL')
+ * const docs = Knowledge.defineKnowledgePublication({ id: 'docs', store: createSqliteKnowledgeStore(database) })
  * ```
  */
 export function createSqliteKnowledgeStore(
-  source: string | SqliteKnowledgeDatabase,
+  database: SqliteKnowledgeDatabase,
   options: SqliteKnowledgeStoreOptions = {},
 ): SqliteKnowledgeStore {
-  return new SqliteKnowledgeStore(source, options)
+  return new SqliteKnowledgeStore(database, options)
 }
