@@ -175,7 +175,7 @@ describe('the research desk on a fixture corpus, offline', () => {
       expect.objectContaining({
         id: 'otters.md@1#2',
         file: 'otters.md',
-        lines: '5-9',
+        lines: '5-8',
         headings: 'Sea otters > Sleeping',
       }),
     ])
@@ -592,7 +592,7 @@ describe('--web', () => {
         items.map((item) => (item as HTMLElement).dataset.id),
       )
       expect(sources).toEqual(['otters.md@1#2'])
-      expect(await page.textContent('#sources .where')).toContain('otters.md:5-9')
+      expect(await page.textContent('#sources .where')).toContain('otters.md:5-8')
       for (const child of children) child.kill('SIGINT')
       const run = await running
       expect(run.code, run.stderr).toBe(0)

@@ -11,8 +11,9 @@ import {
   type KnowledgeProgress,
   type KnowledgePublication,
 } from '@agent-core/kits/knowledge'
-import { createSqliteKnowledgeStore, type SqliteKnowledgeStore } from '@agent-core/kits/knowledge/sqlite'
+import { createSqliteKnowledgeStore } from '@agent-core/kits/knowledge/sqlite'
 import type { Embedder } from '@agent-core/kits/search'
+import Database from 'better-sqlite3'
 import type { Corpus } from './corpus.js'
 
 /** What indexing did. */
@@ -48,7 +49,9 @@ export function openCorpusIndex(options: {
   corpusRoot: string
   embedder: Embedder
 }): CorpusIndex {
-  const store: SqliteKnowledgeStore = createSqliteKnowledgeStore(options.file)
+  const database = new Database(options.file)
+  database.pragma('journal_mode = WAL')
+  const store = createSqliteKnowledgeStore(database)
   const id = `corpus-${createHash('sha256').update(options.corpusRoot).digest('hex').slice(0, 16)}`
   const publication = Knowledge.defineKnowledgePublication({
     id,
@@ -89,6 +92,6 @@ export function openCorpusIndex(options: {
       return hits.map((hit) => hit.document)
     },
     passage: (passageId) => publication.passage(passageId),
-    close: () => store.close(),
+    close: () => database.close(),
   }
 }
