@@ -53,7 +53,6 @@ export interface OperationContextInit<App = unknown> {
   readonly now?: (() => number) | undefined
 }
 
-
 function isDiagnostics(value: unknown): value is Diagnostics {
   return (
     typeof value === 'object' &&
