@@ -37,7 +37,11 @@ export interface IndexSummary {
 export interface CorpusIndex {
   readonly publication: KnowledgePublication
   /** Brings the publication up to date with the folder. */
-  update(corpus: Corpus, onProgress: (progress: KnowledgeProgress) => void): Promise<IndexSummary>
+  update(
+    corpus: Corpus,
+    onProgress: (progress: KnowledgeProgress) => void,
+    signal: AbortSignal,
+  ): Promise<IndexSummary>
   search(query: string, limit: number): Promise<readonly KnowledgePassage[]>
   passage(id: string): Promise<KnowledgePassage | undefined>
   close(): void
@@ -61,18 +65,21 @@ export function openCorpusIndex(options: {
   })
   return {
     publication,
-    async update(corpus, onProgress) {
+    async update(corpus, onProgress, signal) {
       const present = new Set(corpus.materials.map((material) => material.id))
-      const gone = (await publication.list()).filter((document) => !present.has(document.id))
+      const gone = (await publication.list({ signal })).filter((document) => !present.has(document.id))
       let embedded = 0
       let retracted = 0
       if (gone.length > 0) {
-        const receipt = await publication.retract({ ids: gone.map((document) => document.id), onProgress })
+        const receipt = await publication.retract(
+          { ids: gone.map((document) => document.id), onProgress },
+          { signal },
+        )
         retracted = receipt.retracted.length
       }
-      const receipt = await publication.publish({ materials: corpus.materials, onProgress })
+      const receipt = await publication.publish({ materials: corpus.materials, onProgress }, { signal })
       embedded += receipt.embedded
-      const documents = await publication.list()
+      const documents = await publication.list({ signal })
       const fingerprint = createHash('sha256')
         .update(JSON.stringify(documents.map((document) => [document.id, document.contentHash])))
         .digest('hex')

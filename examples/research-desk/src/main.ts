@@ -108,7 +108,11 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
     const embedder = createOfflineEmbedder()
     index = openCorpusIndex({ file: join(options.data, 'knowledge.db'), corpusRoot: corpus.root, embedder })
     const started = performance.now()
-    const summary = await index.update(corpus, (progress) => output.indexProgress(progress))
+    const summary = await index.update(
+      corpus,
+      (progress) => output.indexProgress(progress),
+      controller.signal,
+    )
     output.indexed(summary, performance.now() - started)
 
     store = openRunStore(join(options.data, 'runs.db'))
@@ -200,7 +204,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
       error instanceof DeskError ? error : model !== undefined ? explainModelFailure(error, model) : undefined
     if (controller.signal.aborted && !web) {
       output.failure(
-        'Stopped. The run saved its progress: run the same command again to continue where it stopped.',
+        'Stopped. What was indexed and what the run did so far are saved: run the same command again to continue where it stopped.',
         EXIT_CODES.stopped,
       )
       return EXIT_CODES.stopped

@@ -16,6 +16,7 @@ type Model = { embed(texts: string[]): Promise<number[][]> }
 export function createOfflineEmbedder(): OfflineEmbedder {
   let model: Promise<Model> | undefined
   let embedded = 0
+  let queue: Promise<unknown> = Promise.resolve()
   const load = async (): Promise<Model> => {
     const [{ initModel }, { modelSource }] = await Promise.all([
       import('@energetic-ai/embeddings'),
@@ -28,11 +29,20 @@ export function createOfflineEmbedder(): OfflineEmbedder {
     dimensions: 512,
     maxBatch: 32,
     embeddedTexts: () => embedded,
-    async embed(texts) {
-      model ??= load()
-      const vectors = await (await model).embed([...texts])
-      embedded += texts.length
-      return vectors
+    embed(texts, options) {
+      // One batch at a time: the model computes on this thread, so batches gain nothing from running
+      // together. Before each, the event loop gets a turn (Ctrl-C is delivered there), and a stopped run
+      // (its signal aborted) starts no further batch.
+      const run = queue.then(async () => {
+        await new Promise((resolve) => setImmediate(resolve))
+        options?.signal?.throwIfAborted()
+        model ??= load()
+        const vectors = await (await model).embed([...texts])
+        embedded += texts.length
+        return vectors
+      })
+      queue = run.catch(() => undefined)
+      return run
     },
   }
 }
