@@ -272,7 +272,7 @@ const fieldValue: Record<(typeof FIELDS)[number], fc.Arbitrary<unknown>> = {
 
 const BASES: readonly Record<string, unknown>[] = [
   { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] },
-  { model: 'claude-sonnet-4-5', max_tokens: 50, messages: [{ role: 'user', content: 'hi' }] },
+  { model: 'claude-sonnet-4-6', max_tokens: 50, messages: [{ role: 'user', content: 'hi' }] },
   { model: 'gpt-4o-mini', input: 'hi' },
   { model: 'text-embedding-3-small', input: 'hi' },
 ]

@@ -266,7 +266,7 @@ describe('parameters are checked against the SDK request types', () => {
       bodyOf(post(mock, '/v1/embeddings', { model: 'm', input: 'x', encoding_format: 'hex' })).error.param,
     ).toBe('encoding_format')
     const messages = post(mock, '/v1/messages', {
-      model: 'claude-sonnet-4-5',
+      model: 'claude-sonnet-4-6',
       max_tokens: 10,
       messages: [{ role: 'user', content: 'x' }],
       temperature: 7,
@@ -527,7 +527,7 @@ describe('reasoning', () => {
     expect(summary).toBe(reply.reasoning)
     const message = bodyOf(
       post(mock, '/v1/messages', {
-        model: 'claude-sonnet-4-5',
+        model: 'claude-sonnet-4-6',
         max_tokens: 100,
         messages: [{ role: 'user', content: 'x' }],
       }),

@@ -46,23 +46,72 @@ export interface ArtifactResolver<Output = unknown, App = unknown, Id extends st
   resolve(reference: ArtifactReference, context: OperationContext<App>): MaybePromise<Output>
 }
 
-/** Any resolver, whatever it returns. */
+/**
+ * Any resolver, whatever it returns and whatever App it expects: the bound of a catalog's resolvers, and the
+ * type to collect resolvers of several kinds in before the catalog is built (the catalog then types its
+ * outputs as `unknown`, since the ids are no longer literals).
+ * @example
+ * ```ts
+ * import { type AnyArtifactResolver, defineArtifactCatalog } from '@agent-core/kits/artifacts'
+ *
+ * // each plug-in contributes the resolvers of its own artifact kinds
+ * const plugins: { resolvers: AnyArtifactResolver[] }[] = [
+ *   { resolvers: [{ id: 'notes', resolve: (reference) => `note ${reference.artifactId}` }] },
+ *   { resolvers: [{ id: 'sizes', resolve: (reference) => reference.artifactId.length }] },
+ * ]
+ * const catalog = defineArtifactCatalog(plugins.flatMap((plugin) => plugin.resolvers))
+ * const note = await catalog.resolve({ resolverId: 'notes', artifactId: 'n1' }) // unknown: no literal ids
+ * ```
+ */
 // biome-ignore lint/suspicious/noExplicitAny: the widest resolver type, so that every resolver is assignable
 export type AnyArtifactResolver = ArtifactResolver<any, any>
 
-/** The ids of a union of resolvers. */
+/**
+ * The ids of a union of resolvers: what a catalog of them accepts as `resolverId`.
+ * @example
+ * ```ts
+ * import type { ArtifactResolver, ArtifactResolverIdOf } from '@agent-core/kits/artifacts'
+ *
+ * type Notes = ArtifactResolver<string, unknown, 'notes'>
+ * type Sizes = ArtifactResolver<number, unknown, 'sizes'>
+ * const id: ArtifactResolverIdOf<Notes | Sizes> = 'sizes' // 'notes' | 'sizes'
+ * ```
+ */
 export type ArtifactResolverIdOf<Resolver> = Resolver extends { readonly id: infer Id extends string }
   ? Id
   : never
 
-/** What the resolver registered as `Id` returns; `unknown` for a dynamic (`string`) id. */
+/**
+ * What the resolver registered as `Id` returns; `unknown` for a dynamic (`string`) id. It types the result
+ * of `catalog.resolve`.
+ * @example
+ * ```ts
+ * import type { ArtifactOutputFor, ArtifactResolver } from '@agent-core/kits/artifacts'
+ *
+ * type Notes = ArtifactResolver<string, unknown, 'notes'>
+ * type Sizes = ArtifactResolver<number, unknown, 'sizes'>
+ * const size: ArtifactOutputFor<Notes | Sizes, 'sizes'> = 42 // number
+ * const anything: ArtifactOutputFor<Notes | Sizes, string> = null // unknown
+ * ```
+ */
 export type ArtifactOutputFor<Resolver, Id extends string> = string extends Id
   ? unknown
   : Extract<Resolver, { readonly id: Id }> extends ArtifactResolver<infer Output, infer _App>
     ? Output
     : never
 
-/** The App type the resolver registered as `Id` expects in its context. */
+/**
+ * The App type the resolver registered as `Id` expects in its context; `unknown` for a dynamic (`string`)
+ * id. It types the `context` argument of `catalog.resolve`.
+ * @example
+ * ```ts
+ * import type { ArtifactAppFor, ArtifactResolver } from '@agent-core/kits/artifacts'
+ *
+ * type Private = ArtifactResolver<string, { userId: string }, 'private'>
+ * type Public = ArtifactResolver<string, unknown, 'public'>
+ * const app: ArtifactAppFor<Private | Public, 'private'> = { userId: 'u1' }
+ * ```
+ */
 export type ArtifactAppFor<Resolver, Id extends string> = string extends Id
   ? unknown
   : Extract<Resolver, { readonly id: Id }> extends ArtifactResolver<infer _Output, infer App>

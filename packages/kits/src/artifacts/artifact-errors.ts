@@ -14,7 +14,31 @@ import { AgentCoreError, type AgentCoreErrorOptions, type ErrorDetails } from '@
  */
 export type ArtifactUnavailableReason = 'not-found' | 'revision-mismatch' | 'retired' | 'not-ready'
 
-/** Details of an {@link ArtifactUnavailableError}. */
+/**
+ * Details of an {@link ArtifactUnavailableError}: why the artifact cannot be handed out, which one, and the
+ * revisions asked for and current, so a caller can retry at the current revision or tell the user.
+ * @example
+ * ```ts
+ * import { ArtifactUnavailableError, defineArtifactCatalog } from '@agent-core/kits/artifacts'
+ *
+ * const catalog = defineArtifactCatalog([
+ *   {
+ *     id: 'docs',
+ *     resolve(reference): string {
+ *       throw new ArtifactUnavailableError(`Document "${reference.artifactId}" is at revision "r3".`, {
+ *         details: { reason: 'revision-mismatch', ...reference, currentRevision: 'r3' },
+ *       })
+ *     },
+ *   },
+ * ])
+ * try {
+ *   await catalog.resolve({ resolverId: 'docs', artifactId: 'doc-7', revision: 'r9' })
+ * } catch (error) {
+ *   if (ArtifactUnavailableError.isInstance(error) && error.details.reason === 'revision-mismatch')
+ *     console.log(`ask for ${error.details.currentRevision} instead of ${error.details.revision}`)
+ * }
+ * ```
+ */
 export interface ArtifactUnavailableErrorDetails extends ErrorDetails {
   readonly reason: ArtifactUnavailableReason
   readonly resolverId: string

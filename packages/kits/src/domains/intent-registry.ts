@@ -28,10 +28,21 @@ export interface IntentRegistryPolicy extends RegistryPolicy<IntentTool<unknown,
 }
 
 /**
- * What a registered intent's `asIntent` block holds, as read and checked at registration.
+ * What a registered intent's `asIntent` block holds, as read and checked at registration
+ * ({@link IntentRegistry.policiesOf}).
  * @example
  * ```ts
- * const { scopePolicy, delegates } = intents.policiesOf('refund_order')
+ * import { defineModelTool } from '@agent-core/core/tools'
+ * import { defineIntentTool, type IntentPolicies, IntentRegistry } from '@agent-core/kits/domains'
+ *
+ * const refund = defineIntentTool(
+ *   defineModelTool({ id: 'refund_order', description: 'Refunds an order', inputSchema: { type: 'object' }, execute: () => 'refunded' }),
+ *   { scopePolicy: 'required', targetPolicy: 'none', constraints: { maxTurns: 6 } },
+ * )
+ * const intents = IntentRegistry.create([refund])
+ * const policies: IntentPolicies = intents.policiesOf('refund_order')
+ * policies.scopePolicy // 'required'
+ * policies.delegates // undefined: the catalog derives them from the scope's tools
  * ```
  */
 export interface IntentPolicies<Constraints = unknown> {

@@ -5,8 +5,9 @@ import type { CheckpointV2, DurableReplayPolicy, DurableStore } from './store.js
 
 /**
  * The context a step handler receives: the run's {@link OperationContext} (signal, app, clock, budget)
- * with diagnostics inside the step's span (scope `[..., 'durable', taskId, 'task', 'attempt', 'step',
- * stepId]`), plus where the task stands and `checkpoint` to save progress part-way through the step.
+ * with diagnostics inside the step's span (its scope ends in
+ * `['durable', taskId, 'task', 'attempt', 'step', stepId]`), plus where the task stands and `checkpoint`
+ * to save progress part-way through the step.
  *
  * @example
  * ```ts

@@ -268,8 +268,8 @@ export interface DurableLease {
   readonly ownerId: string
   /**
    * Aborts as soon as the store knows the lease is lost: it lapsed, a renewal failed, another owner took
-   * it, or the connection that held it closed. The reason is a `ConflictError` (`details.reason:
-   * 'lease-lost'`). Absent when the store cannot tell.
+   * it, or the connection that held it closed. The reason is a `ConflictError` whose
+   * `details.reason` is `'lease-lost'`. Absent when the store cannot tell.
    */
   readonly signal?: AbortSignal | undefined
   /** Present when the lease was taken over from another holder rather than found free. */

@@ -42,14 +42,55 @@ export interface ModelBinding<Input = unknown, Output = unknown, App = unknown, 
   assertOutput?(output: unknown): asserts output is Output
 }
 
-/** Any binding, whatever its input and output. */
+/**
+ * Any binding, whatever its input and output (optionally narrowed to the App its context carries): the
+ * bound of a {@link ModelCalls} catalog's bindings, and the type to collect bindings of several kinds in
+ * before the catalog is built (calls then take and return `unknown`, since the ids are no longer literals).
+ * @example
+ * ```ts
+ * import { type AnyModelBinding, defineModelBinding, ModelCalls } from '@agent-core/kits/models'
+ *
+ * const bindings: AnyModelBinding[] = [
+ *   defineModelBinding({ id: 'shout', identity: 'toy-shouter', invoke: (text: string) => text.toUpperCase() }),
+ *   defineModelBinding({ id: 'count', identity: 'toy-counter', invoke: (text: string) => text.length }),
+ * ]
+ * const models = new ModelCalls(bindings)
+ * const { value } = await models.invoke({ modelId: 'count', input: 'four', timeoutMs: 1000 }) // value: unknown
+ * ```
+ */
 // biome-ignore lint/suspicious/noExplicitAny: the widest binding type, so that every binding is assignable
 export type AnyModelBinding<App = any> = ModelBinding<any, any, App>
 
-/** The input type of a binding. */
+/**
+ * The input type of a binding, for code that prepares inputs for a binding it is handed.
+ * @example
+ * ```ts
+ * import { defineModelBinding, type ModelInputOf } from '@agent-core/kits/models'
+ *
+ * const embed = defineModelBinding({
+ *   id: 'embed',
+ *   identity: 'toy-embedder',
+ *   invoke: (texts: readonly string[]) => texts.map((text) => [text.length]),
+ * })
+ * const batch: ModelInputOf<typeof embed> = ['first passage', 'second passage'] // readonly string[]
+ * ```
+ */
 export type ModelInputOf<Binding> =
   Binding extends ModelBinding<infer Input, infer _Output, infer _App> ? Input : never
-/** The output type of a binding. */
+/**
+ * The output type of a binding: what its `invoke` resolves to (promises unwrapped by the caller's `await`).
+ * @example
+ * ```ts
+ * import { defineModelBinding, type ModelOutputOf } from '@agent-core/kits/models'
+ *
+ * const embed = defineModelBinding({
+ *   id: 'embed',
+ *   identity: 'toy-embedder',
+ *   invoke: (texts: readonly string[]) => texts.map((text) => [text.length]),
+ * })
+ * const vectors: ModelOutputOf<typeof embed> = [[13], [14]] // number[][]
+ * ```
+ */
 export type ModelOutputOf<Binding> =
   Binding extends ModelBinding<infer _Input, infer Output, infer _App> ? Output : never
 

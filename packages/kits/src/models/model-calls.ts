@@ -19,7 +19,21 @@ import {
 import { createInvocationId } from '@agent-core/core/tools'
 import { type AnyModelBinding, assertModelBinding, type ModelBinding } from './model-binding.js'
 
-/** The largest `timeoutMs` a timer accepts (2^31 - 1 ms, about 24.8 days). */
+/**
+ * The largest `timeoutMs` a call accepts: 2^31 - 1 ms (about 24.8 days), the longest delay a timer can
+ * wait. Use it for a call that should be bounded only by the run's signal.
+ * @example
+ * ```ts
+ * import { defineModelBinding, MAX_TIMEOUT_MS, ModelCalls } from '@agent-core/kits/models'
+ *
+ * const models = new ModelCalls([defineModelBinding({ id: 'echo', identity: 'toy', invoke: (text: string) => text })])
+ * const controller = new AbortController()
+ * const { value } = await models.invoke(
+ *   { modelId: 'echo', input: 'hi', timeoutMs: MAX_TIMEOUT_MS },
+ *   { signal: controller.signal },
+ * )
+ * ```
+ */
 export const MAX_TIMEOUT_MS = 2_147_483_647
 
 /**
@@ -75,24 +89,70 @@ export interface ModelResult<Output> {
   readonly invocation: ModelInvocation
 }
 
-/** The ids of a union of bindings. */
+/**
+ * The ids of a union of bindings: what a {@link ModelCalls} catalog of them accepts as `modelId`.
+ * @example
+ * ```ts
+ * import { defineModelBinding, type ModelIdOf } from '@agent-core/kits/models'
+ *
+ * const draft = defineModelBinding({ id: 'draft', identity: 'toy', invoke: (prompt: string) => prompt })
+ * const embed = defineModelBinding({ id: 'embed', identity: 'toy', invoke: (text: string) => [text.length] })
+ * const id: ModelIdOf<typeof draft | typeof embed> = 'embed' // 'draft' | 'embed'
+ * ```
+ */
 export type ModelIdOf<Binding> = Binding extends { readonly id: infer Id extends string } ? Id : never
 
-/** The input type of the binding registered as `Id`; `unknown` for a dynamic (`string`) id. */
+/**
+ * The input type of the binding registered as `Id`; `unknown` for a dynamic (`string`) id. It types
+ * `request.input` of {@link ModelCalls.invoke}.
+ * @example
+ * ```ts
+ * import { defineModelBinding, type ModelInputFor } from '@agent-core/kits/models'
+ *
+ * const draft = defineModelBinding({ id: 'draft', identity: 'toy', invoke: (prompt: string) => prompt })
+ * const embed = defineModelBinding({ id: 'embed', identity: 'toy', invoke: (texts: string[]) => texts.map((t) => [t.length]) })
+ * const input: ModelInputFor<typeof draft | typeof embed, 'embed'> = ['a passage'] // string[]
+ * ```
+ */
 export type ModelInputFor<Binding, Id extends string> = string extends Id
   ? unknown
   : Extract<Binding, { readonly id: Id }> extends ModelBinding<infer Input, infer _Output, infer _App>
     ? Input
     : never
 
-/** The output type of the binding registered as `Id`; `unknown` for a dynamic (`string`) id. */
+/**
+ * The output type of the binding registered as `Id`; `unknown` for a dynamic (`string`) id. It types the
+ * `value` that {@link ModelCalls.invoke} resolves to.
+ * @example
+ * ```ts
+ * import { defineModelBinding, type ModelOutputFor } from '@agent-core/kits/models'
+ *
+ * const draft = defineModelBinding({ id: 'draft', identity: 'toy', invoke: (prompt: string) => prompt })
+ * const embed = defineModelBinding({ id: 'embed', identity: 'toy', invoke: (texts: string[]) => texts.map((t) => [t.length]) })
+ * const vectors: ModelOutputFor<typeof draft | typeof embed, 'embed'> = [[9]] // number[][]
+ * ```
+ */
 export type ModelOutputFor<Binding, Id extends string> = string extends Id
   ? unknown
   : Extract<Binding, { readonly id: Id }> extends ModelBinding<infer _Input, infer Output, infer _App>
     ? Output
     : never
 
-/** The App type the binding registered as `Id` expects in its context. */
+/**
+ * The App type the binding registered as `Id` expects in its context; `unknown` for a dynamic (`string`)
+ * id. It types the `context` argument of {@link ModelCalls.invoke}.
+ * @example
+ * ```ts
+ * import { defineModelBinding, type ModelAppFor } from '@agent-core/kits/models'
+ *
+ * const billed = defineModelBinding({
+ *   id: 'billed',
+ *   identity: 'toy',
+ *   invoke: (prompt: string, context: { app: { tenantId: string } }) => `${context.app.tenantId}: ${prompt}`,
+ * })
+ * const app: ModelAppFor<typeof billed, 'billed'> = { tenantId: 't-1' }
+ * ```
+ */
 export type ModelAppFor<Binding, Id extends string> = string extends Id
   ? unknown
   : Extract<Binding, { readonly id: Id }> extends ModelBinding<infer _Input, infer _Output, infer App>

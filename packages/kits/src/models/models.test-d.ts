@@ -1,4 +1,12 @@
-import { type ChatModel, type ModelRequest, type ModelResponse, Registry } from '@agent-core/core'
+import {
+  type ChatModel,
+  type ModelRequest,
+  type ModelResponse,
+  type ModelStreamEvent,
+  type OperationContext,
+  Registry,
+  ZERO_USAGE,
+} from '@agent-core/core'
 import { describe, expectTypeOf, it } from 'vitest'
 import { z } from 'zod'
 import {
@@ -73,6 +81,36 @@ describe('withRetry types', () => {
     >()
     const chat = {} as ChatModel<{ tenant: string }>
     expectTypeOf(withRetry(chat)).toEqualTypeOf<ChatModel<{ tenant: string }>>()
+  })
+
+  it('keeps stream required when the wrapped chat model has one, and optional when it may not', () => {
+    const streaming = {
+      identity: 'streamer',
+      generate: async (): Promise<ModelResponse> => ({
+        message: { role: 'assistant', content: '' },
+        finishReason: 'stop',
+        usage: ZERO_USAGE,
+      }),
+      async *stream(_request: ModelRequest, context: OperationContext<{ tenant: string }>) {
+        yield { type: 'text-delta', text: context.app.tenant } satisfies ModelStreamEvent
+      },
+    } satisfies ChatModel<{ tenant: string }>
+    const retrying = withRetry(streaming)
+    expectTypeOf(retrying.stream).toBeFunction()
+    expectTypeOf(retrying.stream).parameter(1).toEqualTypeOf<OperationContext<{ tenant: string }>>()
+    expectTypeOf(retrying.stream).returns.toEqualTypeOf<AsyncIterable<ModelStreamEvent>>()
+    expectTypeOf(retrying).toExtend<ChatModel<{ tenant: string }>>()
+    // callers read it without `?.`
+    const events: AsyncIterable<ModelStreamEvent> = retrying.stream(
+      { messages: [] },
+      {} as OperationContext<{ tenant: string }>,
+    )
+    expectTypeOf(events).toEqualTypeOf<AsyncIterable<ModelStreamEvent>>()
+
+    const maybe = {} as ChatModel
+    expectTypeOf(withRetry(maybe).stream).toEqualTypeOf<ChatModel['stream']>()
+    // @ts-expect-error: a chat model typed without a guaranteed stream stays optional
+    withRetry(maybe).stream({ messages: [] }, {} as OperationContext)
   })
 })
 

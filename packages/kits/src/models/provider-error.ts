@@ -31,7 +31,24 @@ export type ProviderFailureKind =
   | 'invalid-response'
   | 'other'
 
-/** Structured fields of a {@link ModelProviderError} (also available as properties of the error). */
+/**
+ * Structured fields of a {@link ModelProviderError}: `kind`, `status`, `retryAfterMs` and `retryable` are
+ * also properties of the error; `providerCode`, `requestId` and `provider` are for logs and support tickets.
+ * @example
+ * ```ts
+ * import { ModelProviderError } from '@agent-core/kits/models'
+ *
+ * const error = ModelProviderError.fromHttp({
+ *   status: 429,
+ *   headers: { 'x-request-id': 'req_123' },
+ *   message: 'You exceeded your current quota',
+ *   providerCode: 'insufficient_quota',
+ *   provider: 'openai',
+ * })
+ * const { kind, retryable, requestId } = error.details
+ * console.log(`${kind} (retryable: ${retryable}), request ${requestId}`) // quota (retryable: false), request req_123
+ * ```
+ */
 export interface ModelProviderErrorDetails extends ErrorDetails {
   readonly kind: ProviderFailureKind
   readonly status: number | undefined
@@ -45,7 +62,19 @@ export interface ModelProviderErrorDetails extends ErrorDetails {
   readonly provider: string | undefined
 }
 
-/** Options of the {@link ModelProviderError} constructor. */
+/**
+ * Options of the {@link ModelProviderError} constructor: what a binding knows about the failure. Leave
+ * `kind` and `retryable` out to derive them from `status`.
+ * @example
+ * ```ts
+ * import { ModelProviderError, type ModelProviderErrorOptions } from '@agent-core/kits/models'
+ *
+ * // a binding whose connection dropped mid-answer: no status, but worth another attempt
+ * const options: ModelProviderErrorOptions = { kind: 'network', provider: 'local-llm', cause: new Error('socket hang up') }
+ * const error = new ModelProviderError('The connection to local-llm dropped mid-answer. Retry the call.', options)
+ * error.retryable // true
+ * ```
+ */
 export interface ModelProviderErrorOptions {
   /** The HTTP status, when the provider answered one. */
   readonly status?: number | undefined

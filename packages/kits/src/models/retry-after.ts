@@ -1,4 +1,16 @@
-/** Response headers as `fetch` gives them, or as a plain record (names in any case). */
+/**
+ * Response headers as `fetch` gives them (anything with `get(name)`), or as a plain record with names in
+ * any case, values as strings or lists (what Node's `IncomingHttpHeaders` and most SDK errors carry).
+ * @example
+ * ```ts
+ * import { type HeaderSource, parseRetryAfterMs } from '@agent-core/kits/models'
+ *
+ * const fromFetch: HeaderSource = new Headers({ 'retry-after-ms': '250' })
+ * const fromNode: HeaderSource = { 'Retry-After': ['2'] }
+ * parseRetryAfterMs(fromFetch) // 250
+ * parseRetryAfterMs(fromNode) // 2000
+ * ```
+ */
 export type HeaderSource =
   | { get(name: string): string | null }
   | Readonly<Record<string, string | readonly string[] | undefined>>

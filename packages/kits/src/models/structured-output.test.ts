@@ -171,7 +171,7 @@ describe('generateStructured', () => {
     const failure = error as StructuredOutputError
     expect(failure.code).toBe('structured-output-invalid')
     expect(failure.details).toMatchObject({
-      name: 'Person',
+      schemaName: 'Person',
       attempts: 2,
       issues: [{ path: '/name', message: 'must be string' }],
     })

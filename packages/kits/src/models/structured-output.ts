@@ -85,10 +85,32 @@ export interface StructuredAttempt {
   readonly issues: readonly SchemaIssue[]
 }
 
-/** Details of a {@link StructuredOutputError}. */
+/**
+ * Details of a {@link StructuredOutputError}: which value was asked for (`schemaName`, the structured
+ * output's `name`), how many replies were asked for, and what was wrong with the last one.
+ * @example
+ * ```ts
+ * import { generateStructured, StructuredOutputError } from '@agent-core/kits/models'
+ *
+ * try {
+ *   await generateStructured({
+ *     model: async () => 'five stars', // a model that never answers JSON
+ *     name: 'Rating',
+ *     schema: { type: 'object', required: ['stars'], properties: { stars: { type: 'integer' } } },
+ *     prompt: 'Rate the film.',
+ *     maxCorrections: 1,
+ *   })
+ * } catch (error) {
+ *   if (StructuredOutputError.isInstance(error)) {
+ *     const { schemaName, attempts, issues } = error.details
+ *     console.log(`${schemaName}: ${attempts} replies, last one: ${issues[0]?.message}`)
+ *   }
+ * }
+ * ```
+ */
 export interface StructuredOutputErrorDetails extends ErrorDetails {
-  /** The schema's name. */
-  readonly name: string
+  /** The name of the value asked for: the structured output's `name` (default `"output"`). */
+  readonly schemaName: string
   /** Replies asked for, corrections included. */
   readonly attempts: number
   /** The problems of the last reply. */
@@ -418,7 +440,7 @@ export function compileStructuredOutput<Value>(
       const corrections = Math.max(0, attempts.length - 1)
       return new StructuredOutputError(
         `The model's reply did not match "${name}" after ${attempts.length} ${attempts.length === 1 ? 'attempt' : 'attempts'} (${corrections} ${corrections === 1 ? 'correction' : 'corrections'}): ${last.map((issue) => `${issue.path} ${issue.message}`).join('; ') || 'no issues recorded'}. Raise maxCorrections, describe the value better, or use a provider JSON mode.`,
-        { details: { name, attempts: attempts.length, issues: last }, attempts },
+        { details: { schemaName: name, attempts: attempts.length, issues: last }, attempts },
       )
     },
   }

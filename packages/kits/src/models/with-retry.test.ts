@@ -355,7 +355,7 @@ describe('withRetry around a chat model', () => {
     ]
     let calls = 0
     let failAfter = 0
-    const model: ChatModel = {
+    const model = {
       identity: 'streamer',
       generate: async () => response,
       async *stream() {
@@ -366,12 +366,12 @@ describe('withRetry around a chat model', () => {
           yield event
         }
       },
-    }
+    } satisfies ChatModel
     const retrying = withRetry(model)
     const context = createOperationContext()
     failAfter = -1
     const received: ModelStreamEvent[] = []
-    for await (const event of retrying.stream?.({ messages: [] }, context) ?? []) received.push(event)
+    for await (const event of retrying.stream({ messages: [] }, context)) received.push(event)
     expect(received).toEqual(events)
     expect(calls).toBe(2)
 
@@ -379,7 +379,7 @@ describe('withRetry around a chat model', () => {
     failAfter = 1
     const partial: ModelStreamEvent[] = []
     const error = await (async () => {
-      for await (const event of retrying.stream?.({ messages: [] }, context) ?? []) partial.push(event)
+      for await (const event of retrying.stream({ messages: [] }, context)) partial.push(event)
     })().catch((e: unknown) => e)
     expect(ModelProviderError.isInstance(error)).toBe(true)
     expect(partial).toEqual([events[0]])

@@ -279,10 +279,13 @@ function isChatModel(value: object): value is ChatModel<unknown> {
  * when the budget has no room. Nothing is refunded.
  *
  * A chat model's `stream` is retried only when it fails before its first event: once events were
- * delivered, a retry would repeat them, so the error is thrown.
+ * delivered, a retry would repeat them, so the error is thrown. The wrapped model has a `stream` exactly
+ * when the target has one, and its type says so: wrapping a model whose `stream` is required (such as
+ * the OpenAI adapter's) gives a model whose `stream` is required too.
  *
  * @param target - a {@link ModelBinding} (the result is a binding with the same id, identity and
- *   assertions) or a core `ChatModel` (the result is a chat model with the same identity)
+ *   assertions) or a core `ChatModel` (the result is a chat model with the same identity, streaming when
+ *   the target streams)
  * @param policy - see {@link RetryPolicy}
  * @throws `InvalidInputError` for a target that is neither, or a malformed policy
  * @example
@@ -306,6 +309,10 @@ export function withRetry<Input, Output, App, Id extends string>(
   target: ModelBinding<Input, Output, App, Id>,
   policy?: RetryPolicy,
 ): ModelBinding<Input, Output, App, Id>
+export function withRetry<App>(
+  target: ChatModel<App> & Pick<Required<ChatModel<App>>, 'stream'>,
+  policy?: RetryPolicy,
+): ChatModel<App> & Pick<Required<ChatModel<App>>, 'stream'>
 export function withRetry<App>(target: ChatModel<App>, policy?: RetryPolicy): ChatModel<App>
 export function withRetry(
   target: ModelBinding<unknown, unknown, unknown> | ChatModel<unknown>,

@@ -9,7 +9,6 @@ import type { AddressInfo } from 'node:net'
 import {
   AbortedError,
   AttemptBudget,
-  type ChatModel,
   collectModelStream,
   createOperationContext,
   MemoryDiagnosticSink,
@@ -55,13 +54,6 @@ async function failure(run: () => Promise<unknown>): Promise<unknown> {
     return error
   }
   throw new Error('expected a failure')
-}
-
-/** The stream method of a chat model that has one (withRetry keeps it). */
-function streamOf(chat: ChatModel): NonNullable<ChatModel['stream']> {
-  const stream = chat.stream
-  if (stream === undefined) throw new Error('the model does not stream')
-  return stream.bind(chat)
 }
 
 /** Reads a stream to its end or failure, keeping what arrived. */
@@ -113,7 +105,7 @@ describe('429 with retry-after, then success, through withRetry', () => {
       {
         model: {
           identity: retrying.identity,
-          generate: (request, context) => collectModelStream(streamOf(retrying)(request, context)),
+          generate: (request, context) => collectModelStream(retrying.stream(request, context)),
         },
         schema: { type: 'object', required: ['ok'], properties: { ok: { type: 'boolean' } } },
         prompt: 'Is it ok?',
@@ -338,7 +330,7 @@ describe('cancellation and timeouts', () => {
         diagnostics: memory.sink,
         attemptBudget: budget,
       })
-      for await (const event of streamOf(retrying)(hello, context)) {
+      for await (const event of retrying.stream(hello, context)) {
         seen.push(event)
         if (seen.length === 2) controller.abort(new Error('user pressed stop'))
       }

@@ -1,4 +1,10 @@
-import type { ChatModel, ModelRequest, ModelResponse, ModelStreamEvent } from '@agent-core/core'
+import type {
+  ChatModel,
+  ModelRequest,
+  ModelResponse,
+  ModelStreamEvent,
+  OperationContext,
+} from '@agent-core/core'
 import { type ModelBinding, ModelCalls, type ModelResult, withRetry } from '@agent-core/kits/models'
 import { describe, expectTypeOf, it } from 'vitest'
 import { createOpenAIChatModel, type OpenAIChatModel, openAIChatBinding } from './index.js'
@@ -8,7 +14,12 @@ declare const model: OpenAIChatModel
 describe('OpenAI adapter types', () => {
   it('the chat model is a core ChatModel for any App, and stays one under withRetry', () => {
     expectTypeOf(model).toExtend<ChatModel<{ readonly userId: string }>>()
-    expectTypeOf(withRetry(model)).toEqualTypeOf<ChatModel<unknown>>()
+    expectTypeOf(withRetry(model)).toExtend<ChatModel<unknown>>()
+    // the adapter always streams, and so does its retrying wrapper: no `stream?.` for callers
+    expectTypeOf(withRetry(model).stream).toBeFunction()
+    expectTypeOf(withRetry(model).stream({ messages: [] }, {} as OperationContext)).toEqualTypeOf<
+      AsyncIterable<ModelStreamEvent>
+    >()
     expectTypeOf(model.stream({ messages: [] })).toEqualTypeOf<AsyncIterable<ModelStreamEvent>>()
     expectTypeOf(model.generate({ messages: [] })).toEqualTypeOf<Promise<ModelResponse>>()
     expectTypeOf(createOpenAIChatModel({ model: 'm' })).toEqualTypeOf<OpenAIChatModel>()

@@ -98,7 +98,37 @@ export interface RetrievalEffect<Input, Material, App = unknown> {
   apply(submission: RetrievalSubmission<Input, Material>, context: OperationContext<App>): void
 }
 
-/** An effect of an asynchronous retrieval: `apply` may return a Promise. */
+/**
+ * An effect of an asynchronous retrieval: `apply` may return a Promise (a database write, a call to a log
+ * service). The run waits for it, raced against the signal, before the next effect starts.
+ * @example
+ * ```ts
+ * import { type AsyncRetrievalEffect, defineRetrieval, RetrievalLedger } from '@agent-core/kits/retrieval'
+ *
+ * type App = { ledger: RetrievalLedger }
+ * const saved: string[] = []
+ * const persist: AsyncRetrievalEffect<string, string, App> = {
+ *   id: 'persist',
+ *   async apply(submission) {
+ *     await new Promise((resolve) => setTimeout(resolve, 1)) // stands for a database write
+ *     saved.push(...submission.sources.map((source) => `${source.sourceId}: ${source.material}`))
+ *   },
+ * }
+ * const remote = defineRetrieval({
+ *   id: 'remote',
+ *   mode: 'async',
+ *   assertInput(input: unknown): asserts input is string {
+ *     if (typeof input !== 'string') throw new TypeError('a query string')
+ *   },
+ *   key: (query: string) => query,
+ *   ledger: (context: { app: App }) => context.app.ledger,
+ *   execute: async (query: string) => [`a page about ${query}`],
+ *   effects: [persist],
+ * })
+ * const receipt = await remote.run('deploy', { app: { ledger: new RetrievalLedger({ limit: 1 }) } })
+ * // receipt.effects: ['persist'], saved: ['S1: a page about deploy']
+ * ```
+ */
 export interface AsyncRetrievalEffect<Input, Material, App = unknown> {
   readonly id: string
   apply(submission: RetrievalSubmission<Input, Material>, context: OperationContext<App>): MaybePromise<void>

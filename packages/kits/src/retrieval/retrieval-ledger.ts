@@ -33,7 +33,19 @@ export interface RetrievalLedgerSnapshot {
   readonly seen: readonly SeenRetrievalKey[]
 }
 
-/** What {@link RetrievalLedger} takes: a limit, and optionally the state of an earlier snapshot. */
+/**
+ * What {@link RetrievalLedger} takes: a limit, and optionally the rest of an earlier snapshot (`queryCount`,
+ * `sourceCount`, `seen`), to resume a request where it stopped.
+ * @example
+ * ```ts
+ * import { RetrievalLedger, type RetrievalLedgerInit } from '@agent-core/kits/retrieval'
+ *
+ * const fresh: RetrievalLedgerInit = { limit: 4 }
+ * const resumed: RetrievalLedgerInit = { limit: 4, queryCount: 1, sourceCount: 3, seen: [{ retrievalId: 'docs', key: 'deploy' }] }
+ * new RetrievalLedger(fresh).remaining // 4
+ * new RetrievalLedger(resumed).has('docs', 'deploy') // true
+ * ```
+ */
 export type RetrievalLedgerInit = Pick<RetrievalLedgerSnapshot, 'limit'> & Partial<RetrievalLedgerSnapshot>
 
 function checkCount(value: unknown, field: string, max = Number.MAX_SAFE_INTEGER): number {

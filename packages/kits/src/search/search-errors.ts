@@ -1,6 +1,18 @@
 import { AgentCoreError, type AgentCoreErrorOptions, type ErrorDetails } from '@agent-core/core'
 
-/** Details of {@link SearchLimitError}. */
+/**
+ * Details of {@link SearchLimitError}: what hit which engine limit, and by how much.
+ * @example
+ * ```ts
+ * import { SearchLimitError, type SearchLimitErrorDetails } from '@agent-core/kits/search'
+ *
+ * function explain(error: unknown): string | undefined {
+ *   if (!SearchLimitError.isInstance(error)) return undefined
+ *   const { what, limit, required, unit }: SearchLimitErrorDetails = error.details
+ *   return `${what} needs ${required} ${unit}, the limit is ${limit}`
+ * }
+ * ```
+ */
 export interface SearchLimitErrorDetails extends ErrorDetails {
   /** What hit the limit, e.g. `"VectorSearch JSON snapshot"` or `"VectorSearch capacity"`. */
   readonly what: string
@@ -35,7 +47,20 @@ export class SearchLimitError extends AgentCoreError<SearchLimitErrorDetails> {
   }
 }
 
-/** Details of {@link EmbeddingError}. */
+/**
+ * Details of {@link EmbeddingError}: which embedder failed, on how many texts, and the HTTP status when
+ * an endpoint answered.
+ * @example
+ * ```ts
+ * import { EmbeddingError, type EmbeddingErrorDetails } from '@agent-core/kits/search'
+ *
+ * function retryable(error: unknown): boolean {
+ *   if (!EmbeddingError.isInstance(error)) return false
+ *   const { status }: EmbeddingErrorDetails = error.details
+ *   return status === undefined || status === 429 || status >= 500
+ * }
+ * ```
+ */
 export interface EmbeddingErrorDetails extends ErrorDetails {
   /** The embedder's identity. */
   readonly identity?: string

@@ -4,6 +4,14 @@ import { type BlockHeading, checkArguments, splitBlocks } from './split.js'
 /**
  * One retrieval passage of a text: consecutive blocks merged up to a target size, with the headings it
  * sits under. `text === source.slice(start, end)`.
+ * @example
+ * ```ts
+ * import { TextBlocks, type TextPassage } from '@agent-core/kits/text-blocks'
+ *
+ * const source = '# Guide\n\nInstall it.\n\n## Usage\n\nCall it.\n'
+ * const [first]: readonly TextPassage[] = TextBlocks.passages(source, { targetChars: 200 })
+ * console.log(first?.headingPath, source.slice(first?.start, first?.end) === first?.text) // ['Guide'] true
+ * ```
  */
 export interface TextPassage {
   /** Position of the passage, starting at 1. */
@@ -18,7 +26,16 @@ export interface TextPassage {
   readonly headingPath: readonly string[]
 }
 
-/** Options of `TextBlocks.passages`. */
+/**
+ * Options of `TextBlocks.passages`: the size a passage aims at, and how much it repeats of the one before.
+ * @example
+ * ```ts
+ * import { TextBlocks, type TextPassageOptions } from '@agent-core/kits/text-blocks'
+ *
+ * const options: TextPassageOptions = { targetChars: 1200, overlapChars: 120 }
+ * const passages = TextBlocks.passages('A long section of plain text.\n', options)
+ * ```
+ */
 export interface TextPassageOptions {
   /**
    * The size (UTF-16 code units) a passage should not grow past: a positive safe integer. A passage is

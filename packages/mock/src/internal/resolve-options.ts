@@ -18,6 +18,7 @@ const DEFAULT_MODELS = [
   'gpt-4o',
   'gpt-4.1-mini',
   'gpt-5-mini',
+  'claude-sonnet-4-6',
   'claude-sonnet-4-5',
   'claude-haiku-4-5',
   'text-embedding-3-small',

@@ -317,7 +317,7 @@ describe('hostile schemas through every client', () => {
 
     const viaAnthropic = await new Anthropic({ baseURL: server.url, apiKey: KEY, maxRetries: 2 }).messages
       .create({
-        model: 'claude-sonnet-4-5',
+        model: 'claude-sonnet-4-6',
         max_tokens: 50,
         messages: [{ role: 'user', content: 'x' }],
         tools: [{ name: 'bomb', input_schema: { ...BOMB, required: ['x'] } }],
@@ -361,7 +361,7 @@ describe('the official Anthropic SDK', () => {
       times: 2,
     })
     const message = await client().messages.create({
-      model: 'claude-sonnet-4-5',
+      model: 'claude-sonnet-4-6',
       max_tokens: 200,
       messages: [{ role: 'user', content: 'Hi' }],
     })
@@ -369,7 +369,7 @@ describe('the official Anthropic SDK', () => {
     expect(message.content[1]?.type === 'text' && message.content[1].text).toBe('Hello from MockGPT.')
     expect(message.stop_reason).toBe('end_turn')
     const stream = client().messages.stream({
-      model: 'claude-sonnet-4-5',
+      model: 'claude-sonnet-4-6',
       max_tokens: 200,
       messages: [{ role: 'user', content: 'Hi' }],
     })
@@ -388,7 +388,7 @@ describe('the official Anthropic SDK', () => {
     ]
     const first = await client()
       .messages.stream({
-        model: 'claude-sonnet-4-5',
+        model: 'claude-sonnet-4-6',
         max_tokens: 200,
         tools,
         messages: [{ role: 'user', content: 'otters' }],
@@ -400,7 +400,7 @@ describe('the official Anthropic SDK', () => {
     if (use?.type !== 'tool_use') throw new Error('expected tool_use')
     expect(use.id).toMatch(/^toolu_/)
     const second = await client().messages.create({
-      model: 'claude-sonnet-4-5',
+      model: 'claude-sonnet-4-6',
       max_tokens: 200,
       tools,
       messages: [
@@ -420,7 +420,7 @@ describe('the official Anthropic SDK', () => {
     const wrong = new Anthropic({ baseURL: server.url, apiKey: 'sk-wrong', maxRetries: 0 })
     await expect(
       wrong.messages.create({
-        model: 'claude-sonnet-4-5',
+        model: 'claude-sonnet-4-6',
         max_tokens: 10,
         messages: [{ role: 'user', content: 'x' }],
       }),
@@ -429,7 +429,7 @@ describe('the official Anthropic SDK', () => {
     server.mock.script({ reply: { type: 'tool-calls', calls: [{ name: 'missing' }] } })
     const scriptError = await client()
       .messages.create({
-        model: 'claude-sonnet-4-5',
+        model: 'claude-sonnet-4-6',
         max_tokens: 10,
         messages: [{ role: 'user', content: 'x' }],
       })
@@ -447,7 +447,7 @@ describe('the official Anthropic SDK', () => {
       { reply: { type: 'text', text: 'third time' } },
     )
     const message = await client(3).messages.create({
-      model: 'claude-sonnet-4-5',
+      model: 'claude-sonnet-4-6',
       max_tokens: 10,
       messages: [{ role: 'user', content: 'x' }],
     })
@@ -458,7 +458,7 @@ describe('the official Anthropic SDK', () => {
   it('refuses a parameter of the wrong type', async () => {
     const error = await client(0)
       .messages.create({
-        model: 'claude-sonnet-4-5',
+        model: 'claude-sonnet-4-6',
         max_tokens: 10,
         messages: [{ role: 'user', content: 'x' }],
         stop_sequences: 'END' as unknown as string[],
@@ -474,7 +474,7 @@ describe('the AI SDK with its Anthropic provider', () => {
     server.mock.script({ reply: researcher, times: 2 })
     const anthropic = createAnthropic({ baseURL: server.baseURL, apiKey: KEY })
     const result = await generateText({
-      model: anthropic('claude-sonnet-4-5'),
+      model: anthropic('claude-sonnet-4-6'),
       prompt: 'otters',
       tools: {
         search: tool({
@@ -486,13 +486,13 @@ describe('the AI SDK with its Anthropic provider', () => {
     })
     expect(result.text).toBe('From the sources: Otters hold hands.')
     expect(result.reasoningText).toBe('The search returned a passage; quote it.')
-    const stream = streamText({ model: anthropic('claude-sonnet-4-5'), prompt: 'plain' })
+    const stream = streamText({ model: anthropic('claude-sonnet-4-6'), prompt: 'plain' })
     expect(await stream.text).toMatch(/plain/)
 
     const strict = await startMockGPTServer({ strict: true, apiKey: KEY })
     try {
       const miss = await generateText({
-        model: createAnthropic({ baseURL: strict.baseURL, apiKey: KEY })('claude-sonnet-4-5'),
+        model: createAnthropic({ baseURL: strict.baseURL, apiKey: KEY })('claude-sonnet-4-6'),
         prompt: 'unscripted',
       }).catch((e: unknown) => e)
       expect(APICallError.isInstance(miss) && miss.statusCode).toBe(400)

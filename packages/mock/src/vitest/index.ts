@@ -23,7 +23,10 @@
  *
  * @module
  */
-/** The engine's types, re-exported so that this entry's signatures are complete on their own. */
+/**
+ * The engine's types, documented in `@agent-core/mock`, re-exported so that code using this entry can import
+ * everything it needs from it.
+ */
 export type {
   MockBudget,
   MockChaos,

@@ -38,7 +38,26 @@ export interface DurableStoreHarness {
 
 /**
  * The test functions of a runner: `describe(name, body)` and `it(name, body)` as vitest, `node:test`,
- * jest and mocha all provide them. The suite only calls them with a name and a function.
+ * jest and mocha all provide them. The suite only calls them with a name and a function, so a runner
+ * that names them otherwise (`suite` and `test`) fits as well.
+ * @example
+ * ```ts no-run
+ * import { suite, test } from 'node:test'
+ * import { createMemoryDurableStore } from '@agent-core/kits/durable'
+ * import { type DurableConformanceRunner, describeDurableStoreConformance } from '@agent-core/kits/durable/testing'
+ *
+ * const runner: DurableConformanceRunner = { describe: suite, it: test }
+ * describeDurableStoreConformance({
+ *   ...runner,
+ *   name: 'memory store',
+ *   open: async () => ({ store: createMemoryDurableStore() }),
+ *   fencing: true,
+ *   reportsLeaseWaits: true,
+ *   listing: true,
+ *   honoursSignal: true,
+ *   rawRecords: false, // this harness has no writeRaw
+ * })
+ * ```
  */
 export interface DurableConformanceRunner {
   /** Groups tests: the runner's `describe` (or `suite`). */
