@@ -130,10 +130,15 @@ const HOOKS: readonly HookName[] = ['inspect', 'authorize', 'resume', 'complete'
  * ```
  */
 export interface AgentTool<Input = unknown, Output = unknown, App = unknown> {
+  /** The tool's id (the name the model calls it by). */
   readonly id: string
+  /** Who answers a call: the tool itself (`local`), the host (`external`) or a person (`question`). */
   readonly kind: AgentToolKind
+  /** The core model tool it wraps. */
   readonly tool: ModelTool<Input, Output, App>
+  /** In how many turns of a run it may be called; `undefined` for no cap of its own. */
   readonly maxTurns: number | undefined
+  /** How a call that was running at a crash is re-entered: `safe` runs again, `keyed` runs with the same invocation id. */
   readonly replayPolicy: ToolReplayPolicy
   /** Question tools: the JSON Schema an answer must match. */
   readonly answerSchema: JsonSchema | undefined
@@ -386,8 +391,11 @@ function hostExecute(toolId: string) {
  */
 export interface ExternalToolDefinition<Input = unknown, Output = unknown, App = unknown>
   extends AgentToolOptions<Input, Output, App> {
+  /** The tool's id: letters, digits, `_` and `-`. */
   readonly id: string
+  /** What the tool does, for the model. */
   readonly description: string
+  /** The JSON Schema of the call's input. */
   readonly inputSchema: JsonSchema
   /** When given, the host's result is checked against it (a mismatch is a failed call the model reads). */
   readonly outputSchema?: JsonSchema | undefined
@@ -457,8 +465,11 @@ export function defineExternalTool<Input = unknown, Output = unknown, App = unkn
  */
 export interface QuestionToolDefinition<Input = unknown, Answer = unknown, App = unknown>
   extends AgentToolOptions<Input, Answer, App> {
+  /** The tool's id: letters, digits, `_` and `-`. */
   readonly id: string
+  /** What the question is for, for the model. */
   readonly description: string
+  /** The JSON Schema of the call's input (what the model passes to ask). */
   readonly inputSchema: JsonSchema
   /** The answer must match it; it is also the tool's output schema. */
   readonly answerSchema: JsonSchema
@@ -577,7 +588,7 @@ function decide(approval: Approval, call: ToolCallView, context: OperationContex
 export function composeLifecycle(agentTool: AgentTool): ToolLifecycle<unknown, unknown, unknown> {
   const spec = specs.get(agentTool)!
   const { id, kind, replayPolicy } = agentTool
-  const { hooks, receiver, approval, question } = spec
+  const { hooks, receiver, approval } = spec
   const own = hooks.authorize
   const block: Record<string, unknown> = { id, tool: agentTool.tool, receiver }
   if (spec.timeoutMs !== undefined) block.timeoutMs = spec.timeoutMs

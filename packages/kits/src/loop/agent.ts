@@ -99,6 +99,7 @@ export interface BeforeTurnInput {
   readonly messages: readonly ChatMessage[]
   /** The run's history (without the agent's system text); replacing `messages` does not change it. */
   readonly history: readonly ChatMessage[]
+  /** Tokens the run used so far (by the models' reports). */
   readonly usage: ModelUsage
 }
 
@@ -125,7 +126,9 @@ export type BeforeTurnHook<App = unknown> = (
  * ```
  */
 export interface RefusalInput extends ToolRejection {
+  /** The refused call's tool. */
   readonly toolId: string
+  /** The refused call's id, as the model gave it. */
   readonly toolCallId: string
 }
 
@@ -285,6 +288,7 @@ export interface AgentRunRequest<App = unknown> {
  * ```
  */
 export interface AgentResultBase {
+  /** The run's id (the request's `runId`, the resumed state's, or a new one); it is in every event and in signed decisions. */
   readonly runId: string
   /** The best answer text so far: the last non-empty assistant text. */
   readonly text: string
@@ -292,6 +296,7 @@ export interface AgentResultBase {
   readonly partialText: string | undefined
   /** The whole history: the messages given and those the run added. */
   readonly messages: readonly ChatMessage[]
+  /** Tokens the model reported for the whole run (resumed runs included). */
   readonly usage: ModelUsage
   /** Model calls made in all (resumed runs included). */
   readonly turns: number
@@ -333,6 +338,7 @@ export type AgentResult<Answer = string> =
  * ```
  */
 export interface AgentStream<Answer = string> extends AsyncIterable<AgentEvent> {
+  /** The run's result: settles like {@link Agent.run}, whether or not the events are read. */
   readonly result: Promise<AgentResult<Answer>>
 }
 
@@ -346,6 +352,7 @@ export interface AgentStream<Answer = string> extends AsyncIterable<AgentEvent> 
  * ```
  */
 export interface Agent<Answer = string, App = unknown> {
+  /** The model every turn calls. */
   readonly model: ChatModel<App>
   /** The agent tools, in the order they were given. */
   readonly tools: readonly AgentTool<unknown, unknown, App>[]

@@ -49,7 +49,9 @@ export type AnswerControl<Answer> =
 export interface AnswerInput {
   /** The answer's text (the assistant message's content). */
   readonly text: string
+  /** The assistant message itself. */
   readonly message: AssistantMessage
+  /** Why the model stopped (`stop`, `length`, ...). */
   readonly finishReason: FinishReason
   /** The model call (turn) that produced it, from 1. */
   readonly turn: number
@@ -201,11 +203,17 @@ export function readControl<Answer>(value: unknown, hook: string): AnswerControl
  * ```
  */
 export interface StructuredAnswerOptions<Value = unknown> {
+  /** A JSON Schema or any Standard Schema validator (zod, valibot, ...); give it or `output`. */
   readonly schema?: JsonSchema | StandardSchemaV1<unknown, Value> | undefined
+  /** A ready contract from the models kit's `defineStructuredOutput`, instead of `schema`. */
   readonly output?: StructuredOutput<Value> | undefined
+  /** Shown to the model and used as the `json_schema` name. Default `output`. */
   readonly name?: string | undefined
+  /** What the value is, in a sentence the model reads. */
   readonly description?: string | undefined
+  /** The JSON Schema shown to the model for a Standard Schema validator (default: its own, when it has one). */
   readonly jsonSchema?: JsonSchema | undefined
+  /** How many times validation issues are fed back before the run fails with `StructuredOutputError`. Default 1. */
   readonly maxCorrections?: number | undefined
   /** `prompt` (default) puts the schema in the instructions; `json-object` and `json-schema` also ask for the provider's JSON mode. */
   readonly mode?: StructuredMode | undefined

@@ -41,11 +41,17 @@ export type WaitingFor = 'approval' | 'external' | 'question' | 'running'
  * ```
  */
 export interface AgentPendingCall {
+  /** The call's id as the model gave it: outcomes are keyed by it. */
   readonly toolCallId: string
+  /** The invocation id core allocated for the call; it runs with it (an idempotency key for its side effect). */
   readonly invocationId: string
+  /** The tool the call is for. */
   readonly toolId: string
+  /** The call's input, as the model gave it (parsed from its arguments). */
   readonly input: JsonValue
+  /** The run the call belongs to. */
   readonly runId: string
+  /** What the call waits for: a decision, the host's result, an answer, or (saved before it ran) a restart. */
   readonly waitingFor: WaitingFor
   /** Why it waits, in words for the person who decides (or the host that runs it). */
   readonly reason: string
@@ -68,7 +74,9 @@ export interface AgentPendingCall {
  * ```
  */
 export interface AnswerRetry {
+  /** The answer the flow sent back. */
   readonly text: string
+  /** What the model was told about it. */
   readonly feedback: string
 }
 
@@ -96,13 +104,17 @@ export type StopReason = 'final' | 'turn-limit' | 'token-limit' | 'stopped' | 'e
  * ```
  */
 export interface AgentRunState {
+  /** The format of this JSON; a resume refuses any other. */
   readonly version: 1
   /** `running` in progress saves, `suspended` when the run waits, `done` once it ended. */
   readonly status: 'running' | 'suspended' | 'done'
+  /** The run's id; a resumed run keeps it. */
   readonly runId: string
+  /** The history so far (without the agent's system text). */
   readonly messages: readonly ChatMessage[]
   /** Model calls made so far. */
   readonly turns: number
+  /** Tokens the model reported so far. */
   readonly usage: ModelUsage
   /** In how many turns each tool was called, for per-tool caps. */
   readonly toolTurns: Readonly<Record<string, number>>

@@ -27,9 +27,13 @@ import { estimateTokens } from './trim-messages.js'
  * ```
  */
 export interface ScriptedToolCall {
+  /** The tool-call id. Default `call_<turn>_<position>` (turn from 1, position in the reply from 0). */
   readonly id?: string | undefined
+  /** The tool the model calls. */
   readonly name: string
+  /** The input, sent as JSON text. Default `{}`. */
   readonly input?: JsonValue | undefined
+  /** The raw argument text instead of `input` (to test malformed arguments). */
   readonly arguments?: string | undefined
 }
 
