@@ -1,0 +1,104 @@
+/**
+ * Indexing: the corpus goes through a knowledge publication (`@agent-core/kits/knowledge`): passages cut
+ * by the text-blocks kit, the search kit's hybrid index with the offline embedder, stored in SQLite
+ * (`@agent-core/kits/knowledge/sqlite`). An unchanged file is skipped, an unchanged passage of a changed
+ * file keeps its vector, a deleted file is retracted: a second run embeds nothing that did not change.
+ */
+import { createHash } from 'node:crypto'
+import {
+  Knowledge,
+  type KnowledgePassage,
+  type KnowledgeProgress,
+  type KnowledgePublication,
+} from '@agent-core/kits/knowledge'
+import { createSqliteKnowledgeStore } from '@agent-core/kits/knowledge/sqlite'
+import type { Embedder } from '@agent-core/kits/search'
+import Database from 'better-sqlite3'
+import type { Corpus } from './corpus.js'
+
+/** What indexing did. */
+export interface IndexSummary {
+  readonly files: number
+  readonly skippedFiles: number
+  /** Files written with a new revision (new or changed). */
+  readonly published: number
+  readonly unchanged: number
+  /** Files gone from the folder, retracted. */
+  readonly retracted: number
+  /** Passages searchable now. */
+  readonly passages: number
+  /** Passage texts the embedder embedded (0 when nothing changed). */
+  readonly embedded: number
+  /** Names the published revisions: the same folder contents give the same fingerprint. */
+  readonly fingerprint: string
+}
+
+/** A corpus' publication in the desk's knowledge store. */
+export interface CorpusIndex {
+  readonly publication: KnowledgePublication
+  /** Brings the publication up to date with the folder. */
+  update(
+    corpus: Corpus,
+    onProgress: (progress: KnowledgeProgress) => void,
+    signal: AbortSignal,
+  ): Promise<IndexSummary>
+  search(query: string, limit: number): Promise<readonly KnowledgePassage[]>
+  passage(id: string): Promise<KnowledgePassage | undefined>
+  close(): void
+}
+
+/** One publication per corpus folder, all in one SQLite file. */
+export function openCorpusIndex(options: {
+  file: string
+  corpusRoot: string
+  embedder: Embedder
+}): CorpusIndex {
+  const database = new Database(options.file)
+  database.pragma('journal_mode = WAL')
+  const store = createSqliteKnowledgeStore(database)
+  const id = `corpus-${createHash('sha256').update(options.corpusRoot).digest('hex').slice(0, 16)}`
+  const publication = Knowledge.defineKnowledgePublication({
+    id,
+    store,
+    embedder: options.embedder,
+    passages: { targetChars: 900 },
+  })
+  return {
+    publication,
+    async update(corpus, onProgress, signal) {
+      const present = new Set(corpus.materials.map((material) => material.id))
+      const gone = (await publication.list({ signal })).filter((document) => !present.has(document.id))
+      let embedded = 0
+      let retracted = 0
+      if (gone.length > 0) {
+        const receipt = await publication.retract(
+          { ids: gone.map((document) => document.id), onProgress },
+          { signal },
+        )
+        retracted = receipt.retracted.length
+      }
+      const receipt = await publication.publish({ materials: corpus.materials, onProgress }, { signal })
+      embedded += receipt.embedded
+      const documents = await publication.list({ signal })
+      const fingerprint = createHash('sha256')
+        .update(JSON.stringify(documents.map((document) => [document.id, document.contentHash])))
+        .digest('hex')
+      return {
+        files: corpus.materials.length,
+        skippedFiles: corpus.skipped,
+        published: receipt.published.length,
+        unchanged: receipt.skipped.filter((skip) => skip.reason === 'unchanged').length,
+        retracted,
+        passages: documents.reduce((sum, document) => sum + document.passageCount, 0),
+        embedded,
+        fingerprint,
+      }
+    },
+    async search(query, limit) {
+      const hits = await publication.search({ query, limit })
+      return hits.map((hit) => hit.document)
+    },
+    passage: (passageId) => publication.passage(passageId),
+    close: () => database.close(),
+  }
+}
