@@ -22,7 +22,15 @@ function ajv(draft: Draft): Ajv {
   let instance = instances.get(draft)
   if (!instance) {
     // A library must not print: unknown `format`s are annotations (as JSON Schema 2020-12 defines them).
-    const options = { allErrors: true, strict: false, validateFormats: true, logger: false } as const
+    // `ownProperties`: a property named like an Object.prototype member (`constructor`, `toString`) is
+    // present only when the value has it as its own; otherwise `{}` would carry an inherited `constructor`.
+    const options = {
+      allErrors: true,
+      strict: false,
+      validateFormats: true,
+      logger: false,
+      ownProperties: true,
+    } as const
     instance = draft === '2020-12' ? new Ajv2020(options) : new Ajv(options)
     addFormats(instance)
     instances.set(draft, instance)

@@ -129,6 +129,23 @@ describe('ModelTool', () => {
 })
 
 describe('compileJsonSchema drafts and hygiene', () => {
+  it('a property named like an Object.prototype member is present only as an own property', () => {
+    for (const draft of [undefined, 'http://json-schema.org/draft-07/schema#']) {
+      const schema = {
+        ...(draft ? { $schema: draft } : {}),
+        type: 'object',
+        properties: { constructor: { type: 'integer' }, toString: { type: 'string' } },
+        required: ['toString'],
+      }
+      const validator = compileJsonSchema(schema)
+      expect(validator.validate({ toString: 'x' })).toEqual({ ok: true })
+      expect(validator.validate({ toString: 'x', constructor: 3 })).toEqual({ ok: true })
+      expect(validator.validate({ toString: 'x', constructor: 'no' }).ok).toBe(false)
+      // an inherited toString does not satisfy `required`
+      expect(validator.validate({}).ok).toBe(false)
+    }
+  })
+
   it('compiles 2020-12 by default (prefixItems) and draft-07 when declared or needed (tuple items)', () => {
     const tuple2020 = compileJsonSchema({
       type: 'array',
