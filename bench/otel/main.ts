@@ -17,8 +17,10 @@
  *
  * The machine is shared and loaded (wall time there mostly measures waiting for a core), so each round is
  * measured in CPU time of this process (its garbage collector's threads included), contenders run in many
- * short interleaved rounds (the order turns each round), and each contender's ratio to `off` is the median
- * of its per-round ratios. Target: `otel batch` costs at most 10% more per turn than `off`.
+ * short interleaved rounds in an order shuffled anew each round (with a fixed order, `events` read 15%
+ * cheaper than `off`, though it does more: a bias from the contender that ran before), and each
+ * contender's ratio to `off` is the median of its per-round ratios. Target: `otel batch` costs at most 10%
+ * more per turn than `off`.
  * Run with `pnpm bench otel`.
  */
 
@@ -144,9 +146,20 @@ for (const run of Object.values(contenders)) await run()
 await settle()
 
 const names = Object.keys(contenders)
+/** `items` in an order of their own for each round (a fixed-seed shuffle), so that no contender always runs right after the same one. */
+function shuffled<T>(items: readonly T[], round: number): T[] {
+  const out = [...items]
+  let state = (round + 1) * 2654435761
+  for (let i = out.length - 1; i > 0; i--) {
+    state = (Math.imul(state, 1103515245) + 12345) >>> 0
+    const j = state % (i + 1)
+    ;[out[i], out[j]] = [out[j]!, out[i]!]
+  }
+  return out
+}
 const times: Record<string, number[]> = Object.fromEntries(names.map((name) => [name, []]))
 for (let round = 0; round < ROUNDS; round++) {
-  const order = round % 2 === 0 ? names : [...names].reverse()
+  const order = shuffled(names, round)
   for (const name of order) {
     const started = process.cpuUsage()
     await contenders[name]!()
