@@ -10,7 +10,7 @@ import {
 import { toAnthropicError } from './internal/anthropic-error.js'
 import { embeddingsResponse } from './internal/embeddings.js'
 import { applyFaults } from './internal/faults.js'
-import { deterministicId, foldSeed, hashString } from './internal/hash.js'
+import { deterministicId, foldSeed, hashString, NumberedIds } from './internal/hash.js'
 import {
   errorReplyResponse,
   errorToResponse,
@@ -380,6 +380,13 @@ export function createEngine(config: ResolvedOptions): MockGPT {
     messages: new Map<string, Answer>(),
   }
   let scopes = new Map<string, Scope>()
+  /** Request and response ids by answer number (see NumberedIds). */
+  const ids = {
+    request: new NumberedIds(seed, 'req_', 'req', 32),
+    chat: new NumberedIds(seed, 'chatcmpl-', 'chat', 29),
+    message: new NumberedIds(seed, 'msg_', 'msg', 24),
+    response: new NumberedIds(seed, 'resp_', 'resp', 40),
+  }
 
   const scopeOf = (testId: string | undefined): Scope => {
     if (testId === undefined) return root
@@ -439,16 +446,6 @@ export function createEngine(config: ResolvedOptions): MockGPT {
     return scriptErrorResponse(message)
   }
 
-  /** What `planAnswer` derives content and tool call ids from, for answer number `n` of a scope. */
-  const answerContext = (request: NormalizedRequest, contentKey: string, n: number): AnswerContext => ({
-    // Content depends on the seed and what was asked (not on order), so JSON and stream answers agree.
-    contentSeed: hashString(contentKey, foldSeed(seed) ^ foldSeed(request.seed ?? 0)),
-    callId: (i) =>
-      request.endpoint === 'messages'
-        ? `toolu_${deterministicId(seed, `call:${n}:${i}`, 24)}`
-        : `call_${deterministicId(seed, `call:${n}:${i}`, 24)}`,
-  })
-
   /**
    * The default responder's answer (no script entry answered). It depends only on what was asked, so
    * identical requests (retries, repeated test runs, load tests) reuse it, unless it calls tools (their ids
@@ -471,7 +468,7 @@ export function createEngine(config: ResolvedOptions): MockGPT {
     const cacheKey = `${request.seed ?? 0}\u0000${contentKey}\u0000${JSON.stringify(request.toolChoice)}\u0000${request.parallelToolCalls}\u0000${request.maxOutputTokens}\u0000${request.stop.join('\u0001')}`
     let answer = defaultAnswers.get(cacheKey)
     if (!answer) {
-      answer = planAnswer(request, undefined, answerContext(request, contentKey, n))
+      answer = planAnswer(request, undefined, new PlanContext(seed, request, contentKey, n))
       if (answer.toolCalls.length) return answer
       cacheSet(defaultAnswers, cacheKey, answer, MAX_DEFAULT_ANSWERS)
     }
@@ -588,7 +585,7 @@ export function createEngine(config: ResolvedOptions): MockGPT {
     }
 
     const n = scope.answers++
-    const requestId = `req_${deterministicId(seed, `req:${n}`, 32)}`
+    const requestId = ids.request.get(n)
     if (reply?.type === 'raw-chunks') {
       const steps = reply.chunks.map(
         (c): MockStreamStep => ({
@@ -635,7 +632,7 @@ export function createEngine(config: ResolvedOptions): MockGPT {
       answer =
         reply === undefined
           ? defaultAnswer(request, bodyText, n)
-          : planAnswer(request, reply, answerContext(request, contentKeyOf(request), n))
+          : planAnswer(request, reply, new PlanContext(seed, request, contentKeyOf(request), n))
     } catch (error) {
       if (reply && (isScriptProblem(error) || !MockRequestError.isInstance(error)))
         return scriptFailure(scope, record, taken, error)
@@ -644,10 +641,10 @@ export function createEngine(config: ResolvedOptions): MockGPT {
     const meta: RenderMeta = {
       id:
         endpoint === 'chat.completions'
-          ? `chatcmpl-${deterministicId(seed, `chat:${n}`, 29)}`
+          ? ids.chat.get(n)
           : endpoint === 'messages'
-            ? `msg_${deterministicId(seed, `msg:${n}`, 24)}`
-            : `resp_${deterministicId(seed, `resp:${n}`, 40)}`,
+            ? ids.message.get(n)
+            : ids.response.get(n),
       created: Math.floor(now() / 1000),
       model: request.model,
     }
@@ -952,6 +949,27 @@ export function createEngine(config: ResolvedOptions): MockGPT {
     allScriptProblems: { get: allProblems, enumerable: true },
   })
   return engine as unknown as MockGPT
+}
+
+/** What `planAnswer` derives content and tool call ids from, for answer number `n` of a scope. */
+class PlanContext implements AnswerContext {
+  readonly contentSeed: number
+
+  constructor(
+    private readonly seed: number,
+    private readonly request: NormalizedRequest,
+    contentKey: string,
+    private readonly n: number,
+  ) {
+    // Content depends on the seed and what was asked (not on order), so JSON and stream answers agree.
+    this.contentSeed = hashString(contentKey, foldSeed(seed) ^ foldSeed(request.seed ?? 0))
+  }
+
+  /** A method rather than a closure per request: ids are made only for answers that call tools. */
+  callId(i: number): string {
+    const id = deterministicId(this.seed, `call:${this.n}:${i}`, 24)
+    return this.request.endpoint === 'messages' ? `toolu_${id}` : `call_${id}`
+  }
 }
 
 /** What the content of an answer derives from: the model, the conversation, the tools' names and the format. */

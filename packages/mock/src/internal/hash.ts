@@ -30,3 +30,30 @@ export function deterministicId(seed: number, salt: string, length: number): str
   for (let i = 0; i < length; i++) codes[i] = ALPHABET.charCodeAt(Math.floor(random() * ALPHABET.length))
   return String.fromCharCode.apply(null, codes)
 }
+
+/**
+ * The ids `${prefix}${deterministicId(seed, `${kind}:${n}`, length)}` of answer numbers `n`, remembered for
+ * the first numbers: answer numbers restart at every reset, so a test suite asks for the same few again and
+ * again. The same strings as computing them each time, since they depend on nothing else.
+ */
+export class NumberedIds {
+  private readonly known: string[] = []
+
+  constructor(
+    private readonly seed: number,
+    private readonly prefix: string,
+    private readonly kind: string,
+    private readonly length: number,
+  ) {}
+
+  /** Numbers below this are remembered (a few hundred KiB per engine at most). */
+  static readonly REMEMBERED = 2048
+
+  get(n: number): string {
+    const known = n < NumberedIds.REMEMBERED ? this.known[n] : undefined
+    if (known !== undefined) return known
+    const id = `${this.prefix}${deterministicId(this.seed, `${this.kind}:${n}`, this.length)}`
+    if (n < NumberedIds.REMEMBERED) this.known[n] = id
+    return id
+  }
+}
