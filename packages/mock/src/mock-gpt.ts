@@ -468,7 +468,7 @@ export function createEngine(config: ResolvedOptions): MockGPT {
     const cacheKey = `${request.seed ?? 0}\u0000${contentKey}\u0000${JSON.stringify(request.toolChoice)}\u0000${request.parallelToolCalls}\u0000${request.maxOutputTokens}\u0000${request.stop.join('\u0001')}`
     let answer = defaultAnswers.get(cacheKey)
     if (!answer) {
-      answer = planAnswer(request, undefined, new PlanContext(seed, request, contentKey, n))
+      answer = planAnswer(request, undefined, new PlanContext(seed, request, n, contentKey))
       if (answer.toolCalls.length) return answer
       cacheSet(defaultAnswers, cacheKey, answer, MAX_DEFAULT_ANSWERS)
     }
@@ -632,7 +632,7 @@ export function createEngine(config: ResolvedOptions): MockGPT {
       answer =
         reply === undefined
           ? defaultAnswer(request, bodyText, n)
-          : planAnswer(request, reply, new PlanContext(seed, request, contentKeyOf(request), n))
+          : planAnswer(request, reply, new PlanContext(seed, request, n))
     } catch (error) {
       if (reply && (isScriptProblem(error) || !MockRequestError.isInstance(error)))
         return scriptFailure(scope, record, taken, error)
@@ -951,21 +951,30 @@ export function createEngine(config: ResolvedOptions): MockGPT {
   return engine as unknown as MockGPT
 }
 
-/** What `planAnswer` derives content and tool call ids from, for answer number `n` of a scope. */
+/**
+ * What `planAnswer` derives content and tool call ids from, for answer number `n` of a scope. Both are
+ * made on first use: a scripted text reply needs neither, and only answers that call tools need ids.
+ */
 class PlanContext implements AnswerContext {
-  readonly contentSeed: number
+  private derivedSeed: number | undefined
 
   constructor(
     private readonly seed: number,
     private readonly request: NormalizedRequest,
-    contentKey: string,
     private readonly n: number,
-  ) {
+    /** The request's content key when the caller already has it. */
+    private readonly contentKey?: string,
+  ) {}
+
+  get contentSeed(): number {
     // Content depends on the seed and what was asked (not on order), so JSON and stream answers agree.
-    this.contentSeed = hashString(contentKey, foldSeed(seed) ^ foldSeed(request.seed ?? 0))
+    this.derivedSeed ??= hashString(
+      this.contentKey ?? contentKeyOf(this.request),
+      foldSeed(this.seed) ^ foldSeed(this.request.seed ?? 0),
+    )
+    return this.derivedSeed
   }
 
-  /** A method rather than a closure per request: ids are made only for answers that call tools. */
   callId(i: number): string {
     const id = deterministicId(this.seed, `call:${this.n}:${i}`, 24)
     return this.request.endpoint === 'messages' ? `toolu_${id}` : `call_${id}`

@@ -10,7 +10,8 @@ export function requestView(
   let lastUserMessage = ''
   let turn = 0
   const toolCalls: MockToolCallView[] = []
-  const byId = new Map<string, MockToolCallView>()
+  // Made on the first tool call: most requests carry none.
+  let byId: Map<string, MockToolCallView> | undefined
   const toolResults: MockToolResultView[] = []
   const messages: MockMessageView[] = []
   for (const message of request.messages) {
@@ -19,11 +20,12 @@ export function requestView(
     if (message.toolCalls) {
       for (const call of message.toolCalls) {
         toolCalls.push(call)
+        byId ??= new Map()
         byId.set(call.id, call)
       }
     }
     if (message.toolCallId !== undefined) {
-      const call = byId.get(message.toolCallId)
+      const call = byId?.get(message.toolCallId)
       toolResults.push({
         callId: message.toolCallId,
         name: call?.name ?? '',
