@@ -5,7 +5,7 @@ import { createMockGPT, type MockGPT, type MockGPTOptions } from './mock-gpt.js'
 import type { MockHttpResponse } from './mock-http.js'
 import { parseMockScript } from './parse-mock-script.js'
 import { pumpMockBody } from './pump-mock-body.js'
-import type { MockScriptEntry } from './script.js'
+import type { MockRequestView, MockScriptEntry } from './script.js'
 import { createStreamController } from './stream-controller.js'
 
 // biome-ignore lint/suspicious/noExplicitAny: test-side access to JSON bodies
@@ -398,6 +398,7 @@ describe('default-responder answer caches', () => {
         { minLength: 1, maxLength: 3 },
       ),
       stream: fc.boolean(),
+      n: fc.constantFrom(1, 2),
       seed: fc.integer({ min: -3, max: 3 }),
       max_tokens: fc.integer({ min: 1, max: 40 }),
       stop: fc.constantFrom(['e'], ['a', ''], 'o'),
@@ -471,27 +472,52 @@ describe('default-responder answer caches', () => {
     )
 
   it('answer a repeated request exactly as a fresh engine answers it the first time', () => {
-    const options: MockGPTOptions = { seed: 7, now: () => 1_700_000_000_000 }
     const post = (mock: MockGPT, path: string, text: string) =>
       mock.handle({ method: 'POST', url: path, headers: { 'content-type': 'application/json' }, body: text })
     fc.assert(
-      fc.property(sent, fc.array(fc.nat(), { minLength: 1, maxLength: 14 }), (distinct, order) => {
-        // Repeats (and re-spaced copies) of a few requests: most are answered from a cache.
-        const sequence = order.map((i) => distinct[i % distinct.length] as { path: string; text: string })
-        const warm = createMockGPT(options)
-        sequence.forEach(({ path, text }, n) => {
-          const answered = wire(post(warm, path, text))
-          // The general path: an engine that never saw a chat request, at the same answer number
-          // (embeddings requests count answers but never fill the answer caches).
-          const cold = createMockGPT(options)
-          for (let i = 0; i < n; i++)
-            post(cold, '/v1/embeddings', JSON.stringify({ model: 'text-embedding-3-small', input: 'x' }))
-          expect(answered).toBe(wire(post(cold, path, text)))
-          const [warmRecord, coldRecord] = [warm.requests.at(-1), cold.requests.at(-1)]
-          expect({ ...warmRecord, index: 0 }).toEqual({ ...coldRecord, index: 0 })
-        })
-        expect(warm.requests.every((r) => r.status === 200)).toBe(true)
-      }),
+      fc.property(
+        sent,
+        fc.array(fc.nat(), { minLength: 1, maxLength: 14 }),
+        fc.boolean(),
+        (distinct, order, strict) => {
+          // A script entry whose predicate sees (and scribbles on) every view but never matches.
+          let lastView: MockRequestView | undefined
+          const options = (): MockGPTOptions => ({
+            seed: 7,
+            strict,
+            now: () => 1_700_000_000_000,
+            script: [
+              {
+                match: (view) => {
+                  lastView = structuredClone(view)
+                  const first = view.messages[0] as { text: string } | undefined
+                  if (first) first.text = 'scribbled'
+                  return false
+                },
+                reply: { type: 'text', text: 'never' },
+              },
+            ],
+          })
+          // Repeats (and re-spaced copies) of a few requests: most are served from the caches.
+          const sequence = order.map((i) => distinct[i % distinct.length] as { path: string; text: string })
+          const warm = createMockGPT(options())
+          let answered = 0
+          for (const { path, text } of sequence) {
+            const response = wire(post(warm, path, text))
+            const warmView = lastView
+            // The general path: an engine that never saw a chat or Messages request, at the same answer
+            // number (embeddings requests count answers but fill no cache of those endpoints).
+            const cold = createMockGPT(options())
+            for (let i = 0; i < answered; i++)
+              post(cold, '/v1/embeddings', JSON.stringify({ model: 'text-embedding-3-small', input: 'x' }))
+            expect(response).toBe(wire(post(cold, path, text)))
+            expect({ ...warmView, index: 0 }).toEqual({ ...lastView, index: 0 })
+            const [warmRecord, coldRecord] = [warm.requests.at(-1), cold.requests.at(-1)]
+            expect({ ...warmRecord, index: 0 }).toEqual({ ...coldRecord, index: 0 })
+            if (warmRecord?.status === 200) answered++
+          }
+        },
+      ),
       { numRuns: 150 },
     )
   })

@@ -8,6 +8,7 @@ import {
   scriptProblem,
 } from './internal/answer.js'
 import { toAnthropicError } from './internal/anthropic-error.js'
+import { BodyCache, type BodyEntry, withBody } from './internal/body-cache.js'
 import { embeddingsResponse } from './internal/embeddings.js'
 import { applyFaults } from './internal/faults.js'
 import { deterministicId, foldSeed, hashString, NumberedIds } from './internal/hash.js'
@@ -281,10 +282,8 @@ const CREDENTIAL_HEADERS = new Set([
 ])
 /** Scopes kept at once; the least recently used one is forgotten past this. */
 const MAX_SCOPES = 1000
-/** Default-responder answers kept by content, and by body text per endpoint; bodies longer than the limit are not keys. */
+/** Default-responder answers kept by content. */
 const MAX_DEFAULT_ANSWERS = 256
-const MAX_BODY_ANSWERS = 128
-const MAX_BODY_KEY_CHARS = 16 * 1024
 /** The faults of a request without scripted faults or a chaos roll (shared: never mutated). */
 const NO_FAULTS: readonly MockFault[] = Object.freeze([])
 const TEST_PREFIX = '/test/'
@@ -373,12 +372,10 @@ export function createMockGPT(options: MockGPTOptions = {}): MockGPT {
 export function createEngine(config: ResolvedOptions): MockGPT {
   const { seed, keys, models, chaos, chaosPool, budget, now, strict } = config
   const root = new Scope(undefined, config, new ReplayBook(config.replay))
-  /** Default-responder answers by request content, and by body text (bounded; see defaultAnswer). */
+  /** Default-responder answers by request content (bounded; see defaultAnswer). */
   const defaultAnswers = new Map<string, Answer>()
-  const answersByBody = {
-    'chat.completions': new Map<string, Answer>(),
-    messages: new Map<string, Answer>(),
-  }
+  /** Normalized requests and default answers by body text (see BodyCache). */
+  const bodies = new BodyCache()
   let scopes = new Map<string, Scope>()
   /** Request and response ids by answer number (see NumberedIds). */
   const ids = {
@@ -452,27 +449,23 @@ export function createEngine(config: ResolvedOptions): MockGPT {
    * are per request). Two bounded caches hold the same answers under two keys:
    * - by content (`defaultAnswers`): the request's seed, what the content seed hashes and every other field
    *   `planAnswer` reads of an unscripted request;
-   * - by the exact body text of a chat or Messages request (`answersByBody`): the body determines the
-   *   normalized request, hence the content key, so a hit there is the answer the content cache (or
-   *   `planAnswer`) would give, found without serializing the messages. Responses requests are left out:
-   *   `previous_response_id` draws history from the scope, which the body text does not show.
+   * - by the exact body text of a chat or Messages request (`known`, an entry of `bodies`): the body
+   *   determines the normalized request, hence the content key, so the answer kept there is the one the
+   *   content cache (or `planAnswer`) would give, found without serializing the messages.
    */
-  const defaultAnswer = (request: NormalizedRequest, bodyText: string, n: number): Answer => {
-    const byBody =
-      request.endpoint === 'responses' || bodyText.length > MAX_BODY_KEY_CHARS
-        ? undefined
-        : answersByBody[request.endpoint]
-    const known = byBody?.get(bodyText)
-    if (known) return known
+  const defaultAnswer = (request: NormalizedRequest, known: BodyEntry | undefined, n: number): Answer => {
+    if (known?.answer) return known.answer
     const contentKey = contentKeyOf(request)
     const cacheKey = `${request.seed ?? 0}\u0000${contentKey}\u0000${JSON.stringify(request.toolChoice)}\u0000${request.parallelToolCalls}\u0000${request.maxOutputTokens}\u0000${request.stop.join('\u0001')}`
     let answer = defaultAnswers.get(cacheKey)
     if (!answer) {
       answer = planAnswer(request, undefined, new PlanContext(seed, request, n, contentKey))
       if (answer.toolCalls.length) return answer
-      cacheSet(defaultAnswers, cacheKey, answer, MAX_DEFAULT_ANSWERS)
+      if (defaultAnswers.size >= MAX_DEFAULT_ANSWERS)
+        defaultAnswers.delete(defaultAnswers.keys().next().value as string)
+      defaultAnswers.set(cacheKey, answer)
     }
-    if (byBody) cacheSet(byBody, bodyText, answer, MAX_BODY_ANSWERS)
+    if (known) known.answer = answer
     return answer
   }
 
@@ -483,7 +476,10 @@ export function createEngine(config: ResolvedOptions): MockGPT {
     bodyText: string,
     record: MutableRecord,
   ): MockHttpResponse => {
-    checkRequestParams(endpoint, body, strict)
+    // A chat or Messages body seen before passed these checks and normalized to `known.request` (BodyCache).
+    const bodyKeyed = endpoint === 'chat.completions' || endpoint === 'messages' ? endpoint : undefined
+    let known = bodyKeyed ? bodies.get(bodyKeyed, bodyText) : undefined
+    if (!known) checkRequestParams(endpoint, body, strict)
     let normalized: NormalizedRequest | undefined
     let embeddings: { text: string; tokens: number } | undefined
     // The view is built only when a script entry or a summary needs it (most requests have no script), and
@@ -511,12 +507,17 @@ export function createEngine(config: ResolvedOptions): MockGPT {
         }
         history = previous
       }
-      normalized =
-        endpoint === 'chat.completions'
-          ? normalizeChatRequest(body)
-          : endpoint === 'messages'
-            ? normalizeMessagesRequest(body)
-            : normalizeResponsesRequest(body, history)
+      if (known) {
+        normalized = withBody(known.request, body)
+      } else {
+        normalized =
+          endpoint === 'chat.completions'
+            ? normalizeChatRequest(body)
+            : endpoint === 'messages'
+              ? normalizeMessagesRequest(body)
+              : normalizeResponsesRequest(body, history)
+        if (bodyKeyed) known = bodies.add(bodyKeyed, bodyText, normalized)
+      }
     }
     if (scope.poison !== undefined) {
       record.scriptError = scope.poison
@@ -631,7 +632,7 @@ export function createEngine(config: ResolvedOptions): MockGPT {
     try {
       answer =
         reply === undefined
-          ? defaultAnswer(request, bodyText, n)
+          ? defaultAnswer(request, known, n)
           : planAnswer(request, reply, new PlanContext(seed, request, n))
     } catch (error) {
       if (reply && (isScriptProblem(error) || !MockRequestError.isInstance(error)))
@@ -990,12 +991,6 @@ function contentKeyOf(request: NormalizedRequest): string {
     request.format.type,
     request.format.type === 'json_schema' ? request.format.schema : null,
   ])
-}
-
-/** Sets `key` in a bounded cache, forgetting the oldest entry first when it is full. */
-function cacheSet<V>(cache: Map<string, V>, key: string, value: V, max: number): void {
-  if (cache.size >= max) cache.delete(cache.keys().next().value as string)
-  cache.set(key, value)
 }
 
 /** What a script predicate, a computed reply or a summary sees of a request (embeddings have no normalized form). */
