@@ -502,16 +502,21 @@ describe('default-responder answer caches', () => {
           const sequence = order.map((i) => distinct[i % distinct.length] as { path: string; text: string })
           const warm = createMockGPT(options())
           let answered = 0
+          /** Sends one request and returns the view its predicate saw (none when it was refused first). */
+          const viewed = (mock: MockGPT, path: string, text: string) => {
+            lastView = undefined
+            return { response: wire(post(mock, path, text)), view: lastView as MockRequestView | undefined }
+          }
           for (const { path, text } of sequence) {
-            const response = wire(post(warm, path, text))
-            const warmView = lastView
+            const warmed = viewed(warm, path, text)
             // The general path: an engine that never saw a chat or Messages request, at the same answer
             // number (embeddings requests count answers but fill no cache of those endpoints).
             const cold = createMockGPT(options())
             for (let i = 0; i < answered; i++)
               post(cold, '/v1/embeddings', JSON.stringify({ model: 'text-embedding-3-small', input: 'x' }))
-            expect(response).toBe(wire(post(cold, path, text)))
-            expect({ ...warmView, index: 0 }).toEqual({ ...lastView, index: 0 })
+            const fresh = viewed(cold, path, text)
+            expect(warmed.response).toBe(fresh.response)
+            expect({ ...warmed.view, index: 0 }).toEqual({ ...fresh.view, index: 0 })
             const [warmRecord, coldRecord] = [warm.requests.at(-1), cold.requests.at(-1)]
             expect({ ...warmRecord, index: 0 }).toEqual({ ...coldRecord, index: 0 })
             if (warmRecord?.status === 200) answered++
