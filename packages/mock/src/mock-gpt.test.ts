@@ -1,10 +1,11 @@
 import { InvalidInputError, InvalidStateError } from '@agent-core/core'
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { createMockGPT, type MockGPT, type MockGPTOptions } from './mock-gpt.js'
 import type { MockHttpResponse } from './mock-http.js'
 import { parseMockScript } from './parse-mock-script.js'
 import { pumpMockBody } from './pump-mock-body.js'
-import type { MockScriptEntry } from './script.js'
+import type { MockRequestView, MockScriptEntry } from './script.js'
 import { createStreamController } from './stream-controller.js'
 
 // biome-ignore lint/suspicious/noExplicitAny: test-side access to JSON bodies
@@ -369,5 +370,178 @@ describe('pumpMockBody', () => {
     const pumping = pumpMockBody(response.body.steps, sink, waiting.signal)
     waiting.abort()
     expect(await pumping).toBe('aborted')
+  })
+})
+
+describe('default-responder answer caches', () => {
+  /** Status, headers and every body byte of a response (streams drained step by step). */
+  function wire(response: MockHttpResponse): string {
+    const body = response.body
+    let text = ''
+    if (body.type === 'text') text = body.text
+    else if (body.type === 'stream') {
+      const decoder = new TextDecoder()
+      for (const step of body.steps as Iterable<{ type: string; chunk?: string | Uint8Array }>) {
+        const chunk = step.chunk
+        text += `${step.type}:${typeof chunk === 'string' ? chunk : decoder.decode(chunk)}|`
+      }
+    }
+    return JSON.stringify([response.status, response.headers, response.firstByteDelayMs, body.type, text])
+  }
+
+  const words = fc.constantFrom('Hi', 'Say something short.', 'Zählen: 1 2 3', '  ', 'json please', '😀')
+  const chatBody = fc.record(
+    {
+      model: fc.constantFrom('gpt-4o-mini', 'gpt-4.1'),
+      messages: fc.array(
+        fc.record({ role: fc.constantFrom('system', 'user', 'assistant'), content: words }),
+        { minLength: 1, maxLength: 3 },
+      ),
+      stream: fc.boolean(),
+      n: fc.constantFrom(1, 2),
+      seed: fc.integer({ min: -3, max: 3 }),
+      max_tokens: fc.integer({ min: 1, max: 40 }),
+      stop: fc.constantFrom(['e'], ['a', ''], 'o'),
+      response_format: fc.constantFrom({ type: 'text' }, { type: 'json_object' }),
+      tools: fc.constant([
+        { type: 'function', function: { name: 'lookup', parameters: { type: 'object' } } },
+      ]),
+      tool_choice: fc.constantFrom('none', 'auto'),
+    },
+    { requiredKeys: ['model', 'messages'] },
+  )
+  const messagesBody = fc.record(
+    {
+      model: fc.constantFrom('claude-sonnet-4-6', 'claude-haiku-4-5'),
+      max_tokens: fc.integer({ min: 1, max: 60 }),
+      messages: fc.array(fc.record({ role: fc.constant('user'), content: words }), {
+        minLength: 1,
+        maxLength: 2,
+      }),
+      stream: fc.boolean(),
+      system: words,
+    },
+    { requiredKeys: ['model', 'max_tokens', 'messages'] },
+  )
+  const toResponses = (body: Record<string, unknown>) => ({
+    model: body.model,
+    input: body.messages,
+    ...(body.stream === undefined ? {} : { stream: body.stream }),
+  })
+  /** A request and near copies of it that differ in one field (taken from another request, or dropped). */
+  const family = (
+    path: string,
+    body: fc.Arbitrary<Record<string, unknown>>,
+    map: (b: Record<string, unknown>) => Record<string, unknown> = (b) => b,
+  ) =>
+    fc.tuple(body, fc.array(fc.tuple(fc.nat(), body), { maxLength: 4 })).map(([base, others]) =>
+      [
+        base,
+        ...others.map(([pick, other]) => {
+          const keys = [...new Set([...Object.keys(base), ...Object.keys(other)])]
+          const key = keys[pick % keys.length] as string
+          const copy: Record<string, unknown> = { ...base }
+          if (key in other && key !== 'messages') copy[key] = other[key]
+          else if (key === 'messages') copy.messages = other.messages
+          else delete copy[key]
+          return copy
+        }),
+      ].map((b) => ({ path, body: map(b) })),
+    )
+  // The same content as other text too: another key order or spacing misses the body cache only.
+  const sent = fc
+    .tuple(
+      fc.oneof(
+        family('/v1/chat/completions', chatBody),
+        family('/v1/messages', messagesBody),
+        family('/v1/responses', chatBody, toResponses),
+      ),
+      fc.array(fc.tuple(fc.constantFrom(0, 2, undefined), fc.boolean()), { minLength: 1, maxLength: 3 }),
+    )
+    .map(([requests, spellings]) =>
+      requests.flatMap((r) =>
+        spellings.map(([indent, reverse]) => ({
+          path: r.path,
+          text: JSON.stringify(
+            reverse ? Object.fromEntries(Object.entries(r.body).reverse()) : r.body,
+            null,
+            indent,
+          ),
+        })),
+      ),
+    )
+
+  it('answer a repeated request exactly as a fresh engine answers it the first time', () => {
+    const post = (mock: MockGPT, path: string, text: string) =>
+      mock.handle({ method: 'POST', url: path, headers: { 'content-type': 'application/json' }, body: text })
+    fc.assert(
+      fc.property(
+        sent,
+        fc.array(fc.nat(), { minLength: 1, maxLength: 14 }),
+        fc.boolean(),
+        (distinct, order, strict) => {
+          // A script entry whose predicate sees (and scribbles on) every view but never matches.
+          let lastView: MockRequestView | undefined
+          const options = (): MockGPTOptions => ({
+            seed: 7,
+            strict,
+            now: () => 1_700_000_000_000,
+            script: [
+              {
+                match: (view) => {
+                  lastView = structuredClone(view)
+                  const first = view.messages[0] as { text: string } | undefined
+                  if (first) first.text = 'scribbled'
+                  return false
+                },
+                reply: { type: 'text', text: 'never' },
+              },
+            ],
+          })
+          // Repeats (and re-spaced copies) of a few requests: most are served from the caches.
+          const sequence = order.map((i) => distinct[i % distinct.length] as { path: string; text: string })
+          const warm = createMockGPT(options())
+          let answered = 0
+          /** Sends one request and returns the view its predicate saw (none when it was refused first). */
+          const viewed = (mock: MockGPT, path: string, text: string) => {
+            lastView = undefined
+            return { response: wire(post(mock, path, text)), view: lastView as MockRequestView | undefined }
+          }
+          for (const { path, text } of sequence) {
+            const warmed = viewed(warm, path, text)
+            // The general path: an engine that never saw a chat or Messages request, at the same answer
+            // number (embeddings requests count answers but fill no cache of those endpoints).
+            const cold = createMockGPT(options())
+            for (let i = 0; i < answered; i++)
+              post(cold, '/v1/embeddings', JSON.stringify({ model: 'text-embedding-3-small', input: 'x' }))
+            const fresh = viewed(cold, path, text)
+            expect(warmed.response).toBe(fresh.response)
+            expect({ ...warmed.view, index: 0 }).toEqual({ ...fresh.view, index: 0 })
+            const [warmRecord, coldRecord] = [warm.requests.at(-1), cold.requests.at(-1)]
+            expect({ ...warmRecord, index: 0 }).toEqual({ ...coldRecord, index: 0 })
+            if (warmRecord?.status === 200) answered++
+          }
+        },
+      ),
+      { numRuns: 150 },
+    )
+  })
+
+  it('answer a Responses follow-up from the history behind its previous_response_id, not its body text', () => {
+    const options: MockGPTOptions = { seed: 3, now: () => 1_700_000_000_000 }
+    const model = 'gpt-4o-mini'
+    const followUp = { model, input: 'And then?' }
+    const converse = (mock: MockGPT, opening: string) => {
+      const id = bodyOf(call(mock, '/v1/responses', { model, input: opening })).id as string
+      return bodyOf(call(mock, '/v1/responses', { ...followUp, previous_response_id: id }))
+    }
+    const mock = createMockGPT(options)
+    const first = converse(mock, 'Tell me about cedar.')
+    mock.reset()
+    // The same id again (answer numbers restart), the same follow-up body, another conversation behind it.
+    const second = converse(mock, 'Something else entirely: glaciers and harbors.')
+    expect(second.id).toBe(first.id)
+    expect(second.output).not.toEqual(first.output)
+    expect(second).toEqual(converse(createMockGPT(options), 'Something else entirely: glaciers and harbors.'))
   })
 })

@@ -1,10 +1,17 @@
 import { describeValue, InvalidInputError } from '@agent-core/core'
 import { budgetExhausted, checkApiKey } from './internal/access.js'
-import { type Answer, isScriptProblem, planAnswer, scriptProblem } from './internal/answer.js'
+import {
+  type Answer,
+  type AnswerContext,
+  isScriptProblem,
+  planAnswer,
+  scriptProblem,
+} from './internal/answer.js'
 import { toAnthropicError } from './internal/anthropic-error.js'
+import { BodyCache, type BodyEntry, withBody } from './internal/body-cache.js'
 import { embeddingsResponse } from './internal/embeddings.js'
 import { applyFaults } from './internal/faults.js'
-import { deterministicId, foldSeed, hashString } from './internal/hash.js'
+import { deterministicId, foldSeed, hashString, NumberedIds } from './internal/hash.js'
 import {
   errorReplyResponse,
   errorToResponse,
@@ -275,6 +282,10 @@ const CREDENTIAL_HEADERS = new Set([
 ])
 /** Scopes kept at once; the least recently used one is forgotten past this. */
 const MAX_SCOPES = 1000
+/** Default-responder answers kept by content. */
+const MAX_DEFAULT_ANSWERS = 256
+/** The faults of a request without scripted faults or a chaos roll (shared: never mutated). */
+const NO_FAULTS: readonly MockFault[] = Object.freeze([])
 const TEST_PREFIX = '/test/'
 const TEST_ID = /^[\x20-\x7e]{1,200}$/
 
@@ -361,9 +372,18 @@ export function createMockGPT(options: MockGPTOptions = {}): MockGPT {
 export function createEngine(config: ResolvedOptions): MockGPT {
   const { seed, keys, models, chaos, chaosPool, budget, now, strict } = config
   const root = new Scope(undefined, config, new ReplayBook(config.replay))
-  /** Default-responder answers by request content (bounded; see serveModel). */
+  /** Default-responder answers by request content (bounded; see defaultAnswer). */
   const defaultAnswers = new Map<string, Answer>()
+  /** Normalized requests and default answers by body text (see BodyCache). */
+  const bodies = new BodyCache()
   let scopes = new Map<string, Scope>()
+  /** Request and response ids by answer number (see NumberedIds). */
+  const ids = {
+    request: new NumberedIds(seed, 'req_', 'req', 32),
+    chat: new NumberedIds(seed, 'chatcmpl-', 'chat', 29),
+    message: new NumberedIds(seed, 'msg_', 'msg', 24),
+    response: new NumberedIds(seed, 'resp_', 'resp', 40),
+  }
 
   const scopeOf = (testId: string | undefined): Scope => {
     if (testId === undefined) return root
@@ -423,22 +443,48 @@ export function createEngine(config: ResolvedOptions): MockGPT {
     return scriptErrorResponse(message)
   }
 
+  /**
+   * The default responder's answer (no script entry answered). It depends only on what was asked, so
+   * identical requests (retries, repeated test runs, load tests) reuse it, unless it calls tools (their ids
+   * are per request). Two bounded caches hold the same answers under two keys:
+   * - by content (`defaultAnswers`): the request's seed, what the content seed hashes and every other field
+   *   `planAnswer` reads of an unscripted request;
+   * - by the exact body text of a chat or Messages request (`known`, an entry of `bodies`): the body
+   *   determines the normalized request, hence the content key, so the answer kept there is the one the
+   *   content cache (or `planAnswer`) would give, found without serializing the messages.
+   */
+  const defaultAnswer = (request: NormalizedRequest, known: BodyEntry | undefined, n: number): Answer => {
+    if (known?.answer) return known.answer
+    const contentKey = contentKeyOf(request)
+    const cacheKey = `${request.seed ?? 0}\u0000${contentKey}\u0000${JSON.stringify(request.toolChoice)}\u0000${request.parallelToolCalls}\u0000${request.maxOutputTokens}\u0000${request.stop.join('\u0001')}`
+    let answer = defaultAnswers.get(cacheKey)
+    if (!answer) {
+      answer = planAnswer(request, undefined, new PlanContext(seed, request, n, contentKey))
+      if (answer.toolCalls.length) return answer
+      if (defaultAnswers.size >= MAX_DEFAULT_ANSWERS)
+        defaultAnswers.delete(defaultAnswers.keys().next().value as string)
+      defaultAnswers.set(cacheKey, answer)
+    }
+    if (known) known.answer = answer
+    return answer
+  }
+
   const serveModel = (
     scope: Scope,
     endpoint: Exclude<MockEndpoint, 'models'>,
     body: Record<string, unknown>,
+    bodyText: string,
     record: MutableRecord,
   ): MockHttpResponse => {
-    checkRequestParams(endpoint, body, strict)
+    // A chat or Messages body seen before passed these checks and normalized to `known.request` (BodyCache).
+    const bodyKeyed = endpoint === 'chat.completions' || endpoint === 'messages' ? endpoint : undefined
+    let known = bodyKeyed ? bodies.get(bodyKeyed, bodyText) : undefined
+    if (!known) checkRequestParams(endpoint, body, strict)
     let normalized: NormalizedRequest | undefined
     let embeddings: { text: string; tokens: number } | undefined
-    // The view is built only when a script entry or a summary needs it (most requests have no script).
+    // The view is built only when a script entry or a summary needs it (most requests have no script), and
+    // then once: the predicates and a computed reply see the same object.
     let built: MockRequestView | undefined
-    const view = (): MockRequestView =>
-      (built ??=
-        normalized === undefined
-          ? embeddingsView(body, record.index, scope.testId)
-          : requestView(normalized, record.index, scope.testId))
     if (endpoint === 'embeddings') {
       embeddings = embeddingsResponse(body, seed)
     } else {
@@ -461,12 +507,17 @@ export function createEngine(config: ResolvedOptions): MockGPT {
         }
         history = previous
       }
-      normalized =
-        endpoint === 'chat.completions'
-          ? normalizeChatRequest(body)
-          : endpoint === 'messages'
-            ? normalizeMessagesRequest(body)
-            : normalizeResponsesRequest(body, history)
+      if (known) {
+        normalized = withBody(known.request, body)
+      } else {
+        normalized =
+          endpoint === 'chat.completions'
+            ? normalizeChatRequest(body)
+            : endpoint === 'messages'
+              ? normalizeMessagesRequest(body)
+              : normalizeResponsesRequest(body, history)
+        if (bodyKeyed) known = bodies.add(bodyKeyed, bodyText, normalized)
+      }
     }
     if (scope.poison !== undefined) {
       record.scriptError = scope.poison
@@ -486,13 +537,16 @@ export function createEngine(config: ResolvedOptions): MockGPT {
     let taken: TakenEntry | undefined
     let reply: MockReply | undefined
     try {
-      taken = scope.queue.size > 0 ? scope.queue.take(view()) : undefined
+      if (scope.queue.size > 0) {
+        built ??= viewOf(normalized, body, record.index, scope.testId)
+        taken = scope.queue.take(built)
+      }
       const scripted = taken?.reply
       reply =
         typeof scripted === 'function'
           ? runComputedReply(
               scripted,
-              view(),
+              (built ??= viewOf(normalized, body, record.index, scope.testId)),
               `MockGPT script entry ${entryName(taken?.index ?? 0, taken?.entry)} reply`,
             )
           : scripted
@@ -501,10 +555,16 @@ export function createEngine(config: ResolvedOptions): MockGPT {
     }
     record.scriptEntry = taken?.index
     record.reply = reply?.type
-    const faults: MockFault[] = [...(taken?.entry.faults ?? []), ...(chaosFault ? [chaosFault] : [])]
-    record.faults.push(...faults.map((f) => f.type))
-    const statusFault = faults.find((f): f is Extract<MockFault, { type: 'status' }> => f.type === 'status')
-    if (statusFault) return errorReplyResponse(statusFault)
+    const scriptedFaults = taken?.entry.faults
+    const faults: readonly MockFault[] =
+      scriptedFaults === undefined && chaosFault === undefined
+        ? NO_FAULTS
+        : [...(scriptedFaults ?? []), ...(chaosFault ? [chaosFault] : [])]
+    if (faults.length) {
+      record.faults.push(...faults.map((f) => f.type))
+      const statusFault = faults.find((f): f is Extract<MockFault, { type: 'status' }> => f.type === 'status')
+      if (statusFault) return errorReplyResponse(statusFault)
+    }
     if (reply?.type === 'error') return applyFaults(errorReplyResponse(reply), faults)
 
     if (!taken) {
@@ -515,7 +575,7 @@ export function createEngine(config: ResolvedOptions): MockGPT {
         return applyFaults(replayed, faults)
       }
       if (strict) {
-        const message = `MockGPT strict mode: no script entry${scope.replay.size ? ' or replay fixture' : ''} matches ${summarize(record, view())}. Script a reply for it (or turn strict mode off to get generated answers).`
+        const message = `MockGPT strict mode: no script entry${scope.replay.size ? ' or replay fixture' : ''} matches ${summarize(record, built ?? viewOf(normalized, body, record.index, scope.testId))}. Script a reply for it (or turn strict mode off to get generated answers).`
         problem(scope, record, 'unmatched', undefined, message)
         return openAIErrorResponse(400, message, {
           type: 'mock_script_error',
@@ -526,7 +586,7 @@ export function createEngine(config: ResolvedOptions): MockGPT {
     }
 
     const n = scope.answers++
-    const requestId = `req_${deterministicId(seed, `req:${n}`, 32)}`
+    const requestId = ids.request.get(n)
     if (reply?.type === 'raw-chunks') {
       const steps = reply.chunks.map(
         (c): MockStreamStep => ({
@@ -568,37 +628,12 @@ export function createEngine(config: ResolvedOptions): MockGPT {
       return applyFaults(jsonTextResponse(embeddings.text, requestId), faults)
     }
     const request = normalized as NormalizedRequest
-    // Content depends on the seed and what was asked (not on order), so JSON and stream answers agree.
-    const contentKey = JSON.stringify([
-      request.model,
-      request.messages,
-      request.tools.map((t) => t.name),
-      request.format.type,
-      request.format.type === 'json_schema' ? request.format.schema : null,
-    ])
-    const contentSeed = hashString(contentKey, foldSeed(seed) ^ foldSeed(request.seed ?? 0))
     let answer: Answer
     try {
-      // The default responder's answer depends only on what was asked: identical requests (retries,
-      // repeated test runs) reuse it unless it calls tools (their ids are per request).
-      const cacheKey =
-        reply === undefined
-          ? `${contentSeed}\u0000${contentKey}\u0000${JSON.stringify(request.toolChoice)}\u0000${request.parallelToolCalls}\u0000${request.maxOutputTokens}\u0000${request.stop.join('\u0001')}`
-          : undefined
-      const cached = cacheKey === undefined ? undefined : defaultAnswers.get(cacheKey)
       answer =
-        cached ??
-        planAnswer(request, reply, {
-          contentSeed,
-          callId: (i) =>
-            endpoint === 'messages'
-              ? `toolu_${deterministicId(seed, `call:${n}:${i}`, 24)}`
-              : `call_${deterministicId(seed, `call:${n}:${i}`, 24)}`,
-        })
-      if (cacheKey !== undefined && !cached && answer.toolCalls.length === 0) {
-        if (defaultAnswers.size >= 256) defaultAnswers.delete(defaultAnswers.keys().next().value as string)
-        defaultAnswers.set(cacheKey, answer)
-      }
+        reply === undefined
+          ? defaultAnswer(request, known, n)
+          : planAnswer(request, reply, new PlanContext(seed, request, n))
     } catch (error) {
       if (reply && (isScriptProblem(error) || !MockRequestError.isInstance(error)))
         return scriptFailure(scope, record, taken, error)
@@ -607,10 +642,10 @@ export function createEngine(config: ResolvedOptions): MockGPT {
     const meta: RenderMeta = {
       id:
         endpoint === 'chat.completions'
-          ? `chatcmpl-${deterministicId(seed, `chat:${n}`, 29)}`
+          ? ids.chat.get(n)
           : endpoint === 'messages'
-            ? `msg_${deterministicId(seed, `msg:${n}`, 24)}`
-            : `resp_${deterministicId(seed, `resp:${n}`, 40)}`,
+            ? ids.message.get(n)
+            : ids.response.get(n),
       created: Math.floor(now() / 1000),
       model: request.model,
     }
@@ -838,7 +873,7 @@ export function createEngine(config: ResolvedOptions): MockGPT {
         data: models.map((id) => ({ id, object: 'model', created: 1_700_000_000, owned_by: 'mockgpt' })),
       })
     }
-    return serveModel(scope, endpoint, requireJsonObject(parsed), record)
+    return serveModel(scope, endpoint, requireJsonObject(parsed), request.body ?? '', record)
   }
 
   const resetAll = () => {
@@ -915,6 +950,59 @@ export function createEngine(config: ResolvedOptions): MockGPT {
     allScriptProblems: { get: allProblems, enumerable: true },
   })
   return engine as unknown as MockGPT
+}
+
+/**
+ * What `planAnswer` derives content and tool call ids from, for answer number `n` of a scope. Both are
+ * made on first use: a scripted text reply needs neither, and only answers that call tools need ids.
+ */
+class PlanContext implements AnswerContext {
+  private derivedSeed: number | undefined
+
+  constructor(
+    private readonly seed: number,
+    private readonly request: NormalizedRequest,
+    private readonly n: number,
+    /** The request's content key when the caller already has it. */
+    private readonly contentKey?: string,
+  ) {}
+
+  get contentSeed(): number {
+    // Content depends on the seed and what was asked (not on order), so JSON and stream answers agree.
+    this.derivedSeed ??= hashString(
+      this.contentKey ?? contentKeyOf(this.request),
+      foldSeed(this.seed) ^ foldSeed(this.request.seed ?? 0),
+    )
+    return this.derivedSeed
+  }
+
+  callId(i: number): string {
+    const id = deterministicId(this.seed, `call:${this.n}:${i}`, 24)
+    return this.request.endpoint === 'messages' ? `toolu_${id}` : `call_${id}`
+  }
+}
+
+/** What the content of an answer derives from: the model, the conversation, the tools' names and the format. */
+function contentKeyOf(request: NormalizedRequest): string {
+  return JSON.stringify([
+    request.model,
+    request.messages,
+    request.tools.map((t) => t.name),
+    request.format.type,
+    request.format.type === 'json_schema' ? request.format.schema : null,
+  ])
+}
+
+/** What a script predicate, a computed reply or a summary sees of a request (embeddings have no normalized form). */
+function viewOf(
+  normalized: NormalizedRequest | undefined,
+  body: Record<string, unknown>,
+  index: number,
+  testId: string | undefined,
+): MockRequestView {
+  return normalized === undefined
+    ? embeddingsView(body, index, testId)
+    : requestView(normalized, index, testId)
 }
 
 function headerOf(request: MockHttpRequest, name: string): string | undefined {

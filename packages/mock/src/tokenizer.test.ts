@@ -49,4 +49,33 @@ describe('tokenize', () => {
       { numRuns: 500 },
     )
   })
+
+  it('counts ASCII text (read without the expression) as the expression does, and falls back past ASCII', () => {
+    const ascii = fc.string({ unit: fc.integer({ min: 0, max: 127 }).map((c) => String.fromCharCode(c)) })
+    const mixed = fc.string({
+      unit: fc.constantFrom(
+        'a',
+        'Z',
+        ' ',
+        '\t',
+        '\v',
+        '\u00a0',
+        '7',
+        '.',
+        '\u0000',
+        '\u007f',
+        'é',
+        '\u0301',
+        '٣',
+      ),
+    })
+    const runs = fc.string({ unit: fc.constantFrom('a', 'B', '1', '2', ' ', '\n', ',') })
+    fc.assert(
+      fc.property(fc.oneof(ascii, runs, mixed), (value) => {
+        expect(countTokens(value)).toBe(tokenize(value).length)
+        expect(countTokens(value)).toBe(referenceCount(value))
+      }),
+      { numRuns: 1000 },
+    )
+  })
 })

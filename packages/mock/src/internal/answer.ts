@@ -293,13 +293,14 @@ export function planAnswer(
   reply: Extract<MockReply, { type: 'text' | 'tool-calls' | 'json' }> | undefined,
   context: AnswerContext,
 ): Answer {
-  const { contentSeed } = context
+  // Read only where needed: a scripted text answer does not depend on it (its context may derive it lazily).
   if (reply?.type === 'text')
     return withReasoning(
       textAnswer(request, reply.text, reply.chunks, reply.finishReason ?? 'stop'),
       reply.reasoning,
     )
   if (reply?.type === 'tool-calls') {
+    const contentSeed = context.contentSeed
     const calls = reply.calls.map((call, i) => ({
       id: call.id ?? context.callId(i),
       name: call.name,
@@ -312,6 +313,7 @@ export function planAnswer(
     }))
     return withReasoning(callsAnswer(calls, reply.text ?? ''), reply.reasoning)
   }
+  const contentSeed = context.contentSeed
   const format = request.format
   if (reply?.type === 'json') {
     const validator = format.type === 'json_schema' ? format.validator : undefined

@@ -25,7 +25,35 @@ const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789
 /** A deterministic identifier body of `length` characters derived from `seed` and `salt`. */
 export function deterministicId(seed: number, salt: string, length: number): string {
   const random = mulberry32(hashString(salt, seed))
-  let out = ''
-  for (let i = 0; i < length; i++) out += ALPHABET[Math.floor(random() * ALPHABET.length)]
-  return out
+  // Character codes joined once: every response makes ids, and one string beats `length` concatenations.
+  const codes = new Array<number>(length)
+  for (let i = 0; i < length; i++) codes[i] = ALPHABET.charCodeAt(Math.floor(random() * ALPHABET.length))
+  return String.fromCharCode.apply(null, codes)
+}
+
+/**
+ * The ids `${prefix}${deterministicId(seed, `${kind}:${n}`, length)}` of answer numbers `n`, remembered for
+ * the first numbers: answer numbers restart at every reset, so a test suite asks for the same few again and
+ * again. The same strings as computing them each time, since they depend on nothing else.
+ */
+export class NumberedIds {
+  private readonly known: string[] = []
+
+  constructor(
+    private readonly seed: number,
+    private readonly prefix: string,
+    private readonly kind: string,
+    private readonly length: number,
+  ) {}
+
+  /** Numbers below this are remembered (a few hundred KiB per engine at most). */
+  static readonly REMEMBERED = 2048
+
+  get(n: number): string {
+    const known = n < NumberedIds.REMEMBERED ? this.known[n] : undefined
+    if (known !== undefined) return known
+    const id = `${this.prefix}${deterministicId(this.seed, `${this.kind}:${n}`, this.length)}`
+    if (n < NumberedIds.REMEMBERED) this.known[n] = id
+    return id
+  }
 }

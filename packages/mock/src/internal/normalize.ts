@@ -285,5 +285,21 @@ export function finish(partial: Omit<NormalizedRequest, 'inputTokens'>): Normali
   const body = partial.body
   if (partial.tools.length) inputTokens += countTokens(JSON.stringify(body.tools))
   if (partial.format.type === 'json_schema') inputTokens += countTokens(JSON.stringify(partial.format.schema))
-  return { ...partial, inputTokens }
+  // Field by field rather than a spread: every request builds one, and a literal is cheaper to create.
+  return {
+    endpoint: partial.endpoint,
+    model: partial.model,
+    stream: partial.stream,
+    includeUsage: partial.includeUsage,
+    messages: partial.messages,
+    tools: partial.tools,
+    toolChoice: partial.toolChoice,
+    parallelToolCalls: partial.parallelToolCalls,
+    format: partial.format,
+    maxOutputTokens: partial.maxOutputTokens,
+    stop: partial.stop,
+    seed: partial.seed,
+    body,
+    inputTokens,
+  }
 }

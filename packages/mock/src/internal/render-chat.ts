@@ -27,17 +27,24 @@ function chatUsage(request: NormalizedRequest, answer: Answer) {
   }
 }
 
+/** The part of a `chat.completion` body after `"created":<n>,`, for one model and prompt size. */
+interface BodyTail {
+  readonly model: string
+  readonly inputTokens: number
+  readonly text: string
+}
+
 /**
- * The part of a `chat.completion` body after `"created":<n>,`, per answer and rendering key: identical
- * answers (the default responder caches them) render once, and each response only prepends its id.
+ * Rendered tails per answer: identical answers (the default responder caches them) render once, and each
+ * response only prepends its id. At most 8 per answer, found by comparing model and prompt size (no key
+ * string to build and hash per response).
  */
-const bodyTails = new WeakMap<Answer, Map<string, string>>()
+const bodyTails = new WeakMap<Answer, BodyTail[]>()
 
 /** The `chat.completion` JSON body. */
 export function chatCompletionBody(request: NormalizedRequest, answer: Answer, meta: RenderMeta): string {
-  const key = `${meta.model}\u0000${request.inputTokens}`
   let tails = bodyTails.get(answer)
-  let tail = tails?.get(key)
+  let tail = tails?.find((t) => t.model === meta.model && t.inputTokens === request.inputTokens)
   if (tail === undefined) {
     const message: Record<string, unknown> = {
       role: 'assistant',
@@ -61,15 +68,15 @@ export function chatCompletionBody(request: NormalizedRequest, answer: Answer, m
       service_tier: 'default',
       system_fingerprint: FINGERPRINT,
     })
-    tail = rest.slice(1)
+    tail = { model: meta.model, inputTokens: request.inputTokens, text: rest.slice(1) }
     if (!tails) {
-      tails = new Map()
+      tails = []
       bodyTails.set(answer, tails)
     }
-    if (tails.size >= 8) tails.delete(tails.keys().next().value as string)
-    tails.set(key, tail)
+    if (tails.length >= 8) tails.shift()
+    tails.push(tail)
   }
-  return `{"id":${JSON.stringify(meta.id)},"object":"chat.completion","created":${meta.created},${tail}`
+  return `{"id":${JSON.stringify(meta.id)},"object":"chat.completion","created":${meta.created},${tail.text}`
 }
 
 /** Splits tool-call arguments into fragments of up to three tokens, as models stream them. */
@@ -115,7 +122,14 @@ interface Template {
   readonly idOffsets: readonly number[]
   readonly createdOffsets: readonly number[]
   /** Patched copies the transport released, ready to be patched again (no allocation, no full copy). */
-  readonly pool: Uint8Array[]
+  readonly pool: PatchedCopy[]
+}
+
+/** A copy of a template's bytes and the id (after `chatcmpl-`) and `created` digits written into it. */
+interface PatchedCopy {
+  readonly bytes: Uint8Array
+  id: string
+  created: string
 }
 
 /** Released copies kept per template. */
@@ -164,13 +178,28 @@ function fromTemplate(request: NormalizedRequest, answer: Answer, meta: RenderMe
     byKey.set(key, template)
   }
   const pool = template.pool
-  const bytes = pool.pop() ?? template.frames.whole().slice()
-  const id = FrameWriter.encode(meta.id.slice('chatcmpl-'.length))
-  for (const at of template.idOffsets) bytes.set(id, at)
-  const created = FrameWriter.encode(String(meta.created))
-  for (const at of template.createdOffsets) bytes.set(created, at)
+  const copy = pool.pop() ?? {
+    bytes: template.frames.whole().slice(),
+    id: ID_PLACEHOLDER.slice('chatcmpl-'.length),
+    created: CREATED_PLACEHOLDER,
+  }
+  const bytes = copy.bytes
+  // A field that already holds the wanted text is left as it is (the same bytes either way): `created`
+  // changes once a second, so most copies only get a new id.
+  const id = meta.id.slice('chatcmpl-'.length)
+  if (copy.id !== id) {
+    const encoded = FrameWriter.encode(id)
+    for (const at of template.idOffsets) bytes.set(encoded, at)
+    copy.id = id
+  }
+  const created = String(meta.created)
+  if (copy.created !== created) {
+    const encoded = FrameWriter.encode(created)
+    for (const at of template.createdOffsets) bytes.set(encoded, at)
+    copy.created = created
+  }
   return template.frames.withBytes(bytes, () => {
-    if (pool.length < POOL_SIZE) pool.push(bytes)
+    if (pool.length < POOL_SIZE) pool.push(copy)
   })
 }
 

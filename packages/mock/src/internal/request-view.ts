@@ -1,7 +1,11 @@
 import type { MockMessageView, MockRequestView, MockToolCallView, MockToolResultView } from '../script.js'
 import type { NormalizedRequest } from './normalize.js'
 
-/** What a script predicate or computed reply sees of a chat, Responses or Messages request. */
+/**
+ * What a script predicate or computed reply sees of a chat, Responses or Messages request. Its messages and
+ * tool calls are copies: the normalized request may be shared by identical requests (see BodyCache), and
+ * what a predicate does to its view stays in that view.
+ */
 export function requestView(
   request: NormalizedRequest,
   index: number,
@@ -10,20 +14,26 @@ export function requestView(
   let lastUserMessage = ''
   let turn = 0
   const toolCalls: MockToolCallView[] = []
-  const byId = new Map<string, MockToolCallView>()
+  // Made on the first tool call: most requests carry none.
+  let byId: Map<string, MockToolCallView> | undefined
   const toolResults: MockToolResultView[] = []
   const messages: MockMessageView[] = []
   for (const message of request.messages) {
     if (message.role === 'user') lastUserMessage = message.text
     else if (message.role === 'assistant') turn++
+    let calls: MockToolCallView[] | undefined
     if (message.toolCalls) {
-      for (const call of message.toolCalls) {
+      calls = []
+      for (const given of message.toolCalls) {
+        const call = { ...given }
+        calls.push(call)
         toolCalls.push(call)
+        byId ??= new Map()
         byId.set(call.id, call)
       }
     }
     if (message.toolCallId !== undefined) {
-      const call = byId.get(message.toolCallId)
+      const call = byId?.get(message.toolCallId)
       toolResults.push({
         callId: message.toolCallId,
         name: call?.name ?? '',
@@ -32,7 +42,7 @@ export function requestView(
       })
       messages.push({ ...message, toolName: call?.name })
     } else {
-      messages.push(message)
+      messages.push(calls ? { ...message, toolCalls: calls } : { ...message })
     }
   }
   return {
