@@ -41,34 +41,42 @@ interface BodyTail {
  */
 const bodyTails = new WeakMap<Answer, BodyTail[]>()
 
+/**
+ * The `chat.completion` body after `"created":<n>,`: the JSON text of `{ model, choices, usage,
+ * service_tier, system_fingerprint }` without its opening brace. Written as a template (only strings go
+ * through `JSON.stringify`): every distinct answer renders one, and serializing the object tree took six
+ * times as long. The integers print as JSON prints them; a property test compares this with the object form.
+ */
+function chatBodyTail(model: string, inputTokens: number, answer: Answer): string {
+  const calls = answer.toolCalls
+  const content = calls.length && answer.text === '' ? 'null' : JSON.stringify(answer.text)
+  // As OpenAI-compatible servers with reasoning models send it (DeepSeek, vLLM, ...).
+  const reasoning = answer.reasoning ? `,"reasoning_content":${JSON.stringify(answer.reasoning)}` : ''
+  const toolCalls = calls.length
+    ? `,"tool_calls":${JSON.stringify(
+        calls.map((c) => ({
+          id: c.id,
+          type: 'function',
+          function: { name: c.name, arguments: c.arguments },
+        })),
+      )}`
+    : ''
+  const output = answer.outputTokens
+  return (
+    `"model":${JSON.stringify(model)},"choices":[{"index":0,"message":{"role":"assistant","content":${content},"refusal":null,"annotations":[]${reasoning}${toolCalls}},"logprobs":null,"finish_reason":${JSON.stringify(answer.finishReason)}}],` +
+    `"usage":{"prompt_tokens":${inputTokens},"completion_tokens":${output},"total_tokens":${inputTokens + output},"prompt_tokens_details":{"cached_tokens":0,"audio_tokens":0},` +
+    `"completion_tokens_details":{"reasoning_tokens":${answer.reasoningPieces.length},"audio_tokens":0,"accepted_prediction_tokens":0,"rejected_prediction_tokens":0}},` +
+    `"service_tier":"default","system_fingerprint":"${FINGERPRINT}"}`
+  )
+}
+
 /** The `chat.completion` JSON body. */
 export function chatCompletionBody(request: NormalizedRequest, answer: Answer, meta: RenderMeta): string {
   let tails = bodyTails.get(answer)
   let tail = tails?.find((t) => t.model === meta.model && t.inputTokens === request.inputTokens)
   if (tail === undefined) {
-    const message: Record<string, unknown> = {
-      role: 'assistant',
-      content: answer.toolCalls.length && answer.text === '' ? null : answer.text,
-      refusal: null,
-      annotations: [],
-    }
-    // As OpenAI-compatible servers with reasoning models send it (DeepSeek, vLLM, ...).
-    if (answer.reasoning) message.reasoning_content = answer.reasoning
-    if (answer.toolCalls.length) {
-      message.tool_calls = answer.toolCalls.map((c) => ({
-        id: c.id,
-        type: 'function',
-        function: { name: c.name, arguments: c.arguments },
-      }))
-    }
-    const rest = JSON.stringify({
-      model: meta.model,
-      choices: [{ index: 0, message, logprobs: null, finish_reason: answer.finishReason }],
-      usage: chatUsage(request, answer),
-      service_tier: 'default',
-      system_fingerprint: FINGERPRINT,
-    })
-    tail = { model: meta.model, inputTokens: request.inputTokens, text: rest.slice(1) }
+    const rest = chatBodyTail(meta.model, request.inputTokens, answer)
+    tail = { model: meta.model, inputTokens: request.inputTokens, text: rest }
     if (!tails) {
       tails = []
       bodyTails.set(answer, tails)
