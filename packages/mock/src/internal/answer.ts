@@ -220,15 +220,30 @@ function callArguments(request: NormalizedRequest, name: string, args: unknown, 
 const NO_PIECES: readonly string[] = Object.freeze([])
 const NO_CALLS: readonly AnswerToolCall[] = Object.freeze([])
 
+/** A rendered `chat.completion` body after `"created":<n>,`, for one model and prompt size. */
+export interface ChatBodyTail {
+  readonly model: string
+  readonly inputTokens: number
+  readonly text: string
+}
+
 /**
  * An answer of text alone (no tool calls, no reasoning) whose stream pieces may be cut on first read: a
  * JSON completion needs only their number, which `countTokens` gives without building them (the same
  * number, by the tokenizer's property tests).
  */
-class TextAnswer implements Answer {
+export class TextAnswer implements Answer {
   readonly toolCalls = NO_CALLS
   readonly reasoning = ''
   readonly reasoningPieces = NO_PIECES
+  /**
+   * Its rendered chat bodies, kept by `chatCompletionBody`: the default responder's caches reuse text
+   * answers (no other kind repeats). A field, where a WeakMap entry per answer cost the collector more
+   * than rendering saved, since most answers render once.
+   */
+  chatTails: ChatBodyTail[] | undefined = undefined
+  /** How often `chatCompletionBody` rendered it without a kept tail. */
+  chatRenders = 0
   private cut: readonly string[] | undefined
 
   constructor(

@@ -2,7 +2,7 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { createMockGPT } from '../mock-gpt.js'
 import { parseSse } from '../testing/sse.js'
-import type { Answer } from './answer.js'
+import { type Answer, TextAnswer } from './answer.js'
 import { PackedFrames } from './frame-writer.js'
 import { deterministicId } from './hash.js'
 import type { NormalizedRequest } from './normalize.js'
@@ -108,7 +108,7 @@ function referenceChatBody(inputTokens: number, answer: Answer, meta: RenderMeta
 describe('chat.completion bodies (written as a template)', () => {
   it('equal the object form serialized whole, for any answer, and again when the rendered tail is reused', () => {
     const text = fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.constant(''))
-    const answer = fc.record({
+    const plain = fc.record({
       text,
       pieces: fc.constant([] as readonly string[]),
       toolCalls: fc.array(fc.record({ id: text, name: text, arguments: text }), { maxLength: 3 }),
@@ -117,11 +117,16 @@ describe('chat.completion bodies (written as a template)', () => {
       reasoning: fc.oneof(fc.constant(''), text),
       reasoningPieces: fc.array(fc.string(), { maxLength: 5 }),
     }) as fc.Arbitrary<Answer>
+    // Text answers keep their rendered tails (from the second rendering on).
+    const textOnly = fc
+      .tuple(text, fc.constantFrom('stop' as const, 'length' as const), fc.nat())
+      .map(([value, reason, tokens]) => new TextAnswer(value, reason, tokens, undefined))
+    const answer = fc.oneof(plain, textOnly)
     const meta = fc.record({ id: text, created: fc.nat(), model: text })
     fc.assert(
       fc.property(answer, fc.array(fc.tuple(fc.nat(), meta), { minLength: 1, maxLength: 4 }), (a, uses) => {
-        // The same answer rendered again (cached tails) for the same or another model and prompt size.
-        for (const [inputTokens, m] of [...uses, ...uses]) {
+        // The same answer rendered again (kept tails) for the same or another model and prompt size.
+        for (const [inputTokens, m] of [...uses, ...uses, ...uses]) {
           const request = { inputTokens } as NormalizedRequest
           expect(chatCompletionBody(request, a, m)).toBe(referenceChatBody(inputTokens, a, m))
         }

@@ -1,5 +1,5 @@
 import { tokenize } from './../tokenizer.js'
-import type { Answer } from './answer.js'
+import { type Answer, TextAnswer } from './answer.js'
 import { FrameWriter, type PackedFrames } from './frame-writer.js'
 import type { NormalizedRequest } from './normalize.js'
 
@@ -26,20 +26,6 @@ function chatUsage(request: NormalizedRequest, answer: Answer) {
     },
   }
 }
-
-/** The part of a `chat.completion` body after `"created":<n>,`, for one model and prompt size. */
-interface BodyTail {
-  readonly model: string
-  readonly inputTokens: number
-  readonly text: string
-}
-
-/**
- * Rendered tails per answer: identical answers (the default responder caches them) render once, and each
- * response only prepends its id. At most 8 per answer, found by comparing model and prompt size (no key
- * string to build and hash per response).
- */
-const bodyTails = new WeakMap<Answer, BodyTail[]>()
 
 /**
  * The `chat.completion` body after `"created":<n>,`: the JSON text of `{ model, choices, usage,
@@ -72,17 +58,24 @@ function chatBodyTail(model: string, inputTokens: number, answer: Answer): strin
 
 /** The `chat.completion` JSON body. */
 export function chatCompletionBody(request: NormalizedRequest, answer: Answer, meta: RenderMeta): string {
-  let tails = bodyTails.get(answer)
-  let tail = tails?.find((t) => t.model === meta.model && t.inputTokens === request.inputTokens)
+  // Identical answers (the default responder caches them) render once per model and prompt size, and each
+  // response only prepends its id: at most 8 tails per answer, found by comparing model and prompt size
+  // (no key string to build and hash per response).
+  const memo = answer instanceof TextAnswer ? answer : undefined
+  let tail = memo?.chatTails?.find((t) => t.model === meta.model && t.inputTokens === request.inputTokens)
   if (tail === undefined) {
-    const rest = chatBodyTail(meta.model, request.inputTokens, answer)
-    tail = { model: meta.model, inputTokens: request.inputTokens, text: rest }
-    if (!tails) {
-      tails = []
-      bodyTails.set(answer, tails)
+    tail = {
+      model: meta.model,
+      inputTokens: request.inputTokens,
+      text: chatBodyTail(meta.model, request.inputTokens, answer),
     }
-    if (tails.length >= 8) tails.shift()
-    tails.push(tail)
+    // Kept from an answer's second rendering on: most answers render once, and keeping their tails only
+    // gave the collector more to copy.
+    if (memo && memo.chatRenders++ > 0) {
+      memo.chatTails ??= []
+      if (memo.chatTails.length >= 8) memo.chatTails.shift()
+      memo.chatTails.push(tail)
+    }
   }
   return `{"id":${JSON.stringify(meta.id)},"object":"chat.completion","created":${meta.created},${tail.text}`
 }
