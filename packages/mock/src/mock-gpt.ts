@@ -9,6 +9,7 @@ import {
 } from './internal/answer.js'
 import { toAnthropicError } from './internal/anthropic-error.js'
 import { BodyCache, type BodyEntry, withBody } from './internal/body-cache.js'
+import { contentKeyOf } from './internal/content-key.js'
 import { embeddingsResponse } from './internal/embeddings.js'
 import { applyFaults } from './internal/faults.js'
 import { deterministicId, foldSeed, hashString, NumberedIds } from './internal/hash.js'
@@ -980,17 +981,6 @@ class PlanContext implements AnswerContext {
     const id = deterministicId(this.seed, `call:${this.n}:${i}`, 24)
     return this.request.endpoint === 'messages' ? `toolu_${id}` : `call_${id}`
   }
-}
-
-/** What the content of an answer derives from: the model, the conversation, the tools' names and the format. */
-function contentKeyOf(request: NormalizedRequest): string {
-  return JSON.stringify([
-    request.model,
-    request.messages,
-    request.tools.map((t) => t.name),
-    request.format.type,
-    request.format.type === 'json_schema' ? request.format.schema : null,
-  ])
 }
 
 /** What a script predicate, a computed reply or a summary sees of a request (embeddings have no normalized form). */

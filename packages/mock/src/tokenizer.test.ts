@@ -78,4 +78,19 @@ describe('tokenize', () => {
       { numRuns: 1000 },
     )
   })
+
+  it('splits ASCII text (cut without the expression) into the pieces the expression matches', () => {
+    // The rule as tokenize wrote it before its ASCII loop: the reference the loop must agree with.
+    const reference = (text: string) =>
+      text.match(/\s*(?:[\p{L}\p{M}]{1,4}|\p{N}{1,3}|[^\s\p{L}\p{M}\p{N}])|\s+/gu) ?? []
+    const ascii = fc.string({ unit: fc.integer({ min: 0, max: 127 }).map((c) => String.fromCharCode(c)) })
+    const runs = fc.string({ unit: fc.constantFrom('a', 'B', '1', '2', ' ', '\n', ',', '\t') })
+    const mixed = fc.string({ unit: fc.constantFrom('a', ' ', '7', '.', 'é', '\u0301', '\u00a0', '٣', '😀') })
+    fc.assert(
+      fc.property(fc.oneof(ascii, runs, mixed), (value) => {
+        expect(tokenize(value)).toEqual(reference(value))
+      }),
+      { numRuns: 1000 },
+    )
+  })
 })

@@ -21,7 +21,7 @@ const PIECE = /\s*(?:[\p{L}\p{M}]{1,4}|\p{N}{1,3}|[^\s\p{L}\p{M}\p{N}])|\s+/gu
  * ```
  */
 export function tokenize(text: string): string[] {
-  return text.match(PIECE) ?? []
+  return asciiPieces(text) ?? text.match(PIECE) ?? []
 }
 
 /**
@@ -89,4 +89,43 @@ function countAsciiTokens(text: string): number {
     }
   }
   return count
+}
+
+/**
+ * The pieces of {@link tokenize} for ASCII text, cut character by character as {@link countAsciiTokens}
+ * counts them (answers are tokenized once each, and most are ASCII); `undefined` at the first character
+ * beyond ASCII, and the caller splits with `PIECE` instead.
+ */
+function asciiPieces(text: string): string[] | undefined {
+  const n = text.length
+  const pieces: string[] = []
+  let start = 0
+  let i = 0
+  while (i < n) {
+    let c = text.charCodeAt(i)
+    if (c > 127) return undefined
+    let kind = ASCII_KIND[c] as number
+    while (kind === 0) {
+      if (++i === n) {
+        pieces.push(text.slice(start))
+        return pieces
+      }
+      c = text.charCodeAt(i)
+      if (c > 127) return undefined
+      kind = ASCII_KIND[c] as number
+    }
+    const max = kind === 1 ? 4 : kind === 2 ? 3 : 1
+    let run = 1
+    i++
+    while (run < max && i < n) {
+      c = text.charCodeAt(i)
+      if (c > 127) return undefined
+      if (ASCII_KIND[c] !== kind) break
+      run++
+      i++
+    }
+    pieces.push(text.slice(start, i))
+    start = i
+  }
+  return pieces
 }

@@ -75,9 +75,31 @@ const WORDS = [
   'glacier',
 ]
 
-function snippet(text: string, max = 120): string {
-  const flat = text.replace(/\s+/g, ' ').trim()
+/** `text` on one line (whitespace runs as one space, trimmed), cut to `max` characters with an ellipsis. */
+export function snippet(text: string, max = 120): string {
+  const flat = isFlat(text) ? text : text.replace(/\s+/g, ' ').trim()
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat
+}
+
+/**
+ * Whether `text` is printable ASCII with single spaces between words only, which `snippet` would return as
+ * it is: a char loop that spares most prompts the replace and the trim.
+ */
+function isFlat(text: string): boolean {
+  // A leading space counts as a repeated one.
+  let afterSpace = true
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (c === 32) {
+      if (afterSpace) return false
+      afterSpace = true
+    } else if (c < 33 || c > 126) {
+      return false
+    } else {
+      afterSpace = false
+    }
+  }
+  return !afterSpace || text.length === 0
 }
 
 /** The default text: an echo of the last user message plus seeded words, so answers differ by prompt and seed. */
@@ -89,7 +111,11 @@ export function defaultText(request: NormalizedRequest, contentSeed: number): st
   const last = request.messages.at(-1)
   const tail = `${words.join(' ')}.`
   if (last?.role === 'tool') return `MockGPT read the tool result "${snippet(last.text, 80)}": ${tail}`
-  const user = [...request.messages].reverse().find((m) => m.role === 'user')
+  let user: NormalizedRequest['messages'][number] | undefined
+  for (let i = request.messages.length - 1; i >= 0 && user === undefined; i--) {
+    const m = request.messages[i] as NormalizedRequest['messages'][number]
+    if (m.role === 'user') user = m
+  }
   return user ? `MockGPT reply to "${snippet(user.text)}": ${tail}` : `MockGPT reply: ${tail}`
 }
 
@@ -191,26 +217,81 @@ function callArguments(request: NormalizedRequest, name: string, args: unknown, 
   )
 }
 
-function jsonAnswer(text: string): Answer {
-  // JSON answers are never cut by max tokens or stop sequences: what is sent always parses and validates.
-  const pieces = tokenize(text)
-  return { text, pieces, toolCalls: [], finishReason: 'stop', outputTokens: pieces.length, ...NO_REASONING }
+const NO_PIECES: readonly string[] = Object.freeze([])
+const NO_CALLS: readonly AnswerToolCall[] = Object.freeze([])
+
+/** A rendered `chat.completion` body after `"created":<n>,`, for one model and prompt size. */
+export interface ChatBodyTail {
+  readonly model: string
+  readonly inputTokens: number
+  readonly text: string
 }
 
-const NO_REASONING = { reasoning: '', reasoningPieces: [] as readonly string[] }
+/**
+ * An answer of text alone (no tool calls, no reasoning) whose stream pieces may be cut on first read: a
+ * JSON completion needs only their number, which `countTokens` gives without building them (the same
+ * number, by the tokenizer's property tests).
+ */
+export class TextAnswer implements Answer {
+  readonly toolCalls = NO_CALLS
+  readonly reasoning = ''
+  readonly reasoningPieces = NO_PIECES
+  /**
+   * Its rendered chat bodies, kept by `chatCompletionBody`: the default responder's caches reuse text
+   * answers (no other kind repeats). A field, where a WeakMap entry per answer cost the collector more
+   * than rendering saved, since most answers render once.
+   */
+  chatTails: ChatBodyTail[] | undefined = undefined
+  /** How often `chatCompletionBody` rendered it without a kept tail. */
+  chatRenders = 0
+  private cut: readonly string[] | undefined
+
+  constructor(
+    readonly text: string,
+    readonly finishReason: 'stop' | 'length',
+    readonly outputTokens: number,
+    /** The pieces when the caller has them; otherwise `tokenize(text)` on first read. */
+    pieces: readonly string[] | undefined,
+  ) {
+    this.cut = pieces
+  }
+
+  get pieces(): readonly string[] {
+    this.cut ??= tokenize(this.text)
+    return this.cut
+  }
+}
+
+function jsonAnswer(text: string): Answer {
+  // JSON answers are never cut by max tokens or stop sequences: what is sent always parses and validates.
+  return new TextAnswer(text, 'stop', countTokens(text), undefined)
+}
+
+const NO_REASONING = { reasoning: '', reasoningPieces: NO_PIECES }
 
 /** `answer` with `reasoning` sent first (its tokens count as output tokens). */
 function withReasoning(answer: Answer, reasoning: string | undefined): Answer {
   if (!reasoning) return answer
   const reasoningPieces = piecesOf(reasoning)
-  return { ...answer, reasoning, reasoningPieces, outputTokens: answer.outputTokens + reasoningPieces.length }
+  // Field by field: a spread would not copy the `pieces` getter of a TextAnswer.
+  return {
+    text: answer.text,
+    pieces: answer.pieces,
+    toolCalls: answer.toolCalls,
+    finishReason: answer.finishReason,
+    outputTokens: answer.outputTokens + reasoningPieces.length,
+    reasoning,
+    reasoningPieces,
+  }
 }
 
+/** Texts at least this long keep one token list per distinct text (see piecesOf). */
+const CACHED_PIECES_MIN_LENGTH = 256
 const pieceCache = new Map<string, readonly string[]>()
 
 /** Tokenizes once per distinct long text (scripted replies repeat); bounded. */
 function piecesOf(text: string): readonly string[] {
-  if (text.length < 256) return tokenize(text)
+  if (text.length < CACHED_PIECES_MIN_LENGTH) return tokenize(text)
   let pieces = pieceCache.get(text)
   if (!pieces) {
     pieces = tokenize(text)
@@ -227,7 +308,6 @@ function textAnswer(
   finishReason: 'stop' | 'length',
 ): Answer {
   let finalText = text
-  let reason: Answer['finishReason'] = finishReason
   for (const stop of request.stop) {
     const at = finalText.indexOf(stop)
     if (at >= 0) {
@@ -235,21 +315,16 @@ function textAnswer(
       chunks = undefined
     }
   }
-  let tokens = piecesOf(finalText)
-  if (request.maxOutputTokens !== undefined && tokens.length > request.maxOutputTokens) {
-    tokens = tokens.slice(0, request.maxOutputTokens)
-    finalText = tokens.join('')
-    chunks = undefined
-    reason = 'length'
+  // A long text comes cut from piecesOf's cache (its token list also keys the stream templates); a short
+  // one is only counted here, and cut (by tokenize, as piecesOf would) when a stream reads its pieces.
+  const tokens = finalText.length >= CACHED_PIECES_MIN_LENGTH ? piecesOf(finalText) : undefined
+  const count = tokens ? tokens.length : countTokens(finalText)
+  const max = request.maxOutputTokens
+  if (max !== undefined && count > max) {
+    const kept = (tokens ?? tokenize(finalText)).slice(0, max)
+    return new TextAnswer(kept.join(''), 'length', kept.length, kept)
   }
-  return {
-    text: finalText,
-    pieces: chunks ?? tokens,
-    toolCalls: [],
-    finishReason: reason,
-    outputTokens: tokens.length,
-    ...NO_REASONING,
-  }
+  return new TextAnswer(finalText, finishReason, count, chunks ?? tokens)
 }
 
 function callsAnswer(calls: readonly AnswerToolCall[], text: string): Answer {

@@ -2,8 +2,11 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { createMockGPT } from '../mock-gpt.js'
 import { parseSse } from '../testing/sse.js'
+import { type Answer, TextAnswer } from './answer.js'
 import { PackedFrames } from './frame-writer.js'
 import { deterministicId } from './hash.js'
+import type { NormalizedRequest } from './normalize.js'
+import { chatCompletionBody, type RenderMeta } from './render-chat.js'
 
 describe('long chat streams (patched template copies)', () => {
   it('carry their own id and timestamp in every frame, whichever released copy they reuse', () => {
@@ -59,6 +62,76 @@ describe('long chat streams (patched template copies)', () => {
         }
       }),
       { numRuns: 200 },
+    )
+  })
+})
+
+/** The `chat.completion` body as an object serialized whole: the form the rendered template must equal. */
+function referenceChatBody(inputTokens: number, answer: Answer, meta: RenderMeta): string {
+  const message: Record<string, unknown> = {
+    role: 'assistant',
+    content: answer.toolCalls.length && answer.text === '' ? null : answer.text,
+    refusal: null,
+    annotations: [],
+  }
+  if (answer.reasoning) message.reasoning_content = answer.reasoning
+  if (answer.toolCalls.length) {
+    message.tool_calls = answer.toolCalls.map((c) => ({
+      id: c.id,
+      type: 'function',
+      function: { name: c.name, arguments: c.arguments },
+    }))
+  }
+  return JSON.stringify({
+    id: meta.id,
+    object: 'chat.completion',
+    created: meta.created,
+    model: meta.model,
+    choices: [{ index: 0, message, logprobs: null, finish_reason: answer.finishReason }],
+    usage: {
+      prompt_tokens: inputTokens,
+      completion_tokens: answer.outputTokens,
+      total_tokens: inputTokens + answer.outputTokens,
+      prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 },
+      completion_tokens_details: {
+        reasoning_tokens: answer.reasoningPieces.length,
+        audio_tokens: 0,
+        accepted_prediction_tokens: 0,
+        rejected_prediction_tokens: 0,
+      },
+    },
+    service_tier: 'default',
+    system_fingerprint: 'fp_mockgpt',
+  })
+}
+
+describe('chat.completion bodies (written as a template)', () => {
+  it('equal the object form serialized whole, for any answer, and again when the rendered tail is reused', () => {
+    const text = fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.constant(''))
+    const plain = fc.record({
+      text,
+      pieces: fc.constant([] as readonly string[]),
+      toolCalls: fc.array(fc.record({ id: text, name: text, arguments: text }), { maxLength: 3 }),
+      finishReason: fc.constantFrom('stop', 'length', 'tool_calls'),
+      outputTokens: fc.nat(),
+      reasoning: fc.oneof(fc.constant(''), text),
+      reasoningPieces: fc.array(fc.string(), { maxLength: 5 }),
+    }) as fc.Arbitrary<Answer>
+    // Text answers keep their rendered tails (from the second rendering on).
+    const textOnly = fc
+      .tuple(text, fc.constantFrom('stop' as const, 'length' as const), fc.nat())
+      .map(([value, reason, tokens]) => new TextAnswer(value, reason, tokens, undefined))
+    const answer = fc.oneof(plain, textOnly)
+    const meta = fc.record({ id: text, created: fc.nat(), model: text })
+    fc.assert(
+      fc.property(answer, fc.array(fc.tuple(fc.nat(), meta), { minLength: 1, maxLength: 4 }), (a, uses) => {
+        // The same answer rendered again (kept tails) for the same or another model and prompt size.
+        for (const [inputTokens, m] of [...uses, ...uses, ...uses]) {
+          const request = { inputTokens } as NormalizedRequest
+          expect(chatCompletionBody(request, a, m)).toBe(referenceChatBody(inputTokens, a, m))
+        }
+      }),
+      { numRuns: 500 },
     )
   })
 })

@@ -1,5 +1,5 @@
 import { tokenize } from './../tokenizer.js'
-import type { Answer } from './answer.js'
+import { type Answer, TextAnswer } from './answer.js'
 import { FrameWriter, type PackedFrames } from './frame-writer.js'
 import type { NormalizedRequest } from './normalize.js'
 
@@ -27,54 +27,55 @@ function chatUsage(request: NormalizedRequest, answer: Answer) {
   }
 }
 
-/** The part of a `chat.completion` body after `"created":<n>,`, for one model and prompt size. */
-interface BodyTail {
-  readonly model: string
-  readonly inputTokens: number
-  readonly text: string
-}
-
 /**
- * Rendered tails per answer: identical answers (the default responder caches them) render once, and each
- * response only prepends its id. At most 8 per answer, found by comparing model and prompt size (no key
- * string to build and hash per response).
+ * The `chat.completion` body after `"created":<n>,`: the JSON text of `{ model, choices, usage,
+ * service_tier, system_fingerprint }` without its opening brace. Written as a template (only strings go
+ * through `JSON.stringify`): every distinct answer renders one, and serializing the object tree took six
+ * times as long. The integers print as JSON prints them; a property test compares this with the object form.
  */
-const bodyTails = new WeakMap<Answer, BodyTail[]>()
+function chatBodyTail(model: string, inputTokens: number, answer: Answer): string {
+  const calls = answer.toolCalls
+  const content = calls.length && answer.text === '' ? 'null' : JSON.stringify(answer.text)
+  // As OpenAI-compatible servers with reasoning models send it (DeepSeek, vLLM, ...).
+  const reasoning = answer.reasoning ? `,"reasoning_content":${JSON.stringify(answer.reasoning)}` : ''
+  const toolCalls = calls.length
+    ? `,"tool_calls":${JSON.stringify(
+        calls.map((c) => ({
+          id: c.id,
+          type: 'function',
+          function: { name: c.name, arguments: c.arguments },
+        })),
+      )}`
+    : ''
+  const output = answer.outputTokens
+  return (
+    `"model":${JSON.stringify(model)},"choices":[{"index":0,"message":{"role":"assistant","content":${content},"refusal":null,"annotations":[]${reasoning}${toolCalls}},"logprobs":null,"finish_reason":${JSON.stringify(answer.finishReason)}}],` +
+    `"usage":{"prompt_tokens":${inputTokens},"completion_tokens":${output},"total_tokens":${inputTokens + output},"prompt_tokens_details":{"cached_tokens":0,"audio_tokens":0},` +
+    `"completion_tokens_details":{"reasoning_tokens":${answer.reasoningPieces.length},"audio_tokens":0,"accepted_prediction_tokens":0,"rejected_prediction_tokens":0}},` +
+    `"service_tier":"default","system_fingerprint":"${FINGERPRINT}"}`
+  )
+}
 
 /** The `chat.completion` JSON body. */
 export function chatCompletionBody(request: NormalizedRequest, answer: Answer, meta: RenderMeta): string {
-  let tails = bodyTails.get(answer)
-  let tail = tails?.find((t) => t.model === meta.model && t.inputTokens === request.inputTokens)
+  // Identical answers (the default responder caches them) render once per model and prompt size, and each
+  // response only prepends its id: at most 8 tails per answer, found by comparing model and prompt size
+  // (no key string to build and hash per response).
+  const memo = answer instanceof TextAnswer ? answer : undefined
+  let tail = memo?.chatTails?.find((t) => t.model === meta.model && t.inputTokens === request.inputTokens)
   if (tail === undefined) {
-    const message: Record<string, unknown> = {
-      role: 'assistant',
-      content: answer.toolCalls.length && answer.text === '' ? null : answer.text,
-      refusal: null,
-      annotations: [],
-    }
-    // As OpenAI-compatible servers with reasoning models send it (DeepSeek, vLLM, ...).
-    if (answer.reasoning) message.reasoning_content = answer.reasoning
-    if (answer.toolCalls.length) {
-      message.tool_calls = answer.toolCalls.map((c) => ({
-        id: c.id,
-        type: 'function',
-        function: { name: c.name, arguments: c.arguments },
-      }))
-    }
-    const rest = JSON.stringify({
+    tail = {
       model: meta.model,
-      choices: [{ index: 0, message, logprobs: null, finish_reason: answer.finishReason }],
-      usage: chatUsage(request, answer),
-      service_tier: 'default',
-      system_fingerprint: FINGERPRINT,
-    })
-    tail = { model: meta.model, inputTokens: request.inputTokens, text: rest.slice(1) }
-    if (!tails) {
-      tails = []
-      bodyTails.set(answer, tails)
+      inputTokens: request.inputTokens,
+      text: chatBodyTail(meta.model, request.inputTokens, answer),
     }
-    if (tails.length >= 8) tails.shift()
-    tails.push(tail)
+    // Kept from an answer's second rendering on: most answers render once, and keeping their tails only
+    // gave the collector more to copy.
+    if (memo && memo.chatRenders++ > 0) {
+      memo.chatTails ??= []
+      if (memo.chatTails.length >= 8) memo.chatTails.shift()
+      memo.chatTails.push(tail)
+    }
   }
   return `{"id":${JSON.stringify(meta.id)},"object":"chat.completion","created":${meta.created},${tail.text}`
 }
