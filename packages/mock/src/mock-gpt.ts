@@ -832,7 +832,15 @@ export function createEngine(config: ResolvedOptions): MockGPT {
       response = errorToResponse(error)
     }
     record.status = response.status
-    if (record.endpoint === 'messages') response = toAnthropicError(response)
+    if (response.status >= 400) {
+      // Errors carry a request id as answers do (the SDKs show it on the error they throw): it names the
+      // journal record, so a failed call can be looked up in `requests()` of its scope.
+      const requestId = `req_mockgpt_error_${record.index}`
+      const anthropic = record.endpoint === 'messages'
+      const header = anthropic ? 'request-id' : 'x-request-id'
+      response = { ...response, headers: { ...response.headers, [header]: requestId } }
+      if (anthropic) response = toAnthropicError(response, requestId)
+    }
     return response
   }
 

@@ -15,9 +15,10 @@ function anthropicType(status: number, openAIType: unknown): string {
 
 /**
  * Rewrites an OpenAI-shaped error response (`{ error: { message, type, code, param } }`) into the shape the
- * Anthropic API answers: `{ type: 'error', error: { type, message }, request_id }`. Other responses pass.
+ * Anthropic API answers: `{ type: 'error', error: { type, message }, request_id }` (the id the caller also put
+ * in the `request-id` header). Other responses pass.
  */
-export function toAnthropicError(response: MockHttpResponse): MockHttpResponse {
+export function toAnthropicError(response: MockHttpResponse, requestId: string): MockHttpResponse {
   if (response.status < 400 || response.body.type !== 'text') return response
   let parsed: { error?: { message?: unknown; type?: unknown; code?: unknown } }
   try {
@@ -27,10 +28,8 @@ export function toAnthropicError(response: MockHttpResponse): MockHttpResponse {
   }
   const error = parsed.error
   if (typeof error !== 'object' || error === null) return response
-  const requestId = `req_mockgpt_${response.status}`
   return {
     ...response,
-    headers: { ...response.headers, 'request-id': requestId },
     body: {
       type: 'text',
       text: JSON.stringify({

@@ -71,6 +71,9 @@ describe('the official openai SDK', () => {
     expect((error as Error).message).toMatch(/broken review.*\/title must be string/)
     expect(statuses()).toEqual([400])
     expect(server.mock.scriptProblems).toHaveLength(1)
+    // The error's request id names the journal record of the failed call.
+    expect((error as InstanceType<typeof OpenAI.BadRequestError>).requestID).toBe('req_mockgpt_error_0')
+    expect(server.mock.requests[0]?.index).toBe(0)
   })
 
   it('gets a strict-mode error for an unmatched request', async () => {
@@ -438,7 +441,11 @@ describe('the official Anthropic SDK', () => {
     expect((scriptError as InstanceType<typeof Anthropic.BadRequestError>).error).toMatchObject({
       type: 'error',
       error: { type: 'invalid_request_error' },
+      request_id: 'req_mockgpt_error_0',
     })
+    expect((scriptError as InstanceType<typeof Anthropic.BadRequestError>).requestID).toBe(
+      'req_mockgpt_error_0',
+    )
     expect(statuses()).toEqual([400])
     server.mock.reset()
     server.mock.script(
