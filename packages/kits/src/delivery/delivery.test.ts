@@ -231,7 +231,7 @@ describe('defineDelivery: context', () => {
       [['delivery'], 'stage-end', { stageId: 'b', decision: 'complete', outcome: 'ok', durationMs: 0 }],
     ])
     const [startA, endA, startB, endB] = sink.events
-    expect(startA?.spanId).toBeTruthy()
+    expect(startA?.spanId).toMatch(/^[0-9a-z]+-[0-9a-z]+$/)
     expect(endA?.spanId).toBe(startA?.spanId)
     expect(endB?.spanId).toBe(startB?.spanId)
     expect(startB?.spanId).not.toBe(startA?.spanId)

@@ -830,17 +830,7 @@ export class AgentRun {
     }
     if (this.#signal.aborted) return
     if (step.personRefused && this.#agent.stopStepOnRefusal) {
-      return this.#apply(
-        pending,
-        {
-          type: 'reject',
-          toolCallId: pending.toolCallId,
-          by: 'earlier-refusal',
-          reason: REFUSAL_TEXT['earlier-refusal'],
-        },
-        step,
-        ctx,
-      )
+      return this.#refuseAfterEarlier(pending, step, ctx)
     }
     const resolver =
       pending.waitingFor === 'approval'
@@ -860,32 +850,12 @@ export class AgentRun {
       } catch (error) {
         if (this.#signal.aborted) return
         if (step.signal.aborted && step.personRefused) {
-          return this.#apply(
-            pending,
-            {
-              type: 'reject',
-              toolCallId: pending.toolCallId,
-              by: 'earlier-refusal',
-              reason: REFUSAL_TEXT['earlier-refusal'],
-            },
-            step,
-            ctx,
-          )
+          return this.#refuseAfterEarlier(pending, step, ctx)
         }
         throw error
       }
       if (step.personRefused && this.#agent.stopStepOnRefusal) {
-        return this.#apply(
-          pending,
-          {
-            type: 'reject',
-            toolCallId: pending.toolCallId,
-            by: 'earlier-refusal',
-            reason: REFUSAL_TEXT['earlier-refusal'],
-          },
-          step,
-          ctx,
-        )
+        return this.#refuseAfterEarlier(pending, step, ctx)
       }
       const resolution = readResolution(answered, pending, hook)
       if (resolution.type === 'answer') this.#checkAnswer(pending, resolution.value, hook)
@@ -930,6 +900,21 @@ export class AgentRun {
   }
 
   /** Applies a decision, result or answer to a waiting call. */
+  /** Rejects `pending` because another call of its step was refused (`stopStepOnRefusal`). */
+  #refuseAfterEarlier(pending: AgentPendingCall, step: Step, ctx: OperationContext<unknown>): Promise<void> {
+    return this.#apply(
+      pending,
+      {
+        type: 'reject',
+        toolCallId: pending.toolCallId,
+        by: 'earlier-refusal',
+        reason: REFUSAL_TEXT['earlier-refusal'],
+      },
+      step,
+      ctx,
+    )
+  }
+
   async #apply(
     pending: AgentPendingCall,
     outcome: AgentCallOutcome,
