@@ -5,7 +5,7 @@
  * session exactly as it was; and a property test against a reference split of the history.
  */
 import type { ChatMessage, ModelRequest } from '@agent-core/core'
-import { MemoryDiagnosticSink, createDiagnostics } from '@agent-core/core'
+import { createDiagnostics, MemoryDiagnosticSink } from '@agent-core/core'
 import { createScriptedModel, defineAgent } from '@agent-core/kits/loop'
 import { defineModelBinding, ModelCalls } from '@agent-core/kits/models'
 import { createOpenAIChatModel } from '@agent-core/kits/openai'
@@ -28,7 +28,7 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((server) => server.close()))
 })
 
-async function mockSummarizer(script: Parameters<typeof startMockGPTServer>[0]['script']) {
+async function mockSummarizer(script: NonNullable<Parameters<typeof startMockGPTServer>[0]>['script']) {
   const server = await startMockGPTServer({ apiKey: 'sk-test', script })
   servers.push(server)
   const model = createOpenAIChatModel({ model: 'gpt-4o-mini', apiKey: 'sk-test', baseURL: server.baseURL })
@@ -90,12 +90,21 @@ describe('compaction through MockGPT', () => {
     expect(snapshot.messages).toHaveLength(18)
     expect(snapshot.state?.compaction).toMatchObject({ summary: 'SUMMARY ONE', throughSeq: 12, folded: 12 })
     expect(events.map((event) => event.type)).toEqual(
-      expect.arrayContaining(['compaction-start', 'compaction-done', 'run-start', 'run-done', 'session-saved']),
+      expect.arrayContaining([
+        'compaction-start',
+        'compaction-done',
+        'run-start',
+        'run-done',
+        'session-saved',
+      ]),
     )
     expect(events.findIndex((event) => event.type === 'compaction-done')).toBeLessThan(
       events.findIndex((event) => event.type === 'run-start'),
     )
-    expect(sink.kinds().filter((kind) => kind.startsWith('session-compaction'))).toEqual(['session-compaction-start', 'session-compaction-end'])
+    expect(sink.kinds().filter((kind) => kind.startsWith('session-compaction'))).toEqual([
+      'session-compaction-start',
+      'session-compaction-end',
+    ])
   })
 
   it('is not redone while under the budget, and folds the earlier summary forward instead of nesting it', async () => {
@@ -239,7 +248,8 @@ describe('compaction properties', () => {
             expect(after.messages).toEqual(before.messages)
             if (outcome.status !== 'compacted') {
               expect(after).toEqual(before)
-              if (behaviour !== 'ok') expect(outcome.status === 'failed' || outcome.status === 'nothing-to-fold').toBe(true)
+              if (behaviour !== 'ok')
+                expect(outcome.status === 'failed' || outcome.status === 'nothing-to-fold').toBe(true)
               continue
             }
             expect(behaviour).toBe('ok')
@@ -252,7 +262,9 @@ describe('compaction properties', () => {
             expect(viewNonSystem).toEqual(expectedTail)
             // every system message of the history survives, and exactly one summary is shown
             for (const m of history.filter((m) => m.role === 'system')) expect(view).toContainEqual(m)
-            expect(view.filter((m) => m.role === 'system' && m.content.startsWith(SUMMARY_PREFIX))).toHaveLength(1)
+            expect(
+              view.filter((m) => m.role === 'system' && m.content.startsWith(SUMMARY_PREFIX)),
+            ).toHaveLength(1)
             // no tool result without its call
             for (const unit of historyUnits(view)) {
               const first = view[unit.indexes[0]!]!

@@ -126,12 +126,19 @@ function isModelCallsTarget(value: unknown): value is ModelCallsTarget {
 }
 
 export function readCompactionOptions<App>(value: unknown, field: string): CheckedCompaction<App> {
-  const fields: FieldReader = new FieldReader(value, field, 'compaction options { summarizer, maxTokens, keepTurns?, ... }', 'input')
+  const fields: FieldReader = new FieldReader(
+    value,
+    field,
+    'compaction options { summarizer, maxTokens, keepTurns?, ... }',
+    'input',
+  )
   const summarizer = fields.get('summarizer')
   const ok =
     typeof summarizer === 'function' ||
     isModelCallsTarget(summarizer) ||
-    (typeof summarizer === 'object' && summarizer !== null && typeof (summarizer as { generate?: unknown }).generate === 'function')
+    (typeof summarizer === 'object' &&
+      summarizer !== null &&
+      typeof (summarizer as { generate?: unknown }).generate === 'function')
   if (!ok)
     fields.fail(
       'summarizer',
@@ -139,7 +146,8 @@ export function readCompactionOptions<App>(value: unknown, field: string): Check
       summarizer,
     )
   const maxTokens = fields.integer('maxTokens', 1)
-  if (maxTokens === undefined) fields.fail('maxTokens', 'is required: a safe integer of at least 1', undefined)
+  if (maxTokens === undefined)
+    fields.fail('maxTokens', 'is required: a safe integer of at least 1', undefined)
   const keepTurns = fields.integer('keepTurns', 1) ?? 2
   const instructions = fields.string('instructions') ?? DEFAULT_SUMMARY_INSTRUCTIONS
   const estimate = fields.func<TokenEstimator>('estimate') ?? defaultTokenEstimate
@@ -148,10 +156,20 @@ export function readCompactionOptions<App>(value: unknown, field: string): Check
 }
 
 /** Tokens of a view: the model's report when it describes this revision, or the estimate. */
-export function viewTokens(snapshot: SessionSnapshot, view: readonly ViewEntry[], estimate: TokenEstimator): number {
+export function viewTokens(
+  snapshot: SessionSnapshot,
+  view: readonly ViewEntry[],
+  estimate: TokenEstimator,
+): number {
   const usage = snapshot.state?.usage
   if (usage && usage.revision === snapshot.revision) return usage.tokens
-  return view.length === 0 ? 0 : countWith(estimate, view.map((entry) => entry.message), 'estimate')
+  return view.length === 0
+    ? 0
+    : countWith(
+        estimate,
+        view.map((entry) => entry.message),
+        'estimate',
+      )
 }
 
 /** The non-system messages after the last summary, split at the first kept turn. */
@@ -190,7 +208,8 @@ function transcript(messages: readonly ChatMessage[]): string {
         break
       case 'assistant':
         if (message.content) lines.push(`Assistant: ${message.content}`)
-        for (const call of message.toolCalls ?? []) lines.push(`Assistant called ${call.name} ${call.arguments}`)
+        for (const call of message.toolCalls ?? [])
+          lines.push(`Assistant called ${call.name} ${call.arguments}`)
         break
       case 'tool':
         lines.push(`Tool result${message.isError ? ' (error)' : ''}: ${message.content}`)
@@ -272,8 +291,14 @@ export async function compactSnapshot<App>(
   }
   let summary: string | undefined
   try {
-    const request = summaryRequest(options.instructions, previous?.summary, fold.map((entry) => entry.message))
-    summary = replyText(await askSummarizer(options.summarizer, request, { ...context, diagnostics: span.diagnostics }))?.trim()
+    const request = summaryRequest(
+      options.instructions,
+      previous?.summary,
+      fold.map((entry) => entry.message),
+    )
+    summary = replyText(
+      await askSummarizer(options.summarizer, request, { ...context, diagnostics: span.diagnostics }),
+    )?.trim()
   } catch (error) {
     return fail(
       new CompactionError(
@@ -321,7 +346,10 @@ export async function compactSnapshot<App>(
   const after = viewTokens(next, viewEntries(next), options.estimate)
   span.end('ok', { folded: compaction.folded, tokens: after })
   emit({ type: 'compaction-done', sessionId: session.id, compaction, tokens: after })
-  return { outcome: { status: 'compacted', compaction, tokensBefore: tokens, tokens: after, revision }, snapshot: next }
+  return {
+    outcome: { status: 'compacted', compaction, tokensBefore: tokens, tokens: after, revision },
+    snapshot: next,
+  }
 }
 
 /**
@@ -359,7 +387,11 @@ export async function compactSession<App = unknown>(
   const checked = readCompactionOptions<App>(options, 'options')
   const ctx = createOperationContext(context as OperationContextInit<App>) as OperationContext<App>
   if (onEvent !== undefined && typeof onEvent !== 'function')
-    new FieldReader({ onEvent }, 'arguments', 'arguments', 'input').fail('onEvent', 'must be a function or be left out', onEvent)
+    new FieldReader({ onEvent }, 'arguments', 'arguments', 'input').fail(
+      'onEvent',
+      'must be a function or be left out',
+      onEvent,
+    )
   const snapshot = await ref.store.read(ref.id)
   return (await compactSnapshot(ref, snapshot, checked, ctx, onEvent ?? (() => {}))).outcome
 }
@@ -369,7 +401,11 @@ export function readSessionRef(value: unknown, field: string): SessionRef {
   const store = fields.get('store') as SessionRef['store']
   for (const method of ['read', 'append', 'pop', 'clear'] as const)
     if (typeof (store as unknown as Record<string, unknown> | undefined)?.[method] !== 'function')
-      fields.fail('store', `must be a session store with read, append, pop and clear, but got ${describeValue(store)}`, store)
+      fields.fail(
+        'store',
+        `must be a session store with read, append, pop and clear, but got ${describeValue(store)}`,
+        store,
+      )
   const id = checkId(fields.get('id'), `${field}.id`, 'session')
   fields.done()
   assertNonEmptyString(id, `${field}.id`)

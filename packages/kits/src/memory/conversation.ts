@@ -12,7 +12,10 @@ import type { SessionRef } from './session-view.js'
  * const options: ConversationOptions = { session: { store: createMemorySessionStore(), id: 'chat-1' }, window: { maxMessages: 20 } }
  * ```
  */
-export type ConversationOptions<App = unknown> = Omit<SessionRunRequest<App>, 'prompt' | 'messages' | 'resume' | 'outcomes'>
+export type ConversationOptions<App = unknown> = Omit<
+  SessionRunRequest<App>,
+  'prompt' | 'messages' | 'resume' | 'outcomes'
+>
 
 /**
  * The common chat case over {@link runSession}: one agent, one session, turn by turn. Nothing more than

@@ -65,13 +65,23 @@ const KEY_SCHEMA = { type: 'string', minLength: 1, maxLength: MAX_ID_LENGTH } as
 export function defineFactTools<App = unknown>(
   options: FactToolsOptions<App>,
 ): readonly ModelTool<Record<string, string>, unknown, App>[] {
-  const fields: FieldReader = new FieldReader(options, 'options', 'fact tools options { store, scope, prefix? }', 'definition')
+  const fields: FieldReader = new FieldReader(
+    options,
+    'options',
+    'fact tools options { store, scope, prefix? }',
+    'definition',
+  )
   const store = fields.get('store') as FactStore
   for (const method of ['remember', 'recall', 'recallAll', 'forget'] as const)
     if (typeof (store as unknown as Record<string, unknown> | undefined)?.[method] !== 'function')
-      fields.fail('store', `must be a fact store with remember, recall, recallAll and forget, but got ${describeValue(store)}`, store)
+      fields.fail(
+        'store',
+        `must be a fact store with remember, recall, recallAll and forget, but got ${describeValue(store)}`,
+        store,
+      )
   const scopeOf = fields.func<FactToolsOptions<App>['scope']>('scope')
-  if (!scopeOf) fields.fail('scope', 'is required: a function of the run context that names the scope', undefined)
+  if (!scopeOf)
+    fields.fail('scope', 'is required: a function of the run context that names the scope', undefined)
   const prefix = fields.string('prefix', { empty: true }) ?? ''
   fields.done()
   const scope = (context: OperationContext<App>): string => {
@@ -115,7 +125,12 @@ export function defineFactTools<App = unknown>(
     defineModelTool<Record<string, string>, { forgotten: boolean }, App>({
       id: `${prefix}forget`,
       description: 'Forget the fact remembered under `key`.',
-      inputSchema: { type: 'object', required: ['key'], additionalProperties: false, properties: { key: KEY_SCHEMA } },
+      inputSchema: {
+        type: 'object',
+        required: ['key'],
+        additionalProperties: false,
+        properties: { key: KEY_SCHEMA },
+      },
       execute: async (input, context) => ({ forgotten: await store.forget(scope(context), input.key!) }),
     }),
   ]

@@ -31,7 +31,11 @@ export {
 export { Conversation, type ConversationOptions } from './conversation.js'
 export { CompactionError, SessionBusyError, SessionConflictError, SessionStoreError } from './errors.js'
 export { defineFactTools, type FactToolsOptions, type RecallOutput } from './fact-tools.js'
-export { createMemorySessionStore, MemorySessionStore, type MemorySessionStoreOptions } from './memory-session-store.js'
+export {
+  createMemorySessionStore,
+  MemorySessionStore,
+  type MemorySessionStoreOptions,
+} from './memory-session-store.js'
 export {
   runSession,
   type SessionEvent,

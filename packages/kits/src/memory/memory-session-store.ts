@@ -90,7 +90,8 @@ export class MemorySessionStore implements SessionStore, FactStore {
     checkId(sessionId, 'sessionId', `${WHERE}.append`)
     const checked = checkAppend(write, `${WHERE}.append`)
     const messages = checked.messages.map((message) => copyJson(message) as ChatMessage)
-    const state = checked.state === undefined ? undefined : checked.state === null ? null : JSON.stringify(checked.state)
+    const state =
+      checked.state === undefined ? undefined : checked.state === null ? null : JSON.stringify(checked.state)
     const row = this.#row(sessionId, checked.expectedRevision)
     const firstSeq = row.nextSeq
     for (const message of messages) row.messages.push({ seq: row.nextSeq++, message })

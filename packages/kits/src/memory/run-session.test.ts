@@ -3,7 +3,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { ChatMessage, ModelRequest } from '@agent-core/core'
 import { defineModelTool } from '@agent-core/core/tools'
-import { createScriptedModel, defineAgent, defineExternalTool, type ScriptedTurn } from '@agent-core/kits/loop'
+import {
+  createScriptedModel,
+  defineAgent,
+  defineExternalTool,
+  type ScriptedTurn,
+} from '@agent-core/kits/loop'
 import Database from 'better-sqlite3'
 import fc from 'fast-check'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -76,19 +81,35 @@ describe('runSession', () => {
   })
 
   it("records the model's reported usage when one call read the whole session, and uses it as the session's size", async () => {
-    const model = createScriptedModel([{ text: 'hi', usage: { inputTokens: 321, outputTokens: 9, totalTokens: 330 } }])
+    const model = createScriptedModel([
+      { text: 'hi', usage: { inputTokens: 321, outputTokens: 9, totalTokens: 330 } },
+    ])
     const store = createMemorySessionStore()
-    const result = await runSession(defineAgent({ model }), { session: { store, id: 'chat' }, prompt: 'hello' })
-    expect((await store.read('chat')).state?.usage).toEqual({ tokens: 330, revision: result.session.revision })
+    const result = await runSession(defineAgent({ model }), {
+      session: { store, id: 'chat' },
+      prompt: 'hello',
+    })
+    expect((await store.read('chat')).state?.usage).toEqual({
+      tokens: 330,
+      revision: result.session.revision,
+    })
   })
 
   it('appends a suspended run once, on its resume, and refuses a new turn meanwhile', async () => {
     const tool = defineExternalTool({ id: 'deploy', description: 'Deploys', inputSchema: { type: 'object' } })
-    const model = createScriptedModel([{ toolCalls: [{ id: 'd1', name: 'deploy', input: {} }] }, { text: 'Deployed.' }])
+    const model = createScriptedModel([
+      { toolCalls: [{ id: 'd1', name: 'deploy', input: {} }] },
+      { text: 'Deployed.' },
+    ])
     const agent = defineAgent({ model, tools: [tool] })
     const store = createMemorySessionStore()
     const session = { store, id: 'ops' }
-    await store.append('ops', { messages: [{ role: 'user', content: 'earlier' }, { role: 'assistant', content: 'ok' }] })
+    await store.append('ops', {
+      messages: [
+        { role: 'user', content: 'earlier' },
+        { role: 'assistant', content: 'ok' },
+      ],
+    })
     const suspended = await runSession(agent, { session, prompt: 'deploy it', defer: true })
     expect(suspended.reason).toBe('suspended')
     expect(suspended.session.appended).toEqual([])
@@ -132,8 +153,14 @@ describe('runSession', () => {
     const slow = answering(1, [40])
     const fast = answering(1, [0])
     const results = await Promise.allSettled([
-      runSession(defineAgent({ model: slow.model }), { session: { store: stores[0]!, id: 'chat' }, prompt: 'slow' }),
-      runSession(defineAgent({ model: fast.model }), { session: { store: stores[1]!, id: 'chat' }, prompt: 'fast' }),
+      runSession(defineAgent({ model: slow.model }), {
+        session: { store: stores[0]!, id: 'chat' },
+        prompt: 'slow',
+      }),
+      runSession(defineAgent({ model: fast.model }), {
+        session: { store: stores[1]!, id: 'chat' },
+        prompt: 'fast',
+      }),
     ])
     expect(results[1]!.status).toBe('fulfilled')
     expect(results[0]!.status).toBe('rejected')
@@ -170,10 +197,14 @@ describe('runSession', () => {
       await expect(runSession(agent, request as never), JSON.stringify(request)).rejects.toMatchObject({
         code: 'invalid-input',
       })
-    await expect(runSession({} as never, { session, prompt: 'x' })).rejects.toMatchObject({ code: 'invalid-input' })
+    await expect(runSession({} as never, { session, prompt: 'x' })).rejects.toMatchObject({
+      code: 'invalid-input',
+    })
     const aborted = new AbortController()
     aborted.abort()
-    await expect(runSession(agent, { session, prompt: 'x' }, { signal: aborted.signal })).resolves.toMatchObject({
+    await expect(
+      runSession(agent, { session, prompt: 'x' }, { signal: aborted.signal }),
+    ).resolves.toMatchObject({
       reason: 'stopped',
     })
     expect((await store.read('chat')).revision).toBe(1)
@@ -184,10 +215,13 @@ describe('concurrent runs on one session (property)', () => {
   it('never interleave: the session is the runs one after another, each whole (refused runs add nothing)', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.array(fc.record({ delay: fc.integer({ min: 0, max: 8 }), tools: fc.boolean(), refuse: fc.boolean() }), {
-          minLength: 2,
-          maxLength: 6,
-        }),
+        fc.array(
+          fc.record({ delay: fc.integer({ min: 0, max: 8 }), tools: fc.boolean(), refuse: fc.boolean() }),
+          {
+            minLength: 2,
+            maxLength: 6,
+          },
+        ),
         async (runs) => {
           const store = createMemorySessionStore()
           const session = { store, id: 's' }
@@ -245,7 +279,9 @@ describe('concurrent runs on one session (property)', () => {
             for (const message of block.slice(1)) expect(message.role).not.toBe('user')
             at += length
           }
-          expect([...order].sort((x, y) => x - y)).toEqual(runs.flatMap((_, index) => (ran[index] ? [index] : [])))
+          expect([...order].sort((x, y) => x - y)).toEqual(
+            runs.flatMap((_, index) => (ran[index] ? [index] : [])),
+          )
           expect(ran[0]).toBe(true) // the first run never waits for another
         },
       ),

@@ -8,7 +8,14 @@ import {
   type OperationContextInit,
   raceSignal,
 } from '@agent-core/core'
-import type { Agent, AgentCallOutcome, AgentEvent, AgentResult, AgentRunRequest, AgentRunState } from '@agent-core/kits/loop'
+import type {
+  Agent,
+  AgentCallOutcome,
+  AgentEvent,
+  AgentResult,
+  AgentRunRequest,
+  AgentRunState,
+} from '@agent-core/kits/loop'
 import {
   type CompactionEvent,
   type CompactionOptions,
@@ -147,7 +154,8 @@ async function withSessionLock<T>(
   const tail = (previous ?? Promise.resolve()).then(() => mine)
   byId.set(session.id, tail)
   try {
-    if (previous) await raceSignal(previous, signal, `waiting for the run on session ${JSON.stringify(session.id)}`)
+    if (previous)
+      await raceSignal(previous, signal, `waiting for the run on session ${JSON.stringify(session.id)}`)
     return await body()
   } finally {
     release()
@@ -170,7 +178,15 @@ interface CheckedRequest<App> {
   readonly pass: Partial<AgentRunRequest<App>>
 }
 
-const PASSED = ['runId', 'toolChoice', 'defer', 'resolveApproval', 'answerQuestion', 'onHistoryAppend', 'onProgress'] as const
+const PASSED = [
+  'runId',
+  'toolChoice',
+  'defer',
+  'resolveApproval',
+  'answerQuestion',
+  'onHistoryAppend',
+  'onProgress',
+] as const
 
 function readRequest<App>(value: unknown): CheckedRequest<App> {
   const fields = new FieldReader(value, 'request', 'a session run request { session, prompt?, ... }', 'input')
@@ -180,20 +196,40 @@ function readRequest<App>(value: unknown): CheckedRequest<App> {
   const messages = rawMessages === undefined ? [] : checkMessages(rawMessages, 'request.messages')
   const resume = fields.boolean('resume') ?? false
   const outcomes = fields.get('outcomes') as CheckedRequest<App>['outcomes']
-  if (outcomes !== undefined && (typeof outcomes !== 'object' || outcomes === null || Array.isArray(outcomes)))
-    fields.fail('outcomes', `must be an object keyed by tool-call id, but got ${describeValue(outcomes)}`, outcomes)
+  if (
+    outcomes !== undefined &&
+    (typeof outcomes !== 'object' || outcomes === null || Array.isArray(outcomes))
+  )
+    fields.fail(
+      'outcomes',
+      `must be an object keyed by tool-call id, but got ${describeValue(outcomes)}`,
+      outcomes,
+    )
   if (resume && (prompt !== undefined || messages.length > 0))
-    fields.fail('resume', 'cannot go with prompt or messages: a resume continues the suspended run; send the new turn after it', resume)
+    fields.fail(
+      'resume',
+      'cannot go with prompt or messages: a resume continues the suspended run; send the new turn after it',
+      resume,
+    )
   if (!resume && outcomes !== undefined) fields.fail('outcomes', 'only goes with resume: true', outcomes)
   if (!resume && prompt === undefined && messages.length === 0)
-    fields.fail('prompt', 'is needed (or messages, or resume: true): a session run adds a turn or resumes one', prompt)
+    fields.fail(
+      'prompt',
+      'is needed (or messages, or resume: true): a session run adds a turn or resumes one',
+      prompt,
+    )
   const rawWindow = fields.get('window')
   const window = rawWindow === undefined ? undefined : readWindowOptions(rawWindow, 'request.window')
   const rawCompaction = fields.get('compaction')
-  const compaction = rawCompaction === undefined ? undefined : readCompactionOptions<App>(rawCompaction, 'request.compaction')
+  const compaction =
+    rawCompaction === undefined ? undefined : readCompactionOptions<App>(rawCompaction, 'request.compaction')
   const concurrency = fields.get('concurrency') ?? 'queue'
   if (concurrency !== 'queue' && concurrency !== 'refuse')
-    fields.fail('concurrency', `must be 'queue' or 'refuse', but got ${describeValue(concurrency)}`, concurrency)
+    fields.fail(
+      'concurrency',
+      `must be 'queue' or 'refuse', but got ${describeValue(concurrency)}`,
+      concurrency,
+    )
   const onEvent = fields.func<(event: SessionEvent) => void>('onEvent')
   const pass: Record<string, unknown> = {}
   for (const key of PASSED) {
@@ -254,7 +290,9 @@ export async function runSession<Answer = string, App = unknown>(
   const checked = readRequest<App>(request)
   const ctx = createOperationContext(context as OperationContextInit<App>) as OperationContext<App>
   const emit = (event: SessionEvent) => checked.onEvent?.(event)
-  return withSessionLock(checked.session, checked.concurrency, ctx.signal, () => runLocked(agent, checked, ctx, emit))
+  return withSessionLock(checked.session, checked.concurrency, ctx.signal, () =>
+    runLocked(agent, checked, ctx, emit),
+  )
 }
 
 async function runLocked<Answer, App>(
@@ -314,7 +352,11 @@ async function runLocked<Answer, App>(
   const { suspended: _done, usage: _old, ...kept } = snapshot.state ?? {}
   if (result.reason === 'suspended') {
     const state: SessionState = { ...kept, suspended: { runId: result.runId, given, state: result.state } }
-    const write = await session.store.append(session.id, { messages: [], expectedRevision: snapshot.revision, state })
+    const write = await session.store.append(session.id, {
+      messages: [],
+      expectedRevision: snapshot.revision,
+      state,
+    })
     emit({ type: 'session-saved', sessionId: session.id, ...write, suspended: true })
     return {
       ...result,
@@ -324,9 +366,19 @@ async function runLocked<Answer, App>(
   const appended = result.messages.slice(given)
   // The model's own count of what it read and wrote, when one model call read the whole view.
   const measured =
-    !request.resume && result.turns === 1 && dropped === 0 && viewLength === given && result.usage.totalTokens > 0
+    !request.resume &&
+    result.turns === 1 &&
+    dropped === 0 &&
+    viewLength === given &&
+    result.usage.totalTokens > 0
   const state: SessionState = measured
-    ? { ...kept, usage: { tokens: result.usage.inputTokens + result.usage.outputTokens, revision: snapshot.revision + 1 } }
+    ? {
+        ...kept,
+        usage: {
+          tokens: result.usage.inputTokens + result.usage.outputTokens,
+          revision: snapshot.revision + 1,
+        },
+      }
     : kept
   const write = await session.store.append(session.id, {
     messages: appended,
@@ -334,5 +386,8 @@ async function runLocked<Answer, App>(
     state: Object.keys(state).length === 0 ? null : state,
   })
   emit({ type: 'session-saved', sessionId: session.id, ...write, suspended: false })
-  return { ...result, session: { sessionId: session.id, revision: write.revision, appended, dropped, compaction } }
+  return {
+    ...result,
+    session: { sessionId: session.id, revision: write.revision, appended, dropped, compaction },
+  }
 }

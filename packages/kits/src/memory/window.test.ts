@@ -40,10 +40,16 @@ describe('selectWindow', () => {
   })
 
   it('refuses bad input with InvalidInputError, and a bad estimate with InvalidOutputError', () => {
-    expect(() => selectWindow('x' as never, { maxMessages: 1 })).toThrow(expect.objectContaining({ code: 'invalid-input' }))
-    expect(() => selectWindow([], undefined as never)).toThrow(expect.objectContaining({ code: 'invalid-input' }))
+    expect(() => selectWindow('x' as never, { maxMessages: 1 })).toThrow(
+      expect.objectContaining({ code: 'invalid-input' }),
+    )
+    expect(() => selectWindow([], undefined as never)).toThrow(
+      expect.objectContaining({ code: 'invalid-input' }),
+    )
     for (const maxMessages of [0, -1, 1.5, Number.NaN, '3'])
-      expect(() => selectWindow([], { maxMessages } as never)).toThrow(expect.objectContaining({ code: 'invalid-input' }))
+      expect(() => selectWindow([], { maxMessages } as never)).toThrow(
+        expect.objectContaining({ code: 'invalid-input' }),
+      )
     expect(() => selectWindow([], { maxMessage: 3 } as never)).toThrow(/not a known field/)
     expect(() => selectWindow([user('a')], { maxTokens: 5, estimate: () => Number.NaN })).toThrow(
       expect.objectContaining({ code: 'invalid-output' }),
@@ -61,7 +67,11 @@ interface TurnSpec {
 
 const historyArbitrary = fc
   .array(
-    fc.record({ system: fc.boolean(), calls: fc.integer({ min: 0, max: 3 }), text: fc.string({ maxLength: 40 }) }),
+    fc.record({
+      system: fc.boolean(),
+      calls: fc.integer({ min: 0, max: 3 }),
+      text: fc.string({ maxLength: 40 }),
+    }),
     { maxLength: 14 },
   )
   .map((specs: TurnSpec[]) => {

@@ -1,4 +1,10 @@
-import { type ChatMessage, describeValue, FieldReader, InvalidInputError, InvalidOutputError } from '@agent-core/core'
+import {
+  type ChatMessage,
+  describeValue,
+  FieldReader,
+  InvalidInputError,
+  InvalidOutputError,
+} from '@agent-core/core'
 import { estimateTokens } from '@agent-core/kits/loop'
 import { checkMessages } from './internal/checks.js'
 
@@ -95,8 +101,16 @@ export function historyUnits(messages: readonly ChatMessage[]): Unit[] {
   return units
 }
 
-export function readWindowOptions(value: unknown, field: string): Required<Pick<WindowOptions, 'estimate'>> & WindowOptions {
-  const fields = new FieldReader(value, field, 'window options { maxMessages?, maxTokens?, estimate? }', 'input')
+export function readWindowOptions(
+  value: unknown,
+  field: string,
+): Required<Pick<WindowOptions, 'estimate'>> & WindowOptions {
+  const fields = new FieldReader(
+    value,
+    field,
+    'window options { maxMessages?, maxTokens?, estimate? }',
+    'input',
+  )
   const maxMessages = fields.integer('maxMessages', 1)
   const maxTokens = fields.integer('maxTokens', 1)
   const estimate = fields.func<TokenEstimator>('estimate') ?? defaultTokenEstimate
@@ -108,9 +122,12 @@ export function readWindowOptions(value: unknown, field: string): Required<Pick<
 export function countWith(estimate: TokenEstimator, messages: readonly ChatMessage[], hook: string): number {
   const tokens: unknown = estimate(messages)
   if (typeof tokens !== 'number' || !Number.isFinite(tokens) || tokens < 0) {
-    throw new InvalidOutputError(`${hook} must return a finite number of tokens that is not negative, but returned ${describeValue(tokens)}.`, {
-      details: { hook, received: describeValue(tokens) },
-    })
+    throw new InvalidOutputError(
+      `${hook} must return a finite number of tokens that is not negative, but returned ${describeValue(tokens)}.`,
+      {
+        details: { hook, received: describeValue(tokens) },
+      },
+    )
   }
   return tokens
 }
@@ -139,9 +156,12 @@ export function countWith(estimate: TokenEstimator, messages: readonly ChatMessa
 export function selectWindow(messages: readonly ChatMessage[], options: WindowOptions): HistoryWindow {
   const list = checkMessages(messages, 'messages')
   if (options === undefined)
-    throw new InvalidInputError('selectWindow needs options { maxMessages?, maxTokens?, estimate? }, but got undefined.', {
-      details: { field: 'options', received: 'undefined' },
-    })
+    throw new InvalidInputError(
+      'selectWindow needs options { maxMessages?, maxTokens?, estimate? }, but got undefined.',
+      {
+        details: { field: 'options', received: 'undefined' },
+      },
+    )
   const { maxMessages, maxTokens, estimate } = readWindowOptions(options, 'options')
   return windowOf(list, { maxMessages, maxTokens, estimate })
 }

@@ -8,7 +8,7 @@ import {
   InvalidInputError,
 } from '@agent-core/core'
 import { SessionConflictError } from '../errors.js'
-import type { SessionAppend, SessionState, SessionWriteOptions } from '../session-store.js'
+import type { SessionState, SessionWriteOptions } from '../session-store.js'
 
 /** Longest session id, fact scope or fact key accepted. */
 export const MAX_ID_LENGTH = 512
@@ -53,7 +53,8 @@ export function checkMessage(value: unknown, field: string): ChatMessage {
     if (!Array.isArray(message.toolCalls)) refuse(`${field}.toolCalls`, 'must be an array', message.toolCalls)
     message.toolCalls.forEach((call: unknown, index) => {
       const at = `${field}.toolCalls[${index}]`
-      if (typeof call !== 'object' || call === null) refuse(at, 'must be a tool call { id, name, arguments }', call)
+      if (typeof call !== 'object' || call === null)
+        refuse(at, 'must be a tool call { id, name, arguments }', call)
       const c = call as Record<string, unknown>
       if (typeof c.id !== 'string' || c.id === '') refuse(`${at}.id`, 'must be a non-empty string', c.id)
       if (typeof c.name !== 'string') refuse(`${at}.name`, 'must be a string', c.name)
@@ -96,7 +97,12 @@ export interface CheckedAppend {
 }
 
 export function checkAppend(value: unknown, where: string): CheckedAppend {
-  const fields = new FieldReader(value, 'write', 'a session write { messages, expectedRevision?, state? }', 'input')
+  const fields = new FieldReader(
+    value,
+    'write',
+    'a session write { messages, expectedRevision?, state? }',
+    'input',
+  )
   const messages = checkMessages(fields.get('messages'), 'write.messages')
   const expectedRevision = checkRevision(fields.get('expectedRevision'), 'write.expectedRevision', where)
   const state = checkState(fields.get('state'), 'write.state')
@@ -132,7 +138,11 @@ export function checkFactValue(value: unknown, where: string): string {
 }
 
 /** The conflict every store reports for a revision that does not match. */
-export function conflict(sessionId: string, expectedRevision: number, revision: number): SessionConflictError {
+export function conflict(
+  sessionId: string,
+  expectedRevision: number,
+  revision: number,
+): SessionConflictError {
   return new SessionConflictError(
     `Session ${JSON.stringify(sessionId)} is at revision ${revision}, not ${expectedRevision}: another run or process wrote to it since it was read. Nothing was written; read the session again and retry.`,
     { details: { sessionId, expectedRevision, revision } },

@@ -1,4 +1,10 @@
-import { AgentCoreError, type ChatMessage, describeValue, FieldReader, InvalidInputError } from '@agent-core/core'
+import {
+  AgentCoreError,
+  type ChatMessage,
+  describeValue,
+  FieldReader,
+  InvalidInputError,
+} from '@agent-core/core'
 import {
   type Fact,
   type FactStore,
@@ -95,15 +101,26 @@ export class PostgresSessionStore implements SessionStore, FactStore {
   #ready: Promise<void> | undefined
 
   constructor(pool: PostgresSessionPool, options: PostgresSessionStoreOptions = {}) {
-    if (typeof pool !== 'object' || pool === null || typeof (pool as PostgresSessionPool).connect !== 'function') {
-      throw new InvalidInputError(`${WHERE} needs a pg Pool (new pg.Pool(config)), but got ${describeValue(pool)}.`, {
-        details: { field: 'pool', received: describeValue(pool) },
-      })
+    if (
+      typeof pool !== 'object' ||
+      pool === null ||
+      typeof (pool as PostgresSessionPool).connect !== 'function'
+    ) {
+      throw new InvalidInputError(
+        `${WHERE} needs a pg Pool (new pg.Pool(config)), but got ${describeValue(pool)}.`,
+        {
+          details: { field: 'pool', received: describeValue(pool) },
+        },
+      )
     }
     const fields = new FieldReader(options, 'options', 'options { tablePrefix?, now? }', 'input')
     const prefix = fields.string('tablePrefix') ?? 'agent_core_memory'
     if (!PREFIX_PATTERN.test(prefix))
-      fields.fail('tablePrefix', 'must be a SQL identifier (a letter or underscore, then up to 40 letters, digits or underscores)', prefix)
+      fields.fail(
+        'tablePrefix',
+        'must be a SQL identifier (a letter or underscore, then up to 40 letters, digits or underscores)',
+        prefix,
+      )
     this.#now = fields.func<() => number>('now') ?? Date.now
     fields.done()
     this.pool = pool
@@ -114,24 +131,32 @@ export class PostgresSessionStore implements SessionStore, FactStore {
     const id = checkId(sessionId, 'sessionId', `${WHERE}.read`)
     const afterSeq = checkAfterSeq(options, `${WHERE}.read`)
     const p = this.#prefix
-    return this.#transaction('read', id, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', async (client) => {
-      const session = await client.query(`SELECT revision, state FROM ${p}_sessions WHERE session_id = $1`, [id])
-      const row = session.rows[0] as { revision: string | number; state: string | null } | undefined
-      if (!row) return { sessionId: id, revision: 0, messages: [], state: undefined }
-      const messages = await client.query(
-        `SELECT seq, message FROM ${p}_messages WHERE session_id = $1 AND seq > $2 ORDER BY seq`,
-        [id, afterSeq],
-      )
-      return {
-        sessionId: id,
-        revision: Number(row.revision),
-        messages: (messages.rows as { seq: string | number; message: string }[]).map((r) => ({
-          seq: Number(r.seq),
-          message: JSON.parse(r.message) as ChatMessage,
-        })),
-        state: row.state === null ? undefined : (JSON.parse(row.state) as SessionState),
-      }
-    })
+    return this.#transaction(
+      'read',
+      id,
+      'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY',
+      async (client) => {
+        const session = await client.query(
+          `SELECT revision, state FROM ${p}_sessions WHERE session_id = $1`,
+          [id],
+        )
+        const row = session.rows[0] as { revision: string | number; state: string | null } | undefined
+        if (!row) return { sessionId: id, revision: 0, messages: [], state: undefined }
+        const messages = await client.query(
+          `SELECT seq, message FROM ${p}_messages WHERE session_id = $1 AND seq > $2 ORDER BY seq`,
+          [id, afterSeq],
+        )
+        return {
+          sessionId: id,
+          revision: Number(row.revision),
+          messages: (messages.rows as { seq: string | number; message: string }[]).map((r) => ({
+            seq: Number(r.seq),
+            message: JSON.parse(r.message) as ChatMessage,
+          })),
+          state: row.state === null ? undefined : (JSON.parse(row.state) as SessionState),
+        }
+      },
+    )
   }
 
   async append(sessionId: string, write: SessionAppend): Promise<SessionWrite> {
@@ -149,14 +174,20 @@ export class PostgresSessionStore implements SessionStore, FactStore {
         )
       }
       const state =
-        checked.state === undefined ? session.state : checked.state === null ? null : JSON.stringify(checked.state)
-      await client.query(`UPDATE ${p}_sessions SET revision = $2, next_seq = $3, state = $4 WHERE session_id = $1`, [
-        id,
-        session.revision + 1,
-        session.nextSeq + texts.length,
-        state,
-      ])
-      return { revision: session.revision + 1, firstSeq: session.nextSeq, lastSeq: session.nextSeq + texts.length - 1 }
+        checked.state === undefined
+          ? session.state
+          : checked.state === null
+            ? null
+            : JSON.stringify(checked.state)
+      await client.query(
+        `UPDATE ${p}_sessions SET revision = $2, next_seq = $3, state = $4 WHERE session_id = $1`,
+        [id, session.revision + 1, session.nextSeq + texts.length, state],
+      )
+      return {
+        revision: session.revision + 1,
+        firstSeq: session.nextSeq,
+        lastSeq: session.nextSeq + texts.length - 1,
+      }
     })
   }
 
@@ -178,7 +209,10 @@ export class PostgresSessionStore implements SessionStore, FactStore {
         await client.query('ROLLBACK')
         return { revision: session.revision, removed: undefined, rolledBack: true }
       }
-      await client.query(`UPDATE ${p}_sessions SET revision = $2 WHERE session_id = $1`, [id, session.revision + 1])
+      await client.query(`UPDATE ${p}_sessions SET revision = $2 WHERE session_id = $1`, [
+        id,
+        session.revision + 1,
+      ])
       return {
         revision: session.revision + 1,
         removed: { seq: Number(row.seq), message: JSON.parse(row.message) as ChatMessage },
@@ -243,7 +277,10 @@ export class PostgresSessionStore implements SessionStore, FactStore {
     checkId(scope, 'scope', `${WHERE}.forget`)
     checkId(key, 'key', `${WHERE}.forget`)
     return this.#query('forget', scope, async (client) => {
-      const result = await client.query(`DELETE FROM ${this.#prefix}_facts WHERE scope = $1 AND key = $2`, [scope, key])
+      const result = await client.query(`DELETE FROM ${this.#prefix}_facts WHERE scope = $1 AND key = $2`, [
+        scope,
+        key,
+      ])
       return (result.rowCount ?? 0) > 0
     })
   }
@@ -265,7 +302,8 @@ export class PostgresSessionStore implements SessionStore, FactStore {
     )
     const row = rows[0] as { revision: string | number; next_seq: string | number; state: string | null }
     const session = { revision: Number(row.revision), nextSeq: Number(row.next_seq), state: row.state }
-    if (expected !== undefined && session.revision !== expected) throw conflict(id, expected, session.revision)
+    if (expected !== undefined && session.revision !== expected)
+      throw conflict(id, expected, session.revision)
     return session
   }
 
@@ -305,7 +343,11 @@ export class PostgresSessionStore implements SessionStore, FactStore {
     return this.#ready
   }
 
-  async #query<T>(operation: string, id: string, body: (client: PostgresSessionClient) => Promise<T>): Promise<T> {
+  async #query<T>(
+    operation: string,
+    id: string,
+    body: (client: PostgresSessionClient) => Promise<T>,
+  ): Promise<T> {
     let client: PostgresSessionClient | undefined
     try {
       client = await this.pool.connect()

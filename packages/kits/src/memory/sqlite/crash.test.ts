@@ -38,17 +38,26 @@ afterEach(async () => {
   for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true })
 })
 
-function start(config: { file: string; runs: number; idle: boolean; first: number }, onLine: (line: Record<string, unknown>, child: ChildProcess) => void) {
-  const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=@agent-core/source', WORKER, JSON.stringify(config)], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
+function start(
+  config: { file: string; runs: number; idle: boolean; first: number },
+  onLine: (line: Record<string, unknown>, child: ChildProcess) => void,
+) {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', '--conditions=@agent-core/source', WORKER, JSON.stringify(config)],
+    {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  )
   children.add(child)
   let stderr = ''
   child.stderr.on('data', (chunk) => {
     stderr += String(chunk)
   })
-  createInterface({ input: child.stdout }).on('line', (text) => onLine(JSON.parse(text) as Record<string, unknown>, child))
+  createInterface({ input: child.stdout }).on('line', (text) =>
+    onLine(JSON.parse(text) as Record<string, unknown>, child),
+  )
   return new Promise<{ signal: NodeJS.Signals | null; stderr: string }>((resolve) =>
     child.on('close', (_code, signal) => {
       children.delete(child)
@@ -79,8 +88,16 @@ function wholeRuns(snapshot: SessionSnapshot): number[] {
 async function runHere(file: string, n: number) {
   const database = new Database(file)
   const store = createSqliteSessionStore(database)
-  const lookup = defineModelTool({ id: 'lookup', description: 'Looks up', inputSchema: { type: 'object' }, execute: () => 'found' })
-  await runSession(defineAgent({ model: crashModel(), tools: [lookup] }), { session: { store, id: 'chat' }, prompt: `run ${n}` })
+  const lookup = defineModelTool({
+    id: 'lookup',
+    description: 'Looks up',
+    inputSchema: { type: 'object' },
+    execute: () => 'found',
+  })
+  await runSession(defineAgent({ model: crashModel(), tools: [lookup] }), {
+    session: { store, id: 'chat' },
+    prompt: `run ${n}`,
+  })
   const snapshot = await store.read('chat')
   database.close()
   return snapshot

@@ -1,4 +1,10 @@
-import { AgentCoreError, type ChatMessage, describeValue, FieldReader, InvalidInputError } from '@agent-core/core'
+import {
+  AgentCoreError,
+  type ChatMessage,
+  describeValue,
+  FieldReader,
+  InvalidInputError,
+} from '@agent-core/core'
 import {
   type Fact,
   type FactStore,
@@ -104,7 +110,11 @@ export class SqliteSessionStore implements SessionStore, FactStore {
     const fields = new FieldReader(options, 'options', 'options { tablePrefix?, now? }', 'input')
     const prefix = fields.string('tablePrefix') ?? 'agent_core_memory'
     if (!PREFIX_PATTERN.test(prefix))
-      fields.fail('tablePrefix', 'must be a SQL identifier (a letter or underscore, then up to 40 letters, digits or underscores)', prefix)
+      fields.fail(
+        'tablePrefix',
+        'must be a SQL identifier (a letter or underscore, then up to 40 letters, digits or underscores)',
+        prefix,
+      )
     this.#now = fields.func<() => number>('now') ?? Date.now
     fields.done()
     this.database = database
@@ -131,7 +141,8 @@ export class SqliteSessionStore implements SessionStore, FactStore {
     })
     const begin = (sessionId: string, expected: number | undefined): SessionRow => {
       const session = row(sessionId) ?? { revision: 0, next_seq: 1, state: null }
-      if (expected !== undefined && session.revision !== expected) throw conflict(sessionId, expected, session.revision)
+      if (expected !== undefined && session.revision !== expected)
+        throw conflict(sessionId, expected, session.revision)
       return session
     }
     this.#appendTx = database.transaction((sessionId: string, write: CheckedWrite): SessionWrite => {
@@ -169,7 +180,8 @@ export class SqliteSessionStore implements SessionStore, FactStore {
     const id = checkId(sessionId, 'sessionId', `${WHERE}.append`)
     const checked = checkAppend(write, `${WHERE}.append`)
     const texts = checked.messages.map((message) => JSON.stringify(message))
-    const state = checked.state === undefined ? undefined : checked.state === null ? null : JSON.stringify(checked.state)
+    const state =
+      checked.state === undefined ? undefined : checked.state === null ? null : JSON.stringify(checked.state)
     return this.#run('append', id, () =>
       this.#appendTx(id, { messages: texts, expectedRevision: checked.expectedRevision, state }),
     )
@@ -268,7 +280,9 @@ function prepare(database: SqliteSessionDatabase, prefix: string) {
     ) WITHOUT ROWID;
   `)
   return {
-    session: database.prepare(`SELECT revision, next_seq, state FROM ${prefix}_sessions WHERE session_id = ?`),
+    session: database.prepare(
+      `SELECT revision, next_seq, state FROM ${prefix}_sessions WHERE session_id = ?`,
+    ),
     messages: database.prepare(
       `SELECT seq, message FROM ${prefix}_messages WHERE session_id = ? AND seq > ? ORDER BY seq`,
     ),
@@ -286,8 +300,12 @@ function prepare(database: SqliteSessionDatabase, prefix: string) {
       `INSERT INTO ${prefix}_facts (scope, key, value, updated_at_ms) VALUES (?, ?, ?, ?)
        ON CONFLICT (scope, key) DO UPDATE SET value = excluded.value, updated_at_ms = excluded.updated_at_ms`,
     ),
-    getFact: database.prepare(`SELECT key, value, updated_at_ms FROM ${prefix}_facts WHERE scope = ? AND key = ?`),
-    listFacts: database.prepare(`SELECT key, value, updated_at_ms FROM ${prefix}_facts WHERE scope = ? ORDER BY key`),
+    getFact: database.prepare(
+      `SELECT key, value, updated_at_ms FROM ${prefix}_facts WHERE scope = ? AND key = ?`,
+    ),
+    listFacts: database.prepare(
+      `SELECT key, value, updated_at_ms FROM ${prefix}_facts WHERE scope = ? ORDER BY key`,
+    ),
     deleteFact: database.prepare(`DELETE FROM ${prefix}_facts WHERE scope = ? AND key = ?`),
   }
 }

@@ -1,12 +1,7 @@
 import assert from 'node:assert/strict'
 import type { ChatMessage } from '@agent-core/core'
 import { createScriptedModel, defineAgent, defineExternalTool } from '@agent-core/kits/loop'
-import {
-  type FactStore,
-  runSession,
-  SessionConflictError,
-  type SessionStore,
-} from '@agent-core/kits/memory'
+import { type FactStore, runSession, SessionConflictError, type SessionStore } from '@agent-core/kits/memory'
 
 /**
  * What the store factory of {@link describeSessionStoreConformance} hands to each test.
@@ -74,7 +69,13 @@ const assistant = (content: string): ChatMessage => ({ role: 'assistant', conten
 /** Messages of every shape the loop writes, to check they come back as they went in. */
 const EVERY_SHAPE: readonly ChatMessage[] = [
   { role: 'system', content: 'Be brief.' },
-  { role: 'user', content: [{ type: 'text', text: 'What is this?' }, { type: 'image', url: 'https://example.com/a.png' }] },
+  {
+    role: 'user',
+    content: [
+      { type: 'text', text: 'What is this?' },
+      { type: 'image', url: 'https://example.com/a.png' },
+    ],
+  },
   {
     role: 'assistant',
     content: '',
@@ -95,9 +96,16 @@ async function rejectsWith(promise: Promise<unknown>, code: string): Promise<voi
 function contractTests(): Record<string, Test> {
   return {
     'an unknown session reads as empty at revision 0': async ({ store }) => {
-      assert.deepEqual(await store.read('nobody'), { sessionId: 'nobody', revision: 0, messages: [], state: undefined })
+      assert.deepEqual(await store.read('nobody'), {
+        sessionId: 'nobody',
+        revision: 0,
+        messages: [],
+        state: undefined,
+      })
     },
-    'append stores messages of every shape and reads them back in order with growing seqs': async ({ store }) => {
+    'append stores messages of every shape and reads them back in order with growing seqs': async ({
+      store,
+    }) => {
       const write = await store.append('s', { messages: EVERY_SHAPE })
       assert.deepEqual(write, { revision: 1, firstSeq: 1, lastSeq: EVERY_SHAPE.length })
       const snapshot = await store.read('s')
@@ -111,7 +119,9 @@ function contractTests(): Record<string, Test> {
         EVERY_SHAPE.map((_, index) => index + 1),
       )
     },
-    'every write bumps the revision by exactly one; an append of no messages changes only the state': async ({ store }) => {
+    'every write bumps the revision by exactly one; an append of no messages changes only the state': async ({
+      store,
+    }) => {
       await store.append('s', { messages: [user('a')] })
       const write = await store.append('s', { messages: [], state: { usage: { tokens: 5, revision: 2 } } })
       assert.deepEqual(write, { revision: 2, firstSeq: 2, lastSeq: 1 })
@@ -127,13 +137,21 @@ function contractTests(): Record<string, Test> {
       await store.append('s', { messages: [], state: null })
       assert.equal((await store.read('s')).state, undefined)
     },
-    'a write at the wrong revision is refused with SessionConflictError and stores nothing': async ({ store }) => {
+    'a write at the wrong revision is refused with SessionConflictError and stores nothing': async ({
+      store,
+    }) => {
       await store.append('s', { messages: [user('a')], expectedRevision: 0 })
       const before = await store.read('s')
-      await rejectsWith(store.append('s', { messages: [user('b')], expectedRevision: 0, state: null }), 'session-conflict')
+      await rejectsWith(
+        store.append('s', { messages: [user('b')], expectedRevision: 0, state: null }),
+        'session-conflict',
+      )
       await rejectsWith(store.pop('s', { expectedRevision: 5 }), 'session-conflict')
       await rejectsWith(store.clear('s', { expectedRevision: 0 }), 'session-conflict')
-      await rejectsWith(store.append('fresh', { messages: [user('b')], expectedRevision: 1 }), 'session-conflict')
+      await rejectsWith(
+        store.append('fresh', { messages: [user('b')], expectedRevision: 1 }),
+        'session-conflict',
+      )
       assert.deepEqual(await store.read('s'), before)
       assert.equal((await store.read('fresh')).revision, 0)
       try {
@@ -153,7 +171,9 @@ function contractTests(): Record<string, Test> {
       )
       assert.equal(tail.revision, 1)
     },
-    'pop removes the last message; its seq is never reused; an empty session pops nothing': async ({ store }) => {
+    'pop removes the last message; its seq is never reused; an empty session pops nothing': async ({
+      store,
+    }) => {
       assert.deepEqual(await store.pop('s'), { revision: 0, removed: undefined })
       await store.append('s', { messages: [user('1'), assistant('2')] })
       const popped = await store.pop('s', { expectedRevision: 1 })
@@ -167,7 +187,10 @@ function contractTests(): Record<string, Test> {
       assert.deepEqual(await store.pop('s'), { revision: empty.revision, removed: undefined })
     },
     'clear removes messages and state, bumps the revision and never reuses seqs': async ({ store }) => {
-      await store.append('s', { messages: [user('1'), assistant('2')], state: { usage: { tokens: 1, revision: 1 } } })
+      await store.append('s', {
+        messages: [user('1'), assistant('2')],
+        state: { usage: { tokens: 1, revision: 1 } },
+      })
       assert.deepEqual(await store.clear('s', { expectedRevision: 1 }), { revision: 2 })
       assert.deepEqual(await store.read('s'), { sessionId: 's', revision: 2, messages: [], state: undefined })
       assert.equal((await store.append('s', { messages: [user('3')] })).firstSeq, 3)
@@ -189,7 +212,10 @@ function contractTests(): Record<string, Test> {
     },
     'bad input is refused with InvalidInputError and writes nothing': async ({ store }) => {
       await rejectsWith(store.read(''), 'invalid-input')
-      await rejectsWith(store.append('s', { messages: [{ role: 'robot', content: 'x' } as never] }), 'invalid-input')
+      await rejectsWith(
+        store.append('s', { messages: [{ role: 'robot', content: 'x' } as never] }),
+        'invalid-input',
+      )
       await rejectsWith(store.append('s', { messages: 'hi' as never }), 'invalid-input')
       await rejectsWith(store.append('s', { messages: [], expectedRevision: -1 }), 'invalid-input')
       await rejectsWith(store.append('s', { messages: [], expectedRevision: Number.NaN }), 'invalid-input')
@@ -209,13 +235,17 @@ function concurrencyTests(): Record<string, Test> {
       const stores = [harness.store, peer]
       const attempts = await Promise.allSettled(
         Array.from({ length: 8 }, (_, index) =>
-          stores[index % 2]!.append('s', { messages: [assistant(`w${index}`), user(`w${index}`)], expectedRevision: 1 }),
+          stores[index % 2]!.append('s', {
+            messages: [assistant(`w${index}`), user(`w${index}`)],
+            expectedRevision: 1,
+          }),
         ),
       )
       const won = attempts.filter((attempt) => attempt.status === 'fulfilled')
       assert.equal(won.length, 1)
       for (const attempt of attempts)
-        if (attempt.status === 'rejected') assert.equal((attempt.reason as { code?: unknown }).code, 'session-conflict')
+        if (attempt.status === 'rejected')
+          assert.equal((attempt.reason as { code?: unknown }).code, 'session-conflict')
       const snapshot = await peer.read('s')
       assert.equal(snapshot.revision, 2)
       assert.equal(snapshot.messages.length, 3)
@@ -234,9 +264,14 @@ function concurrencyTests(): Record<string, Test> {
       assert.equal(snapshot.revision, 10)
       assert.equal(snapshot.messages.length, 30)
       for (let block = 0; block < 10; block++) {
-        const texts = snapshot.messages.slice(block * 3, block * 3 + 3).map((entry) => String(entry.message.content))
+        const texts = snapshot.messages
+          .slice(block * 3, block * 3 + 3)
+          .map((entry) => String(entry.message.content))
         const owner = texts[0]!.split(':')[0]
-        assert.deepEqual(texts, [0, 1, 2].map((k) => `${owner}:${k}`))
+        assert.deepEqual(
+          texts,
+          [0, 1, 2].map((k) => `${owner}:${k}`),
+        )
       }
       assert.deepEqual(
         writes.map((write) => write.lastSeq - write.firstSeq),
@@ -283,8 +318,13 @@ function factTests(): Record<string, Test> {
 
 function runnerTests(): Record<string, Test> {
   return {
-    'session runs through the store: the second run reads the first, and the session holds both': async ({ store }) => {
-      const model = createScriptedModel([{ text: 'Hi Ada.' }, (request) => ({ text: `You said ${request.messages.length - 1} things before.` })])
+    'session runs through the store: the second run reads the first, and the session holds both': async ({
+      store,
+    }) => {
+      const model = createScriptedModel([
+        { text: 'Hi Ada.' },
+        (request) => ({ text: `You said ${request.messages.length - 1} things before.` }),
+      ])
       const agent = defineAgent({ model })
       const session = { store, id: 'chat' }
       await runSession(agent, { session, prompt: 'I am Ada.' })
@@ -295,30 +335,33 @@ function runnerTests(): Record<string, Test> {
         ['I am Ada.', 'Hi Ada.', 'Who am I?', 'You said 2 things before.'],
       )
     },
-    'a suspended run appends nothing; its resume appends the whole turn once; a second resume is refused': async ({
-      store,
-    }) => {
-      const approve = defineExternalTool({
-        id: 'pay',
-        description: 'Pays',
-        inputSchema: { type: 'object', properties: { amount: { type: 'number' } } },
-      })
-      const model = createScriptedModel([
-        { toolCalls: [{ id: 'c1', name: 'pay', input: { amount: 5 } }] },
-        { text: 'Paid.' },
-      ])
-      const agent = defineAgent({ model, tools: [approve] })
-      const session = { store, id: 'pay' }
-      const first = await runSession(agent, { session, prompt: 'Pay 5', defer: true })
-      assert.equal(first.reason, 'suspended')
-      assert.equal((await store.read('pay')).messages.length, 0)
-      const done = await runSession(agent, { session, resume: true, outcomes: { c1: { type: 'result', toolCallId: 'c1', output: 'ok' } } })
-      assert.equal(done.reason, 'final')
-      const roles = (await store.read('pay')).messages.map((entry) => entry.message.role)
-      assert.deepEqual(roles, ['user', 'assistant', 'tool', 'assistant'])
-      await rejectsWith(runSession(agent, { session, resume: true, outcomes: {} }), 'invalid-state')
-      assert.equal((await store.read('pay')).messages.length, 4)
-    },
+    'a suspended run appends nothing; its resume appends the whole turn once; a second resume is refused':
+      async ({ store }) => {
+        const approve = defineExternalTool({
+          id: 'pay',
+          description: 'Pays',
+          inputSchema: { type: 'object', properties: { amount: { type: 'number' } } },
+        })
+        const model = createScriptedModel([
+          { toolCalls: [{ id: 'c1', name: 'pay', input: { amount: 5 } }] },
+          { text: 'Paid.' },
+        ])
+        const agent = defineAgent({ model, tools: [approve] })
+        const session = { store, id: 'pay' }
+        const first = await runSession(agent, { session, prompt: 'Pay 5', defer: true })
+        assert.equal(first.reason, 'suspended')
+        assert.equal((await store.read('pay')).messages.length, 0)
+        const done = await runSession(agent, {
+          session,
+          resume: true,
+          outcomes: { c1: { type: 'result', toolCallId: 'c1', output: 'ok' } },
+        })
+        assert.equal(done.reason, 'final')
+        const roles = (await store.read('pay')).messages.map((entry) => entry.message.role)
+        assert.deepEqual(roles, ['user', 'assistant', 'tool', 'assistant'])
+        await rejectsWith(runSession(agent, { session, resume: true, outcomes: {} }), 'invalid-state')
+        assert.equal((await store.read('pay')).messages.length, 4)
+      },
   }
 }
 
@@ -353,7 +396,10 @@ export function describeSessionStoreConformance(options: SessionStoreConformance
     for (const [title, body] of Object.entries(tests)) {
       it(title, async () => {
         const harness = await open()
-        assert.ok(harness && typeof harness.store === 'object', 'open() must resolve to { store, openPeer?, close? }')
+        assert.ok(
+          harness && typeof harness.store === 'object',
+          'open() must resolve to { store, openPeer?, close? }',
+        )
         try {
           await body(harness)
         } finally {

@@ -16,7 +16,11 @@ export function crashModel(): ChatModel {
       const usage = { inputTokens: 10, outputTokens: 2, totalTokens: 12 }
       if (last.role === 'user')
         return {
-          message: { role: 'assistant', content: '', toolCalls: [{ id: `call_${n}`, name: 'lookup', arguments: '{}' }] },
+          message: {
+            role: 'assistant',
+            content: '',
+            toolCalls: [{ id: `call_${n}`, name: 'lookup', arguments: '{}' }],
+          },
           finishReason: 'tool-calls',
           usage,
         }

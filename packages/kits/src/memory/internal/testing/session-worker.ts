@@ -33,4 +33,3 @@ for (let run = config.first; config.idle ? run < config.first + config.runs : tr
 }
 process.stdout.write(`${JSON.stringify({ idle: true })}\n`)
 await new Promise(() => setInterval(() => {}, 1000))
-
