@@ -25,10 +25,24 @@ const TARGET = 1.5
 
 function run(n: number, size = 4): ChatMessage[] {
   const messages: ChatMessage[] = [
-    { role: 'user', content: `Question ${n}: what does the report say about the budget for the next quarter?` },
-    { role: 'assistant', content: '', toolCalls: [{ id: `c${n}`, name: 'search', arguments: '{"query":"budget next quarter"}' }] },
-    { role: 'tool', toolCallId: `c${n}`, content: 'The budget grows by 4% to 1.2M, mostly for hiring in support and security.' },
-    { role: 'assistant', content: 'The budget grows by 4% next quarter, to 1.2M; most of it goes to hiring.' },
+    {
+      role: 'user',
+      content: `Question ${n}: what does the report say about the budget for the next quarter?`,
+    },
+    {
+      role: 'assistant',
+      content: '',
+      toolCalls: [{ id: `c${n}`, name: 'search', arguments: '{"query":"budget next quarter"}' }],
+    },
+    {
+      role: 'tool',
+      toolCallId: `c${n}`,
+      content: 'The budget grows by 4% to 1.2M, mostly for hiring in support and security.',
+    },
+    {
+      role: 'assistant',
+      content: 'The budget grows by 4% next quarter, to 1.2M; most of it goes to hiring.',
+    },
   ]
   return Array.from({ length: size }, (_, k) => messages[k % 4]!)
 }
@@ -73,7 +87,10 @@ try {
   ])
   const timed = async (id: string, size = 4) => {
     const start = process.hrtime.bigint()
-    const write = await store.append(id, { messages: run(revisions.get(id)!, size), expectedRevision: revisions.get(id) })
+    const write = await store.append(id, {
+      messages: run(revisions.get(id)!, size),
+      expectedRevision: revisions.get(id),
+    })
     const ms = Number(process.hrtime.bigint() - start) / 1e6
     revisions.set(id, write.revision)
     return ms
@@ -126,7 +143,9 @@ try {
   )
   database.close()
   if (Math.min(...ratios) > TARGET) {
-    console.error(`appending to a ${BIG}-message session costs more than ${TARGET}x appending to a ${SMALL}-message one`)
+    console.error(
+      `appending to a ${BIG}-message session costs more than ${TARGET}x appending to a ${SMALL}-message one`,
+    )
     process.exitCode = 1
   }
 } finally {

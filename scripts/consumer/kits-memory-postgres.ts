@@ -8,7 +8,10 @@ const store = createPostgresSessionStore({
     throw new Error('connect ECONNREFUSED 127.0.0.1:9')
   },
 })
-await assert.rejects(store.read('chat-1'), (error) => AgentCoreError.isInstance(error) && error.code === 'session-store-failed')
+await assert.rejects(
+  store.read('chat-1'),
+  (error) => AgentCoreError.isInstance(error) && error.code === 'session-store-failed',
+)
 assert.throws(
   () => createPostgresSessionStore({ connect: async () => ({}) as never }, { tablePrefix: 'bad name; drop' }),
   (error) => AgentCoreError.isInstance(error),

@@ -15,6 +15,15 @@ await runSession(agent, { session, prompt: 'I am Ada.' })
 const second = await runSession(agent, { session, prompt: 'Who am I?', window: { maxMessages: 10 } })
 assert.equal(second.text, 'You are Ada.')
 assert.equal((await store.read('chat-1')).messages.length, 4)
-assert.equal(selectWindow([{ role: 'user', content: 'a' }, { role: 'user', content: 'b' }], { maxMessages: 1 }).dropped, 1)
+assert.equal(
+  selectWindow(
+    [
+      { role: 'user', content: 'a' },
+      { role: 'user', content: 'b' },
+    ],
+    { maxMessages: 1 },
+  ).dropped,
+  1,
+)
 assert.equal(defineFactTools({ store, scope: () => 'user:1' }).length, 3)
 assert.equal(SessionBusyError.code, 'session-busy')

@@ -19,9 +19,9 @@ import { type SessionRef, type ViewEntry, viewEntries } from './session-view.js'
 import { countWith, defaultTokenEstimate, historyUnits, type TokenEstimator } from './window.js'
 
 /**
- * The model that writes summaries: a core `ChatModel`, a `ModelCalls` binding (`{ models, modelId,
- * timeoutMs }`, whose input is a `ModelRequest` and output the text or a `ModelResponse`) or a plain
- * function of the request. The models kit's `StructuredModel`.
+ * The model that writes summaries: a core `ChatModel`, a `ModelCalls` binding
+ * (`{ models, modelId, timeoutMs }`, whose input is a `ModelRequest` and output the text or a
+ * `ModelResponse`) or a plain function of the request. The models kit's `StructuredModel`.
  * @example
  * ```ts
  * import type { Summarizer } from '@agent-core/kits/memory'
