@@ -289,3 +289,67 @@ describe('concurrent runs on one session (property)', () => {
     )
   })
 })
+
+describe('concurrent runs on one session through two SQLite connections (property)', () => {
+  it('never interleave across connections: a run is stored whole or refused with SessionConflictError', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'memory-prop-'))
+    folders.push(folder)
+    let round = 0
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(
+          fc.record({ delay: fc.integer({ min: 0, max: 6 }), connection: fc.integer({ min: 0, max: 1 }) }),
+          {
+            minLength: 2,
+            maxLength: 5,
+          },
+        ),
+        async (runs) => {
+          round += 1
+          const file = join(folder, `chat-${round}.db`)
+          const databases = [new Database(file), new Database(file)]
+          for (const database of databases) database.pragma('journal_mode = WAL')
+          const stores = databases.map((database) => createSqliteSessionStore(database))
+          try {
+            const outcomes = await Promise.all(
+              runs.map((run, index) => {
+                const model = createScriptedModel([
+                  async () => {
+                    await new Promise((resolve) => setTimeout(resolve, run.delay))
+                    return { text: `done ${index}` }
+                  },
+                ])
+                return runSession(defineAgent({ model }), {
+                  session: { store: stores[run.connection]!, id: 's' },
+                  prompt: `run ${index}`,
+                }).then(
+                  () => true,
+                  (error: unknown) => {
+                    expect(SessionConflictError.isInstance(error)).toBe(true)
+                    return false
+                  },
+                )
+              }),
+            )
+            const messages = (await stores[0]!.read('s')).messages.map((entry) =>
+              String(entry.message.content),
+            )
+            const stored: number[] = []
+            for (let at = 0; at < messages.length; at += 2) {
+              const index = Number(messages[at]!.replace('run ', ''))
+              expect(messages[at + 1]).toBe(`done ${index}`)
+              stored.push(index)
+            }
+            expect([...stored].sort((a, b) => a - b)).toEqual(
+              runs.flatMap((_, index) => (outcomes[index] ? [index] : [])),
+            )
+            expect(stored.length).toBeGreaterThan(0)
+          } finally {
+            for (const database of databases) database.close()
+          }
+        },
+      ),
+      { numRuns: 25 },
+    )
+  })
+})

@@ -157,3 +157,20 @@ export function assertStoreObject(value: unknown, field: string, where: string):
 export function copyJson<T>(value: T): T {
   return JSON.parse(JSON.stringify(value)) as T
 }
+
+const PREFIX_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,40}$/
+
+/** The options both database stores take: a table prefix and the facts' clock. */
+export function readTableOptions(options: unknown): { readonly prefix: string; readonly now: () => number } {
+  const fields = new FieldReader(options, 'options', 'options { tablePrefix?, now? }', 'input')
+  const prefix = fields.string('tablePrefix') ?? 'agent_core_memory'
+  if (!PREFIX_PATTERN.test(prefix))
+    fields.fail(
+      'tablePrefix',
+      'must be a SQL identifier (a letter or underscore, then up to 40 letters, digits or underscores)',
+      prefix,
+    )
+  const now = fields.func<() => number>('now') ?? Date.now
+  fields.done()
+  return { prefix, now }
+}

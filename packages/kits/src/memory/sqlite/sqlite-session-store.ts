@@ -1,10 +1,4 @@
-import {
-  AgentCoreError,
-  type ChatMessage,
-  describeValue,
-  FieldReader,
-  InvalidInputError,
-} from '@agent-core/core'
+import { AgentCoreError, type ChatMessage, describeValue, InvalidInputError } from '@agent-core/core'
 import {
   type Fact,
   type FactStore,
@@ -27,6 +21,7 @@ import {
   checkId,
   checkWriteOptions,
   conflict,
+  readTableOptions,
 } from '../internal/checks.js'
 
 /**
@@ -57,7 +52,6 @@ export interface SqliteSessionStoreOptions {
   readonly now?: (() => number) | undefined
 }
 
-const PREFIX_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,40}$/
 const WHERE = 'SqliteSessionStore'
 
 interface SessionRow {
@@ -107,16 +101,8 @@ export class SqliteSessionStore implements SessionStore, FactStore {
         { details: { field: 'database', received: describeValue(database) } },
       )
     }
-    const fields = new FieldReader(options, 'options', 'options { tablePrefix?, now? }', 'input')
-    const prefix = fields.string('tablePrefix') ?? 'agent_core_memory'
-    if (!PREFIX_PATTERN.test(prefix))
-      fields.fail(
-        'tablePrefix',
-        'must be a SQL identifier (a letter or underscore, then up to 40 letters, digits or underscores)',
-        prefix,
-      )
-    this.#now = fields.func<() => number>('now') ?? Date.now
-    fields.done()
+    const { prefix, now } = readTableOptions(options)
+    this.#now = now
     this.database = database
     try {
       this.#sql = prepare(database, prefix)
