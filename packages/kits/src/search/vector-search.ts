@@ -25,6 +25,7 @@ import {
   RecordWriter,
 } from './internal/snapshot-stream.js'
 import { RankedSlots, topK } from './internal/top-k.js'
+import { allocateVectors, kernelScores } from './internal/vector-kernel.js'
 import { scoreAll, writeNormalized } from './internal/vector-math.js'
 import type { JsonData } from './json-data.js'
 import { SearchLimitError } from './search-errors.js'
@@ -145,8 +146,11 @@ const VECTOR_ENGINE: VectorSearchSnapshot['engine'] = 'agent-core/flat-cosine-f3
  * embedding vectors.
  *
  * Vectors are normalized on upsert and kept in one contiguous `Float32Array`; a search scores every
- * vector with an unrolled dot-product loop and selects the top `limit` with a heap, so it is exact (no
- * approximate index) and fast up to a few hundred thousand vectors. Ties are broken by id, ascending.
+ * vector and selects the top `limit` with a heap, so it is exact (no approximate index) and fast up to a
+ * few hundred thousand vectors. Ties are broken by id, ascending. When the dimension is a multiple of 8
+ * and the runtime has WebAssembly SIMD, larger indexes are scored by a small WebAssembly kernel that
+ * computes the same float64 sums in the same order as the JavaScript loop, so the scores are the same
+ * bit for bit, only faster.
  *
  * Documents must be plain data (strings, finite numbers, booleans, null, arrays, plain objects): they
  * are copied on upsert, each hit and each `filter`/`groupBy` call gets its own copy, and snapshots
@@ -200,7 +204,7 @@ export class VectorSearch<Document extends object = Record<string, unknown>> {
       dimensions: this.dimensions,
       idField,
     })
-    this.#vectors = new Float32Array(16 * this.dimensions)
+    this.#vectors = allocateVectors(16 * this.dimensions, this.dimensions)
     this.#query = new Float32Array(this.dimensions)
   }
 
@@ -347,10 +351,15 @@ export class VectorSearch<Document extends object = Record<string, unknown>> {
     if (minScore !== undefined) assertFiniteNumber(minScore, 'request.minScore')
     const count = this.#ids.length
     if (limit === 0 || count === 0) return []
-    if (!nested && this.#scores.length < count)
-      this.#scores = new Float64Array(this.#vectors.length / this.dimensions)
-    const scores = nested ? new Float64Array(count) : this.#scores
-    scoreAll(this.#vectors, count, this.dimensions, query, scores)
+    // The WebAssembly kernel's scores are its own buffer, which a nested search would overwrite: a
+    // nested search takes the JavaScript loop (the same scores, bit for bit) into an array of its own.
+    let scores = nested ? undefined : kernelScores(this.#vectors, count, this.dimensions, query)
+    if (scores === undefined) {
+      if (!nested && this.#scores.length < count)
+        this.#scores = new Float64Array(this.#vectors.length / this.dimensions)
+      scores = nested ? new Float64Array(count) : this.#scores
+      scoreAll(this.#vectors, count, this.dimensions, query, scores)
+    }
     const floor = minScore ?? Number.NEGATIVE_INFINITY
     if (filter === undefined && groupBy === undefined) {
       return topK(scores, this.#ids, count, limit, floor).map((slot) => this.#hit(slot, scores))
@@ -659,7 +668,7 @@ export class VectorSearch<Document extends object = Record<string, unknown>> {
 
   #emptyState(count: number): VectorState {
     return {
-      vectors: new Float32Array(Math.max(16, count) * this.dimensions),
+      vectors: allocateVectors(Math.max(16, count) * this.dimensions, this.dimensions),
       ids: new Array(count),
       documents: new Array(count),
       nonJson: new Set(),
@@ -751,8 +760,9 @@ export class VectorSearch<Document extends object = Record<string, unknown>> {
     const needed = count * this.dimensions
     if (needed <= this.#vectors.length) return
     this.#checkCapacity(count, 'VectorSearch upsert')
-    const grown = new Float32Array(
+    const grown = allocateVectors(
       Math.min(MAX_FLOATS - (MAX_FLOATS % this.dimensions), Math.max(needed, this.#vectors.length * 2)),
+      this.dimensions,
     )
     grown.set(this.#vectors)
     this.#vectors = grown
