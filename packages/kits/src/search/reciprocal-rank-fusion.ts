@@ -340,7 +340,7 @@ function sortSlots(
   let maxRank = 0
   for (let s = 0; s < count; s++) if (bestRanks[s]! > maxRank) maxRank = bestRanks[s]!
   const rankStart = new Int32Array(maxRank + 2)
-  for (let s = 0; s < count; s++) rankStart[bestRanks[s]! + 1]++
+  for (let s = 0; s < count; s++) rankStart[bestRanks[s]! + 1]!++
   for (let r = 1; r <= maxRank; r++) rankStart[r + 1] = rankStart[r + 1]! + rankStart[r]!
   let high = new Uint32Array(count)
   let lowWords = new Uint32Array(count)
@@ -352,12 +352,12 @@ function sortSlots(
     const lo = words[2 * s + low]!
     high[at] = hi
     lowWords[at] = lo
-    histogram[lo & 2047]++
-    histogram[2048 + ((lo >>> 11) & 2047)]++
-    histogram[4096 + (lo >>> 22)]++
-    histogram[6144 + (hi & 2047)]++
-    histogram[8192 + ((hi >>> 11) & 2047)]++
-    histogram[10240 + (hi >>> 22)]++
+    histogram[lo & 2047]!++
+    histogram[2048 + ((lo >>> 11) & 2047)]!++
+    histogram[4096 + (lo >>> 22)]!++
+    histogram[6144 + (hi & 2047)]!++
+    histogram[8192 + ((hi >>> 11) & 2047)]!++
+    histogram[10240 + (hi >>> 22)]!++
   }
   let nextOrder = new Int32Array(count)
   let nextHigh = new Uint32Array(count)
