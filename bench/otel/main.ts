@@ -82,52 +82,7 @@ const spansOnly = createOtelSink({ api: otel, tracerProvider: batch, spanEvents:
 const tracer = batch.getTracer('floor')
 const PHASES = ['select', 'protocol', 'inspect', 'authorize', 'execute', 'complete', 'render', 'finalize']
 
-/** One turn's spans and events, made directly on the SDK with the attributes the sink would give them. */
-function sdkTurn(): void {
-  const turn = tracer.startSpan('turn', { attributes: { 'agent_core.turn.number': 1 } })
-  const context = otel.trace.setSpan(otel.ROOT_CONTEXT, turn)
-  const call = tracer.startSpan(
-    'chat scripted',
-    {
-      attributes: {
-        'gen_ai.operation.name': 'chat',
-        'gen_ai.request.model': 'scripted',
-        'agent_core.turn.number': 1,
-      },
-    },
-    context,
-  )
-  call.setAttributes({
-    'agent_core.outcome': 'ok',
-    'gen_ai.response.finish_reasons': ['tool_calls'],
-    'gen_ai.usage.input_tokens': 3,
-    'gen_ai.usage.output_tokens': 3,
-    'agent_core.usage.total_tokens': 6,
-  })
-  call.end()
-  const tool = tracer.startSpan(
-    'execute_tool noop',
-    {
-      attributes: {
-        'gen_ai.operation.name': 'execute_tool',
-        'gen_ai.tool.type': 'function',
-        'gen_ai.tool.name': 'noop',
-        'gen_ai.tool.call.id': 'call_1',
-        'agent_core.tool.invocation_id': 'inv_1',
-        'agent_core.tool.resumed': false,
-      },
-    },
-    context,
-  )
-  for (const phase of PHASES) tool.addEvent('phase-enter', { 'agent_core.phase': phase })
-  for (const kind of ['tool-invocation-start', 'tool-invocation-finish', 'phase-enter']) {
-    tool.addEvent(kind, { 'agent_core.tool_id': 'noop', 'agent_core.invocation_id': 'inv_1' })
-  }
-  tool.setAttributes({ 'agent_core.outcome': 'ok', 'agent_core.tool.status': 'completed' })
-  tool.end()
-  turn.setAttributes({ 'agent_core.outcome': 'ok', 'agent_core.turn.tool_calls': 1 })
-  turn.end()
-}
+/** The attributes the sink gives each span of a turn, fixed (for `sdk floor` and `sdk direct`). */
 const RUN_START = { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.request.model': 'scripted' }
 const RUN_END = { 'agent_core.outcome': 'ok', 'agent_core.run.turns': TURNS }
 const TURN_START = { 'agent_core.turn.number': 1 }
@@ -154,6 +109,24 @@ const TOOL_START = {
 }
 const TOOL_END = { 'agent_core.outcome': 'ok', 'agent_core.tool.status': 'completed' }
 const PHASE_EVENT = { 'agent_core.phase': 'execute' }
+
+/** One turn's spans and events, made directly on the SDK with the attributes the sink would give them. */
+function sdkTurn(): void {
+  const turn = tracer.startSpan('turn', { attributes: TURN_START })
+  const context = otel.trace.setSpan(otel.ROOT_CONTEXT, turn)
+  const call = tracer.startSpan('chat scripted', { attributes: CALL_START }, context)
+  call.setAttributes(CALL_END)
+  call.end()
+  const tool = tracer.startSpan('execute_tool noop', { attributes: TOOL_START }, context)
+  for (const phase of PHASES) tool.addEvent('phase-enter', { 'agent_core.phase': phase })
+  for (const kind of ['tool-invocation-start', 'tool-invocation-finish', 'phase-enter']) {
+    tool.addEvent(kind, { 'agent_core.tool_id': 'noop', 'agent_core.invocation_id': 'inv_1' })
+  }
+  tool.setAttributes(TOOL_END)
+  tool.end()
+  turn.setAttributes(TURN_END)
+  turn.end()
+}
 const STARTS: Record<string, readonly [string, otel.Attributes, otel.Attributes]> = {
   'run-start': ['invoke_agent scripted', RUN_START, RUN_END],
   'turn-start': ['turn', TURN_START, TURN_END],
