@@ -16,7 +16,13 @@ import {
 } from './internal/checks.js'
 import { configurationFingerprint } from './internal/fingerprint.js'
 import { base64ToFloat32, float32ToBase64 } from './internal/float32-base64.js'
-import { cloneIndexData, copyIndexData, firstNonJsonPath, notJsonError } from './internal/index-data.js'
+import {
+  adoptParsedIndexData,
+  cloneIndexData,
+  copyIndexData,
+  firstNonJsonPath,
+  notJsonError,
+} from './internal/index-data.js'
 import {
   CorruptStream,
   isByteSource,
@@ -595,7 +601,8 @@ export class VectorSearch<Document extends object = Record<string, unknown>> {
           for (const line of record.lines) {
             if (documents >= count)
               throw new CorruptStream('it holds more documents than its header announces')
-            this.#restoreDocument(state, line, documents++)
+            // Parsed from the stream just now: adopted, not copied.
+            this.#restoreDocument(state, line, documents++, true)
           }
         } else if (record.type !== RECORD.FLOATS) throw new CorruptStream('it has an unexpected record')
       }
@@ -681,12 +688,13 @@ export class VectorSearch<Document extends object = Record<string, unknown>> {
     let id: string
     try {
       id = readDocumentId(document, this.idField, `snapshot.documents[${i}]`)
-      if (parsed) state.documents[i] = document
-      else {
-        const copy = copyIndexData(document, `snapshot document "${id}"`, `snapshot.documents[${i}]`)
-        state.documents[i] = copy.value
-        if (!copy.json) state.nonJson.add(id)
-      }
+      const copy = (parsed ? adoptParsedIndexData : copyIndexData)(
+        document,
+        `snapshot document "${id}"`,
+        `snapshot.documents[${i}]`,
+      )
+      state.documents[i] = copy.value
+      if (!copy.json) state.nonJson.add(id)
     } catch (error) {
       throw this.#restoreError(
         `document ${i} is not valid (${(error as Error).message})`,
