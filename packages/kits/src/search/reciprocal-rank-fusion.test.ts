@@ -78,6 +78,103 @@ describe('reciprocalRankFusion', () => {
     )
   })
 
+  it('equals the formula, tie order included, for long lists with many ties (property)', () => {
+    // Long lists over a small universe, equal or doubled weights and integer-friendly k: many ids share a
+    // score (the same ranks in other lists), which the linear sort must order by best rank, then id.
+    const universe = fc.constantFrom(
+      ...Array.from({ length: 40 }, (_, i) => `id-${i}`),
+      'ü',
+      '\u{1F600}',
+      '\uFFFF',
+      'Z',
+      'a',
+    )
+    const longRanking = (sourceId: string) =>
+      fc.record({
+        sourceId: fc.constant(sourceId),
+        hits: fc.uniqueArray(universe, { maxLength: 45 }).map((ids) => ids.map((id) => ({ id }))),
+        weight: fc.option(fc.constantFrom(1, 2), { nil: undefined }),
+      })
+    fc.assert(
+      fc.property(
+        fc
+          .array(fc.nat(), { minLength: 1, maxLength: 12 })
+          .chain((seeds) => fc.tuple(...seeds.map((_, i) => longRanking(`s${i}`)))),
+        fc.constantFrom(0, 1, 60),
+        fc.option(fc.integer({ min: 1, max: 50 }), { nil: undefined }),
+        fc.option(fc.integer({ min: 0, max: 60 }), { nil: undefined }),
+        (lists, k, rankWindow, limit) => {
+          const actual = reciprocalRankFusion(lists, { k, rankWindow, limit })
+          const expected = formula(lists, k, rankWindow ?? Number.POSITIVE_INFINITY).slice(0, limit)
+          expect(
+            actual.map(({ id, score, rank, contributions }) => ({
+              id,
+              score,
+              rank,
+              contributions: contributions.map(({ hit: _hit, ...rest }) => rest),
+            })),
+          ).toEqual(expected)
+          for (const fused of actual) {
+            for (const c of fused.contributions) {
+              expect(c.hit).toBe(lists.find((l) => l.sourceId === c.sourceId)!.hits[c.rank - 1])
+            }
+          }
+        },
+      ),
+      { numRuns: 300 },
+    )
+  })
+
+  it('orders a large tie by id in UTF-16 code-unit order', () => {
+    // 2,000 lists of one id each: every id scores 1 / 61 with best rank 1.
+    const ids = Array.from({ length: 2000 }, (_, i) => `${String.fromCodePoint(0x1f600 + (i % 7))}${i}`)
+    ids.push('\uFFFF', 'z', 'A')
+    const fused = reciprocalRankFusion(ids.map((id, i) => ({ sourceId: `s${i}`, hits: [{ id }] })))
+    const sorted = [...ids].sort()
+    expect(fused.map((f) => f.id)).toEqual(sorted)
+    expect(new Set(fused.map((f) => f.score))).toEqual(new Set([1 / 61]))
+  })
+
+  it('scores large fusions exactly like the formula (100 lists of 1,000 over 3,000 ids)', () => {
+    let seed = 7
+    const next = () => {
+      seed = (seed * 1103515245 + 12345) % 2147483648
+      return seed / 2147483648
+    }
+    const lists: Ranking[] = Array.from({ length: 100 }, (_, l) => {
+      const pool = Array.from({ length: 3000 }, (_, i) => i)
+      for (let i = 0; i < 1000; i++) {
+        const j = i + Math.floor(next() * (3000 - i))
+        ;[pool[i], pool[j]] = [pool[j]!, pool[i]!]
+      }
+      return {
+        sourceId: `s${l}`,
+        hits: pool.slice(0, 1000).map((i) => ({ id: `doc-${i}` })),
+        weight: 1 + (l % 3),
+      }
+    })
+    const fused = reciprocalRankFusion(lists, { k: 10 })
+    // The reference model, written with Maps so that it finishes quickly at this size.
+    const rows = new Map<string, { score: number; best: number; sources: string[] }>()
+    for (const list of lists) {
+      list.hits.forEach((hit, i) => {
+        const row = rows.get(hit.id) ?? { score: 0, best: Number.POSITIVE_INFINITY, sources: [] }
+        row.score += (list.weight ?? 1) / (10 + i + 1)
+        row.best = Math.min(row.best, i + 1)
+        row.sources.push(list.sourceId)
+        rows.set(hit.id, row)
+      })
+    }
+    const expected = [...rows].sort(
+      ([ia, a], [ib, b]) => b.score - a.score || a.best - b.best || (ia < ib ? -1 : 1),
+    )
+    expect(fused.map((f) => [f.id, f.score])).toEqual(expected.map(([id, r]) => [id, r.score]))
+    expect(fused.map((f) => f.contributions.map((c) => c.sourceId))).toEqual(
+      expected.map(([, r]) => r.sources),
+    )
+    expect(reciprocalRankFusion(lists, { k: 10, limit: 25 })).toEqual(fused.slice(0, 25))
+  })
+
   it('orders equal scores by best rank, then id', () => {
     // x and y both score 1/61 + 1/62; z scores the same from ranks 1 and 2 in other lists.
     const fused = reciprocalRankFusion([

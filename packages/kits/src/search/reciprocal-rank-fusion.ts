@@ -108,7 +108,8 @@ export interface FusedRank<Item extends RankedItem = RankedItem> {
  *
  * Order: higher fused score first; on equal scores, the id with the better (smaller) best rank in any
  * list first; then ids in ascending UTF-16 code-unit order. The result is fully deterministic. The work
- * is linear in the number of input hits, plus sorting the distinct ids (or a heap of `limit` entries).
+ * is linear in the number of input hits: one Map lookup per hit, a radix sort of the distinct ids (or a
+ * heap of `limit` entries), and one object per returned contribution.
  *
  * @throws InvalidInputError on bad lists, ids, weights or options, or an id repeated within one list
  * @throws DuplicateIdError when two lists share a sourceId
@@ -188,18 +189,16 @@ function fuse<Item extends RankedItem>(
     total += Math.min(hits.length, window)
   }
 
-  // Struct-of-arrays accumulation: one slot per distinct id, one node per (list, rank) contribution,
-  // chained per slot in list order. No object is allocated per input hit.
+  // Struct-of-arrays accumulation: one slot per distinct id (its score, best rank, number of
+  // contributions and the last list it occurred in), one node per (list, rank) naming its slot. No object
+  // is allocated per input hit, and the hot loop makes one Map lookup per hit (plus one insert per id).
   const slotOf = new Map<string, number>()
   const ids: string[] = []
   const scores = new Float64Array(total)
   const bestRanks = new Int32Array(total)
+  const counts = new Int32Array(total)
   const lastList = new Int32Array(total)
-  const firstNode = new Int32Array(total)
-  const lastNode = new Int32Array(total)
-  const nodeList = new Int32Array(total)
-  const nodeRank = new Int32Array(total)
-  const nodeNext = new Int32Array(total)
+  const nodeSlot = new Int32Array(total)
   let node = 0
   for (let l = 0; l < lists.length; l++) {
     const { sourceId, hits } = lists[l]!
@@ -223,68 +222,199 @@ function fuse<Item extends RankedItem>(
         ids.push(id)
         scores[slot] = contribution
         bestRanks[slot] = rank
-        firstNode[slot] = node
+        counts[slot] = 1
       } else {
-        if (lastList[slot] === l) {
-          const first = nodeRank[lastNode[slot]!]!
-          throw new InvalidInputError(
-            `reciprocalRankFusion list "${sourceId}" has the id "${id}" at ranks ${first} and ${rank}. A ranking lists each id once: keep its best rank and drop the rest.`,
-            {
-              details: {
-                field: `lists[${l}].hits[${i}].id`,
-                received: describeValue(id),
-                ranks: [first, rank],
-              },
-            },
-          )
-        }
+        if (lastList[slot] === l) throw repeatedId(hits, l, sourceId, id, rank)
+        // Added in list order, like the reference formula: the sums are bit-for-bit reproducible.
         scores[slot] = scores[slot]! + contribution
+        // Ranks only grow within a list, and an earlier list may have had it better.
         if (rank < bestRanks[slot]!) bestRanks[slot] = rank
-        nodeNext[lastNode[slot]!] = node
+        counts[slot] = counts[slot]! + 1
       }
       lastList[slot] = l
-      lastNode[slot] = node
-      nodeList[node] = l
-      nodeRank[node] = rank
-      nodeNext[node] = -1
-      node++
+      nodeSlot[node++] = slot
     }
   }
 
-  const order = (a: number, b: number): number => {
-    const sa = scores[a]!
-    const sb = scores[b]!
-    if (sa !== sb) return sb - sa
-    const ra = bestRanks[a]!
-    const rb = bestRanks[b]!
-    if (ra !== rb) return ra - rb
-    const ia = ids[a]!
-    const ib = ids[b]!
-    return ia < ib ? -1 : ia > ib ? 1 : 0
-  }
   const count = ids.length
   const selected =
-    limit < count ? selectBest(count, limit, order) : Array.from({ length: count }, (_, i) => i).sort(order)
+    limit < count
+      ? selectBest(count, limit, (a, b) => compareSlots(a, b, scores, bestRanks, ids))
+      : sortSlots(count, scores, bestRanks, ids)
+
+  // The selected slots' fused ranks, with room for their contributions, which one walk over the lists
+  // then fills: each contribution object is made from the hit being read, and each row ends up in list
+  // order. counts[slot] counts down to 0 and fills its row from the end, so that walk goes backwards.
   const out: FusedRank<Item>[] = new Array(selected.length)
-  for (let i = 0; i < selected.length; i++) {
-    const slot = selected[i]!
-    const contributions: RankContribution<Item>[] = []
-    for (let n = firstNode[slot]!; n !== -1; n = nodeNext[n]!) {
-      const l = nodeList[n]!
-      const rank = nodeRank[n]!
-      const list = lists[l]!
-      const weight = weights[l]!
-      contributions.push({
-        sourceId: list.sourceId,
+  const rows: RankContribution<Item>[][] = new Array(selected.length)
+  const position = new Int32Array(count).fill(-1)
+  for (let p = 0; p < selected.length; p++) {
+    const slot = selected[p]!
+    const contributions: RankContribution<Item>[] = new Array(counts[slot]!)
+    rows[p] = contributions
+    position[slot] = p
+    out[p] = { id: ids[slot]!, score: scores[slot]!, rank: p + 1, contributions }
+  }
+  for (let l = lists.length - 1; l >= 0; l--) {
+    const { sourceId, hits } = lists[l]!
+    const weight = weights[l]!
+    for (let i = Math.min(hits.length, window) - 1; i >= 0; i--) {
+      const slot = nodeSlot[--node]!
+      const p = position[slot]!
+      if (p < 0) continue
+      const rank = i + 1
+      rows[p]![(counts[slot] = counts[slot]! - 1)] = {
+        sourceId,
         rank,
         weight,
         contribution: weight / (k + rank),
-        hit: list.hits[rank - 1]!,
-      })
+        hit: hits[i]!,
+      }
     }
-    out[i] = { id: ids[slot]!, score: scores[slot]!, rank: i + 1, contributions }
   }
   return out
+}
+
+function repeatedId(
+  hits: readonly RankedItem[],
+  l: number,
+  sourceId: string,
+  id: string,
+  rank: number,
+): InvalidInputError {
+  const first = hits.findIndex((hit) => hit.id === id) + 1
+  return new InvalidInputError(
+    `reciprocalRankFusion list "${sourceId}" has the id "${id}" at ranks ${first} and ${rank}. A ranking lists each id once: keep its best rank and drop the rest.`,
+    {
+      details: {
+        field: `lists[${l}].hits[${rank - 1}].id`,
+        received: describeValue(id),
+        ranks: [first, rank],
+      },
+    },
+  )
+}
+
+/** The documented order: higher score, then better (smaller) best rank, then id by UTF-16 code units. */
+function compareSlots(
+  a: number,
+  b: number,
+  scores: Float64Array,
+  bestRanks: Int32Array,
+  ids: readonly string[],
+): number {
+  const sa = scores[a]!
+  const sb = scores[b]!
+  if (sa !== sb) return sa > sb ? -1 : 1
+  const ra = bestRanks[a]!
+  const rb = bestRanks[b]!
+  if (ra !== rb) return ra - rb
+  const ia = ids[a]!
+  const ib = ids[b]!
+  return ia < ib ? -1 : ia > ib ? 1 : 0
+}
+
+/** Which 32-bit word of a float64 holds its sign, exponent and high mantissa bits on this platform. */
+const HIGH_WORD = new Uint32Array(new Float64Array([1]).buffer)[1] === 0x3ff00000 ? 1 : 0
+
+/**
+ * Slots 0..count-1 in the documented order, in linear time. A counting sort on the best rank
+ * (ascending; ranks are at most the longest list's length), then a stable least-significant-digit radix
+ * sort on the score's 64 bits (descending) in six digits of 11, 11 and 10 bits per 32-bit word, each pass
+ * moving the keys along with the slots so that it reads them in order; a digit that all slots share is
+ * skipped. Scores are sums of positive terms (at least +0, never NaN), whose IEEE 754 bit patterns order
+ * like the numbers. Slots left equal on both keys (a run of ties) are then ordered by id; a run is no
+ * longer than the number of ways the lists can produce the same score, so that step stays linear in
+ * practice.
+ */
+function sortSlots(
+  count: number,
+  scores: Float64Array,
+  bestRanks: Int32Array,
+  ids: readonly string[],
+): Int32Array {
+  let order = new Int32Array(count)
+  if (count < 2) return order
+  const words = new Uint32Array(scores.buffer, scores.byteOffset, 2 * count)
+  const low = 1 - HIGH_WORD
+  let maxRank = 0
+  for (let s = 0; s < count; s++) if (bestRanks[s]! > maxRank) maxRank = bestRanks[s]!
+  const rankStart = new Int32Array(maxRank + 2)
+  for (let s = 0; s < count; s++) rankStart[bestRanks[s]! + 1]!++
+  for (let r = 1; r <= maxRank; r++) rankStart[r + 1] = rankStart[r + 1]! + rankStart[r]!
+  let high = new Uint32Array(count)
+  let lowWords = new Uint32Array(count)
+  const histogram = new Int32Array(6 * 2048)
+  for (let s = 0; s < count; s++) {
+    const at = rankStart[bestRanks[s]!]!++
+    order[at] = s
+    const hi = words[2 * s + HIGH_WORD]!
+    const lo = words[2 * s + low]!
+    high[at] = hi
+    lowWords[at] = lo
+    histogram[lo & 2047]!++
+    histogram[2048 + ((lo >>> 11) & 2047)]!++
+    histogram[4096 + (lo >>> 22)]!++
+    histogram[6144 + (hi & 2047)]!++
+    histogram[8192 + ((hi >>> 11) & 2047)]!++
+    histogram[10240 + (hi >>> 22)]!++
+  }
+  let nextOrder = new Int32Array(count)
+  let nextHigh = new Uint32Array(count)
+  let nextLow = new Uint32Array(count)
+  const offsets = new Int32Array(2048)
+  for (let digit = 0; digit < 6; digit++) {
+    const base = digit * 2048
+    let at = 0
+    let shared = false
+    for (let b = 2047; b >= 0; b--) {
+      const c = histogram[base + b]!
+      if (c === count) {
+        shared = true
+        break
+      }
+      offsets[b] = at
+      at += c
+    }
+    if (shared) continue
+    const shift = (digit % 3) * 11
+    if (digit < 3) {
+      for (let i = 0; i < count; i++) {
+        const to = offsets[(lowWords[i]! >>> shift) & 2047]!++
+        nextOrder[to] = order[i]!
+        nextHigh[to] = high[i]!
+        nextLow[to] = lowWords[i]!
+      }
+      const t = lowWords
+      lowWords = nextLow
+      nextLow = t
+    } else {
+      for (let i = 0; i < count; i++) {
+        const to = offsets[(high[i]! >>> shift) & 2047]!++
+        nextOrder[to] = order[i]!
+        nextHigh[to] = high[i]!
+      }
+    }
+    const a = order
+    order = nextOrder
+    nextOrder = a
+    const b = high
+    high = nextHigh
+    nextHigh = b
+  }
+  for (let i = 0; i < count; ) {
+    const first = order[i]!
+    const score = scores[first]!
+    const rank = bestRanks[first]!
+    let j = i + 1
+    while (j < count && scores[order[j]!] === score && bestRanks[order[j]!] === rank) j++
+    if (j - i > 1) {
+      const run = Array.from(order.subarray(i, j)).sort((a, b) => (ids[a]! < ids[b]! ? -1 : 1))
+      order.set(run, i)
+    }
+    i = j
+  }
+  return order
 }
 
 /** The best `limit` of slots 0..count-1 under `order`, best first, with a worst-first heap of `limit`. */

@@ -70,6 +70,30 @@ export function copyIndexData(value: unknown, what: string, path: string): Index
   return { value: structuredClone(value), json: false }
 }
 
+/**
+ * {@link copyIndexData} for a value that `JSON.parse` made just now and nobody else holds: such a value is
+ * JSON data already, so it is adopted as it is, without a copy, unless it is nested too deeply, which
+ * only the copy (and its error) handles. The outcome is the one {@link copyIndexData} would give.
+ */
+export function adoptParsedIndexData(value: unknown, what: string, path: string): IndexDataCopy {
+  if (nestedBelowLimit(value, 0)) return { value: value as JsonData, json: true }
+  return copyIndexData(value, what, path)
+}
+
+/** True when no array or object in `value` (a JSON.parse result) sits at depth MAX_DEPTH or deeper. */
+function nestedBelowLimit(value: unknown, depth: number): boolean {
+  if (typeof value !== 'object' || value === null) return true
+  if (depth >= MAX_DEPTH) return false
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (!nestedBelowLimit(value[i], depth + 1)) return false
+    return true
+  }
+  for (const key in value) {
+    if (!nestedBelowLimit((value as Record<string, unknown>)[key], depth + 1)) return false
+  }
+  return true
+}
+
 function copyJson(value: unknown, depth: number): JsonData {
   switch (typeof value) {
     case 'string':
