@@ -12,7 +12,7 @@ import {
   type OperationContextInit,
   type ToolChoice,
 } from '@agent-core/core'
-import type { ModelTool } from '@agent-core/core/tools'
+import { type ModelTool, modelToolSchemas } from '@agent-core/core/tools'
 import {
   type DecisionKey,
   type JsonValue,
@@ -489,7 +489,12 @@ function compile(definition: unknown): { compiled: CompiledAgent; tools: readonl
     })
   }
   const toolSpecs = tools.map((tool) =>
-    Object.freeze({ name: tool.id, description: tool.tool.description, parameters: tool.tool.inputSchema }),
+    Object.freeze({
+      name: tool.id,
+      description: tool.tool.description,
+      // The JSON Schema the model reads: a Standard Schema's (zod, valibot, ...) converted.
+      parameters: modelToolSchemas(tool.tool).input.jsonSchema,
+    }),
   )
   const system2 =
     answer.instructions === undefined || answer.instructions === ''
