@@ -68,6 +68,7 @@ export {
   deadlineSignal,
   isThenable,
   type MaybePromise,
+  type NotThenable,
   raceSignal,
   throwIfAborted,
 } from './sync.js'

@@ -227,7 +227,7 @@ function convert(
   } catch (error) {
     if (!required) return undefined
     throw new InvalidDefinitionError(
-      `${what} (a ${vendor} schema) could not be converted to JSON Schema: ${error instanceof Error ? error.message : String(error)}. ${hint(vendor)}`,
+      `${what} (a ${vendor} schema) could not be converted to JSON Schema: ${(error instanceof Error ? error.message : String(error)).replace(/\.$/, '')}. ${hint(vendor)}`,
       { cause: error, details: { field, received: `a ${vendor} schema` } },
     )
   }

@@ -8,6 +8,7 @@ import {
   type MaybePromise,
   type ModelRequest,
   type ModelUsage,
+  type NotThenable,
   type OperationContext,
   type OperationContextInit,
   type ToolChoice,
@@ -267,8 +268,12 @@ export interface AgentRunRequest<App = unknown> {
   readonly answerQuestion?:
     | ((call: AgentPendingCall, context: OperationContext<App>) => MaybePromise<QuestionResolution>)
     | undefined
-  /** Every event, synchronously, in order. */
-  readonly onEvent?: ((event: AgentEvent) => void) | undefined
+  /**
+   * Every event, synchronously, in order. The run does not wait for a listener, so the type refuses an
+   * `async` one (a returned thenable makes `run` reject with `RejectedThenableError`); for asynchronous
+   * work per event, iterate `agent.stream(request)` and await there.
+   */
+  readonly onEvent?: ((event: AgentEvent) => NotThenable) | undefined
   /** Each message the run adds to the history, in order; awaited before the run goes on. */
   readonly onHistoryAppend?: ((message: ChatMessage) => void | Promise<void>) | undefined
   /**
