@@ -28,6 +28,7 @@ export type MaybePromise<T> = T | PromiseLike<T>
  * ```
  */
 export type NotThenable =
+  // biome-ignore lint/suspicious/noConfusingVoidType: a listener with a block body returns void, which must fit
   | void
   | undefined
   | null

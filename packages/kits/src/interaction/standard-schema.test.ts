@@ -27,7 +27,11 @@ const shop = defineInteractionProtocol({
 describe('interaction fields as Standard Schemas', () => {
   it("composes each field's JSON Schema into the command's", () => {
     const search = shop.command('search')
-    expect(search.fieldSchemas.query).toMatchObject({ type: 'string', minLength: 1, description: 'What to look for' })
+    expect(search.fieldSchemas.query).toMatchObject({
+      type: 'string',
+      minLength: 1,
+      description: 'What to look for',
+    })
     expect(search.fieldSchemas.limit).toMatchObject({ type: 'integer', minimum: 1, maximum: 10, default: 3 })
     expect(search.fieldSchemas.sort).toMatchObject({ enum: ['price', 'name'] })
     expect(search.modelJsonSchema.required).toEqual(['action', 'query'])
@@ -47,13 +51,21 @@ describe('interaction fields as Standard Schemas', () => {
       }
     })()
     expect(InvalidInputError.isInstance(error)).toBe(true)
-    expect((error as InvalidInputError).details.issues?.[0]).toMatchObject({ path: '/query', keyword: 'schema' })
+    expect((error as InvalidInputError).details.issues?.[0]).toMatchObject({
+      path: '/query',
+      keyword: 'schema',
+    })
   })
 
   it('refuses a field with both forms, with neither, or with a schema that is no Standard Schema', () => {
     const protocol = (field: unknown) =>
-      defineInteractionProtocol({ commandField: 'action', commands: { c: { description: 'c', fields: { f: field as never } } } })
-    expect(() => protocol({ schema: z.string(), jsonSchema: { type: 'string' } })).toThrow(/both schema and jsonSchema/)
+      defineInteractionProtocol({
+        commandField: 'action',
+        commands: { c: { description: 'c', fields: { f: field as never } } },
+      })
+    expect(() => protocol({ schema: z.string(), jsonSchema: { type: 'string' } })).toThrow(
+      /both schema and jsonSchema/,
+    )
     expect(() => protocol({})).toThrow(/needs a jsonSchema/)
     expect(() => protocol({ schema: { type: 'string' } })).toThrow(InvalidDefinitionError)
     expect(() => protocol({ schema: v.string() })).toThrow(/toStandardJsonSchema/)

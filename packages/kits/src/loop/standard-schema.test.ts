@@ -82,10 +82,13 @@ describe('question tools with a Standard Schema answer', () => {
       },
     })
     expect(result.reason).toBe('final')
-    const refused = await defineAgent({ model: createScriptedModel([
-      { toolCalls: [{ name: 'choose_account', input: { options: ['checking'] } }] },
-      { text: 'ok' },
-    ]), tools: [choose] }).run({
+    const refused = await defineAgent({
+      model: createScriptedModel([
+        { toolCalls: [{ name: 'choose_account', input: { options: ['checking'] } }] },
+        { text: 'ok' },
+      ]),
+      tools: [choose],
+    }).run({
       prompt: 'pay',
       answerQuestion: () => ({ type: 'answer', value: { account: 'gold' } }),
     })

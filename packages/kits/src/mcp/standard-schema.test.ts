@@ -58,8 +58,13 @@ describe('serveMcp with Standard Schema tools', () => {
       required: ['city', 'celsius'],
       properties: { celsius: { type: 'number' } },
     })
-    expect(byName.shout?.inputSchema).toMatchObject({ properties: { word: { type: 'string', minLength: 2 } } })
-    expect(byName.add?.inputSchema).toMatchObject({ required: ['a', 'b'], properties: { a: { type: 'number' } } })
+    expect(byName.shout?.inputSchema).toMatchObject({
+      properties: { word: { type: 'string', minLength: 2 } },
+    })
+    expect(byName.add?.inputSchema).toMatchObject({
+      required: ['a', 'b'],
+      properties: { a: { type: 'number' } },
+    })
     for (const tool of tools) expect(tool.inputSchema).not.toHaveProperty('$schema')
   })
 

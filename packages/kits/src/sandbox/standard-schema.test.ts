@@ -29,7 +29,9 @@ describe('describeTools with Standard Schema tools', () => {
         execute: ({ a, b }) => a + b,
       }),
     ])
-    expect(text).toMatch(/declare function weather\(input: \{[^}]*city: string;[^}]*days\?: number;[^}]*\}\): Promise<\{[^}]*celsius: number;[^}]*\}>/s)
+    expect(text).toMatch(
+      /declare function weather\(input: \{[^}]*city: string;[^}]*days\?: number;[^}]*\}\): Promise<\{[^}]*celsius: number;[^}]*\}>/s,
+    )
     expect(text).toMatch(/declare function shout\(input: \{[^}]*word: string;[^}]*\}\): Promise<unknown>/s)
     expect(text).toMatch(/declare function add\(input: \{[^}]*a: number;[^}]*b: number;[^}]*\}\)/s)
   })
