@@ -29,15 +29,7 @@ export type MaybePromise<T> = T | PromiseLike<T>
  */
 export type NotThenable =
   // biome-ignore lint/suspicious/noConfusingVoidType: a listener with a block body returns void, which must fit
-  | void
-  | undefined
-  | null
-  | string
-  | number
-  | boolean
-  | bigint
-  | symbol
-  | (object & { readonly then?: never })
+  void | undefined | null | string | number | boolean | bigint | symbol | (object & { readonly then?: never })
 
 /**
  * True when `value` is a Promise or any object with a callable `then`.
