@@ -94,7 +94,7 @@ describe('question tools with a Standard Schema answer', () => {
     })
     expect(refused.reason).toBe('error')
     expect(refused.reason === 'error' && refused.error).toMatchObject({ code: 'invalid-output' })
-    expect(String(refused.reason === 'error' && refused.error.message)).toContain('/account')
+    expect(String(refused.reason === 'error' && (refused.error as Error).message)).toContain('/account')
   })
 
   it('a valibot answer schema without a converter is a definition error naming what to pass', () => {
