@@ -163,7 +163,9 @@ const compiledTools = new WeakMap<object, ModelToolSchemas>()
  * ```
  */
 export function defineModelTool<InputSchema extends Schema, Output = unknown, App = unknown>(
-  tool: ModelToolDefinition<InputSchema, Output, App>,
+  // A type argument with a string index (`defineModelTool<Record<string, unknown>>`) is an input type,
+  // never a schema's own type: that call goes to the overload below.
+  tool: ModelToolDefinition<InputSchema, Output, App> & (string extends keyof InputSchema ? never : unknown),
 ): ModelTool<InferSchema<InputSchema>, Output, App>
 export function defineModelTool<Input = unknown, Output = unknown, App = unknown>(
   tool: ModelTool<Input, Output, App>,

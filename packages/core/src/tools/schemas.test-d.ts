@@ -164,6 +164,13 @@ describe('tool input types inferred from one schema', () => {
       execute: ({ q }, context) => `${context.app.user}: ${q}`,
     })
     expectTypeOf(withApp).toEqualTypeOf<ModelTool<{ q: string }, string, { user: string }>>()
+    const loose = defineModelTool<Record<string, unknown>, string>({
+      id: 'loose',
+      description: 'Loose',
+      inputSchema: { type: 'object' },
+      execute: (input) => String(input.anything),
+    })
+    expectTypeOf(loose).toEqualTypeOf<ModelTool<Record<string, unknown>, string, unknown>>()
   })
 })
 
