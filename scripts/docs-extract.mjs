@@ -1,5 +1,5 @@
 /**
- * Extracts every ```ts block from docs/**\/*.md into docs/.generated/ so that `pnpm typecheck` type-checks
+ * Extracts every ```ts block from README.md and docs/**\/*.md into docs/.generated/ so that `pnpm typecheck` type-checks
  * them and `docs/docs.test.ts` runs them. Blocks fenced as ```ts no-run are type-checked only.
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -22,7 +22,7 @@ function* markdownFiles(dir) {
 /** @returns {{ source: string, file: string, line: number, run: boolean, code: string }[]} */
 export function extractBlocks() {
   const blocks = []
-  for (const file of markdownFiles(docs)) {
+  for (const file of [join(root, 'README.md'), ...markdownFiles(docs)]) {
     const lines = readFileSync(file, 'utf8').split('\n')
     for (let i = 0; i < lines.length; i++) {
       const open = /^```(ts|typescript)(\s+no-run)?\s*$/.exec(lines[i])

@@ -36,6 +36,12 @@ const root = join(import.meta.dirname, '..')
 const consumerPrograms = join(import.meta.dirname, 'consumer')
 /** Subpaths whose declarations need Node's types (`node:http`); every other one compiles with `types: []`. */
 const NEEDS_NODE_TYPES = new Set(['@agent-core/kits/mcp', '@agent-core/mock/node', '@agent-core/mock/vitest'])
+/**
+ * Third-party declarations that need the DOM lib themselves (the MCP SDK's `Transport` names `HeadersInit`),
+ * reached through a subpath that exposes their types (`@agent-core/kits/mcp`): without the DOM lib an App
+ * type-checks them with `skipLibCheck` (the README says so). Errors in any other file fail the check.
+ */
+const THIRD_PARTY_DOM = ['/@modelcontextprotocol/sdk/']
 
 const subpaths = publicSubpaths()
 const programName = (s: { pkg: string; subpath: string }) =>
@@ -318,6 +324,92 @@ describe('installed from tarballs into an app outside the workspace', () => {
     expect([...problems.keys()].sort(), unexpected.map(([, text]) => text).join('\n')).toEqual(
       [...NEEDS_NODE_TYPES].sort(),
     )
+  }, 300_000)
+
+  it('declarations compile with @types/node 20 and 22 and no DOM lib (skipLibCheck off), with TypeScript 5.9 and 7', async () => {
+    // An App on Node without the DOM lib: every subpath imported in one program (Node's types are global
+    // here anyway), every declaration file checked. TypeScript 7 (the native compiler) is what some users
+    // type-check with; the build itself stays on 5.9.
+    const combos = join(work, 'no-dom')
+    const nodeTypes: Record<string, string> = {}
+    for (const major of ['20', '22']) {
+      const dir = join(combos, `types-node-${major}`)
+      mkdirSync(dir, { recursive: true })
+      writeFileSync(join(dir, 'package.json'), '{ "name": "types", "private": true }\n')
+      await run('npm', ['install', '--ignore-scripts', `@types/node@${major}`], dir)
+      nodeTypes[major] = join(dir, 'node_modules/@types')
+    }
+    const ts7 = join(combos, 'ts7')
+    mkdirSync(ts7, { recursive: true })
+    writeFileSync(join(ts7, 'package.json'), '{ "name": "ts7", "private": true }\n')
+    await run('npm', ['install', 'typescript@7'], ts7)
+    const probe = join(npmApp, 'probes-no-dom')
+    mkdirSync(probe, { recursive: true })
+    writeFileSync(
+      join(probe, 'all.ts'),
+      `${subpaths.map((s, i) => `import * as m${i} from '${s.specifier}'`).join('\n')}\nexport const keep = [${subpaths.map((_, i) => `m${i}`).join(', ')}]\n`,
+    )
+    const problems: string[] = []
+    for (const [major, typeRoot] of Object.entries(nodeTypes)) {
+      // TypeScript 5.9 through its API
+      const options: ts.CompilerOptions = {
+        module: ts.ModuleKind.NodeNext,
+        moduleResolution: ts.ModuleResolutionKind.NodeNext,
+        target: ts.ScriptTarget.ES2022,
+        lib: ['lib.es2023.d.ts'],
+        types: ['node'],
+        typeRoots: [typeRoot],
+        strict: true,
+        skipLibCheck: false,
+        skipDefaultLibCheck: true,
+        noEmit: true,
+      }
+      const host = ts.createCompilerHost(options)
+      const diagnostics = ts
+        .getPreEmitDiagnostics(ts.createProgram([join(probe, 'all.ts')], options, host))
+        .filter((d) => !THIRD_PARTY_DOM.some((dir) => d.file?.fileName.includes(dir)))
+      if (diagnostics.length)
+        problems.push(
+          `TypeScript ${ts.version}, @types/node ${major}:\n${ts.formatDiagnostics(diagnostics, { ...host, getNewLine: () => '\n' })}`,
+        )
+      // TypeScript 7 through its CLI
+      const config = join(probe, `tsconfig.node${major}.json`)
+      writeFileSync(
+        config,
+        JSON.stringify({
+          compilerOptions: {
+            module: 'nodenext',
+            moduleResolution: 'nodenext',
+            target: 'es2022',
+            lib: ['es2023'],
+            types: ['node'],
+            typeRoots: [typeRoot],
+            strict: true,
+            skipLibCheck: false,
+            noEmit: true,
+          },
+          files: ['all.ts'],
+        }),
+      )
+      try {
+        await run(process.execPath, [join(ts7, 'node_modules/typescript/bin/tsc'), '-p', config], probe)
+      } catch (error) {
+        const errors = (error as Error).message
+          .split('\n')
+          .filter((line) => /error TS\d+/.test(line) && !THIRD_PARTY_DOM.some((dir) => line.includes(dir)))
+        if (errors.length) problems.push(`TypeScript 7, @types/node ${major}:\n${errors.join('\n')}`)
+      }
+    }
+    expect(problems, problems.join('\n')).toEqual([])
+  }, 900_000)
+
+  it('every public error class of the installed dist is named as it is exported', async () => {
+    const program = join(npmApp, 'error-names.mjs')
+    writeFileSync(
+      program,
+      `const wrong = []\nlet checked = 0\nfor (const specifier of ${JSON.stringify(subpaths.map((s) => s.specifier))}) {\n  const m = await import(specifier)\n  for (const [name, value] of Object.entries(m)) {\n    if (typeof value !== 'function' || !(value.prototype instanceof Error)) continue\n    checked++\n    if (value.name !== name) wrong.push(specifier + ' ' + name + ': ' + value.name)\n    try { const e = new value('probe'); if (e.name !== name) wrong.push(specifier + ' ' + name + ' instance: ' + e.name) } catch {}\n  }\n}\nif (wrong.length || checked < 30) { console.error(checked, wrong); process.exit(1) }\n`,
+    )
+    await run(process.execPath, [program], npmApp, 120_000)
   }, 300_000)
 
   it('pnpm installs the same tarballs through pnpm.overrides', async () => {

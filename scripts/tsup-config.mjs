@@ -20,6 +20,9 @@ export function packageBuildConfig(pkg, platform) {
     clean: true,
     splitting: true,
     treeshake: true,
+    // esbuild renames a class whose name another module of the bundle also uses (`_ModelProviderError`),
+    // and errors take their `name` from their class: keepNames makes the bundle restore the real names.
+    keepNames: true,
     outDir: 'dist',
     external: [new RegExp(`^@agent-core/${pkg}(/|$)`)],
   }

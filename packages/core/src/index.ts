@@ -47,12 +47,19 @@ export * from './errors/errors.js'
 export { FieldReader, type FieldReaderKind, refuseField } from './field-reader.js'
 export {
   formatSchemaIssues,
+  type InferSchema,
+  type InferSchemaInput,
+  isStandardSchema,
   type JsonSchema,
+  type JsonSchemaType,
   type JsonSchemaValidator,
+  type Schema,
   type SchemaIssue,
+  type SchemaResult,
   type SchemaValidation,
 } from './json-schema.js'
 export { type Identified, Registry, type RegistryErrorFactories, type RegistryPolicy } from './registry.js'
+export type { StandardJSONSchemaConverter, StandardSchemaV1 } from './standard-schema.js'
 export {
   abortedError,
   assertBoolean,
@@ -61,6 +68,7 @@ export {
   deadlineSignal,
   isThenable,
   type MaybePromise,
+  type NotThenable,
   raceSignal,
   throwIfAborted,
 } from './sync.js'

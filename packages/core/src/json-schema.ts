@@ -1,3 +1,5 @@
+import type { StandardSchemaV1 } from './standard-schema.js'
+
 /**
  * A JSON Schema (draft 2020-12 / draft-07 subset understood by ajv). Compile one with `compileJsonSchema`
  * from `@agent-core/core/tools`.
@@ -61,3 +63,163 @@ export interface JsonSchemaValidator {
 export function formatSchemaIssues(issues: readonly SchemaIssue[]): string {
   return issues.map((i) => `${i.path} ${i.message}`).join('; ')
 }
+
+/**
+ * A schema in either form agent-core accepts wherever a schema goes in (tool input and output, structured
+ * output, question answers, ...): a JSON Schema, or any validator that implements Standard Schema v1
+ * (zod 4, valibot 1, arktype 2, ...; recognised by its `~standard` marker, never imported). `Value` is the
+ * type a valid value has after validation (a Standard Schema's output type).
+ * @example
+ * ```ts
+ * import type { Schema } from '@agent-core/core'
+ * import { z } from 'zod'
+ * const literal: Schema = { type: 'object', required: ['city'], properties: { city: { type: 'string' } } }
+ * const withZod: Schema<{ city: string }> = z.object({ city: z.string() })
+ * ```
+ */
+export type Schema<Value = unknown> = JsonSchema | StandardSchemaV1<unknown, Value>
+
+/**
+ * The type of a value valid against a schema: a Standard Schema's output type, or the type a JSON Schema
+ * written `as const` describes ({@link JsonSchemaType}); `unknown` for a JSON Schema whose keywords were
+ * widened to `string` (written without `as const`).
+ * @example
+ * ```ts
+ * import type { InferSchema } from '@agent-core/core'
+ * import { z } from 'zod'
+ * type City = InferSchema<typeof city> // { city: string }
+ * const city = z.object({ city: z.string() })
+ * type Count = InferSchema<{ readonly type: 'integer' }> // number
+ * ```
+ */
+export type InferSchema<S> = S extends StandardSchemaV1
+  ? StandardSchemaV1.InferOutput<S>
+  : S extends JsonSchema
+    ? JsonSchemaType<S>
+    : unknown
+
+/**
+ * The type a valid value of a schema must have before validation: a Standard Schema's input type (what
+ * its transforms start from), or {@link JsonSchemaType} for a JSON Schema.
+ * @example
+ * ```ts
+ * import type { InferSchemaInput } from '@agent-core/core'
+ * import { z } from 'zod'
+ * const length = z.string().transform((text) => text.length)
+ * type In = InferSchemaInput<typeof length> // string
+ * ```
+ */
+export type InferSchemaInput<S> = S extends StandardSchemaV1
+  ? StandardSchemaV1.InferInput<S>
+  : S extends JsonSchema
+    ? JsonSchemaType<S>
+    : unknown
+
+type Simplify<T> = { [K in keyof T]: T[K] } & {}
+
+type JsonTypeName<T, S> = T extends 'string'
+  ? string
+  : T extends 'number' | 'integer'
+    ? number
+    : T extends 'boolean'
+      ? boolean
+      : T extends 'null'
+        ? null
+        : T extends 'array'
+          ? JsonArrayType<S>
+          : T extends 'object'
+            ? JsonObjectType<S>
+            : unknown
+
+type JsonArrayType<S> = S extends { readonly items: infer Item }
+  ? Item extends readonly unknown[]
+    ? unknown[]
+    : JsonSchemaType<Item>[]
+  : unknown[]
+
+type RequiredKeys<S> = S extends { readonly required: readonly (infer Key)[] } ? Key : never
+
+type JsonObjectType<S> = S extends { readonly properties: infer Properties extends object }
+  ? Simplify<
+      {
+        -readonly [K in keyof Properties as K extends RequiredKeys<S> ? K : never]: JsonSchemaType<
+          Properties[K]
+        >
+      } & {
+        -readonly [K in keyof Properties as K extends RequiredKeys<S> ? never : K]?: JsonSchemaType<
+          Properties[K]
+        >
+      }
+    >
+  : S extends { readonly additionalProperties: infer Extra extends object }
+    ? Record<string, JsonSchemaType<Extra>>
+    : Record<string, unknown>
+
+/**
+ * The TypeScript type a JSON Schema literal written `as const` describes: `type` (one name or a list),
+ * `properties` with `required`, `items`, `enum`, `const`, `anyOf` and `oneOf`. Other keywords narrow
+ * nothing (a `pattern` is still a `string`); properties not named in `properties` are not typed; a schema
+ * whose `type` was widened to `string` (no `as const`) gives `unknown`. A deliberately small type: for
+ * full JSON Schema typing, use a Standard Schema library, or give the tool its types explicitly.
+ * @example
+ * ```ts
+ * import type { JsonSchemaType } from '@agent-core/core'
+ * const query = {
+ *   type: 'object',
+ *   required: ['q'],
+ *   properties: { q: { type: 'string' }, limit: { type: 'integer' }, sort: { enum: ['asc', 'desc'] } },
+ * } as const
+ * type Query = JsonSchemaType<typeof query> // { q: string; limit?: number; sort?: 'asc' | 'desc' }
+ * ```
+ */
+export type JsonSchemaType<S> = S extends true
+  ? unknown
+  : S extends false
+    ? never
+    : S extends { readonly const: infer Constant }
+      ? Constant
+      : S extends { readonly enum: readonly (infer Member)[] }
+        ? Member
+        : S extends { readonly anyOf: readonly (infer Branch)[] }
+          ? JsonSchemaType<Branch>
+          : S extends { readonly oneOf: readonly (infer Branch)[] }
+            ? JsonSchemaType<Branch>
+            : S extends { readonly type: infer Type }
+              ? Type extends readonly (infer Name)[]
+                ? JsonTypeName<Name, S>
+                : JsonTypeName<Type, S>
+              : unknown
+
+/**
+ * True for a validator that implements Standard Schema v1 (a `~standard` object with a `validate`
+ * function), whatever library made it. Nothing is imported: the marker is read.
+ * @example
+ * ```ts
+ * import { isStandardSchema } from '@agent-core/core'
+ * import { z } from 'zod'
+ * isStandardSchema(z.string()) // true
+ * isStandardSchema({ type: 'string' }) // false
+ * ```
+ */
+export function isStandardSchema(value: unknown): value is StandardSchemaV1 {
+  if ((typeof value !== 'object' && typeof value !== 'function') || value === null) return false
+  const standard = (value as { '~standard'?: unknown })['~standard']
+  return (
+    typeof standard === 'object' &&
+    standard !== null &&
+    typeof (standard as { validate?: unknown }).validate === 'function'
+  )
+}
+
+/**
+ * The result of validating a value against a {@link Schema}: the valid value (a Standard Schema's output,
+ * with its transforms and defaults applied; the value itself for a JSON Schema), or every issue found.
+ * @example
+ * ```ts
+ * import type { SchemaResult } from '@agent-core/core'
+ * const explain = (result: SchemaResult<number>): string => (result.ok ? `got ${result.value}` : `${result.issues.length} issues`)
+ * ```
+ */
+export type SchemaResult<Value = unknown> =
+  | { readonly ok: true; readonly value: Value }
+  | { readonly ok: false; readonly issues: readonly SchemaIssue[] }

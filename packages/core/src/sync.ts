@@ -14,6 +14,24 @@ import { AbortedError, InvalidOutputError, RejectedThenableError, TimeoutError }
 export type MaybePromise<T> = T | PromiseLike<T>
 
 /**
+ * What a synchronous hook may return: anything but a Promise or other thenable. A hook typed
+ * `(...) => NotThenable` refuses an `async` function at compile time (`=> void` would accept one), while
+ * a listener that returns what it happens to compute (`events.push(event)`, `map.set(...)`) still fits.
+ * {@link assertNotThenable} is the same rule at run time, for callers without types.
+ * @example
+ * ```ts
+ * import type { NotThenable } from '@agent-core/core'
+ * type Listener = (event: { type: string }) => NotThenable
+ * const log: Listener = (event) => console.log(event.type)
+ * // @ts-expect-error an async listener is refused
+ * const later: Listener = async (event) => console.log(event.type)
+ * ```
+ */
+export type NotThenable =
+  // biome-ignore lint/suspicious/noConfusingVoidType: a listener with a block body returns void, which must fit
+  void | undefined | null | string | number | boolean | bigint | symbol | (object & { readonly then?: never })
+
+/**
  * True when `value` is a Promise or any object with a callable `then`.
  * @example
  * ```ts

@@ -1,7 +1,9 @@
 /**
- * Model tools and JSON Schema validation: {@link defineModelTool}, {@link invokeModelTool} (input and
- * output checked with ajv, an invocation id allocated by core and journaled) and
- * {@link compileJsonSchema}. This is the only entry of `@agent-core/core` that loads ajv; the root entry
+ * Model tools and schema validation: {@link defineModelTool}, {@link invokeModelTool} (input and
+ * output checked against the tool's schemas, an invocation id allocated by core and journaled),
+ * {@link compileSchema} (a JSON Schema through ajv, or a Standard Schema such as zod, valibot or arktype
+ * through its own validator, with the JSON Schema a model reads) and {@link compileJsonSchema}. No schema
+ * library is imported: a Standard Schema is recognised by its `~standard` marker. This is the only entry of `@agent-core/core` that loads ajv; the root entry
  * stays free of it, so kits that validate no JSON Schema never pay for it.
  *
  * @example
@@ -21,10 +23,21 @@
  */
 export { compileJsonSchema } from './compile-json-schema.js'
 export {
+  type CompiledSchema,
+  type CompileSchemaOptions,
+  compileSchema,
+  type SchemaDirection,
+  standardIssues,
+  type ToJSONSchema,
+} from './compile-schema.js'
+export {
   createInvocationId,
   defineModelTool,
   invokeModelTool,
   type ModelTool,
+  type ModelToolDefinition,
+  type ModelToolSchemas,
+  modelToolSchemas,
   TOOL_ID_PATTERN,
   type ToolExecutionContext,
   type ToolInvocation,

@@ -3,16 +3,17 @@ import {
   assertObject,
   describeValue,
   formatSchemaIssues,
+  type InferSchema,
   InvalidDefinitionError,
   InvalidInputError,
   InvalidOutputError,
   type JsonSchema,
-  type JsonSchemaValidator,
   type MaybePromise,
   type OperationContext,
+  type Schema,
   throwIfAborted,
 } from '@agent-core/core'
-import { compileJsonSchema } from './compile-json-schema.js'
+import { type CompiledSchema, compileSchema, type ToJSONSchema } from './compile-schema.js'
 
 /**
  * Ids of tools: letters, digits, `_` and `-`, 1 to 64 characters (what model providers accept).
@@ -44,8 +45,9 @@ export interface ToolExecutionContext<App = unknown> extends OperationContext<Ap
 }
 
 /**
- * A tool a model may call: JSON Schema input (and optionally output), executed with the run's context.
- * Check one with {@link defineModelTool}; run one with {@link invokeModelTool}.
+ * A tool a model may call: its input (and optionally output) schema, as JSON Schema or as any Standard
+ * Schema validator (zod, valibot, arktype, ...), executed with the run's context. Check one with
+ * {@link defineModelTool} (which infers `Input` from the schema); run one with {@link invokeModelTool}.
  * @example
  * ```ts
  * import type { ModelTool } from '@agent-core/core/tools'
@@ -61,9 +63,57 @@ export interface ToolExecutionContext<App = unknown> extends OperationContext<Ap
 export interface ModelTool<Input = unknown, Output = unknown, App = unknown> {
   readonly id: string
   readonly description: string
-  readonly inputSchema: JsonSchema
-  readonly outputSchema?: JsonSchema | undefined
+  /** What the model passes: a JSON Schema, or a Standard Schema whose output `execute` receives. */
+  readonly inputSchema: Schema<Input>
+  /** What `execute` returns, checked after each call (a JSON Schema or a Standard Schema). */
+  readonly outputSchema?: Schema<Output> | undefined
+  /**
+   * Writes the JSON Schema the model reads for a Standard Schema that carries none (valibot without
+   * `toStandardJsonSchema`, zod 3). Not needed for JSON Schema, zod 4 or arktype 2.
+   */
+  readonly toJSONSchema?: ToJSONSchema | undefined
   execute(input: Input, context: ToolExecutionContext<App>): MaybePromise<Output>
+}
+
+/**
+ * What {@link defineModelTool} takes when it infers the input type from the schema: a {@link ModelTool}
+ * whose `inputSchema` is kept as its own type parameter.
+ * @example
+ * ```ts
+ * import type { ModelToolDefinition } from '@agent-core/core/tools'
+ * import { z } from 'zod'
+ * const city = z.object({ city: z.string() })
+ * const definition: ModelToolDefinition<typeof city, string> = {
+ *   id: 'weather',
+ *   description: 'Current weather in a city',
+ *   inputSchema: city,
+ *   execute: ({ city }) => `sunny in ${city}`,
+ * }
+ * ```
+ */
+export interface ModelToolDefinition<InputSchema extends Schema, Output = unknown, App = unknown>
+  extends Omit<ModelTool<InferSchema<InputSchema>, Output, App>, 'inputSchema' | 'execute'> {
+  readonly inputSchema: InputSchema
+  execute(input: InferSchema<InputSchema>, context: ToolExecutionContext<App>): MaybePromise<Output>
+}
+
+/**
+ * A checked tool's schemas compiled: the JSON Schemas the model reads and the validators calls go
+ * through (see {@link modelToolSchemas}).
+ * @example
+ * ```ts
+ * import { modelToolSchemas, type ModelToolSchemas } from '@agent-core/core/tools'
+ * const schemas: ModelToolSchemas<{ a: number; b: number }, number> = modelToolSchemas(add)
+ * const parameters = schemas.input.jsonSchema
+ * ```
+ */
+export interface ModelToolSchemas<Input = unknown, Output = unknown> {
+  readonly input: CompiledSchema<Input>
+  /**
+   * The output schema; its `jsonSchema` is `undefined` when a Standard Schema cannot write one (a transform,
+   * no converter): the model does not need it, and MCP and the sandbox then describe the output as unknown.
+   */
+  readonly output: CompiledSchema<Output, JsonSchema | undefined> | undefined
 }
 
 /**
@@ -84,18 +134,26 @@ export interface ToolInvocation<Output = unknown> {
   readonly output: Output
 }
 
-const validators = new WeakMap<
-  object,
-  { input: JsonSchemaValidator; output: JsonSchemaValidator | undefined }
->()
+const compiledTools = new WeakMap<object, ModelToolSchemas>()
 
 /**
  * Checks a tool definition (id, description, schemas compile, execute is a function) and returns it
- * unchanged, typed. Checking happens once here, not on each call.
- * @throws {@link InvalidDefinitionError}
+ * unchanged, typed. Checking happens once here, not on each call. With a Standard Schema (zod, valibot,
+ * arktype, ...) or a JSON Schema written `as const`, the input type is inferred from `inputSchema`: no
+ * type arguments, and `execute` reading a field the schema does not have is a compile error. Type
+ * arguments (`defineModelTool<Input, Output, App>`) still type a tool whose JSON Schema is not `as const`.
+ * @throws {@link InvalidDefinitionError} for a malformed definition, an invalid JSON Schema, or a Standard
+ *   Schema without a way to write the JSON Schema the model reads (pass `toJSONSchema`)
  * @example
  * ```ts
  * import { defineModelTool } from '@agent-core/core/tools'
+ * import { z } from 'zod'
+ * const weather = defineModelTool({
+ *   id: 'weather',
+ *   description: 'Current weather in a city',
+ *   inputSchema: z.object({ city: z.string() }),
+ *   execute: ({ city }) => `sunny in ${city}`,
+ * })
  * const add = defineModelTool<{ a: number; b: number }, number>({
  *   id: 'add',
  *   description: 'Adds two numbers',
@@ -104,6 +162,14 @@ const validators = new WeakMap<
  * })
  * ```
  */
+export function defineModelTool<InputSchema extends Schema, Output = unknown, App = unknown>(
+  // A type argument with a string index (`defineModelTool<Record<string, unknown>>`) is an input type,
+  // never a schema's own type: that call goes to the overload below.
+  tool: ModelToolDefinition<InputSchema, Output, App> & (string extends keyof InputSchema ? never : unknown),
+): ModelTool<InferSchema<InputSchema>, Output, App>
+export function defineModelTool<Input = unknown, Output = unknown, App = unknown>(
+  tool: ModelTool<Input, Output, App>,
+): ModelTool<Input, Output, App>
 export function defineModelTool<Input = unknown, Output = unknown, App = unknown>(
   tool: ModelTool<Input, Output, App>,
 ): ModelTool<Input, Output, App> {
@@ -135,14 +201,55 @@ export function defineModelTool<Input = unknown, Output = unknown, App = unknown
     details: { id: tool.id },
     hint: 'Give it execute(input, context), which returns the output or a Promise of it.',
   })
-  validators.set(tool, {
-    input: compileJsonSchema(tool.inputSchema, `Tool "${tool.id}" inputSchema`),
+  const toJSONSchema = tool.toJSONSchema
+  compiledTools.set(tool, {
+    input: compileSchema(tool.inputSchema, {
+      what: `Tool "${tool.id}" inputSchema`,
+      field: 'inputSchema',
+      toJSONSchema,
+    }),
     output:
       tool.outputSchema === undefined
         ? undefined
-        : compileJsonSchema(tool.outputSchema, `Tool "${tool.id}" outputSchema`),
+        : compileSchema(tool.outputSchema, {
+            what: `Tool "${tool.id}" outputSchema`,
+            field: 'outputSchema',
+            direction: 'output',
+            toJSONSchema,
+            requireJsonSchema: false,
+          }),
   })
   return tool
+}
+
+/**
+ * A tool's schemas as compiled by {@link defineModelTool} (checking the tool first when it was not): the
+ * JSON Schema to send the model as the tool's parameters (`input.jsonSchema`, converted from a Standard
+ * Schema when the tool has one) and the validators a call goes through. Kits that hand tools to a model
+ * or a protocol (the agent loop, MCP, the sandbox) read the JSON Schema here, never `tool.inputSchema`.
+ * @throws {@link InvalidDefinitionError} for a malformed tool
+ * @example
+ * ```ts
+ * import { defineModelTool, modelToolSchemas } from '@agent-core/core/tools'
+ * import { z } from 'zod'
+ * const weather = defineModelTool({
+ *   id: 'weather',
+ *   description: 'Current weather in a city',
+ *   inputSchema: z.object({ city: z.string() }),
+ *   execute: ({ city }) => `sunny in ${city}`,
+ * })
+ * const parameters = modelToolSchemas(weather).input.jsonSchema // { type: 'object', properties: { city: ... } ... }
+ * ```
+ */
+export function modelToolSchemas<Input, Output, App>(
+  tool: ModelTool<Input, Output, App>,
+): ModelToolSchemas<Input, Output> {
+  let compiled = compiledTools.get(tool)
+  if (!compiled) {
+    defineModelTool(tool)
+    compiled = compiledTools.get(tool) as ModelToolSchemas
+  }
+  return compiled as ModelToolSchemas<Input, Output>
 }
 
 let counter = 0
@@ -182,12 +289,8 @@ export async function invokeModelTool<Input, Output, App>(
   context: OperationContext<App>,
   options: { readonly invocationId?: string } = {},
 ): Promise<ToolInvocation<Output>> {
-  let compiled = validators.get(tool)
-  if (!compiled) {
-    defineModelTool(tool)
-    compiled = validators.get(tool)!
-  }
-  const checked = compiled.input.validate(input)
+  const compiled = modelToolSchemas(tool)
+  const checked = await compiled.input.validate(input)
   if (!checked.ok) {
     throw new InvalidInputError(
       `Input for tool "${tool.id}" does not match its inputSchema: ${formatSchemaIssues(checked.issues)}.`,
@@ -202,7 +305,7 @@ export async function invokeModelTool<Input, Output, App>(
   context.diagnostics.emit('tool-invocation-start', { toolId: tool.id, invocationId })
   let output: Output
   try {
-    output = await tool.execute(input as Input, { ...context, invocationId })
+    output = await tool.execute(checked.value, { ...context, invocationId })
   } catch (error) {
     context.diagnostics.emit(
       'tool-invocation-fail',
@@ -212,7 +315,7 @@ export async function invokeModelTool<Input, Output, App>(
     throw error
   }
   if (compiled.output) {
-    const result = compiled.output.validate(output)
+    const result = await compiled.output.validate(output)
     if (!result.ok) {
       context.diagnostics.emit(
         'tool-invocation-fail',
@@ -226,6 +329,7 @@ export async function invokeModelTool<Input, Output, App>(
         },
       )
     }
+    output = result.value
   }
   const finishedAtMs = context.now()
   context.diagnostics.emit('tool-invocation-finish', {

@@ -7,14 +7,17 @@ import {
   InvalidDefinitionError,
   InvalidOutputError,
   InvalidStateError,
+  isThenable,
   type JsonSchema,
   type JsonSchemaValidator,
   type OperationContext,
+  type Schema,
 } from '@agent-core/core'
 import {
-  compileJsonSchema,
+  compileSchema,
   defineModelTool,
   type ModelTool,
+  type ToJSONSchema,
   type ToolExecutionContext,
 } from '@agent-core/core/tools'
 import {
@@ -140,7 +143,7 @@ export interface AgentTool<Input = unknown, Output = unknown, App = unknown> {
   readonly maxTurns: number | undefined
   /** How a call that was running at a crash is re-entered: `safe` runs again, `keyed` runs with the same invocation id. */
   readonly replayPolicy: ToolReplayPolicy
-  /** Question tools: the JSON Schema an answer must match. */
+  /** Question tools: the JSON Schema an answer must match (a Standard Schema's converted). */
   readonly answerSchema: JsonSchema | undefined
 }
 
@@ -200,7 +203,7 @@ function build<Input, Output, App>(
   options: unknown,
   extra: {
     question?: ((input: unknown) => unknown) | undefined
-    answerSchema?: JsonSchema | undefined
+    answer?: { readonly jsonSchema: JsonSchema; readonly validator: JsonSchemaValidator } | undefined
     holder?: object | undefined
   } = {},
 ): AgentTool<Input, Output, App> {
@@ -286,7 +289,7 @@ function build<Input, Output, App>(
     tool,
     maxTurns: maxTurns as number | undefined,
     replayPolicy: replayPolicy as ToolReplayPolicy,
-    answerSchema: extra.answerSchema,
+    answerSchema: extra.answer?.jsonSchema,
   })
   specs.set(agentTool as AgentTool<unknown, unknown, unknown>, {
     hooks,
@@ -294,10 +297,7 @@ function build<Input, Output, App>(
     timeoutMs: timeoutMs as number | undefined,
     approval,
     question: extra.question,
-    answerValidator:
-      extra.answerSchema === undefined
-        ? undefined
-        : compileJsonSchema(extra.answerSchema, `Question tool "${id}" answerSchema`),
+    answerValidator: extra.answer?.validator,
   })
   return agentTool
 }
@@ -333,7 +333,7 @@ export function defineAgentTool<Input, Output, App>(
     )
   }
   if (isLifecycle(tool)) {
-    const modelTool = defineModelTool(tool.tool as ModelTool<Input, Output, App>)
+    const modelTool = defineModelTool<Input, Output, App>(tool.tool as ModelTool<Input, Output, App>)
     if (modelTool.id !== tool.id) {
       throw new InvalidDefinitionError(
         `Tool lifecycle "${tool.id}" runs tool "${modelTool.id}"; a lifecycle's id must equal its tool's id.`,
@@ -342,7 +342,7 @@ export function defineAgentTool<Input, Output, App>(
     }
     return build(modelTool, 'local', tool as ToolLifecycle<unknown, unknown, unknown>, options)
   }
-  const modelTool = defineModelTool(tool as ModelTool<Input, Output, App>)
+  const modelTool = defineModelTool<Input, Output, App>(tool as ModelTool<Input, Output, App>)
   return build(modelTool, 'local', undefined, options)
 }
 
@@ -395,10 +395,12 @@ export interface ExternalToolDefinition<Input = unknown, Output = unknown, App =
   readonly id: string
   /** What the tool does, for the model. */
   readonly description: string
-  /** The JSON Schema of the call's input. */
-  readonly inputSchema: JsonSchema
+  /** The schema of the call's input: a JSON Schema or a Standard Schema (zod, valibot, arktype, ...). */
+  readonly inputSchema: Schema<Input>
   /** When given, the host's result is checked against it (a mismatch is a failed call the model reads). */
-  readonly outputSchema?: JsonSchema | undefined
+  readonly outputSchema?: Schema<Output> | undefined
+  /** Writes the JSON Schema the model reads for a Standard Schema that carries none (see `ModelTool`). */
+  readonly toJSONSchema?: ToJSONSchema | undefined
 }
 
 function splitDefinition(definition: unknown, what: string, own: readonly string[]) {
@@ -440,6 +442,7 @@ export function defineExternalTool<Input = unknown, Output = unknown, App = unkn
     'description',
     'inputSchema',
     'outputSchema',
+    'toJSONSchema',
   ])
   const tool = defineModelTool<Input, Output, App>({
     ...(toolPart as unknown as Omit<ModelTool<Input, Output, App>, 'execute'>),
@@ -469,10 +472,15 @@ export interface QuestionToolDefinition<Input = unknown, Answer = unknown, App =
   readonly id: string
   /** What the question is for, for the model. */
   readonly description: string
-  /** The JSON Schema of the call's input (what the model passes to ask). */
-  readonly inputSchema: JsonSchema
-  /** The answer must match it; it is also the tool's output schema. */
-  readonly answerSchema: JsonSchema
+  /** The schema of the call's input (what the model passes to ask): JSON Schema or a Standard Schema. */
+  readonly inputSchema: Schema<Input>
+  /**
+   * The answer must match it; it is also the tool's output schema. A JSON Schema, or a Standard Schema
+   * whose validation is synchronous (its JSON Schema is what a waiting call shows the person).
+   */
+  readonly answerSchema: Schema<Answer>
+  /** Writes the JSON Schema for a Standard Schema that carries none (see `ModelTool`). */
+  readonly toJSONSchema?: ToJSONSchema | undefined
   /** The question shown to the person, from the call's input (synchronous). */
   question(input: Input): string
 }
@@ -505,6 +513,7 @@ export function defineQuestionTool<Input = unknown, Answer = unknown, App = unkn
     'inputSchema',
     'answerSchema',
     'question',
+    'toJSONSchema',
   ])
   const { answerSchema, question, ...rest } = toolPart
   if (typeof question !== 'function') {
@@ -521,15 +530,53 @@ export function defineQuestionTool<Input = unknown, Answer = unknown, App = unkn
   }
   const tool = defineModelTool<Input, Answer, App>({
     ...(rest as unknown as Omit<ModelTool<Input, Answer, App>, 'execute'>),
-    outputSchema: answerSchema as JsonSchema,
+    outputSchema: answerSchema as Schema<Answer>,
     execute: hostExecute(String(rest.id)) as ModelTool<Input, Answer, App>['execute'],
   })
   const holder = definition as object
   return build(tool, 'question', undefined, options, {
     question: (input) => Reflect.apply(question, holder, [input]),
-    answerSchema: answerSchema as JsonSchema,
+    answer: answerCheck(
+      String(rest.id),
+      answerSchema as Schema<Answer>,
+      rest.toJSONSchema as ToJSONSchema | undefined,
+    ),
     holder,
   })
+}
+
+/** A question tool's answer schema compiled: the JSON Schema a person is shown and a synchronous check. */
+function answerCheck(
+  id: string,
+  answerSchema: Schema,
+  toJSONSchema: ToJSONSchema | undefined,
+): { readonly jsonSchema: JsonSchema; readonly validator: JsonSchemaValidator } {
+  const compiled = compileSchema(answerSchema, {
+    what: `Question tool "${id}" answerSchema`,
+    field: 'answerSchema',
+    toJSONSchema,
+  })
+  const validator: JsonSchemaValidator = {
+    schema: compiled.jsonSchema,
+    validate(value) {
+      const result = compiled.validate(value)
+      if (isThenable(result)) {
+        void Promise.resolve(result).catch(() => {})
+        return {
+          ok: false,
+          issues: [
+            {
+              path: '/',
+              keyword: 'schema',
+              message: `could not be checked: the answerSchema of question tool "${id}" validates asynchronously; give it a synchronous schema`,
+            },
+          ],
+        }
+      }
+      return result.ok ? { ok: true } : result
+    },
+  }
+  return { jsonSchema: compiled.jsonSchema, validator }
 }
 
 /** An agent tool from anything an agent's `tools` list accepts. */

@@ -8,11 +8,12 @@ import {
   type MaybePromise,
   type ModelRequest,
   type ModelUsage,
+  type NotThenable,
   type OperationContext,
   type OperationContextInit,
   type ToolChoice,
 } from '@agent-core/core'
-import type { ModelTool } from '@agent-core/core/tools'
+import { type ModelTool, modelToolSchemas } from '@agent-core/core/tools'
 import {
   type DecisionKey,
   type JsonValue,
@@ -267,8 +268,12 @@ export interface AgentRunRequest<App = unknown> {
   readonly answerQuestion?:
     | ((call: AgentPendingCall, context: OperationContext<App>) => MaybePromise<QuestionResolution>)
     | undefined
-  /** Every event, synchronously, in order. */
-  readonly onEvent?: ((event: AgentEvent) => void) | undefined
+  /**
+   * Every event, synchronously, in order. The run does not wait for a listener, so the type refuses an
+   * `async` one (a returned thenable makes `run` reject with `RejectedThenableError`); for asynchronous
+   * work per event, iterate `agent.stream(request)` and await there.
+   */
+  readonly onEvent?: ((event: AgentEvent) => NotThenable) | undefined
   /** Each message the run adds to the history, in order; awaited before the run goes on. */
   readonly onHistoryAppend?: ((message: ChatMessage) => void | Promise<void>) | undefined
   /**
@@ -489,7 +494,12 @@ function compile(definition: unknown): { compiled: CompiledAgent; tools: readonl
     })
   }
   const toolSpecs = tools.map((tool) =>
-    Object.freeze({ name: tool.id, description: tool.tool.description, parameters: tool.tool.inputSchema }),
+    Object.freeze({
+      name: tool.id,
+      description: tool.tool.description,
+      // The JSON Schema the model reads: a Standard Schema's (zod, valibot, ...) converted.
+      parameters: modelToolSchemas(tool.tool).input.jsonSchema,
+    }),
   )
   const system2 =
     answer.instructions === undefined || answer.instructions === ''

@@ -1,4 +1,4 @@
-import { InvalidStateError, TimeoutError } from '@agent-core/core'
+import { InvalidStateError, RejectedThenableError, TimeoutError } from '@agent-core/core'
 import { defineModelTool } from '@agent-core/core/tools'
 import { StructuredOutputError } from '@agent-core/kits/models'
 import { describe, expect, it } from 'vitest'
@@ -828,5 +828,30 @@ describe('event sequences', () => {
       }).run({ prompt: 'ok?' })
       expect(model.calls[0]!.responseFormat).toMatchObject({ type: 'json_schema', name: 'Ok' })
     })
+  })
+})
+
+describe('onEvent is synchronous', () => {
+  it('an async listener (from untyped code) makes run reject with RejectedThenableError, as the guide says', async () => {
+    const model = createScriptedModel([{ text: 'Hello there' }])
+    const listener = async () => {}
+    const error = await defineAgent({ model })
+      .run({ prompt: 'Hi', onEvent: listener as never })
+      .catch((e: unknown) => e)
+    expect(RejectedThenableError.isInstance(error)).toBe(true)
+    expect((error as RejectedThenableError).details).toMatchObject({ hook: 'request.onEvent' })
+  })
+
+  it('agent.stream is the way to await per event', async () => {
+    const model = createScriptedModel([{ text: 'Hello there' }])
+    const stream = defineAgent({ model }).stream({ prompt: 'Hi' })
+    const seen: string[] = []
+    for await (const event of stream) {
+      await new Promise((resolve) => setTimeout(resolve, 0))
+      seen.push(event.type)
+    }
+    expect(seen.at(0)).toBe('run-start')
+    expect(seen.at(-1)).toBe('run-done')
+    expect((await stream.result).text).toBe('Hello there')
   })
 })

@@ -90,4 +90,26 @@ describe('loop types', () => {
       onHistoryAppend: (message) => void history.push(message),
     })
   })
+
+  it('onEvent takes synchronous listeners only: the type refuses an async one', () => {
+    const agent = defineAgent({ model: createScriptedModel([]) })
+    const seen: AgentEvent[] = []
+    const byType = new Map<string, AgentEvent>()
+    void agent.run({ prompt: 'x', onEvent: (event) => console.log(event.type) })
+    void agent.run({ prompt: 'x', onEvent: (event) => seen.push(event) })
+    void agent.run({ prompt: 'x', onEvent: (event) => byType.set(event.type, event) })
+    const log = (event: AgentEvent) => {
+      seen.push(event)
+    }
+    void agent.run({ prompt: 'x', onEvent: log })
+    // @ts-expect-error an async listener would not be awaited: iterate agent.stream(request) instead
+    void agent.run({ prompt: 'x', onEvent: async (event) => void seen.push(event) })
+    const later = async (event: AgentEvent) => {
+      seen.push(event)
+    }
+    // @ts-expect-error a named async listener is refused too
+    void agent.run({ prompt: 'x', onEvent: later })
+    // @ts-expect-error so is one that returns a Promise
+    void agent.run({ prompt: 'x', onEvent: (event) => Promise.resolve(event) })
+  })
 })

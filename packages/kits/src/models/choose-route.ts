@@ -1,3 +1,4 @@
+import type { StandardSchemaV1 } from '@agent-core/core'
 import {
   describeValue,
   InvalidInputError,
@@ -5,7 +6,6 @@ import {
   type OperationContextInit,
 } from '@agent-core/core'
 import { type GenerateStructuredRequest, runStructured } from './generate-structured.js'
-import type { StandardSchemaV1 } from './standard-schema.js'
 import { compileStructuredOutput, type StructuredAttempt } from './structured-output.js'
 
 /**

@@ -1,3 +1,4 @@
+import type { StandardSchemaV1 } from '@agent-core/core'
 import {
   addUsage,
   type ChatMessage,
@@ -18,7 +19,6 @@ import {
   throwIfAborted,
 } from '@agent-core/core'
 import { MAX_TIMEOUT_MS, ModelCalls } from './model-calls.js'
-import type { StandardSchemaV1 } from './standard-schema.js'
 import {
   defineStructuredOutput,
   isStructuredOutput,

@@ -28,6 +28,8 @@
  *
  * @module
  */
+
+export type { StandardJSONSchemaConverter, StandardSchemaV1 } from '@agent-core/core'
 export {
   type ChooseRouteRequest,
   chooseRoute,
@@ -70,7 +72,6 @@ export {
   type ProviderFailureKind,
 } from './provider-error.js'
 export { type HeaderSource, parseRetryAfterMs } from './retry-after.js'
-export type { StandardJSONSchemaConverter, StandardSchemaV1 } from './standard-schema.js'
 export {
   defineStructuredOutput,
   type StructuredAttempt,

@@ -1,3 +1,4 @@
+import type { StandardSchemaV1 } from '@agent-core/core'
 import {
   AgentCoreError,
   type ChatMessage,
@@ -5,14 +6,14 @@ import {
   type ErrorDetails,
   InvalidDefinitionError,
   InvalidInputError,
+  isStandardSchema,
   type JsonSchema,
   type JsonSchemaValidator,
   type ResponseFormat,
   type SchemaIssue,
 } from '@agent-core/core'
-import { compileJsonSchema } from '@agent-core/core/tools'
+import { compileJsonSchema, compileSchema } from '@agent-core/core/tools'
 import { parseJsonReply } from './internal/parse-json-reply.js'
-import type { StandardSchemaV1 } from './standard-schema.js'
 
 /** Names a schema may have where providers see it (the `json_schema` name rule). */
 const NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/
@@ -200,60 +201,6 @@ export function isStructuredOutput(value: unknown): value is StructuredOutput<un
   return typeof value === 'object' && value !== null && defined.has(value)
 }
 
-function isStandardSchema(value: unknown): value is StandardSchemaV1 {
-  if (typeof value !== 'object' && typeof value !== 'function') return false
-  if (value === null) return false
-  const standard = (value as { '~standard'?: unknown })['~standard']
-  return (
-    typeof standard === 'object' &&
-    standard !== null &&
-    typeof (standard as { validate?: unknown }).validate === 'function'
-  )
-}
-
-function pointer(path: StandardSchemaV1.Issue['path']): string {
-  if (!Array.isArray(path) || path.length === 0) return '/'
-  return path
-    .map((segment) => {
-      const key =
-        typeof segment === 'object' && segment !== null
-          ? (segment as StandardSchemaV1.PathSegment).key
-          : segment
-      return `/${String(typeof key === 'symbol' ? key.description : key)
-        .replaceAll('~', '~0')
-        .replaceAll('/', '~1')}`
-    })
-    .join('')
-}
-
-function standardIssues(issues: unknown): SchemaIssue[] {
-  if (!Array.isArray(issues) || issues.length === 0) {
-    return [{ path: '/', keyword: 'schema', message: 'was refused by the validator without an issue list' }]
-  }
-  return issues.map((issue: unknown) => {
-    const { message, path } = (
-      typeof issue === 'object' && issue !== null ? issue : {}
-    ) as StandardSchemaV1.Issue
-    return {
-      path: pointer(path),
-      keyword: 'schema',
-      message: typeof message === 'string' && message ? message : 'is invalid',
-    }
-  })
-}
-
-function standardJsonSchema(schema: StandardSchemaV1): JsonSchema | undefined {
-  try {
-    const converter = schema['~standard'].jsonSchema
-    if (typeof converter?.input !== 'function') return undefined
-    const json = converter.input({ target: 'draft-2020-12' })
-    return typeof json === 'object' && json !== null ? json : undefined
-  } catch {
-    // The validator cannot be expressed as JSON Schema (a transform, a refinement): instructions go without it.
-    return undefined
-  }
-}
-
 function formatIssue(issue: SchemaIssue): string {
   return issue.path === '/' ? `- the value ${issue.message}` : `- ${issue.path}: ${issue.message}`
 }
@@ -313,50 +260,22 @@ export function compileStructuredOutput<Value>(
   }
   if (jsonSchema !== undefined) compileShown(jsonSchema, 'jsonSchema')
 
-  let validate: (value: unknown) => StructuredParse<Value> | Promise<StructuredParse<Value>>
-  let shown: JsonSchema | undefined
-  if (isStandardSchema(schema)) {
-    const standard = schema['~standard']
-    if (standard.version !== 1) {
-      throw new InvalidDefinitionError(
-        `The schema implements Standard Schema version ${describeValue(standard.version)}; only version 1 is supported.`,
-        { details: { field: 'schema', received: describeValue(standard.version) } },
-      )
-    }
-    shown = jsonSchema ?? standardJsonSchema(schema)
-    validate = async (value) => {
-      const result = await standard.validate(value)
-      if (typeof result !== 'object' || result === null) {
-        return {
-          ok: false,
-          issues: [
-            {
-              path: '/',
-              keyword: 'schema',
-              message: `could not be validated (the validator returned ${describeValue(result)})`,
-            },
-          ],
-        }
-      }
-      if (result.issues !== undefined) return { ok: false, issues: standardIssues(result.issues) }
-      return { ok: true, value: (result as { value: Value }).value }
-    }
-  } else if (
-    typeof schema === 'boolean' ||
-    (typeof schema === 'object' && schema !== null && !Array.isArray(schema))
+  if (
+    !isStandardSchema(schema) &&
+    typeof schema !== 'boolean' &&
+    (typeof schema !== 'object' || schema === null || Array.isArray(schema))
   ) {
-    const validator = compileShown(schema, 'schema')
-    shown = jsonSchema ?? schema
-    validate = (value) => {
-      const checked = validator.validate(value)
-      return checked.ok ? { ok: true, value: value as Value } : { ok: false, issues: checked.issues }
-    }
-  } else {
     throw new InvalidDefinitionError(
       `schema must be a JSON Schema or a Standard Schema validator (zod, valibot, arktype, ...), but got ${describeValue(schema)}.`,
       { details: { field: 'schema', received: describeValue(schema) } },
     )
   }
+  // One schema layer for every entry point (core's): ajv for JSON Schema, the validator's own
+  // `~standard.validate` for a Standard Schema. Without a JSON Schema the model reads only the description.
+  const compiled = compileSchema<Value>(schema, { what: 'schema', field: 'schema', requireJsonSchema: false })
+  const shown: JsonSchema | undefined = jsonSchema ?? compiled.jsonSchema
+  const validate = (value: unknown): StructuredParse<Value> | Promise<StructuredParse<Value>> =>
+    compiled.validate(value)
 
   let shownText: string | undefined
   if (shown !== undefined) {

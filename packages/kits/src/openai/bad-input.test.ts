@@ -191,6 +191,31 @@ describe('openai adapter: refusals name the field and what to do', () => {
     ).toMatch(/either chatModel or the options/)
   })
 
+  it('unknown options are refused, a misspelt one with the option it meant', () => {
+    const misspelt = (() => {
+      try {
+        createOpenAIChatModel({
+          model: 'gpt-4o-mini',
+          apiKey: 'x',
+          baseUrl: 'http://127.0.0.1:1/v1',
+        } as never)
+      } catch (error) {
+        return error
+      }
+    })()
+    expect(InvalidInputError.isInstance(misspelt)).toBe(true)
+    expect((misspelt as Error).message).toMatch(
+      /^baseUrl is not an option of the OpenAI chat model; did you mean baseURL\?/,
+    )
+    expect((misspelt as InvalidInputError).details).toMatchObject({
+      field: 'baseUrl',
+      received: 'the string "http://127.0.0.1:1/v1"',
+    })
+    expect(() =>
+      createOpenAIChatModel({ model: 'gpt-4o-mini', apiKey: 'x', temperature: 0 } as never),
+    ).toThrow(/temperature is not an option of the OpenAI chat model\. Known options: model, client/)
+  })
+
   it('a client without an API key says how to give one', () => {
     const saved = process.env.OPENAI_API_KEY
     delete process.env.OPENAI_API_KEY

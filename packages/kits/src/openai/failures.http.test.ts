@@ -386,5 +386,9 @@ describe('cancellation and timeouts', () => {
     const error = await failure(() => collectModelStream(nowhere.stream(hello)))
     expect(error).toMatchObject({ code: 'provider-error', kind: 'network', retryable: true })
     expect((error as Error).message).toMatch(/Could not reach the openai server/)
+    // the URL the client was sending to is named, so a wrong or default base URL shows
+    expect((error as Error).message).toContain(`at http://127.0.0.1:${port}/v1 `)
+    const generated = await failure(() => nowhere.generate(hello))
+    expect((generated as Error).message).toContain(`http://127.0.0.1:${port}/v1`)
   })
 })

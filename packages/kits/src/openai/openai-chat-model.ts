@@ -77,13 +77,17 @@ class OpenAIChat implements OpenAIChatModel {
   readonly client: OpenAI
   readonly #options: ResolvedOptions
   readonly #server: ServerAddress
+  /** The client's base URL, named in connection errors. */
+  readonly #url: string | undefined
 
   constructor(options: ResolvedOptions) {
     this.#options = options
     this.identity = options.model
     this.provider = options.provider
     this.client = options.client
-    this.#server = serverAddressOf(readBaseURL(options.client))
+    const baseURL = readBaseURL(options.client)
+    this.#server = serverAddressOf(baseURL)
+    this.#url = typeof baseURL === 'string' && baseURL !== '' ? baseURL : undefined
   }
 
   assertRequest(request: unknown): asserts request is ModelRequest {
@@ -128,7 +132,7 @@ class OpenAIChat implements OpenAIChatModel {
       span.end('ok', endData(facts, response.finishReason, response.usage, requestId, undefined))
       return response
     } catch (error) {
-      const failure = toFailure(error, signal, provider, 'waiting for the answer')
+      const failure = toFailure(error, signal, provider, 'waiting for the answer', this.#url)
       span.fail(failure, failureData(failure, facts, requestId, undefined))
       throw failure
     }
@@ -181,7 +185,7 @@ class OpenAIChat implements OpenAIChatModel {
       span.end('ok', endData(decoder.facts, finish.finishReason, finish.usage, requestId, decoder.chunks))
       for (const event of out.splice(0)) yield event
     } catch (error) {
-      const failure = toFailure(error, signal, provider, point)
+      const failure = toFailure(error, signal, provider, point, this.#url)
       span.fail(failure, failureData(failure, decoder.facts, requestId, decoder.chunks))
       throw failure
     } finally {

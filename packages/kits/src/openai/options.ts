@@ -135,6 +135,34 @@ function buildClient(
 }
 
 /** Checks the options and builds the client when none is given. */
+const KNOWN_OPTIONS = [
+  'model',
+  'client',
+  'apiKey',
+  'baseURL',
+  'clientOptions',
+  'provider',
+  'body',
+  'streamUsage',
+  'maxTokensParameter',
+] as const
+
+/**
+ * Refuses a field the adapter does not know (a misspelt `baseUrl` would otherwise send every request to
+ * the default endpoint), naming the option it most likely meant.
+ */
+function refuseUnknownOptions(options: object): void {
+  for (const field of Object.keys(options)) {
+    if ((KNOWN_OPTIONS as readonly string[]).includes(field)) continue
+    const meant = KNOWN_OPTIONS.find((known) => known.toLowerCase() === field.toLowerCase())
+    const value = (options as Record<string, unknown>)[field]
+    throw new InvalidInputError(
+      `${field} is not an option of the OpenAI chat model${meant ? `; did you mean ${meant}?` : '.'} Known options: ${KNOWN_OPTIONS.join(', ')}. Pass other OpenAI client settings in clientOptions, extra request fields in body.`,
+      { details: { field, received: describeValue(value) } },
+    )
+  }
+}
+
 export function resolveOptions(options: unknown): ResolvedOptions {
   if (typeof options !== 'object' || options === null) {
     throw new InvalidInputError(
@@ -142,6 +170,7 @@ export function resolveOptions(options: unknown): ResolvedOptions {
       { details: { field: 'options', received: describeValue(options) } },
     )
   }
+  refuseUnknownOptions(options)
   const { model, client, apiKey, baseURL, clientOptions, provider, body, streamUsage, maxTokensParameter } =
     options as Record<string, unknown>
   if (typeof model !== 'string' || model.length === 0) {

@@ -1,5 +1,5 @@
 import type { JsonSchema } from '@agent-core/core'
-import { defineModelTool, type ModelTool } from '@agent-core/core/tools'
+import { defineModelTool, type ModelTool, modelToolSchemas } from '@agent-core/core/tools'
 import type { SandboxTools } from './execute-sandbox.js'
 import {
   docComment,
@@ -27,18 +27,21 @@ function declarations(tools: readonly AnyTool[]): string {
   const members: string[] = []
   for (const tool of tools) {
     const prefix = pascalCase(tool.id)
-    const inputs = new SchemaRenderer(tool.inputSchema, prefix, taken)
-    const input = inputs.render(tool.inputSchema)
-    const outputs =
-      tool.outputSchema === undefined ? undefined : new SchemaRenderer(tool.outputSchema, prefix, taken)
-    const output = outputs ? outputs.render(tool.outputSchema) : 'unknown'
-    const parameter = `input${inputOptional(tool.inputSchema) ? '?' : ''}: ${input}`
+    // The JSON Schemas the model reads (a Standard Schema's converted), not the schemas as given.
+    const schemas = modelToolSchemas(tool)
+    const inputSchema = schemas.input.jsonSchema
+    const outputSchema = schemas.output?.jsonSchema
+    const inputs = new SchemaRenderer(inputSchema, prefix, taken)
+    const input = inputs.render(inputSchema)
+    const outputs = outputSchema === undefined ? undefined : new SchemaRenderer(outputSchema, prefix, taken)
+    const output = outputs ? outputs.render(outputSchema) : 'unknown'
+    const parameter = `input${inputOptional(inputSchema) ? '?' : ''}: ${input}`
     const signature = `(${parameter}): Promise<${output}>`
     const doc = docComment(
       [
         tool.description.trim(),
         ...schemaDoc({
-          ...(typeof tool.inputSchema === 'object' ? tool.inputSchema : {}),
+          ...(typeof inputSchema === 'object' ? inputSchema : {}),
           description: undefined,
           title: undefined,
         }),

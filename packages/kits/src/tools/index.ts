@@ -53,6 +53,7 @@ export {
   type SignableToolCall,
   signToolCall,
   verifyToolCallSignature,
+  type WebCryptoKey,
 } from './tool-call-signature.js'
 export {
   assertToolCallState,

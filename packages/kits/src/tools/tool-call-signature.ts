@@ -11,7 +11,24 @@ import { canonicalJson, type JsonValue } from './internal/json.js'
  * const key: DecisionKey = process.env.DECISION_KEY ?? 'a-development-secret-of-32-chars!'
  * ```
  */
-export type DecisionKey = string | Uint8Array | CryptoKey
+export type DecisionKey = string | Uint8Array | WebCryptoKey
+
+/**
+ * A Web Crypto `CryptoKey` (from `crypto.subtle.importKey` or `generateKey`), described by its shape so
+ * that these declarations compile without the DOM lib (with `@types/node` alone); any real `CryptoKey`,
+ * the DOM's or Node's `webcrypto.CryptoKey`, is one.
+ * @example
+ * ```ts
+ * import type { WebCryptoKey } from '@agent-core/kits/tools'
+ * const key: WebCryptoKey = await crypto.subtle.importKey('raw', new Uint8Array(32), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign'])
+ * ```
+ */
+export interface WebCryptoKey {
+  readonly type: string
+  readonly extractable: boolean
+  readonly algorithm: { readonly name: string }
+  readonly usages: readonly string[]
+}
 
 /**
  * The fields of a call a signature binds: which run, which call, which invocation, which tool, which input.

@@ -600,7 +600,7 @@ export class ToolLifecycleRegistry<App = unknown> {
       return failed('protocol', error)
     }
     const input = start.input.value
-    const checked = selected.validator.validate(input)
+    const checked = await selected.validator.validate(input)
     if (!checked.ok) {
       const error = new InvalidInputError(
         `Input for tool "${start.toolId}" does not match its inputSchema: ${checked.issues.map((i) => `${i.path} ${i.message}`).join('; ')}.`,

@@ -3,11 +3,14 @@ import {
   assertNotThenable,
   describeValue,
   InvalidDefinitionError,
+  InvalidInputError,
   InvalidOutputError,
+  isStandardSchema,
+  isThenable,
   type JsonSchema,
   type JsonSchemaValidator,
 } from '@agent-core/core'
-import { compileJsonSchema } from '@agent-core/core/tools'
+import { type CompiledSchema, compileJsonSchema, compileSchema } from '@agent-core/core/tools'
 import { type CommandDefinition, commandOwner, type FieldMap } from '../command-catalog.js'
 import { CommandRejectedError } from '../interaction-errors.js'
 import type { ProtocolField } from '../protocol-field.js'
@@ -23,6 +26,8 @@ interface CompiledField {
   readonly receiver: unknown
   readonly assert: Callback | undefined
   readonly parse: Callback | undefined
+  /** The field's Standard Schema, compiled; `undefined` for a JSON Schema field. */
+  readonly standard: CompiledSchema | undefined
 }
 
 /**
@@ -117,7 +122,22 @@ export function compileCommand(
     const field = definition.fields[name] as ProtocolField<unknown, unknown>
     if (typeof field !== 'object' || field === null)
       fail(where, 'must be a field object { jsonSchema, ... }', field)
-    const { jsonSchema, optional, receiver, assert, parse } = field
+    const { optional, receiver, assert, parse } = field
+    if (field.schema !== undefined && field.jsonSchema !== undefined)
+      fail(where, 'has both schema and jsonSchema; give one of them', field)
+    if (field.schema !== undefined && !isStandardSchema(field.schema))
+      fail(
+        `${where}.schema`,
+        'must be a Standard Schema validator (zod, valibot, arktype, ...); give a JSON Schema as jsonSchema',
+        field.schema,
+      )
+    const standard =
+      field.schema === undefined
+        ? undefined
+        : compileSchema(field.schema, { what: `Command "${id}" ${where}.schema`, field: `${where}.schema` })
+    if (standard === undefined && field.jsonSchema === undefined)
+      fail(where, 'needs a jsonSchema (or a Standard Schema as schema)', field.jsonSchema)
+    const jsonSchema = (standard?.jsonSchema ?? field.jsonSchema) as JsonSchema
     const hasDefault = 'default' in field && field.default !== undefined
     const defaultValue = hasDefault ? field.default : undefined
     if (optional !== undefined && typeof optional !== 'boolean')
@@ -161,6 +181,7 @@ export function compileCommand(
       receiver: receiver ?? field,
       assert: assert as Callback | undefined,
       parse: parse as Callback | undefined,
+      standard,
     })
   }
   const commandProperty = {
@@ -214,6 +235,27 @@ export function isAvailable(runtime: CommandRuntime, context: unknown): boolean 
   )
 }
 
+/** A Standard Schema field's value after its validator (transforms applied); refuses what it refuses. */
+function standardValue(schema: CompiledSchema, value: unknown, id: string, name: string): unknown {
+  const result = schema.validate(value)
+  if (isThenable(result)) {
+    void Promise.resolve(result).catch(() => {})
+    throw new InvalidDefinitionError(
+      `Command "${id}" field "${name}": its schema validates asynchronously, but commands are selected synchronously. Give the field a synchronous schema (no async refinements).`,
+      { details: { id, field: `fields.${name}.schema` } },
+    )
+  }
+  if (result.ok) return result.value
+  const issues = result.issues.map((issue) => ({
+    ...issue,
+    path: `/${name}${issue.path === '/' ? '' : issue.path}`,
+  }))
+  throw new InvalidInputError(
+    `Input for command "${id}" does not match its schema: ${issues.map((i) => `${i.path} ${i.message}`).join('; ')}.`,
+    { details: { field: 'input', issues } },
+  )
+}
+
 /**
  * Reads the fields of a validated submission (defaults for what was left out), runs each field's `assert`
  * and `parse`, then the command's `occur`, `refine` and `format`. Returns the parsed input and the value
@@ -231,6 +273,7 @@ export function prepareInput(
     let value: unknown = descriptor && 'value' in descriptor ? descriptor.value : undefined
     if (value === undefined && field.hasDefault) value = structuredClone(field.defaultValue)
     if (value !== undefined || !field.optional) {
+      if (field.standard) value = standardValue(field.standard, value, id, field.name)
       if (field.assert) {
         const hook = `command "${id}" field "${field.name}" assert`
         const answer = assertNotThenable(Reflect.apply(field.assert, field.receiver, [value]), hook)

@@ -8,7 +8,7 @@ import {
   type OperationContext,
   type OperationContextInit,
 } from '@agent-core/core'
-import type { ModelTool } from '@agent-core/core/tools'
+import { type ModelTool, modelToolSchemas } from '@agent-core/core/tools'
 import type {
   PendingToolCall,
   ToolCallOutcome,
@@ -55,7 +55,7 @@ export function publishedInput(schema: JsonSchema): Tool['inputSchema'] | undefi
 }
 
 function publishedOutput(tool: ModelTool<unknown, unknown, unknown>): Tool['outputSchema'] | undefined {
-  const schema = isMcpModelTool(tool) ? tool.mcp.outputSchema : tool.outputSchema
+  const schema = isMcpModelTool(tool) ? tool.mcp.outputSchema : modelToolSchemas(tool).output?.jsonSchema
   if (typeof schema !== 'object' || schema === null || (schema as { type?: unknown }).type !== 'object')
     return undefined
   return schema as Tool['outputSchema']
@@ -64,10 +64,11 @@ function publishedOutput(tool: ModelTool<unknown, unknown, unknown>): Tool['outp
 /** Refuses, at start, a tool whose input cannot be an MCP tool's (an object). */
 export function assertServable(lifecycles: readonly ToolLifecycle<unknown, unknown, unknown>[]): void {
   for (const { tool } of lifecycles) {
-    if (publishedInput(tool.inputSchema) === undefined) {
+    const inputSchema = modelToolSchemas(tool).input.jsonSchema
+    if (publishedInput(inputSchema) === undefined) {
       throw new InvalidDefinitionError(
         `Tool "${tool.id}" cannot be served over MCP: its inputSchema does not describe an object (MCP tools take an object of arguments). Give it an object schema, or leave it out of the served registry.`,
-        { details: { id: tool.id, field: 'inputSchema', received: describeValue(tool.inputSchema) } },
+        { details: { id: tool.id, field: 'inputSchema', received: describeValue(inputSchema) } },
       )
     }
   }
@@ -76,7 +77,7 @@ export function assertServable(lifecycles: readonly ToolLifecycle<unknown, unkno
 function describe(registry: ToolLifecycleRegistry<unknown>): Tool[] {
   const tools: Tool[] = []
   for (const { tool } of registry.values()) {
-    const inputSchema = publishedInput(tool.inputSchema)
+    const inputSchema = publishedInput(modelToolSchemas(tool).input.jsonSchema)
     if (inputSchema === undefined) continue
     const outputSchema = publishedOutput(tool)
     const entry: Tool = { name: tool.id, description: tool.description, inputSchema }
@@ -239,7 +240,10 @@ export function createToolServer<App>(
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const { name } = request.params
     const lifecycle = untyped.get(name)
-    if (lifecycle === undefined || publishedInput(lifecycle.tool.inputSchema) === undefined) {
+    if (
+      lifecycle === undefined ||
+      publishedInput(modelToolSchemas(lifecycle.tool).input.jsonSchema) === undefined
+    ) {
       throw new McpError(
         ErrorCode.InvalidParams,
         `Unknown tool: ${name}. Call tools/list for the tools this server offers.`,

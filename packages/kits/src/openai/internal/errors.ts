@@ -53,7 +53,10 @@ export function toFailure(
   signal: AbortSignal,
   provider: string,
   point: string,
+  url?: string | undefined,
 ): AgentCoreError {
+  // Connection failures name the URL the client was sending to (a misspelt or default base URL shows there).
+  const at = url === undefined ? '' : ` at ${url}`
   if (signal.aborted) return abortedError(signal, point)
   if (AgentCoreError.isInstance(error)) return error
   if (isSdk(error, APIUserAbortError, 'APIUserAbortError')) {
@@ -64,7 +67,7 @@ export function toFailure(
   }
   if (isSdk(error, APIConnectionTimeoutError, 'APIConnectionTimeoutError')) {
     return new ModelProviderError(
-      `The ${provider} client's own timeout passed before the server answered (${point}). Retry, or raise the client's timeout option.`,
+      `The ${provider} client's own timeout passed before the server${at} answered (${point}). Retry, or raise the client's timeout option.`,
       { kind: 'timeout', provider, cause: error },
     )
   }
@@ -72,7 +75,7 @@ export function toFailure(
     const cause = (error as { cause?: unknown }).cause
     const reason = cause instanceof Error && cause.message ? `: ${cause.message}` : ''
     return new ModelProviderError(
-      `Could not reach the ${provider} server (${point})${reason}. Check the base URL and the network; the failure is retryable.`,
+      `Could not reach the ${provider} server${at} (${point})${reason}. Check the base URL and the network; the failure is retryable.`,
       { kind: 'network', provider, cause: error },
     )
   }
@@ -119,7 +122,7 @@ export function toFailure(
   }
   const message = error instanceof Error ? error.message : describeValue(error)
   return new ModelProviderError(
-    `The connection to the ${provider} server failed (${point}): ${message}. The answer is incomplete; the failure is retryable.`,
+    `The connection to the ${provider} server${at} failed (${point}): ${message}. The answer is incomplete; the failure is retryable.`,
     { kind: 'network', provider, cause: error },
   )
 }

@@ -3,10 +3,15 @@ import {
   describeValue,
   InvalidDefinitionError,
   InvalidOutputError,
-  type JsonSchemaValidator,
   type RegistryPolicy,
 } from '@agent-core/core'
-import { compileJsonSchema, defineModelTool, type ModelTool, TOOL_ID_PATTERN } from '@agent-core/core/tools'
+import {
+  type CompiledSchema,
+  defineModelTool,
+  type ModelTool,
+  modelToolSchemas,
+  TOOL_ID_PATTERN,
+} from '@agent-core/core/tools'
 import type { ToolTemplateProvider } from '../tool-call-outcome.js'
 import { LIFECYCLE_HOOKS, type ToolLifecycle } from '../tool-lifecycle.js'
 import type { ToolLifecycleRegistryPolicy } from '../tool-lifecycle-registry.js'
@@ -21,7 +26,8 @@ export interface Entry {
   readonly tool: ModelTool<unknown, unknown, unknown>
   readonly receiver: unknown
   readonly timeoutMs: number | undefined
-  readonly validator: JsonSchemaValidator
+  /** The tool's input schema (JSON Schema or Standard Schema), as core compiled it. */
+  readonly validator: CompiledSchema
   readonly hooks: Partial<Record<HookName, Hook>>
 }
 
@@ -70,7 +76,7 @@ export function compileLifecycle(definition: AnyLifecycle): Entry {
     tool: tool as ModelTool<unknown, unknown, unknown>,
     receiver: receiver ?? definition,
     timeoutMs,
-    validator: compileJsonSchema(tool.inputSchema, `Tool "${id}" inputSchema`),
+    validator: modelToolSchemas(tool).input,
     hooks,
   }
   compiled.set(definition, entry)

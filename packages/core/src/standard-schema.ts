@@ -7,7 +7,7 @@
  * A validator that implements Standard Schema v1 (zod 3.24+, valibot 1, arktype 2, ...).
  * @example
  * ```ts
- * import type { StandardSchemaV1 } from '@agent-core/kits/models'
+ * import type { StandardSchemaV1 } from '@agent-core/core'
  * const isText: StandardSchemaV1<unknown, string> = {
  *   '~standard': {
  *     version: 1,
@@ -72,7 +72,7 @@ export declare namespace StandardSchemaV1 {
  * output, for a target draft. May throw when a validator cannot be expressed as JSON Schema.
  * @example
  * ```ts
- * import type { StandardJSONSchemaConverter } from '@agent-core/kits/models'
+ * import type { StandardJSONSchemaConverter } from '@agent-core/core'
  * const converter: StandardJSONSchemaConverter = {
  *   input: () => ({ type: 'string' }),
  *   output: () => ({ type: 'string' }),
