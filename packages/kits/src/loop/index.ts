@@ -95,4 +95,15 @@ export {
   type ScriptedToolCall,
   type ScriptedTurn,
 } from './scripted-model.js'
+export {
+  assertSuspensionClaim,
+  assertSuspensionKey,
+  createMemorySuspensionLedger,
+  MemorySuspensionLedger,
+  type SuspensionClaim,
+  type SuspensionConsumedDetails,
+  SuspensionConsumedError,
+  type SuspensionLedger,
+  suspensionKey,
+} from './suspension-ledger.js'
 export { estimateTokens, type TrimOptions, trimMessages } from './trim-messages.js'
