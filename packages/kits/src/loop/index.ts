@@ -73,6 +73,15 @@ export {
   textAnswer,
 } from './answer-flow.js'
 export {
+  type AgentRunTaskHead,
+  type AgentRunTaskRequest,
+  type AgentRunTaskResult,
+  type AgentRunTaskResume,
+  inspectAgentRunTask,
+  resumeAgentRunTask,
+  runAgentRunTask,
+} from './agent-run-task.js'
+export {
   type AgentRunStepOptions,
   agentRunStep,
   createAgentRunState,
