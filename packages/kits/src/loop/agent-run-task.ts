@@ -33,6 +33,8 @@ export interface AgentRunTaskHead {
   readonly taskId: string
   /** How many resumes led to it (0 for the first task). */
   readonly resumes: number
+  /** The follow-up task a resume of this task's suspension creates (`<first task id>/resume-<resumes + 1>`). */
+  readonly nextTaskId: string
   /**
    * Its checkpoint; `undefined` when a resume claimed the suspension but the process stopped before the
    * follow-up task was created (`runAgentRunTask` creates it).
@@ -170,7 +172,8 @@ async function findHead<App>(
   for (let resumes = 0; resumes <= MAX_CHAIN; resumes++) {
     const checkpoint = await task.inspect({ taskId, ...(store ? { store } : {}) }, context)
     if (checkpoint === undefined) {
-      return { taskId, resumes, checkpoint: undefined, resumedFrom, consumedBy: undefined }
+      const nextTaskId = followUpId(first, resumes + 1)
+      return { taskId, resumes, nextTaskId, checkpoint: undefined, resumedFrom, consumedBy: undefined }
     }
     const held =
       checkpoint.status === 'completed' && checkpoint.state.status === 'suspended'
@@ -178,7 +181,8 @@ async function findHead<App>(
         : undefined
     if (held !== undefined) assertSuspensionClaim(held, 'claim', 'output')
     if (held?.taskId === undefined) {
-      return { taskId, resumes, checkpoint, resumedFrom, consumedBy: held }
+      const nextTaskId = followUpId(first, resumes + 1)
+      return { taskId, resumes, nextTaskId, checkpoint, resumedFrom, consumedBy: held }
     }
     if (held.taskId !== followUpId(first, resumes + 1)) {
       throw new InvalidStateError(
@@ -314,7 +318,7 @@ export async function resumeAgentRunTask<App = unknown>(
   }
   if (head.consumedBy !== undefined) throw consumedError(head.consumedBy)
   await resolved.internals.checkResume(state, outcomes)
-  const followUp = followUpId(taskId, head.resumes + 1)
+  const followUp = head.nextTaskId
   const claim: SuspensionClaim = {
     key: await suspensionKey(state),
     runId: state.runId,
