@@ -40,7 +40,7 @@ export interface AgentRunTaskHead {
    * follow-up task was created (`runAgentRunTask` creates it).
    */
   readonly checkpoint: CheckpointV2<AgentRunState> | undefined
-  /** The suspended state the follow-up continues (when `resumes` > 0). */
+  /** The suspended state the follow-up continues (when `resumes` is not 0). */
   readonly resumedFrom: AgentRunState | undefined
   /** The claim that consumed the head's own suspension outside the durable runner, if any. */
   readonly consumedBy: SuspensionClaim | undefined

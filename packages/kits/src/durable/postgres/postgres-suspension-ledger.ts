@@ -47,8 +47,8 @@ function failure(error: unknown, what: string): AgentCoreError {
 
 /**
  * A suspension ledger of the loop kit (`SuspensionLedger` of `@agent-core/kits/loop`) in PostgreSQL: workers
- * on many machines resume each suspended run once. A claim is one `INSERT ... ON CONFLICT DO NOTHING
- * RETURNING` on the suspension's primary key (a concurrent claim of the same key waits for the first to
+ * on many machines resume each suspended run once. A claim is one insert that does nothing on a conflict
+ * (`ON CONFLICT DO NOTHING RETURNING`) on the suspension's primary key (a concurrent claim of the same key waits for the first to
  * commit, then inserts nothing), and the losing claim reads the winner back. The table is created on first
  * use when missing.
  *
@@ -91,7 +91,10 @@ export class PostgresSuspensionLedger implements SuspensionLedger {
         },
       )
     }
-    if (pool !== undefined && (typeof pool !== 'object' || pool === null || typeof pool.query !== 'function')) {
+    if (
+      pool !== undefined &&
+      (typeof pool !== 'object' || pool === null || typeof (pool as { query?: unknown }).query !== 'function')
+    ) {
       throw new InvalidInputError(
         `PostgreSQL suspension ledger: options.pool must be a pg.Pool, but got ${describeValue(pool)}.`,
         { details: { field: 'options.pool', received: describeValue(pool) } },
@@ -101,7 +104,7 @@ export class PostgresSuspensionLedger implements SuspensionLedger {
     this.#table = parseTableName(tableName ?? DEFAULT_TABLE)
     this.tableName = this.#table.text
     if (pool !== undefined) {
-      this.#pool = pool
+      this.#pool = pool as pg.Pool
       this.#ownsPool = false
     } else {
       this.#pool = new pg.Pool({ connectionString, keepAlive: true })

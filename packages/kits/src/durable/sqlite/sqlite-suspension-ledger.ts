@@ -46,8 +46,8 @@ function storeError(what: string, error: unknown): DurableStoreError {
 
 /**
  * A suspension ledger of the loop kit (`SuspensionLedger` of `@agent-core/kits/loop`) in a SQLite file:
- * processes that share the file resume each suspended run once. A claim is one `INSERT ... ON CONFLICT DO
- * NOTHING` on the suspension's key (SQLite serializes writers, so two processes that claim at once cannot
+ * processes that share the file resume each suspended run once. A claim is one insert that does nothing on
+ * a conflict (`ON CONFLICT DO NOTHING`) on the suspension's key (SQLite serializes writers, so two processes that claim at once cannot
  * both win), read back in the same transaction. Give it the durable store's database
  * (`createSqliteSuspensionLedger(store.database)`) to keep claims beside the checkpoints.
  *
