@@ -121,7 +121,12 @@ export async function runQuestion(options: {
 }): Promise<DeskRunOutcome> {
   const { store, agent, request } = options
   const task: DurableTask<AgentRunState> = defineDurableTask(
-    { id: 'research-desk', revision: '1', isState: isAgentRunState, steps: [agentRunStep(agent, { request })] },
+    {
+      id: 'research-desk',
+      revision: '1',
+      isState: isAgentRunState,
+      steps: [agentRunStep(agent, { request })],
+    },
     { store: store.durable, modelBudget: MODEL_BUDGET, maxAttempts: MAX_ATTEMPTS },
   )
   const head = await inspectAgentRunTask(task, { taskId: options.questionId })

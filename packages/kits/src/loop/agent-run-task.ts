@@ -8,10 +8,10 @@ import {
 } from '@agent-core/core'
 import type { CheckpointV2, DurableStore, DurableTask } from '@agent-core/kits/durable'
 import { type AgentInternals, agentInternals } from './agent.js'
+import { stepAgent } from './durable-agent.js'
 import { Fields, isRecord } from './internal/check.js'
 import { consumedError } from './internal/consume-suspension.js'
 import { newId } from './internal/run.js'
-import { stepAgent } from './durable-agent.js'
 import type { AgentCallOutcome, AgentRunState } from './run-state.js'
 import { assertSuspensionClaim, type SuspensionClaim, suspensionKey } from './suspension-ledger.js'
 
@@ -287,7 +287,11 @@ export async function resumeAgentRunTask<App = unknown>(
   context?: OperationContext<App> | OperationContextInit<App>,
 ): Promise<AgentRunTaskResult> {
   const resolved = resolve<App>(task, 'resumeAgentRunTask')
-  const { taskId, store, fields } = readRequest(request, 'resumeAgentRunTask', ['taskId', 'store?', 'outcomes'])
+  const { taskId, store, fields } = readRequest(request, 'resumeAgentRunTask', [
+    'taskId',
+    'store?',
+    'outcomes',
+  ])
   const outcomes = fields.get('outcomes')
   fields.done()
   if (!isRecord(outcomes) || Object.keys(outcomes).length === 0) {

@@ -25,6 +25,7 @@ import { type AgentTool, composeLifecycle, toAgentTool } from './agent-tool.js'
 import { type AnswerFlow, defineAnswerFlow, isAnswerFlow, textAnswer } from './answer-flow.js'
 import type { AgentEvent } from './events.js'
 import { Fields, isRecord } from './internal/check.js'
+import { consumeSuspension, consumes, readLedger } from './internal/consume-suspension.js'
 import { jsonProblem } from './internal/json.js'
 import { readMessages } from './internal/messages.js'
 import {
@@ -35,7 +36,6 @@ import {
   type ParsedRun,
   type RunOutcome,
 } from './internal/run.js'
-import { consumeSuspension, consumes, readLedger } from './internal/consume-suspension.js'
 import { EventQueue } from './internal/slots.js'
 import {
   type AgentCallOutcome,
@@ -648,7 +648,11 @@ export interface AgentInternals {
   /** Checks a resume of `state` with `outcomes` as `run` would, before anything runs. */
   checkResume(state: unknown, outcomes: unknown): Promise<void>
   /** `run`, where a claim held by durable task `heldBy` is continued instead of refused. */
-  run(request: AgentRunRequest<never>, context: unknown, heldBy: string | undefined): Promise<AgentResult<unknown>>
+  run(
+    request: AgentRunRequest<never>,
+    context: unknown,
+    heldBy: string | undefined,
+  ): Promise<AgentResult<unknown>>
 }
 
 class AgentImpl<Answer, App> implements Agent<Answer, App> {

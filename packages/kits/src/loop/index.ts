@@ -50,6 +50,15 @@ export {
   type RefusalInput,
 } from './agent.js'
 export {
+  type AgentRunTaskHead,
+  type AgentRunTaskRequest,
+  type AgentRunTaskResult,
+  type AgentRunTaskResume,
+  inspectAgentRunTask,
+  resumeAgentRunTask,
+  runAgentRunTask,
+} from './agent-run-task.js'
+export {
   type AgentTool,
   type AgentToolKind,
   type AgentToolOptions,
@@ -72,15 +81,6 @@ export {
   structuredAnswer,
   textAnswer,
 } from './answer-flow.js'
-export {
-  type AgentRunTaskHead,
-  type AgentRunTaskRequest,
-  type AgentRunTaskResult,
-  type AgentRunTaskResume,
-  inspectAgentRunTask,
-  resumeAgentRunTask,
-  runAgentRunTask,
-} from './agent-run-task.js'
 export {
   type AgentRunStepOptions,
   agentRunStep,

@@ -134,7 +134,11 @@ describe('a suspended durable agent run resumed with a decision after a SIGKILL'
     // Process 0 (this one): the run starts and suspends on the refund.
     {
       const store = createSqliteDurableStore(file)
-      const agent = ledgerAgent({ effects, turns: [FIRST_TURN], ledger: createSqliteSuspensionLedger(store.database) })
+      const agent = ledgerAgent({
+        effects,
+        turns: [FIRST_TURN],
+        ledger: createSqliteSuspensionLedger(store.database),
+      })
       const started = await runAgentRunTask(ledgerTask(agent, store), {
         taskId: 'ticket-7',
         input: createAgentRunState({ prompt: 'Refund 250 on A-17.', runId: 'run-ticket-7' }),

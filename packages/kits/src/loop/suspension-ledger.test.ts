@@ -26,8 +26,8 @@ import {
   resumeAgentRunTask,
   runAgentRunTask,
   type ScriptedTurn,
-  type SuspensionLedger,
   SuspensionConsumedError,
+  type SuspensionLedger,
   suspensionKey,
 } from './index.js'
 
@@ -38,7 +38,10 @@ describeSuspensionLedgerConformance({
   open: async () => ({ ledger: createMemorySuspensionLedger(), close: () => undefined }),
 })
 
-function refundAgent(turns: readonly ScriptedTurn[], options: { ledger?: SuspensionLedger; keys?: string[] } = {}) {
+function refundAgent(
+  turns: readonly ScriptedTurn[],
+  options: { ledger?: SuspensionLedger; keys?: string[] } = {},
+) {
   const refunds: string[] = []
   const refund = defineAgentTool(
     defineModelTool<{ orderId: string; amount: number }, string>({
@@ -77,7 +80,11 @@ const approve = (toolCallId: string, signature?: string) =>
 
 describe('a suspended state is resumed once', () => {
   it('a second resume with the same honest decision is refused, runs nothing and calls no model', async () => {
-    const { agent, model, refunds } = refundAgent([TWO_REFUNDS, { text: 'Refunded both.' }, { text: 'twice!' }])
+    const { agent, model, refunds } = refundAgent([
+      TWO_REFUNDS,
+      { text: 'Refunded both.' },
+      { text: 'twice!' },
+    ])
     const first = await agent.run({ prompt: 'Refund A-1 and A-2.', defer: true })
     expect(first.reason).toBe('suspended')
     const stored = JSON.stringify(first.state)
@@ -140,7 +147,11 @@ describe('a suspended state is resumed once', () => {
   it('partial decisions: the old state is consumed, the new suspension is resumed once in its turn', async () => {
     const { agent, refunds } = refundAgent([TWO_REFUNDS, { text: 'Done.' }])
     const first = await agent.run({ prompt: 'Refund.', defer: true })
-    const second = await agent.run({ resume: first.state, outcomes: { call_1_0: approve('call_1_0') }, defer: true })
+    const second = await agent.run({
+      resume: first.state,
+      outcomes: { call_1_0: approve('call_1_0') },
+      defer: true,
+    })
     expect(second.reason).toBe('suspended')
     expect(second.state.suspensionId).not.toBe(first.state.suspensionId)
     // A second approver working from the first state is told to load the latest one.
@@ -218,7 +229,10 @@ describe('bad input', () => {
   it('a suspensionId is only read in a suspended state, as a non-empty string', () => {
     const running = createAgentRunState({ prompt: 'x' })
     expect(() => assertAgentRunState({ ...running, suspensionId: 'suspension_1' })).toThrow(
-      expect.objectContaining({ code: 'invalid-input', details: expect.objectContaining({ field: 'state.suspensionId' }) }),
+      expect.objectContaining({
+        code: 'invalid-input',
+        details: expect.objectContaining({ field: 'state.suspensionId' }),
+      }),
     )
     expect(isAgentRunState({ ...running, suspensionId: '' })).toBe(false)
   })
@@ -233,7 +247,8 @@ describe('bad input', () => {
       fc.asyncProperty(garbage, async (value) => {
         await suspensionKey(value as never).then(
           (key) => expect(typeof key).toBe('string'),
-          (error: unknown) => expect(error instanceof AppError || InvalidInputError.isInstance(error)).toBe(true),
+          (error: unknown) =>
+            expect(error instanceof AppError || InvalidInputError.isInstance(error)).toBe(true),
         )
       }),
       { numRuns: 50 },
@@ -260,7 +275,12 @@ describe('a durable agent run resumed with decisions through the durable runner'
     const built = refundAgent(turns, ledger ? { ledger } : {})
     const store = createMemoryDurableStore()
     const task = defineDurableTask(
-      { id: 'refunds', revision: '1', isState: isAgentRunState, steps: [agentRunStep(built.agent, { request: { defer: true } })] },
+      {
+        id: 'refunds',
+        revision: '1',
+        isState: isAgentRunState,
+        steps: [agentRunStep(built.agent, { request: { defer: true } })],
+      },
       { store, modelBudget: { maxCalls: 20, maxCallsPerAttempt: 5 }, maxAttempts: 5 },
     )
     return { ...built, task, store, ledger }
@@ -280,7 +300,9 @@ describe('a durable agent run resumed with decisions through the durable runner'
     expect(resumed.state).toMatchObject({ status: 'done', reason: 'final', answer: 'Refunded both.' })
     expect(refunds).toHaveLength(2)
 
-    const again = await resumeAgentRunTask(task, { taskId: 'ticket-7', outcomes }).catch((error: unknown) => error)
+    const again = await resumeAgentRunTask(task, { taskId: 'ticket-7', outcomes }).catch(
+      (error: unknown) => error,
+    )
     expect(InvalidStateError.isInstance(again)).toBe(true) // the run is done: nothing waits
     // The same call after every restart finds where the run stands.
     expect(await runAgentRunTask(task, { taskId: 'ticket-7' })).toEqual(resumed)
@@ -314,7 +336,10 @@ describe('a durable agent run resumed with decisions through the durable runner'
       { text: 'Both refunded.' },
     ])
     await runAgentRunTask(task, { taskId: 'q', input: createAgentRunState({ prompt: 'Refund.' }) })
-    const partial = await resumeAgentRunTask(task, { taskId: 'q', outcomes: { call_1_0: approve('call_1_0') } })
+    const partial = await resumeAgentRunTask(task, {
+      taskId: 'q',
+      outcomes: { call_1_0: approve('call_1_0') },
+    })
     expect(partial).toMatchObject({ taskId: 'q/resume-1', state: { status: 'suspended' } })
     await expect(
       resumeAgentRunTask(task, { taskId: 'q', outcomes: { call_1_1: approve('call_1_1') } }),
@@ -334,7 +359,10 @@ describe('a durable agent run resumed with decisions through the durable runner'
 
   it('a claim whose follow-up task was never created is picked up by runAgentRunTask', async () => {
     const { task, refunds, ledger } = durable([TWO_REFUNDS, { text: 'Done.' }])
-    const started = await runAgentRunTask(task, { taskId: 'c', input: createAgentRunState({ prompt: 'Refund.' }) })
+    const started = await runAgentRunTask(task, {
+      taskId: 'c',
+      input: createAgentRunState({ prompt: 'Refund.' }),
+    })
     // What resumeAgentRunTask writes first, as if its process died right after.
     await ledger!.claim({
       key: await suspensionKey(started.state),
@@ -344,7 +372,10 @@ describe('a durable agent run resumed with decisions through the durable runner'
       outcomes: { call_1_0: approve('call_1_0'), call_1_1: approve('call_1_1') },
       claimedAtMs: 1,
     })
-    expect(await inspectAgentRunTask(task, { taskId: 'c' })).toMatchObject({ taskId: 'c/resume-1', checkpoint: undefined })
+    expect(await inspectAgentRunTask(task, { taskId: 'c' })).toMatchObject({
+      taskId: 'c/resume-1',
+      checkpoint: undefined,
+    })
     const done = await runAgentRunTask(task, { taskId: 'c' })
     expect(done.state).toMatchObject({ status: 'done', answer: 'Done.' })
     expect(refunds).toHaveLength(2)
@@ -352,7 +383,10 @@ describe('a durable agent run resumed with decisions through the durable runner'
 
   it('a suspension consumed outside the runner is refused through it', async () => {
     const { task, agent } = durable([TWO_REFUNDS, { text: 'Done.' }])
-    const started = await runAgentRunTask(task, { taskId: 'o', input: createAgentRunState({ prompt: 'Refund.' }) })
+    const started = await runAgentRunTask(task, {
+      taskId: 'o',
+      input: createAgentRunState({ prompt: 'Refund.' }),
+    })
     const outcomes = { call_1_0: approve('call_1_0'), call_1_1: approve('call_1_1') }
     await agent.run({ resume: started.state, outcomes })
     await expect(resumeAgentRunTask(task, { taskId: 'o', outcomes })).rejects.toSatisfy((error: unknown) =>
@@ -368,7 +402,10 @@ describe('a durable agent run resumed with decisions through the durable runner'
     const cases: [unknown, (error: unknown) => boolean][] = [
       [{ taskId: 'b', outcomes: {} }, invalidInput],
       [{ taskId: 'b', outcomes: { call_9: approve('call_9') } }, invalidInput],
-      [{ taskId: 'b', outcomes: { call_1_0: { type: 'answer', toolCallId: 'call_1_0', value: 1 } } }, invalidInput],
+      [
+        { taskId: 'b', outcomes: { call_1_0: { type: 'answer', toolCallId: 'call_1_0', value: 1 } } },
+        invalidInput,
+      ],
       [{ taskId: 'b', outcomes: { call_1_0: approve('call_1_1') } }, invalidInput],
       [{ taskId: '', outcomes: { call_1_0: approve('call_1_0') } }, invalidInput],
       [{ taskId: 'nope', outcomes: { call_1_0: approve('call_1_0') } }, invalidState],
@@ -378,7 +415,7 @@ describe('a durable agent run resumed with decisions through the durable runner'
     for (const [request, check] of cases) {
       await expect(resumeAgentRunTask(task, request as never)).rejects.toSatisfy(check)
     }
-    expect((ledger as { size: number }).size).toBe(0)
+    expect((ledger as unknown as { size: number }).size).toBe(0)
     expect(refunds).toHaveLength(0)
     await fc.assert(
       fc.asyncProperty(garbage, async (value) => {
@@ -394,14 +431,22 @@ describe('a durable agent run resumed with decisions through the durable runner'
   it('refuses a task that is not one agent run step over an agent with a shared ledger', async () => {
     const { agent } = refundAgent([])
     const step = agentRunStep(agent)
-    const defaultLedger = defineDurableTask({ id: 'x', revision: '1', isState: isAgentRunState, steps: [step] })
+    const defaultLedger = defineDurableTask({
+      id: 'x',
+      revision: '1',
+      isState: isAgentRunState,
+      steps: [step],
+    })
     await expect(runAgentRunTask(defaultLedger, { taskId: 'x' })).rejects.toThrow(/suspensionLedger/)
     const shared = refundAgent([], { ledger: createMemorySuspensionLedger() })
     const twoSteps = defineDurableTask({
       id: 'y',
       revision: '1',
       isState: isAgentRunState,
-      steps: [agentRunStep(shared.agent), { id: 'after', replayPolicy: 'safe', run: (state: AgentRunState) => state }],
+      steps: [
+        agentRunStep(shared.agent),
+        { id: 'after', replayPolicy: 'safe', run: (state: AgentRunState) => state },
+      ],
     })
     for (const task of [twoSteps, {}, null, { run() {}, inspect() {}, steps: [{ id: 's' }] }]) {
       await expect(inspectAgentRunTask(task as never, { taskId: 'y' })).rejects.toSatisfy((error: unknown) =>

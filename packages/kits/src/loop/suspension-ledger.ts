@@ -191,12 +191,20 @@ export function assertSuspensionClaim(
       !isRecord(outcomes) ||
       (Object.getPrototypeOf(outcomes) !== Object.prototype && Object.getPrototypeOf(outcomes) !== null)
     ) {
-      fields.fail('outcomes', `must be a plain object keyed by tool-call id, but got ${describeValue(outcomes)}`, outcomes)
+      fields.fail(
+        'outcomes',
+        `must be a plain object keyed by tool-call id, but got ${describeValue(outcomes)}`,
+        outcomes,
+      )
     }
     for (const [callId, outcome] of Object.entries(outcomes)) {
       const read = readOutcome(outcome, `${fields.path('outcomes')}.${callId}`)
       if (read.toolCallId !== callId) {
-        fields.fail(`outcomes.${callId}.toolCallId`, `must be the key it is stored under ("${callId}")`, read.toolCallId)
+        fields.fail(
+          `outcomes.${callId}.toolCallId`,
+          `must be the key it is stored under ("${callId}")`,
+          read.toolCallId,
+        )
       }
     }
     fields.done()

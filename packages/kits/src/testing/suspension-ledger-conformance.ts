@@ -59,8 +59,18 @@ export function describeSuspensionLedgerConformance(options: LedgerConformanceOp
         const first = claimOf('run_1/suspension_1', {
           taskId: 'ticket-7/resume-1',
           outcomes: {
-            call_1: { type: 'reject', toolCallId: 'call_1', by: 'person', reason: 'no', instruction: 'ask first' },
-            call_2: { type: 'result', toolCallId: 'call_2', output: { rows: [1, 'two', null, { deep: true }] } },
+            call_1: {
+              type: 'reject',
+              toolCallId: 'call_1',
+              by: 'person',
+              reason: 'no',
+              instruction: 'ask first',
+            },
+            call_2: {
+              type: 'result',
+              toolCallId: 'call_2',
+              output: { rows: [1, 'two', null, { deep: true }] },
+            },
             call_3: { type: 'answer', toolCallId: 'call_3', value: 'savings' },
           },
         })
@@ -149,8 +159,8 @@ export function describeSuspensionLedgerConformance(options: LedgerConformanceOp
           { ...good, extra: true },
         ]
         for (const value of bad) {
-          await expect(ledger.claim(value as SuspensionClaim)).rejects.toSatisfy(
-            (error: unknown) => InvalidInputError.isInstance(error),
+          await expect(ledger.claim(value as SuspensionClaim)).rejects.toSatisfy((error: unknown) =>
+            InvalidInputError.isInstance(error),
           )
         }
         expect(await ledger.get(good.key)).toBeUndefined()
@@ -164,7 +174,9 @@ export function describeSuspensionLedgerConformance(options: LedgerConformanceOp
             const outcome = await ledger.claim(value as SuspensionClaim).then(
               () => 'stored',
               (error: unknown) =>
-                AgentCoreError.isInstance(error) || error instanceof AppError ? 'refused' : `untyped: ${String(error)}`,
+                AgentCoreError.isInstance(error) || error instanceof AppError
+                  ? 'refused'
+                  : `untyped: ${String(error)}`,
             )
             expect(outcome).toBe('refused')
           }),

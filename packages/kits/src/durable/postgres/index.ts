@@ -34,9 +34,9 @@ export {
   PostgresDurableStore,
   type PostgresDurableStoreOptions,
 } from './postgres-durable-store.js'
-export { postgresDurableTableSql } from './schema.js'
 export {
   createPostgresSuspensionLedger,
   PostgresSuspensionLedger,
   type PostgresSuspensionLedgerOptions,
 } from './postgres-suspension-ledger.js'
+export { postgresDurableTableSql } from './schema.js'

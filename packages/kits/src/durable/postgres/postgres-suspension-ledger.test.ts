@@ -6,12 +6,7 @@ import { fileURLToPath } from 'node:url'
 import { InvalidInputError, InvalidOutputError } from '@agent-core/core'
 import { defineModelTool } from '@agent-core/core/tools'
 import { DurableStoreError } from '@agent-core/kits/durable'
-import {
-  type AgentRunState,
-  createScriptedModel,
-  defineAgent,
-  defineAgentTool,
-} from '@agent-core/kits/loop'
+import { type AgentRunState, createScriptedModel, defineAgent, defineAgentTool } from '@agent-core/kits/loop'
 import type pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { describeSuspensionLedgerConformance } from '../../testing/suspension-ledger-conformance.js'
@@ -88,7 +83,9 @@ describe('PostgreSQL ledger: options, storage and failures', () => {
     expect(await ledger.claim(claim)).toEqual(claim)
     await ledger.close()
     await ledger.close()
-    await expect(ledger.get(claim.key)).rejects.toSatisfy((error: unknown) => InvalidInputError.isInstance(error))
+    await expect(ledger.get(claim.key)).rejects.toSatisfy((error: unknown) =>
+      InvalidInputError.isInstance(error),
+    )
   })
 
   it('a damaged row is InvalidOutputError; a failing server is DurableStoreError', async () => {
@@ -99,12 +96,16 @@ describe('PostgreSQL ledger: options, storage and failures', () => {
     await pool.query(
       `INSERT INTO ${tableName} (suspension_key, run_id, claim_id, claimed_at_ms, claim) VALUES ('k/bad', 'k', 'c', 0, '{"key": "k/bad"}'::jsonb)`,
     )
-    await expect(ledger.get('k/bad')).rejects.toSatisfy((error: unknown) => InvalidOutputError.isInstance(error))
+    await expect(ledger.get('k/bad')).rejects.toSatisfy((error: unknown) =>
+      InvalidOutputError.isInstance(error),
+    )
     await expect(ledger.claim({ ...claim, key: 'k/bad' })).rejects.toSatisfy((error: unknown) =>
       InvalidOutputError.isInstance(error),
     )
     await pool.query(`DROP TABLE ${tableName}`)
-    await expect(ledger.get(claim.key)).rejects.toSatisfy((error: unknown) => DurableStoreError.isInstance(error))
+    await expect(ledger.get(claim.key)).rejects.toSatisfy((error: unknown) =>
+      DurableStoreError.isInstance(error),
+    )
     await pool.end()
   })
 })
@@ -112,10 +113,14 @@ describe('PostgreSQL ledger: options, storage and failures', () => {
 describe('a second resume of one suspension is refused in another process (PostgreSQL)', () => {
   function runChild(input: unknown): Promise<{ reason?: string; thrown?: string; details?: unknown }> {
     return new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, ['--conditions=@agent-core/source', '--import', 'tsx', childScript], {
-        cwd: repositoryRoot,
-        stdio: ['pipe', 'pipe', 'pipe'],
-      })
+      const child = spawn(
+        process.execPath,
+        ['--conditions=@agent-core/source', '--import', 'tsx', childScript],
+        {
+          cwd: repositoryRoot,
+          stdio: ['pipe', 'pipe', 'pipe'],
+        },
+      )
       let stdout = ''
       let stderr = ''
       child.stdout.on('data', (chunk) => {
@@ -132,7 +137,12 @@ describe('a second resume of one suspension is refused in another process (Postg
 
   async function suspendedState(): Promise<AgentRunState> {
     const refund = defineAgentTool(
-      defineModelTool({ id: 'refund', description: 'Refunds an order', inputSchema: {}, execute: () => 'no' }),
+      defineModelTool({
+        id: 'refund',
+        description: 'Refunds an order',
+        inputSchema: {},
+        execute: () => 'no',
+      }),
       { approval: 'ask' },
     )
     const model = createScriptedModel([{ toolCalls: [{ name: 'refund', input: { orderId: 'A-17' } }] }])

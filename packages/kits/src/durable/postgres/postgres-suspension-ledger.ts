@@ -76,7 +76,12 @@ export class PostgresSuspensionLedger implements SuspensionLedger {
       if (!['pool', 'connectionString', 'tableName'].includes(key)) {
         throw new InvalidInputError(
           `options.${key} is not an option of the PostgreSQL suspension ledger; the options are pool, connectionString and tableName.`,
-          { details: { field: `options.${key}`, received: describeValue((options as Record<string, unknown>)[key]) } },
+          {
+            details: {
+              field: `options.${key}`,
+              received: describeValue((options as Record<string, unknown>)[key]),
+            },
+          },
         )
       }
     }
@@ -185,7 +190,14 @@ export class PostgresSuspensionLedger implements SuspensionLedger {
       const inserted = await this.#pool.query<{ claim: unknown }>(
         `INSERT INTO ${this.#table.sql} (suspension_key, run_id, claim_id, task_id, claimed_at_ms, claim)
          VALUES ($1, $2, $3, $4, $5, $6::jsonb) ON CONFLICT (suspension_key) DO NOTHING RETURNING claim`,
-        [claim.key, claim.runId, claim.claimId, claim.taskId ?? null, claim.claimedAtMs, JSON.stringify(claim)],
+        [
+          claim.key,
+          claim.runId,
+          claim.claimId,
+          claim.taskId ?? null,
+          claim.claimedAtMs,
+          JSON.stringify(claim),
+        ],
       )
       const row =
         inserted.rows[0] ??

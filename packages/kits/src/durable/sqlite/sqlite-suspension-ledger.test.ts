@@ -21,7 +21,11 @@ describeSuspensionLedgerConformance({
     const file = freshFile()
     const ledger = createSqliteSuspensionLedger(file)
     const other = createSqliteSuspensionLedger(file)
-    return { ledger, other, close: () => (ledger.close(), other.close()) }
+    const close = () => {
+      ledger.close()
+      other.close()
+    }
+    return { ledger, other, close }
   },
 })
 
@@ -70,7 +74,10 @@ describe('SQLite ledger: storage and bad input', () => {
   it('refuses a bad source or options', () => {
     for (const source of ['', 5, null, {}, { prepare: () => undefined }]) {
       expect(() => createSqliteSuspensionLedger(source as never)).toThrow(
-        expect.objectContaining({ code: 'invalid-input', details: expect.objectContaining({ field: 'source' }) }),
+        expect.objectContaining({
+          code: 'invalid-input',
+          details: expect.objectContaining({ field: 'source' }),
+        }),
       )
     }
     for (const tableName of ['', '1table', 'a;DROP TABLE x', 'a.b', 7]) {
@@ -98,7 +105,9 @@ describe('SQLite ledger: storage and bad input', () => {
     insert.run('k/not-a-claim', 'k', 'c', JSON.stringify({ key: 'k/not-a-claim' }))
     insert.run('k/moved', 'k', 'c', JSON.stringify({ ...claim, key: 'k/elsewhere' }))
     for (const key of ['k/not-json', 'k/not-a-claim', 'k/moved']) {
-      await expect(ledger.get(key)).rejects.toSatisfy((error: unknown) => InvalidOutputError.isInstance(error))
+      await expect(ledger.get(key)).rejects.toSatisfy((error: unknown) =>
+        InvalidOutputError.isInstance(error),
+      )
       await expect(ledger.claim({ ...claim, key })).rejects.toSatisfy((error: unknown) =>
         InvalidOutputError.isInstance(error),
       )
@@ -109,8 +118,12 @@ describe('SQLite ledger: storage and bad input', () => {
   it('a closed database is a DurableStoreError, never a bare driver error', async () => {
     const ledger = createSqliteSuspensionLedger(':memory:')
     ledger.close()
-    await expect(ledger.claim(claim)).rejects.toSatisfy((error: unknown) => DurableStoreError.isInstance(error))
-    await expect(ledger.get(claim.key)).rejects.toSatisfy((error: unknown) => DurableStoreError.isInstance(error))
+    await expect(ledger.claim(claim)).rejects.toSatisfy((error: unknown) =>
+      DurableStoreError.isInstance(error),
+    )
+    await expect(ledger.get(claim.key)).rejects.toSatisfy((error: unknown) =>
+      DurableStoreError.isInstance(error),
+    )
     await expect(ledger.get('')).rejects.toSatisfy((error: unknown) => InvalidInputError.isInstance(error))
   })
 })

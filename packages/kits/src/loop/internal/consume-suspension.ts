@@ -41,9 +41,7 @@ export function consumedError(held: SuspensionClaim): SuspensionConsumedError {
   const decided = Object.keys(held.outcomes)
   const at = new Date(held.claimedAtMs).toISOString()
   const what =
-    decided.length === 0
-      ? 'without decisions'
-      : `deciding ${decided.map((id) => `"${id}"`).join(', ')}`
+    decided.length === 0 ? 'without decisions' : `deciding ${decided.map((id) => `"${id}"`).join(', ')}`
   const next =
     held.taskId === undefined
       ? "Load the run's latest state (the one the first resume returned or saved) and resume that instead."
