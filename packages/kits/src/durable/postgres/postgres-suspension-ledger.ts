@@ -7,13 +7,9 @@ import {
   InvalidOutputError,
 } from '@agent-core/core'
 import { DurableStoreError } from '@agent-core/kits/durable'
-import {
-  assertSuspensionClaim,
-  assertSuspensionKey,
-  type SuspensionClaim,
-  type SuspensionLedger,
-} from '@agent-core/kits/loop'
+import type { SuspensionClaim, SuspensionLedger } from '@agent-core/kits/loop'
 import pg from 'pg'
+import { checkClaimInput, checkKey, checkStoredClaim } from '../internal/suspension-claim.js'
 import { parseTableName, type TableName } from './table-name.js'
 
 /**
@@ -184,7 +180,7 @@ export class PostgresSuspensionLedger implements SuspensionLedger {
    */
   async claim(claim: SuspensionClaim): Promise<SuspensionClaim> {
     this.#open()
-    assertSuspensionClaim(claim)
+    checkClaimInput(claim)
     await this.ensureSchema()
     try {
       const inserted = await this.#pool.query<{ claim: unknown }>(
@@ -224,7 +220,7 @@ export class PostgresSuspensionLedger implements SuspensionLedger {
    */
   async get(key: string): Promise<SuspensionClaim | undefined> {
     this.#open()
-    assertSuspensionKey(key)
+    checkKey(key)
     await this.ensureSchema()
     try {
       const result = await this.#pool.query<{ claim: unknown }>(
@@ -260,14 +256,7 @@ function readBack(stored: unknown, key: string): SuspensionClaim {
       { details: { hook: 'SuspensionLedger', returned: 'no row' } },
     )
   }
-  assertSuspensionClaim(stored, 'claim', 'output')
-  if (stored.key !== key) {
-    throw new InvalidOutputError(
-      `PostgreSQL suspension ledger: the row for "${key}" holds the claim of "${stored.key}"; its table was edited. Check it.`,
-      { details: { hook: 'SuspensionLedger', returned: describeValue(stored.key) } },
-    )
-  }
-  return stored
+  return checkStoredClaim(stored, key, 'PostgreSQL')
 }
 
 /**

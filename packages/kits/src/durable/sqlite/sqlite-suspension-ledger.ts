@@ -1,13 +1,9 @@
 import { assertObject, describeValue, InvalidInputError, InvalidOutputError } from '@agent-core/core'
 import { DurableStoreError } from '@agent-core/kits/durable'
-import {
-  assertSuspensionClaim,
-  assertSuspensionKey,
-  type SuspensionClaim,
-  type SuspensionLedger,
-} from '@agent-core/kits/loop'
+import type { SuspensionClaim, SuspensionLedger } from '@agent-core/kits/loop'
 import Database from 'better-sqlite3'
 import { optionalPositiveInteger } from '../internal/store-support.js'
+import { checkClaimInput, checkKey, checkStoredClaim } from '../internal/suspension-claim.js'
 import type { SqliteDatabase } from './sqlite-store.js'
 
 /**
@@ -152,7 +148,7 @@ export class SqliteSuspensionLedger implements SuspensionLedger {
    * ```
    */
   async claim(claim: SuspensionClaim): Promise<SuspensionClaim> {
-    assertSuspensionClaim(claim)
+    checkClaimInput(claim)
     let stored: unknown
     try {
       stored = this.#claim(claim)
@@ -172,7 +168,7 @@ export class SqliteSuspensionLedger implements SuspensionLedger {
    * ```
    */
   async get(key: string): Promise<SuspensionClaim | undefined> {
-    assertSuspensionKey(key)
+    checkKey(key)
     let stored: unknown
     try {
       stored = this.#get.get(key)?.claim
@@ -208,14 +204,7 @@ function readBack(stored: unknown, key: string): SuspensionClaim {
       { details: { hook: 'SuspensionLedger', returned: describeValue(stored) } },
     )
   }
-  assertSuspensionClaim(claim, 'claim', 'output')
-  if (claim.key !== key) {
-    throw new InvalidOutputError(
-      `The SQLite suspension ledger's row for "${key}" holds the claim of "${claim.key}"; its table was edited. Check it.`,
-      { details: { hook: 'SuspensionLedger', returned: describeValue(claim.key) } },
-    )
-  }
-  return claim
+  return checkStoredClaim(claim, key, 'SQLite')
 }
 
 /**
