@@ -4,7 +4,7 @@ import type { SuspensionClaim, SuspensionLedger } from '@agent-core/kits/loop'
 import Database from 'better-sqlite3'
 import { optionalPositiveInteger } from '../internal/store-support.js'
 import { checkClaimInput, checkKey, checkStoredClaim } from '../internal/suspension-claim.js'
-import type { SqliteDatabase } from './sqlite-store.js'
+import { isDatabase, type SqliteDatabase } from './sqlite-store.js'
 
 /**
  * Options of {@link createSqliteSuspensionLedger}.
@@ -22,16 +22,6 @@ export interface SqliteSuspensionLedgerOptions {
 }
 
 const TABLE_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/
-
-function isDatabase(value: unknown): value is SqliteDatabase {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    typeof (value as SqliteDatabase).prepare === 'function' &&
-    typeof (value as SqliteDatabase).exec === 'function' &&
-    typeof (value as SqliteDatabase).pragma === 'function'
-  )
-}
 
 function storeError(what: string, error: unknown): DurableStoreError {
   return new DurableStoreError(
