@@ -3,7 +3,7 @@
  * answers, and refusals the model can read as JSON (with the person's instruction, when they gave one).
  */
 import type { ChatMessage, ChatModel } from '@agent-core/core'
-import { type Agent, type AgentToolEntry, defineAgent } from '@agent-core/kits/loop'
+import { type Agent, type AgentToolEntry, defineAgent, type SuspensionLedger } from '@agent-core/kits/loop'
 import { READ_TOOL } from './tools.js'
 
 const SYSTEM = [
@@ -16,10 +16,15 @@ const SYSTEM = [
 ].join(' ')
 
 /** The agent of one desk run. */
-export function deskAgent(options: { model: ChatModel; tools: AgentToolEntry[] }): Agent<string> {
+export function deskAgent(options: {
+  model: ChatModel
+  tools: AgentToolEntry[]
+  suspensionLedger: SuspensionLedger
+}): Agent<string> {
   return defineAgent({
     model: options.model,
     tools: options.tools,
+    suspensionLedger: options.suspensionLedger,
     system: SYSTEM,
     maxTurns: 8,
     toolTimeoutMs: 60_000,

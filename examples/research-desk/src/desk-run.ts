@@ -4,14 +4,21 @@
  * stopped or killed continues from there when the same command runs again, and a tool call whose result
  * was saved never runs again.
  *
- * A run that waits for a decision (`--defer`) ends its task with the suspended state. `--decide` starts
- * a follow-up task from that state with the decisions; the `desk_heads` table remembers which task is
- * the question's current one, so the same command always finds where the question stands.
+ * A run that waits for a decision (`--defer`) ends its task with the suspended state. `--decide` resumes
+ * it through the loop kit's `resumeAgentRunTask`: the decisions are claimed once in the suspension ledger
+ * (a table of the same file), and the run goes on in a follow-up task, which `runAgentRunTask` and
+ * `inspectAgentRunTask` find again from the question's id, so the same command always finds where the
+ * question stands.
  */
 import { createHash } from 'node:crypto'
-import { AttemptBudget } from '@agent-core/core'
-import { type DurableStep, type DurableTask, defineDurableTask } from '@agent-core/kits/durable'
-import { createSqliteDurableStore, type SqliteDurableStore } from '@agent-core/kits/durable/sqlite'
+import { type AgentCoreError, InvalidInputError, InvalidStateError } from '@agent-core/core'
+import { type DurableTask, defineDurableTask } from '@agent-core/kits/durable'
+import {
+  createSqliteDurableStore,
+  createSqliteSuspensionLedger,
+  type SqliteDurableStore,
+  type SqliteSuspensionLedger,
+} from '@agent-core/kits/durable/sqlite'
 import {
   type Agent,
   type AgentCallOutcome,
@@ -19,7 +26,11 @@ import {
   type AgentRunState,
   agentRunStep,
   createAgentRunState,
+  inspectAgentRunTask,
   isAgentRunState,
+  resumeAgentRunTask,
+  runAgentRunTask,
+  SuspensionConsumedError,
 } from '@agent-core/kits/loop'
 import { DeskError } from './desk-error.js'
 import type { ToolExecution } from './tools.js'
@@ -29,9 +40,11 @@ export type Decision =
   | { readonly type: 'approve' }
   | { readonly type: 'reject'; readonly instruction?: string }
 
-/** The desk's run store: the durable store, plus which task is each question's current one. */
+/** The desk's run store: the durable store and the suspension ledger, in one SQLite file. */
 export interface RunStore {
   readonly durable: SqliteDurableStore
+  /** Where a resume claims the suspension it decides, so a decision takes effect once. */
+  readonly ledger: SqliteSuspensionLedger
   /** Records one tool execution in the reading log (once per invocation id). */
   logExecution(taskId: string, execution: ToolExecution): void
   close(): void
@@ -43,13 +56,8 @@ const MAX_ATTEMPTS = 100
 /** Opens (or creates) the run store in `file`. */
 export function openRunStore(file: string): RunStore {
   const durable = createSqliteDurableStore(file, { leaseMs: 5_000 })
+  const ledger = createSqliteSuspensionLedger(durable.database)
   durable.database.exec(`
-    CREATE TABLE IF NOT EXISTS desk_heads (
-      question_id TEXT PRIMARY KEY,
-      task_id TEXT NOT NULL,
-      input TEXT NOT NULL,
-      outcomes TEXT NOT NULL
-    );
     CREATE TABLE IF NOT EXISTS desk_tool_log (
       invocation_id TEXT PRIMARY KEY,
       task_id TEXT NOT NULL,
@@ -64,6 +72,7 @@ export function openRunStore(file: string): RunStore {
   )
   return {
     durable,
+    ledger,
     logExecution: (taskId, execution) => {
       log.run(execution.invocationId, taskId, execution.tool, execution.input)
     },
@@ -83,55 +92,6 @@ export function questionId(parts: {
   return `desk-${hash}`
 }
 
-interface Head {
-  readonly taskId: string
-  readonly input: AgentRunState | undefined
-  readonly outcomes: Readonly<Record<string, AgentCallOutcome>>
-}
-
-function readHead(store: RunStore, id: string): Head {
-  const row = store.durable.database
-    .prepare('SELECT task_id AS taskId, input, outcomes FROM desk_heads WHERE question_id = ?')
-    .get(id) as { taskId: string; input: string; outcomes: string } | undefined
-  if (row === undefined) return { taskId: id, input: undefined, outcomes: {} }
-  return {
-    taskId: row.taskId,
-    input: JSON.parse(row.input) as AgentRunState,
-    outcomes: JSON.parse(row.outcomes) as Record<string, AgentCallOutcome>,
-  }
-}
-
-/**
- * A step that applies the person's decisions to the suspended run it starts from, then goes on as the
- * loop kit's `agentRunStep`. Once the decisions are applied, the next saved progress no longer waits for
- * them, so a restart after that continues as an ordinary run.
- */
-function decidedRunStep(
-  agent: Agent<string>,
-  request: Omit<AgentRunRequest, 'resume' | 'outcomes' | 'onProgress'>,
-  outcomes: Readonly<Record<string, AgentCallOutcome>>,
-): DurableStep<AgentRunState> {
-  const ordinary = agentRunStep(agent, { request })
-  return {
-    id: ordinary.id,
-    replayPolicy: 'safe',
-    async run(state, context) {
-      const waiting = new Set(state.pending.map((call) => call.toolCallId))
-      const due = Object.fromEntries(Object.entries(outcomes).filter(([callId]) => waiting.has(callId)))
-      if (state.status !== 'suspended' || Object.keys(due).length === 0) return ordinary.run(state, context)
-      const attemptBudget =
-        context.maxModelCalls === undefined ? context.attemptBudget : new AttemptBudget(context.maxModelCalls)
-      const result = await agent.run(
-        { ...request, resume: state, outcomes: due, onProgress: (progress) => context.checkpoint(progress) },
-        { ...context, attemptBudget },
-      )
-      if (result.reason === 'error') throw result.error
-      if (result.reason === 'stopped') throw context.signal.reason
-      return result.state
-    },
-  }
-}
-
 /** How a desk run talks to its user. */
 export type DeskRunRequest = Omit<AgentRunRequest, 'resume' | 'outcomes' | 'onProgress' | 'prompt'>
 
@@ -146,8 +106,8 @@ export interface DeskRunOutcome {
 }
 
 /**
- * Runs (or continues) the question's current task. With `decisions`, first checks them against the
- * calls the suspended run waits for and starts the follow-up task that applies them.
+ * Runs (or continues) the question's run where it stands. With `decisions`, first checks them against the
+ * calls the suspended run waits for, then resumes it with them (once: a repeat is refused).
  */
 export async function runQuestion(options: {
   store: RunStore
@@ -160,53 +120,62 @@ export async function runQuestion(options: {
   onTask?: ((taskId: string) => void) | undefined
 }): Promise<DeskRunOutcome> {
   const { store, agent, request } = options
-  const definition = (outcomes: Readonly<Record<string, AgentCallOutcome>>) =>
-    defineDurableTask(
-      {
-        id: 'research-desk',
-        revision: '1',
-        isState: isAgentRunState,
-        steps: [
-          Object.keys(outcomes).length === 0
-            ? agentRunStep(agent, { request })
-            : decidedRunStep(agent, request, outcomes),
-        ],
-      },
-      { store: store.durable, modelBudget: MODEL_BUDGET, maxAttempts: MAX_ATTEMPTS },
-    )
-  let head = readHead(store, options.questionId)
+  const task: DurableTask<AgentRunState> = defineDurableTask(
+    {
+      id: 'research-desk',
+      revision: '1',
+      isState: isAgentRunState,
+      steps: [agentRunStep(agent, { request })],
+    },
+    { store: store.durable, modelBudget: MODEL_BUDGET, maxAttempts: MAX_ATTEMPTS },
+  )
+  const head = await inspectAgentRunTask(task, { taskId: options.questionId })
   if (options.decisions !== undefined && options.decisions.size > 0) {
-    head = await decide(store, options.questionId, head, options.decisions, definition({}))
+    const outcomes = outcomesFor(head.checkpoint?.state, options.decisions)
+    options.onTask?.(head.nextTaskId)
+    try {
+      const { state, taskId } = await resumeAgentRunTask(
+        task,
+        { taskId: options.questionId, outcomes },
+        { signal: options.signal },
+      )
+      return { state, taskId, finishedEarlier: false, resumed: false }
+    } catch (error) {
+      throw decisionRefused(error)
+    }
   }
-  const task = definition(head.outcomes)
-  const before = await task.inspect({ taskId: head.taskId })
-  const finishedEarlier = before?.status === 'completed'
+  const finishedEarlier = head.checkpoint?.status === 'completed'
   options.onTask?.(head.taskId)
-  const input =
-    head.input ??
-    createAgentRunState({ prompt: options.question, runId: `run-${options.questionId.slice(5)}` })
-  const state = await task.run({ taskId: head.taskId, input }, { signal: options.signal })
-  return { state, taskId: head.taskId, finishedEarlier, resumed: before !== undefined && !finishedEarlier }
+  const input = createAgentRunState({
+    prompt: options.question,
+    runId: `run-${options.questionId.slice(5)}`,
+  })
+  const { state, taskId } = await runAgentRunTask(
+    task,
+    { taskId: options.questionId, input },
+    { signal: options.signal },
+  )
+  return {
+    state,
+    taskId,
+    finishedEarlier,
+    resumed: head.checkpoint !== undefined && !finishedEarlier,
+  }
 }
 
-/** Checks decisions against the suspended run and records the follow-up task as the question's head. */
-async function decide(
-  store: RunStore,
-  id: string,
-  head: Head,
+/** The person's decisions as outcomes of the calls the suspended run waits for, in the desk's words. */
+function outcomesFor(
+  state: AgentRunState | undefined,
   decisions: ReadonlyMap<string, Decision>,
-  task: DurableTask<AgentRunState>,
-): Promise<Head> {
-  const saved = await task.inspect({ taskId: head.taskId })
-  if (saved === undefined) {
+): Record<string, AgentCallOutcome> {
+  if (state === undefined) {
     throw new DeskError(
       'decision',
       'This question has no run yet, so there is nothing to decide. Run it first with --defer.',
       { field: '--decide' },
     )
   }
-  const state = saved.status === 'completed' ? saved.state : undefined
-  if (state === undefined || state.status !== 'suspended') {
+  if (state.status !== 'suspended') {
     throw new DeskError(
       'decision',
       'This question is not waiting for a decision (its run is not suspended). Run it without --decide.',
@@ -216,8 +185,7 @@ async function decide(
   const waiting = new Map(state.pending.map((call) => [call.toolCallId, call]))
   const outcomes: Record<string, AgentCallOutcome> = {}
   for (const [callId, decision] of decisions) {
-    const call = waiting.get(callId)
-    if (call === undefined) {
+    if (!waiting.has(callId)) {
       throw new DeskError(
         'decision',
         `The run does not wait for a call "${callId}"; it waits for ${[...waiting.keys()].join(', ')}. Pass --decide with one of those.`,
@@ -238,12 +206,21 @@ async function decide(
             ...(decision.instruction === undefined ? {} : { instruction: decision.instruction }),
           }
   }
-  const taskId = `${head.taskId}+${createHash('sha256').update(JSON.stringify(outcomes)).digest('hex').slice(0, 12)}`
-  store.durable.database
-    .prepare(
-      `INSERT INTO desk_heads (question_id, task_id, input, outcomes) VALUES (?, ?, ?, ?)
-       ON CONFLICT (question_id) DO UPDATE SET task_id = excluded.task_id, input = excluded.input, outcomes = excluded.outcomes`,
+  return outcomes
+}
+
+/** A resume the loop refused (decided already, no longer waiting, an outcome that does not fit). */
+function decisionRefused(error: unknown): unknown {
+  if (
+    SuspensionConsumedError.isInstance(error) ||
+    InvalidStateError.isInstance(error) ||
+    (InvalidInputError.isInstance(error) && String(error.details.field ?? '').startsWith('request.outcomes'))
+  ) {
+    return new DeskError(
+      'decision',
+      `${(error as AgentCoreError).message} Run the same command without --decide to see where the question stands.`,
+      { field: '--decide', cause: error },
     )
-    .run(id, taskId, JSON.stringify(state), JSON.stringify(outcomes))
-  return { taskId, input: state, outcomes }
+  }
+  return error
 }

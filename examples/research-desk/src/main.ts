@@ -131,6 +131,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
     }
     const agent = deskAgent({
       model: model.model,
+      suspensionLedger: runStore.ledger,
       tools: deskTools({
         source: index,
         askBeforeReading: options.approve || options.defer || options.decisions.size > 0,

@@ -26,6 +26,7 @@ import { type AgentTool, composeLifecycle, toAgentTool } from './agent-tool.js'
 import { type AnswerFlow, defineAnswerFlow, isAnswerFlow, textAnswer } from './answer-flow.js'
 import type { AgentEvent } from './events.js'
 import { Fields, isRecord } from './internal/check.js'
+import { consumeSuspension, consumes, readLedger } from './internal/consume-suspension.js'
 import { jsonProblem } from './internal/json.js'
 import { readMessages } from './internal/messages.js'
 import {
@@ -44,6 +45,7 @@ import {
   assertAgentRunState,
   readOutcomes,
 } from './run-state.js'
+import { createMemorySuspensionLedger, type SuspensionLedger } from './suspension-ledger.js'
 import { countTokens, type estimateTokens } from './trim-messages.js'
 
 /**
@@ -196,6 +198,13 @@ export interface AgentDefinition<Answer = string, App = unknown> {
    * started yet, are refused too (`by: 'earlier-refusal'`). Default true.
    */
   readonly stopStepOnRefusal?: boolean | undefined
+  /**
+   * Where resumes claim the suspension they start from, so one suspended state is resumed once: a second
+   * resume of it (a double-clicked Approve, a retried webhook) is refused with `SuspensionConsumedError`
+   * and runs nothing. Default: a ledger in this agent's memory, which covers one process; give
+   * `createSqliteSuspensionLedger` or `createPostgresSuspensionLedger` when several processes resume runs.
+   */
+  readonly suspensionLedger?: SuspensionLedger | undefined
 }
 
 /**
@@ -382,7 +391,11 @@ function readTimeout(fields: Fields, key: string, fallback: number | undefined):
   return fields.integer(key, { min: 1, max: MAX_TIMEOUT_MS }) ?? fallback
 }
 
-function compile(definition: unknown): { compiled: CompiledAgent; tools: readonly AgentTool[] } {
+function compile(definition: unknown): {
+  compiled: CompiledAgent
+  tools: readonly AgentTool[]
+  ledger: SuspensionLedger | undefined
+} {
   const fields: Fields = new Fields(
     definition,
     'definition',
@@ -438,6 +451,7 @@ function compile(definition: unknown): { compiled: CompiledAgent; tools: readonl
   const templates = fields.get('templates')
   const decisionKeys = fields.get('decisionKeys')
   const stopStepOnRefusal = fields.boolean('stopStepOnRefusal') ?? true
+  const ledger = readLedger(fields.get('suspensionLedger'))
   fields.done()
 
   const byId = new Map<string, AgentTool>()
@@ -526,7 +540,7 @@ function compile(definition: unknown): { compiled: CompiledAgent; tools: readonl
     keys: decisionKeys as readonly DecisionKey[] | undefined,
     stopStepOnRefusal,
   }
-  return { compiled, tools }
+  return { compiled, tools, ledger }
 }
 
 function readRequest(value: unknown): Omit<ParsedRun, 'runId'> & { runId: string | undefined } {
@@ -624,8 +638,11 @@ function toResult<Answer>(outcome: RunOutcome, runId: string): AgentResult<Answe
   switch (end.reason) {
     case 'final':
       return Object.freeze({ ...base, reason: 'final', answer: end.answer as Answer })
-    case 'suspended':
-      return Object.freeze({ ...base, reason: 'suspended', pending: outcome.pending })
+    case 'suspended': {
+      // Each suspension gets its own id: the key a resume claims, so this state is resumed once.
+      const state = Object.freeze({ ...outcome.state, suspensionId: newId('suspension') })
+      return Object.freeze({ ...base, state, reason: 'suspended', pending: outcome.pending })
+    }
     case 'error':
       return Object.freeze({ ...base, reason: 'error', error: end.error })
     default:
@@ -633,25 +650,73 @@ function toResult<Answer>(outcome: RunOutcome, runId: string): AgentResult<Answe
   }
 }
 
+/** What the durable runner (`agent-run-task.ts`) reads of an agent defined here. */
+export interface AgentInternals {
+  /** The agent's suspension ledger; `explicit` is false for the default in-memory one. */
+  readonly ledger: SuspensionLedger
+  readonly explicitLedger: boolean
+  /** Checks a resume of `state` with `outcomes` as `run` would, before anything runs. */
+  checkResume(state: unknown, outcomes: unknown): Promise<void>
+  /** `run`, where a claim held by durable task `heldBy` is continued instead of refused. */
+  run(
+    request: AgentRunRequest<never>,
+    context: unknown,
+    heldBy: string | undefined,
+  ): Promise<AgentResult<unknown>>
+}
+
 class AgentImpl<Answer, App> implements Agent<Answer, App> {
   readonly #compiled: CompiledAgent
+  readonly #ledger: SuspensionLedger
+  readonly #explicitLedger: boolean
   readonly tools: readonly AgentTool<unknown, unknown, App>[]
-  constructor(compiled: CompiledAgent, tools: readonly AgentTool[]) {
+  constructor(compiled: CompiledAgent, tools: readonly AgentTool[], ledger: SuspensionLedger | undefined) {
     this.#compiled = compiled
+    this.#ledger = ledger ?? createMemorySuspensionLedger()
+    this.#explicitLedger = ledger !== undefined
     this.tools = Object.freeze([...tools]) as readonly AgentTool<unknown, unknown, App>[]
+  }
+
+  static internals(agent: unknown): AgentInternals | undefined {
+    if (!(agent instanceof AgentImpl)) return undefined
+    const self = agent as AgentImpl<unknown, unknown>
+    return {
+      ledger: self.#ledger,
+      explicitLedger: self.#explicitLedger,
+      checkResume: async (state, outcomes) => {
+        assertAgentRunState(state, 'request.state')
+        await checkResume(self.#compiled, state, readOutcomes(outcomes, 'request.outcomes'))
+      },
+      run: (request, context, heldBy) =>
+        self.#run(request as AgentRunRequest<unknown>, context as OperationContextInit<unknown>, heldBy),
+    }
   }
 
   get model(): ChatModel<App> {
     return this.#compiled.model as ChatModel<App>
   }
 
-  async run(
+  run(
     request: AgentRunRequest<App>,
     context: OperationContext<App> | OperationContextInit<App> = {},
   ): Promise<AgentResult<Answer>> {
+    return this.#run(request, context, undefined)
+  }
+
+  async #run(
+    request: AgentRunRequest<App>,
+    context: OperationContext<App> | OperationContextInit<App>,
+    heldBy: string | undefined,
+  ): Promise<AgentResult<Answer>> {
     const parsed = readRequest(request)
     const ctx = createOperationContext(context as OperationContextInit<unknown>)
-    if (parsed.resumed) await checkResume(this.#compiled, parsed.resumed, parsed.outcomes)
+    if (parsed.resumed) {
+      await checkResume(this.#compiled, parsed.resumed, parsed.outcomes)
+      // Last check before anything runs: one suspended state is resumed once.
+      if (consumes(parsed.resumed, parsed.outcomes)) {
+        await consumeSuspension(this.#ledger, parsed.resumed, parsed.outcomes, ctx.now(), heldBy)
+      }
+    }
     const runId = parsed.runId ?? newId('run')
     const run = new AgentRun(this.#compiled, { ...parsed, runId }, ctx)
     return toResult<Answer>(await run.execute(), runId)
@@ -711,6 +776,11 @@ class AgentImpl<Answer, App> implements Agent<Answer, App> {
 export function defineAgent<Answer = string, App = unknown>(
   definition: AgentDefinition<Answer, App>,
 ): Agent<Answer, App> {
-  const { compiled, tools } = compile(definition)
-  return new AgentImpl<Answer, App>(compiled, tools)
+  const { compiled, tools, ledger } = compile(definition)
+  return new AgentImpl<Answer, App>(compiled, tools, ledger)
+}
+
+/** The durable runner's view of an agent from {@link defineAgent}; `undefined` for any other object. */
+export function agentInternals(agent: unknown): AgentInternals | undefined {
+  return AgentImpl.internals(agent)
 }

@@ -7,11 +7,20 @@ import {
   InvalidDefinitionError,
 } from '@agent-core/core'
 import type { DurableStep, DurableStepContext } from '@agent-core/kits/durable'
-import type { Agent, AgentRunRequest } from './agent.js'
+import { type Agent, type AgentRunRequest, agentInternals } from './agent.js'
 import { Fields } from './internal/check.js'
 import { readMessages } from './internal/messages.js'
 import { newId } from './internal/run.js'
-import { type AgentRunState, assertAgentRunState } from './run-state.js'
+import { type AgentCallOutcome, type AgentRunState, assertAgentRunState } from './run-state.js'
+import { assertSuspensionClaim, suspensionKey } from './suspension-ledger.js'
+
+/** The agent of each step {@link agentRunStep} made (keyed by the step definition, never by a run). */
+const stepAgents = new WeakMap<object, Agent<unknown, never>>()
+
+/** The agent of a step made by {@link agentRunStep}, or `undefined` for any other step. */
+export function stepAgent(step: unknown): Agent<unknown, never> | undefined {
+  return typeof step === 'object' && step !== null ? stepAgents.get(step) : undefined
+}
 
 /**
  * A new run as JSON, before anything happened: the durable task's input for {@link agentRunStep}.
@@ -98,7 +107,8 @@ export interface AgentRunStepOptions<App = unknown> {
  * scratch when its tool is `safe`.
  *
  * The step returns the state once the run is done or suspended (a suspended run ends the task; resume it
- * with `agent.run({ resume, outcomes })`). A run that fails throws its error, a stopped one the reason it
+ * with {@link resumeAgentRunTask}, which claims the suspension once and continues the run in a follow-up task
+ * of the same definition, whose attempts apply the claimed decisions). A run that fails throws its error, a stopped one the reason it
  * was stopped (cancellation, deadline, lost lease), so the durable runner records the attempt.
  * @throws `InvalidDefinitionError` when `agent` is not one, or `options` are malformed
  * @example
@@ -132,20 +142,36 @@ export function agentRunStep<Answer, App>(
   for (const key of ['prompt', 'messages', 'resume', 'outcomes', 'runId', 'toolChoice', 'onProgress']) {
     if (extra.has(key)) extra.fail(key, 'is set by the step for every attempt', extra.get(key))
   }
-  return {
+  const step: DurableStep<AgentRunState, App> = {
     id,
     replayPolicy: 'safe',
     async run(state: AgentRunState, context: DurableStepContext<App, AgentRunState>): Promise<AgentRunState> {
       const attemptBudget =
         context.maxModelCalls === undefined ? context.attemptBudget : new AttemptBudget(context.maxModelCalls)
-      const result = await agent.run(
-        {
-          ...(request as AgentRunRequest<App>),
-          resume: state,
-          onProgress: (progress) => context.checkpoint(progress),
-        },
-        { ...context, attemptBudget },
-      )
+      const internals = agentInternals(agent)
+      // A follow-up task of resumeAgentRunTask starts from the suspended state its claim consumed: it
+      // applies the claimed decisions (again after a crash, until the run's progress no longer waits).
+      let outcomes: Readonly<Record<string, AgentCallOutcome>> | undefined
+      if (internals !== undefined && state.status === 'suspended') {
+        const held = await internals.ledger.get(await suspensionKey(state))
+        if (held !== undefined) assertSuspensionClaim(held, 'claim', 'output')
+        if (held?.taskId === context.taskId) outcomes = held.outcomes
+      }
+      const runRequest: AgentRunRequest<App> = {
+        ...(request as AgentRunRequest<App>),
+        resume: state,
+        ...(outcomes !== undefined ? { outcomes } : {}),
+        onProgress: (progress) => context.checkpoint(progress),
+      }
+      const runContext = { ...context, attemptBudget }
+      const result =
+        internals === undefined
+          ? await agent.run(runRequest, runContext)
+          : await internals.run(
+              runRequest as AgentRunRequest<never>,
+              runContext,
+              outcomes !== undefined ? context.taskId : undefined,
+            )
       if (result.reason === 'error') throw result.error
       if (result.reason === 'stopped') {
         const reason: unknown = context.signal.reason
@@ -156,4 +182,6 @@ export function agentRunStep<Answer, App>(
       return result.state
     },
   }
+  stepAgents.set(step, agent as Agent<unknown, never>)
+  return step
 }

@@ -50,6 +50,15 @@ export {
   type RefusalInput,
 } from './agent.js'
 export {
+  type AgentRunTaskHead,
+  type AgentRunTaskRequest,
+  type AgentRunTaskResult,
+  type AgentRunTaskResume,
+  inspectAgentRunTask,
+  resumeAgentRunTask,
+  runAgentRunTask,
+} from './agent-run-task.js'
+export {
   type AgentTool,
   type AgentToolKind,
   type AgentToolOptions,
@@ -95,4 +104,15 @@ export {
   type ScriptedToolCall,
   type ScriptedTurn,
 } from './scripted-model.js'
+export {
+  assertSuspensionClaim,
+  assertSuspensionKey,
+  createMemorySuspensionLedger,
+  MemorySuspensionLedger,
+  type SuspensionClaim,
+  type SuspensionConsumedDetails,
+  SuspensionConsumedError,
+  type SuspensionLedger,
+  suspensionKey,
+} from './suspension-ledger.js'
 export { estimateTokens, type TrimOptions, trimMessages } from './trim-messages.js'

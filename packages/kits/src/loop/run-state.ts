@@ -122,6 +122,11 @@ export interface AgentRunState {
   readonly answerRetries: readonly AnswerRetry[]
   /** The calls of the last assistant message that have a lifecycle state but no result yet. */
   readonly pending: readonly AgentPendingCall[]
+  /**
+   * `suspended` only: this suspension's own id, new each time the run suspends. A resume claims it in the
+   * agent's suspension ledger, so one suspended state is resumed once.
+   */
+  readonly suspensionId?: string | undefined
   /** `done` only: why the run ended. */
   readonly reason?: Exclude<StopReason, 'suspended'> | undefined
   /** `done` only: the best answer text so far. */
@@ -289,6 +294,10 @@ export function assertAgentRunState(value: unknown, field = 'state'): asserts va
   })
   if (status === 'suspended' && pending.length === 0) {
     fields.fail('pending', 'must list the calls a suspended run waits for', pending)
+  }
+  const suspensionId = fields.string('suspensionId', { optional: true })
+  if (suspensionId !== undefined && status !== 'suspended') {
+    fields.fail('suspensionId', `is only present in a suspended run (status is "${status}")`, suspensionId)
   }
   if (status === 'done') {
     fields.oneOf('reason', ['final', 'turn-limit', 'token-limit', 'stopped', 'error'])

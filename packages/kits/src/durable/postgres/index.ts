@@ -4,6 +4,9 @@
  * session-level advisory lock, and every save is a compare-and-set on a version column, so a superseded
  * owner can never overwrite a newer checkpoint.
  *
+ * {@link createPostgresSuspensionLedger} keeps the loop kit's suspension claims in the same database, so
+ * workers on many machines resume each suspended agent run once.
+ *
  * Importing this subpath loads `pg` (an optional peer dependency of `@agent-core/kits`); no other subpath
  * does.
  *
@@ -31,4 +34,9 @@ export {
   PostgresDurableStore,
   type PostgresDurableStoreOptions,
 } from './postgres-durable-store.js'
+export {
+  createPostgresSuspensionLedger,
+  PostgresSuspensionLedger,
+  type PostgresSuspensionLedgerOptions,
+} from './postgres-suspension-ledger.js'
 export { postgresDurableTableSql } from './schema.js'

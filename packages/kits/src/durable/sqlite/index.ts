@@ -1,7 +1,9 @@
 /**
  * The SQLite store of durable tasks (better-sqlite3): the embedded default for Apps and examples. One file
  * holds the checkpoints and the lease rows, so several processes on one machine can share tasks safely.
- * This is the only subpath that loads better-sqlite3.
+ * The same file can hold the loop kit's suspension claims ({@link createSqliteSuspensionLedger}), so that
+ * processes sharing it resume each suspended agent run once. This is the only subpath that loads
+ * better-sqlite3.
  *
  * @example
  * ```ts
@@ -33,3 +35,8 @@ export {
   SqliteDurableStore,
   type SqliteDurableStoreOptions,
 } from './sqlite-store.js'
+export {
+  createSqliteSuspensionLedger,
+  SqliteSuspensionLedger,
+  type SqliteSuspensionLedgerOptions,
+} from './sqlite-suspension-ledger.js'

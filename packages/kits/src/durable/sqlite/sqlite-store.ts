@@ -78,7 +78,8 @@ export interface SqliteDurableStoreOptions {
 
 const PREFIX_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,40}$/
 
-function isDatabase(value: unknown): value is SqliteDatabase {
+/** True for a better-sqlite3 Database (what the store and the suspension ledger accept as a source). */
+export function isDatabase(value: unknown): value is SqliteDatabase {
   return (
     typeof value === 'object' &&
     value !== null &&
