@@ -167,7 +167,9 @@ export function registerToolTests(suite: ConformanceSuite): void {
       const folded = await streamed(model, ask)
       assertCalls(whole, [weather, time])
       assertCalls(folded, [weather, time])
-      assert.deepEqual(folded.usage, whole.usage)
+      // Usage is not compared here: a provider may send tools differently when it streams (the Anthropic
+      // SDKs ask for eager input streaming per tool), so the prompt it counts differs.
+      assert.equal(folded.finishReason, whole.finishReason)
     },
   )
 
