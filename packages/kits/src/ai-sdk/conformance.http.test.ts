@@ -4,12 +4,14 @@
  * Messages API, each through `createAiSdkChatModel`; and an agent-core model served to the AI SDK and
  * wrapped back (`createAiSdkChatModel(toAiSdkLanguageModel(model))`), which must change nothing.
  */
+
+import { ModelProviderError } from '@agent-core/kits/models'
 import { describeChatModelConformance, scriptMockGPT } from '@agent-core/kits/models/testing'
 import { createOpenAIChatModel } from '@agent-core/kits/openai'
 import { type MockGPTServer, startMockGPTServer } from '@agent-core/mock/node'
 import { createAnthropic } from '@ai-sdk/anthropic'
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible'
-import { afterAll, beforeAll, describe, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createAiSdkChatModel, toAiSdkLanguageModel } from './index.js'
 
 let server: MockGPTServer
@@ -76,4 +78,33 @@ describeChatModelConformance({
     }),
   reasoning: true,
   disconnects: true,
+})
+
+describe('provider errors over HTTP carry what the server said', () => {
+  it('a 429 from MockGPT reaches the caller with its retry-after and request id, through either provider', async () => {
+    const models = [
+      createAiSdkChatModel({
+        model: createOpenAICompatible({
+          name: 'mockgpt',
+          baseURL: server.baseURL,
+          apiKey: 'sk-test',
+        }).chatModel('gpt-4o-mini'),
+      }),
+      createAiSdkChatModel({
+        model: createAnthropic({ baseURL: server.baseURL, apiKey: 'sk-test' })('claude-sonnet-4-5'),
+      }),
+    ]
+    for (const model of models) {
+      server.mock.reset()
+      server.mock.script({ reply: { type: 'error', status: 429, retryAfterMs: 700, message: 'Slow down' } })
+      const failure = await model
+        .generate({ messages: [{ role: 'user', content: 'Hi' }] })
+        .catch((error) => error)
+      expect(ModelProviderError.isInstance(failure)).toBe(true)
+      expect(failure).toMatchObject({ kind: 'rate-limit', status: 429, retryAfterMs: 700, retryable: true })
+      expect(failure.details.requestId).toEqual(expect.any(String))
+      expect(failure.details.provider).toBe(model.provider)
+      expect(failure.message).toMatch(/Slow down/)
+    }
+  })
 })
