@@ -170,7 +170,7 @@ async function aiSdkRows(): Promise<void> {
   const languageModel = provider.chatModel('gpt-4o-mini')
   const adapted = createAiSdkChatModel({ model: languageModel })
   const prompt = [{ role: 'user' as const, content: [{ type: 'text' as const, text: messages[0]!.content }] }]
-  const rawAiSdk = async (): Promise<number> => {
+  const rawAiSdkStream = async (): Promise<number> => {
     const { stream } = await languageModel.doStream({ prompt })
     const reader = stream.getReader()
     let text = ''
@@ -186,7 +186,7 @@ async function aiSdkRows(): Promise<void> {
     if (text.length === 0) throw new Error('raw AI SDK stream: no text')
     return deltas
   }
-  const adapterAiSdk = async (): Promise<number> => {
+  const adapterAiSdkStream = async (): Promise<number> => {
     let text = ''
     let deltas = 0
     let finished = false
@@ -199,6 +199,20 @@ async function aiSdkRows(): Promise<void> {
     if (text.length === 0 || !finished) throw new Error('AI SDK adapter stream: no text or no finish')
     return deltas
   }
+  // A keep-alive socket the server closed just as fetch reused it ("other side closed", a race a loaded
+  // machine's late timers make likelier) fails a stream before its first byte: read that stream again.
+  const staleSocket = (error: unknown): boolean => {
+    for (let at: unknown = error, depth = 0; at instanceof Error && depth < 5; at = at.cause, depth++)
+      if ((at as { code?: unknown }).code === 'UND_ERR_SOCKET') return true
+    return false
+  }
+  const once = (read: () => Promise<number>) => (): Promise<number> =>
+    read().catch((error: unknown) => {
+      if (staleSocket(error)) return read()
+      throw error
+    })
+  const rawAiSdk = once(rawAiSdkStream)
+  const adapterAiSdk = once(adapterAiSdkStream)
   await batch(rawAiSdk, STREAMS_PER_BATCH * 2)
   await batch(adapterAiSdk, STREAMS_PER_BATCH * 2)
   const sums = {

@@ -21,6 +21,7 @@ describeChatModelConformance({
         baseURL: 'http://mockgpt.local/v1',
         clientOptions: { fetch: handler.fetch },
       }),
+      requests: () => handler.mock.requests.length,
       close: async () => handler.mock.assertAllScriptsUsed(),
     }
   },

@@ -29,7 +29,11 @@ function harness(
 ) {
   server.mock.reset()
   scriptMockGPT(server.mock, replies)
-  return { model: model(), close: async () => server.mock.assertAllScriptsUsed() }
+  return {
+    model: model(),
+    requests: () => server.mock.requests.length,
+    close: async () => server.mock.assertAllScriptsUsed(),
+  }
 }
 
 describeChatModelConformance({

@@ -25,6 +25,7 @@ describeChatModelConformance({
     scriptMockGPT(server.mock, replies)
     return {
       model: createOpenAIChatModel({ model: 'gpt-4o-mini', apiKey: 'sk-test', baseURL: server.baseURL }),
+      requests: () => server.mock.requests.length,
       close: async () => server.mock.assertAllScriptsUsed(),
     }
   },

@@ -33,6 +33,12 @@ export interface ChatModelConformanceHarness {
   /** The model under test. */
   readonly model: ChatModel<unknown>
   /**
+   * How many requests the backend has received so far (MockGPT: `server.mock.requests.length`). The
+   * cancellation tests then abort a request once it arrived; without it they abort after a short wait,
+   * which on a slow machine can come before the request, leaving a `hang` reply unplayed.
+   */
+  requests?(): number
+  /**
    * Releases what `open` made, after the test. A backend that can tell may throw here when replies were
    * left unplayed (MockGPT's `assertAllScriptsUsed()`): the test then fails.
    */
@@ -76,6 +82,7 @@ export interface ChatModelConformanceRunner {
  *     scriptMockGPT(server.mock, replies)
  *     return {
  *       model: createOpenAIChatModel({ model: 'gpt-4o-mini', apiKey: 'sk-test', baseURL: server.baseURL }),
+ *       requests: () => server.mock.requests.length,
  *       close: async () => server.mock.assertAllScriptsUsed(),
  *     }
  *   },
@@ -108,7 +115,7 @@ export interface ConformanceSuite {
   test(
     name: string,
     replies: readonly ConformanceReply[],
-    body: (model: ChatModel<unknown>) => Promise<void>,
+    body: (model: ChatModel<unknown>, harness: ChatModelConformanceHarness) => Promise<void>,
   ): void
 }
 
@@ -158,6 +165,21 @@ export async function streamed(model: ChatModel<unknown>, request: ModelRequest)
   )
 }
 
+/**
+ * Runs `action` once the backend received a request (polling `harness.requests`, for at most ten seconds),
+ * or after a short wait when the harness cannot tell. Returns a function that cancels it.
+ */
+export function afterArrival(harness: ChatModelConformanceHarness, action: () => void): () => void {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  let polls = 0
+  const poll = () => {
+    if (harness.requests === undefined || harness.requests() > 0 || ++polls > 2000) action()
+    else timer = setTimeout(poll, 5)
+  }
+  timer = setTimeout(poll, harness.requests === undefined ? 20 : 0)
+  return () => clearTimeout(timer)
+}
+
 function checkHarness(harness: unknown): ChatModelConformanceHarness {
   const candidate = harness as Partial<ChatModelConformanceHarness> | null
   assert.ok(
@@ -204,6 +226,7 @@ function checkHarness(harness: unknown): ChatModelConformanceHarness {
  *     scriptMockGPT(server.mock, replies)
  *     return {
  *       model: createOpenAIChatModel({ model: 'gpt-4o-mini', apiKey: 'sk-test', baseURL: server.baseURL }),
+ *       requests: () => server.mock.requests.length,
  *       close: async () => server.mock.assertAllScriptsUsed(),
  *     }
  *   },
@@ -229,7 +252,7 @@ export function describeChatModelConformance(options: ChatModelConformanceOption
         const harness = checkHarness(await options.open(frozen(replies)))
         let failed = false
         try {
-          await body(harness.model)
+          await body(harness.model, harness)
         } catch (error) {
           failed = true
           throw error

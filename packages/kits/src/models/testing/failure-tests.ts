@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { AbortedError, type ChatModel, type ModelRequest, type ModelStreamEvent } from '@agent-core/core'
 import { ModelProviderError, type ProviderFailureKind, withRetry } from '@agent-core/kits/models'
-import { type ConformanceSuite, contextOf, frozen, generate } from './conformance.js'
+import { afterArrival, type ConformanceSuite, contextOf, frozen, generate } from './conformance.js'
 
 const hello: ModelRequest = { messages: [{ role: 'user', content: 'Hello there' }] }
 const LONG = 'one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen'
@@ -115,11 +115,15 @@ export function registerFailureTests(suite: ConformanceSuite): void {
   suite.test(
     'aborting a request in flight rejects generate with AbortedError',
     [{ type: 'hang' }],
-    async (model) => {
+    async (model, harness) => {
       const controller = new AbortController()
       const pending = generate(model, hello, controller.signal)
-      setTimeout(() => controller.abort(), 20)
-      await assert.rejects(pending, assertAborted)
+      const cancel = afterArrival(harness, () => controller.abort())
+      try {
+        await assert.rejects(pending, assertAborted)
+      } finally {
+        cancel()
+      }
     },
   )
 
@@ -144,9 +148,13 @@ export function registerFailureTests(suite: ConformanceSuite): void {
   suite.test(
     'aborting a stream midway rejects its iteration with AbortedError, never a finish',
     [{ type: 'hang', text: LONG }],
-    async (model) => {
+    async (model, harness) => {
       const controller = new AbortController()
-      const timer = setTimeout(() => controller.abort(), 50)
+      // Abort at the first event, or shortly after the request arrived if no event comes before the hang.
+      let timer: ReturnType<typeof setTimeout> | undefined
+      const cancel = afterArrival(harness, () => {
+        timer = setTimeout(() => controller.abort(), 50)
+      })
       const seen: ModelStreamEvent[] = []
       try {
         await assert.rejects(
@@ -157,6 +165,7 @@ export function registerFailureTests(suite: ConformanceSuite): void {
           assertAborted,
         )
       } finally {
+        cancel()
         clearTimeout(timer)
       }
       assert.ok(!seen.some((event) => event.type === 'finish'), 'a cancelled stream yields no finish')

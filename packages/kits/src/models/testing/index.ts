@@ -26,6 +26,7 @@
  *     scriptMockGPT(server.mock, replies)
  *     return {
  *       model: createOpenAIChatModel({ model: 'gpt-4o-mini', apiKey: 'sk-test', baseURL: server.baseURL }),
+ *       requests: () => server.mock.requests.length,
  *       close: async () => server.mock.assertAllScriptsUsed(),
  *     }
  *   },
