@@ -21,7 +21,11 @@ const PRIVATE_FOLDERS = new Set(['internal', '__fixtures__', 'test', 'testing'])
  * Folders declared public although their name is private (paths under `packages/`): a `testing` folder
  * whose `index.ts` is a published suite for Apps rather than the repository's own test helpers.
  */
-const PUBLIC_FOLDERS = new Set(['kits/src/durable/testing', 'kits/src/memory/testing'])
+const PUBLIC_FOLDERS = new Set([
+  'kits/src/durable/testing',
+  'kits/src/memory/testing',
+  'kits/src/models/testing',
+])
 
 /** True when `dir` (absolute) must never become a subpath. */
 function isPrivate(dir) {

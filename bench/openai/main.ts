@@ -1,5 +1,6 @@
 /**
- * Streamed text throughput through the OpenAI adapter, as a ratio of the raw `openai` SDK stream measured in
+ * Streamed text throughput through the OpenAI adapter (and, in its own block, the AI SDK adapter), as a ratio
+ * of the raw SDK stream measured in
  * the same run against the same MockGPT server (target: at least 80% of the raw stream).
  *
  * - raw: `client.chat.completions.create({ stream: true, stream_options })`, the text deltas joined from the
@@ -17,7 +18,9 @@
  */
 import { fork } from 'node:child_process'
 import { join } from 'node:path'
+import { createAiSdkChatModel } from '@agent-core/kits/ai-sdk'
 import { createOpenAIChatModel } from '@agent-core/kits/openai'
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible'
 import OpenAI from 'openai'
 
 const WORDS = 1000
@@ -146,6 +149,102 @@ try {
     `ratio adapter/raw, wall clock  ${pct(wallRatio)} (noisier on a shared machine: it also counts time the client waited for a core)`,
   )
   if (cpuRatio < TARGET) process.exitCode = 1
+
+  // --- AI SDK adapter (@agent-core/kits/ai-sdk) -------------------------------------------------------
+  // raw: the AI SDK provider's own stream (`@ai-sdk/openai-compatible`'s `doStream`), its text-delta parts
+  // joined, as an App would read the provider directly; adapter: `createAiSdkChatModel` over the same
+  // provider model, its text-delta events joined. Same server, alternation and CPU ratio as above.
+  await aiSdkRows()
 } finally {
   child.send('close')
+}
+
+/** The AI SDK rows: the provider's raw `doStream` against the adapter over it (see the block above). */
+async function aiSdkRows(): Promise<void> {
+  const provider = createOpenAICompatible({
+    name: 'mockgpt',
+    baseURL,
+    apiKey: 'sk-bench',
+    includeUsage: true,
+  })
+  const languageModel = provider.chatModel('gpt-4o-mini')
+  const adapted = createAiSdkChatModel({ model: languageModel })
+  const prompt = [{ role: 'user' as const, content: [{ type: 'text' as const, text: messages[0]!.content }] }]
+  const rawAiSdkStream = async (): Promise<number> => {
+    const { stream } = await languageModel.doStream({ prompt })
+    const reader = stream.getReader()
+    let text = ''
+    let deltas = 0
+    for (;;) {
+      const next = await reader.read()
+      if (next.done) break
+      if (next.value.type === 'text-delta' && next.value.delta !== '') {
+        text += next.value.delta
+        deltas++
+      }
+    }
+    if (text.length === 0) throw new Error('raw AI SDK stream: no text')
+    return deltas
+  }
+  const adapterAiSdkStream = async (): Promise<number> => {
+    let text = ''
+    let deltas = 0
+    let finished = false
+    for await (const event of adapted.stream({ messages })) {
+      if (event.type === 'text-delta') {
+        text += event.text
+        deltas++
+      } else if (event.type === 'finish') finished = true
+    }
+    if (text.length === 0 || !finished) throw new Error('AI SDK adapter stream: no text or no finish')
+    return deltas
+  }
+  // A keep-alive socket the server closed just as fetch reused it ("other side closed", a race a loaded
+  // machine's late timers make likelier) fails a stream before its first byte: read that stream again.
+  const staleSocket = (error: unknown): boolean => {
+    for (let at: unknown = error, depth = 0; at instanceof Error && depth < 5; at = at.cause, depth++)
+      if ((at as { code?: unknown }).code === 'UND_ERR_SOCKET') return true
+    return false
+  }
+  const once = (read: () => Promise<number>) => (): Promise<number> =>
+    read().catch((error: unknown) => {
+      if (staleSocket(error)) return read()
+      throw error
+    })
+  const rawAiSdk = once(rawAiSdkStream)
+  const adapterAiSdk = once(adapterAiSdkStream)
+  await batch(rawAiSdk, STREAMS_PER_BATCH * 2)
+  await batch(adapterAiSdk, STREAMS_PER_BATCH * 2)
+  const sums = {
+    raw: { cpuSeconds: 0, seconds: 0, deltas: 0 },
+    adapter: { cpuSeconds: 0, seconds: 0, deltas: 0 },
+  }
+  const rounds: number[] = []
+  for (let round = 0; round < ROUNDS; round++) {
+    const order: ('raw' | 'adapter')[] = round % 2 === 0 ? ['raw', 'adapter'] : ['adapter', 'raw']
+    const cpu = { raw: 0, adapter: 0 }
+    for (const side of order) {
+      const result = await batch(side === 'raw' ? rawAiSdk : adapterAiSdk, STREAMS_PER_BATCH)
+      cpu[side] = result.cpuSeconds / result.deltas
+      sums[side].cpuSeconds += result.cpuSeconds
+      sums[side].seconds += result.seconds
+      sums[side].deltas += result.deltas
+    }
+    rounds.push(cpu.adapter > 0 ? cpu.raw / cpu.adapter : 0)
+  }
+  const perCpu = (side: 'raw' | 'adapter') => sums[side].deltas / sums[side].cpuSeconds
+  const perWall = (side: 'raw' | 'adapter') => sums[side].deltas / sums[side].seconds
+  const ratio = perCpu('adapter') / perCpu('raw')
+  const ordered = [...rounds].sort((a, b) => a - b)
+  const pct = (value: number) => `${(value * 100).toFixed(1)}%`
+  console.log(
+    `${'raw AI SDK provider stream'.padEnd(27)}${perWall('raw').toFixed(0).padStart(9)} deltas/s   ${perCpu('raw').toFixed(0).padStart(9)} deltas/s`,
+  )
+  console.log(
+    `${'ai-sdk adapter (events)'.padEnd(27)}${perWall('adapter').toFixed(0).padStart(9)} deltas/s   ${perCpu('adapter').toFixed(0).padStart(9)} deltas/s`,
+  )
+  console.log(
+    `ratio ai-sdk adapter/raw provider, client CPU  ${pct(ratio)} ${ratio >= TARGET ? `(meets >= ${pct(TARGET)})` : `(BELOW the ${pct(TARGET)} target)`}; per round min ${pct(ordered[0] ?? 0)}, median ${pct(ordered[Math.floor(ordered.length / 2)] ?? 0)}, max ${pct(ordered.at(-1) ?? 0)}`,
+  )
+  if (ratio < TARGET) process.exitCode = 1
 }

@@ -4,7 +4,7 @@ import { type MockGPTServer, startMockGPTServer } from '@agent-core/mock/node'
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest'
 import { z } from 'zod'
 import { chooseRoute, generateStructured, ModelCalls, withRetry } from './index.js'
-import { fetchChatBinding } from './testing/fetch-chat-binding.js'
+import { fetchChatBinding } from './internal/testing/fetch-chat-binding.js'
 
 let server: MockGPTServer
 let models: ModelCalls<ReturnType<typeof fetchChatBinding<'chat'>>>

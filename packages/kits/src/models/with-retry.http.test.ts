@@ -6,7 +6,7 @@ import { AttemptBudget, BudgetExhaustedError, TimeoutError } from '@agent-core/c
 import { type MockGPTServer, startMockGPTServer } from '@agent-core/mock/node'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { ModelCalls, ModelProviderError, withRetry } from './index.js'
-import { fetchChatBinding } from './testing/fetch-chat-binding.js'
+import { fetchChatBinding } from './internal/testing/fetch-chat-binding.js'
 
 let server: MockGPTServer
 let models: ModelCalls<ReturnType<typeof fetchChatBinding<'chat'>>>

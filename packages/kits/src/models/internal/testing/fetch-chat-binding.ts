@@ -3,7 +3,7 @@
  * ModelProviderError for every provider failure, as every HTTP binding must. Private to the tests.
  */
 import { abortedError, type ModelRequest, type ModelResponse } from '@agent-core/core'
-import { defineModelBinding, type ModelBinding, ModelProviderError } from '../index.js'
+import { defineModelBinding, type ModelBinding, ModelProviderError } from '../../index.js'
 
 export function fetchChatBinding<const Id extends string>(options: {
   readonly id: Id
