@@ -11,7 +11,7 @@ import { toAnthropicError } from './internal/anthropic-error.js'
 import { BodyCache, type BodyEntry, withBody } from './internal/body-cache.js'
 import { contentKeyOf } from './internal/content-key.js'
 import { embeddingsResponse } from './internal/embeddings.js'
-import { applyFaults } from './internal/faults.js'
+import { applyFaults, MALFORMED_MESSAGE_EVENT } from './internal/faults.js'
 import { deterministicId, foldSeed, hashString, NumberedIds } from './internal/hash.js'
 import {
   errorReplyResponse,
@@ -660,7 +660,11 @@ export function createEngine(config: ResolvedOptions): MockGPT {
     }
     addUsage(scope, request.inputTokens, answer.outputTokens)
     if (endpoint === 'responses') remember(scope, meta.id, request, answer, body)
-    return applyFaults(renderAnswer(request, answer, meta, requestId), faults)
+    return applyFaults(
+      renderAnswer(request, answer, meta, requestId),
+      faults,
+      endpoint === 'messages' ? MALFORMED_MESSAGE_EVENT : undefined,
+    )
   }
 
   /** Keeps a Responses conversation for `previous_response_id` (instructions are not carried over). */

@@ -203,3 +203,31 @@ describe('thinking blocks sent back on /v1/messages', () => {
     expect((error as Error).message).toContain('`max_tokens` must be greater than `thinking.budget_tokens`.')
   })
 })
+
+describe('faults on a /v1/messages stream', () => {
+  it('a malformed-chunk fault is a named event the SDK cannot parse (it skips unnamed frames)', async () => {
+    server.mock.script({
+      reply: { type: 'text', text: 'A long enough answer to cut.' },
+      faults: [{ type: 'malformed-chunk', afterChunks: 3 }],
+    })
+    const quiet = new Anthropic({
+      baseURL: server.url,
+      apiKey: 'sk-ant-test',
+      maxRetries: 0,
+      logLevel: 'off',
+    })
+    const stream = await quiet.messages.create({
+      model: MODEL,
+      max_tokens: 50,
+      stream: true,
+      messages: [{ role: 'user', content: 'x' }],
+    })
+    const types: string[] = []
+    const error = await (async () => {
+      for await (const event of stream) types.push(event.type)
+    })().catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(SyntaxError)
+    expect(types[0]).toBe('message_start')
+    expect(types).not.toContain('message_stop')
+  })
+})
