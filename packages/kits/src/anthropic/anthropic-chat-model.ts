@@ -210,7 +210,7 @@ async function send<T>(pending: unknown): Promise<Answered<T>> {
  * thinking as `thinking` and its signed `thinkingBlocks`, which the next turn sends back.
  *
  * Prompt caching is on by default: up to four `cache_control` breakpoints, after the tools, after the
- * system prompt, on the last message and on the user turn before it, so each turn of an agent run reads
+ * system prompt, on the last message and where the previous turn ended, so each turn of an agent run reads
  * the prefix the previous one wrote (`usage.cacheReadTokens`). `promptCache: false` turns it off;
  * `promptCache: { breakpoints }` places them yourself.
  *

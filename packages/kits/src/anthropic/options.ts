@@ -16,8 +16,9 @@ export type AnthropicCacheBreakpoint = 'tools' | 'system' | { readonly message: 
 /**
  * Prompt caching settings: how long cached prefixes live (`ttl`) and, to place breakpoints yourself, a
  * `breakpoints` function that names at most four per request. Without `breakpoints` they are placed
- * automatically: after the tools, after the system prompt, on the last message and on the user message
- * before it (the growing conversation prefix).
+ * automatically: after the tools, after the system prompt, on the last message, and where the previous
+ * request of the conversation ended (the message before the last assistant turn), so each turn reads the
+ * prefix the one before wrote.
  * @example
  * ```ts
  * import type { AnthropicPromptCache } from '@agent-core/kits/anthropic'
@@ -165,7 +166,12 @@ function readThinking(fields: FieldReader): Readonly<Record<string, unknown>> | 
   const thinking = fields.get('thinking')
   if (thinking === undefined) return undefined
   if (thinking === 'adaptive') return Object.freeze({ type: 'adaptive' })
-  const inner: FieldReader = new FieldReader(thinking, fields.path('thinking'), "{ budgetTokens } or 'adaptive'", 'input')
+  const inner: FieldReader = new FieldReader(
+    thinking,
+    fields.path('thinking'),
+    "{ budgetTokens } or 'adaptive'",
+    'input',
+  )
   const budget = inner.integer('budgetTokens', 1024)
   if (budget === undefined)
     inner.fail('budgetTokens', 'must be given: the thinking budget in tokens, at least 1024', budget)

@@ -153,8 +153,6 @@ interface Conversation {
   readonly messages: WireMessage[]
   /** For each request message: the wire block it ended with (where a breakpoint on it goes). */
   readonly lastBlock: (Block | undefined)[]
-  /** The index of each request message that is a user turn (not a tool result). */
-  readonly userTurns: number[]
 }
 
 function conversation(value: unknown): Conversation {
@@ -167,7 +165,6 @@ function conversation(value: unknown): Conversation {
   const system: Block[] = []
   const messages: WireMessage[] = []
   const lastBlock: (Block | undefined)[] = []
-  const userTurns: number[] = []
   wire.forEach((message, index) => {
     const field = `request.messages[${index}]`
     if (!isRecord(message)) fail(field, 'a chat message { role, content }', message)
@@ -183,7 +180,6 @@ function conversation(value: unknown): Conversation {
       case 'user':
         blocks = userBlocks(message.content, `${field}.content`)
         push(messages, 'user', blocks)
-        if (blocks.length > 0) userTurns.push(index)
         break
       case 'assistant': {
         blocks = thinkingBlocks(message.thinkingBlocks, `${field}.thinkingBlocks`)
@@ -229,7 +225,7 @@ function conversation(value: unknown): Conversation {
       { details: { field: 'request.messages', received: describeValue(value) } },
     )
   }
-  return { system, messages, lastBlock, userTurns }
+  return { system, messages, lastBlock }
 }
 
 function tools(value: unknown): { body: Block[]; names: Set<string> } {
@@ -348,7 +344,7 @@ function integer(value: unknown, field: string, min: number): number {
   return value
 }
 
-/** The breakpoints of the automatic placement: tools, system, the last message, the user turn before it. */
+/** The breakpoints of the automatic placement: tools, system, the last message, where the previous request ended. */
 function automaticBreakpoints(talk: Conversation, toolBlocks: Block[] | undefined): Block[] {
   const marks: Block[] = []
   const lastTool = toolBlocks?.[toolBlocks.length - 1]
@@ -358,14 +354,15 @@ function automaticBreakpoints(talk: Conversation, toolBlocks: Block[] | undefine
   const lastMessage = talk.messages[talk.messages.length - 1] as WireMessage
   const last = lastMessage.content[lastMessage.content.length - 1] as Block
   marks.push(last)
-  // The user turn before the last one: the prefix the previous request wrote, found even when the turn in
-  // between added more blocks than the API looks back over (20).
-  for (let i = talk.userTurns.length - 1; i >= 0; i--) {
-    const block = talk.lastBlock[talk.userTurns[i] as number]
-    if (block !== undefined && block !== last) {
-      marks.push(block)
-      break
-    }
+  // Where the previous request of this conversation ended (the turn before the last assistant turn): the
+  // prefix it wrote, read back exactly even when the turns since added more blocks than the API looks
+  // back over (20).
+  for (let i = talk.messages.length - 2; i > 0; i--) {
+    if ((talk.messages[i] as WireMessage).role !== 'assistant') continue
+    const before = talk.messages[i - 1] as WireMessage
+    const block = before.content[before.content.length - 1]
+    if (block !== undefined && block !== last) marks.push(block)
+    break
   }
   return marks
 }
