@@ -45,9 +45,27 @@ function providerMessage(error: APIError): string {
   return error.message
 }
 
+/**
+ * The most specific code the error names: `error.details.error_code` (the SDK's `errorCode`), a `code`
+ * beside the type (MockGPT's `insufficient_quota`, proxies), then the Anthropic error type.
+ */
 function providerCode(error: APIError): string | undefined {
+  const inner = bodyError(error) as { code?: unknown; type?: unknown } | undefined
+  for (const code of [
+    (error as { errorCode?: unknown }).errorCode,
+    inner?.code,
+    inner?.type,
+    (error as { type?: unknown }).type,
+  ]) {
+    if (typeof code === 'string' && code !== '') return code
+  }
+  return undefined
+}
+
+/** The Anthropic error type of an error event (`overloaded_error`, ...), for its kind. */
+function errorType(error: APIError): string | undefined {
   const type = bodyError(error)?.type ?? (error as { type?: unknown }).type
-  return typeof type === 'string' && type ? type : undefined
+  return typeof type === 'string' && type !== '' ? type : undefined
 }
 
 /** The kind of an error event inside a 200 stream, from its Anthropic error type. */
@@ -126,7 +144,7 @@ export function toFailure(
     }
     // An error event inside a 200 stream (overloaded_error is the usual one): the server gave up mid-answer.
     const code = providerCode(failure)
-    const kind = kindOfEventType(code)
+    const kind = kindOfEventType(errorType(failure))
     const permanent = PERMANENT.has(kind)
     return new ModelProviderError(
       `The ${provider} server reported an error in the middle of its answer (${point}): ${providerMessage(failure).replace(/\.$/, '')}. ${permanent ? 'Fix the request.' : 'Retry the call.'}`,

@@ -48,7 +48,10 @@ export class EventDecoder {
     this.events++
     if (typeof event !== 'object' || event === null) this.#bad('a stream event object', event)
     const body = event as Record<string, unknown>
-    if (this.#stopped) this.#bad('nothing after message_stop', body.type)
+    if (this.#stopped) {
+      if (body.type === 'message_stop') return // a repeated stop changes nothing
+      this.#bad('nothing after message_stop', body.type)
+    }
     switch (body.type) {
       case 'content_block_delta':
         this.#delta(body.index, body.delta, out)
