@@ -29,7 +29,8 @@ export class EventDecoder {
   /** Events read so far. */
   events = 0
   readonly #provider: string
-  readonly #blocks = new Map<number, OpenBlock>()
+  /** Open blocks by index (small integers from 0: an array beats a map on the per-delta path). */
+  readonly #blocks: (OpenBlock | undefined)[] = []
   readonly #usage = emptyWireUsage()
   #calls = 0
   #stopped = false
@@ -48,6 +49,18 @@ export class EventDecoder {
     this.events++
     if (typeof event !== 'object' || event === null) this.#bad('a stream event object', event)
     const body = event as Record<string, unknown>
+    // The hot path first: a text delta of an open text block (nearly every event of a long answer).
+    if (body.type === 'content_block_delta' && !this.#stopped) {
+      const delta = body.delta as Record<string, unknown> | null | undefined
+      const index = body.index
+      if (delta?.type === 'text_delta' && typeof index === 'number' && this.#blocks[index]?.kind === 'text') {
+        const text = delta.text
+        if (typeof text === 'string') {
+          if (text !== '') out.push({ type: 'text-delta', text })
+          return
+        }
+      }
+    }
     if (this.#stopped) {
       if (body.type === 'message_stop') return // a repeated stop changes nothing
       this.#bad('nothing after message_stop', body.type)
@@ -91,6 +104,10 @@ export class EventDecoder {
     }
   }
 
+  #setBlock(index: number, block: OpenBlock): void {
+    this.#blocks[index] = block
+  }
+
   #index(value: unknown): number {
     if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
       this.#bad('a content block index that is an integer of at least 0', value)
@@ -100,19 +117,19 @@ export class EventDecoder {
 
   #start(at: unknown, block: unknown, out: ModelStreamEvent[]): void {
     const index = this.#index(at)
-    if (this.#blocks.has(index)) this.#bad(`one content_block_start for block ${index}`, block)
+    if (this.#blocks[index] !== undefined) this.#bad(`one content_block_start for block ${index}`, block)
     if (typeof block !== 'object' || block === null)
       this.#bad('content_block_start with a content_block', block)
     const b = block as Record<string, unknown>
     switch (b.type) {
       case 'text': {
-        this.#blocks.set(index, { kind: 'text' })
+        this.#setBlock(index, { kind: 'text' })
         if (typeof b.text === 'string' && b.text !== '') out.push({ type: 'text-delta', text: b.text })
         return
       }
       case 'thinking': {
         const text = typeof b.thinking === 'string' ? b.thinking : ''
-        this.#blocks.set(index, {
+        this.#setBlock(index, {
           kind: 'thinking',
           text,
           signature: typeof b.signature === 'string' ? b.signature : '',
@@ -122,7 +139,7 @@ export class EventDecoder {
       }
       case 'redacted_thinking':
         if (typeof b.data !== 'string') this.#bad('a redacted_thinking block with data', block)
-        this.#blocks.set(index, { kind: 'redacted', data: b.data })
+        this.#setBlock(index, { kind: 'redacted', data: b.data })
         return
       case 'tool_use': {
         if (typeof b.id !== 'string' || b.id === '' || typeof b.name !== 'string' || b.name === '') {
@@ -135,19 +152,19 @@ export class EventDecoder {
           typeof input === 'object' && input !== null && Object.keys(input).length > 0
             ? JSON.stringify(input)
             : ''
-        this.#blocks.set(index, { kind: 'tool', call, id: b.id, name: b.name, json })
+        this.#setBlock(index, { kind: 'tool', call, id: b.id, name: b.name, json })
         out.push({ type: 'tool-call-start', index: call, id: b.id, name: b.name })
         if (json !== '') out.push({ type: 'tool-call-delta', index: call, argumentsDelta: json })
         return
       }
       default:
-        this.#blocks.set(index, { kind: 'other' })
+        this.#setBlock(index, { kind: 'other' })
     }
   }
 
   #delta(at: unknown, delta: unknown, out: ModelStreamEvent[]): void {
     const index = this.#index(at)
-    const block = this.#blocks.get(index)
+    const block = this.#blocks[index]
     if (block === undefined) this.#bad(`content_block_start before the deltas of block ${index}`, delta)
     if (typeof delta !== 'object' || delta === null) this.#bad('a delta object', delta)
     const d = delta as Record<string, unknown>
@@ -188,7 +205,7 @@ export class EventDecoder {
 
   #stop(at: unknown, out: ModelStreamEvent[]): void {
     const index = this.#index(at)
-    const block = this.#blocks.get(index)
+    const block = this.#blocks[index]
     if (block === undefined) this.#bad(`content_block_start before content_block_stop of block ${index}`, at)
     switch (block.kind) {
       case 'thinking':
