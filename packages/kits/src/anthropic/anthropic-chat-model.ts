@@ -129,56 +129,136 @@ class AnthropicChat implements AnthropicChatModel {
 
   stream(request: ModelRequest, context?: OperationContextInit<unknown>): AsyncIterable<ModelStreamEvent> {
     const body: MessagesBody = { ...this.#body(request), stream: true }
-    return this.#stream(body, createOperationContext(context))
+    const ready = createOperationContext(context)
+    return {
+      [Symbol.asyncIterator]: () =>
+        new EventStream(
+          this.client,
+          body,
+          ready,
+          this.provider,
+          startData(this.provider, this.identity, body, true, this.#server),
+        ),
+    }
+  }
+}
+
+const DONE: IteratorResult<ModelStreamEvent> = Object.freeze({ done: true, value: undefined })
+
+/**
+ * One streamed request, read as core events. A hand-written iterator rather than an async generator: each
+ * event costs one promise, where a generator's resume, `await` and `yield` cost several, and the SDK's own
+ * stream is cheap enough per event for that to show (bench/openai). The request goes out at the first
+ * `next()`; `return()` (a `break` in the consumer's loop) cancels it and ends the span as aborted.
+ */
+class EventStream implements AsyncIterator<ModelStreamEvent> {
+  readonly #client: Anthropic
+  readonly #body: MessagesBody
+  readonly #context: OperationContext<unknown>
+  readonly #provider: string
+  readonly #startData: Record<string, unknown>
+  readonly #decoder: EventDecoder
+  readonly #queue: ModelStreamEvent[] = []
+  #head = 0
+  #source: AsyncIterator<unknown> | undefined
+  #span: ReturnType<OperationContext<unknown>['diagnostics']['span']> | undefined
+  #requestId: string | undefined
+  #point = 'waiting for the stream to start'
+  #done = false
+
+  constructor(
+    client: Anthropic,
+    body: MessagesBody,
+    context: OperationContext<unknown>,
+    provider: string,
+    data: Record<string, unknown>,
+  ) {
+    this.#client = client
+    this.#body = body
+    this.#context = context
+    this.#provider = provider
+    this.#startData = data
+    this.#decoder = new EventDecoder(provider)
   }
 
-  async *#stream(body: MessagesBody, context: OperationContext<unknown>): AsyncGenerator<ModelStreamEvent> {
-    const { signal } = context
-    const provider = this.provider
-    throwIfAborted(signal, `before the ${provider} request`)
-    const span = context.diagnostics.span(
-      'model-request',
-      startData(provider, this.identity, body, true, this.#server),
-    )
-    const decoder = new EventDecoder(provider)
-    let requestId: string | undefined
-    let point = 'waiting for the stream to start'
+  next(): Promise<IteratorResult<ModelStreamEvent>> {
+    if (this.#head < this.#queue.length) {
+      return Promise.resolve({ done: false, value: this.#queue[this.#head++] as ModelStreamEvent })
+    }
+    if (this.#done) return Promise.resolve(DONE)
+    return this.#advance()
+  }
+
+  async #advance(): Promise<IteratorResult<ModelStreamEvent>> {
+    const signal = this.#context.signal
+    const decoder = this.#decoder
     try {
-      const answered = await send<AsyncIterable<unknown>>(
-        this.client.messages.create(body as never, { signal, maxRetries: 0 }),
-      )
-      requestId = answered.requestId
-      point = 'reading the stream'
-      const out: ModelStreamEvent[] = []
-      for await (const event of answered.data) {
-        decoder.read(event, out)
-        if (out.length === 0) continue
-        if (out.length === 1) {
-          const one = out[0] as ModelStreamEvent
-          out.length = 0
-          yield one
-        } else {
-          for (const one of out.splice(0)) yield one
-        }
+      let source = this.#source
+      if (source === undefined) source = await this.#open()
+      const queue = this.#queue
+      for (;;) {
+        const step = await source.next()
+        if (step.done) break
+        queue.length = 0
+        this.#head = 0
+        decoder.read(step.value, queue)
+        if (queue.length > 0) return { done: false, value: queue[this.#head++] as ModelStreamEvent }
       }
       // The SDK ends a stream quietly when the signal aborts it: that is the cancellation, not an answer.
-      if (signal.aborted) throw abortedError(signal, point)
-      decoder.end(out)
-      const finish = out[out.length - 1] as Extract<ModelStreamEvent, { type: 'finish' }>
-      span.end('ok', endData(decoder.facts, finish.finishReason, finish.usage, requestId, decoder.events))
-      for (const one of out.splice(0)) yield one
+      if (signal.aborted) throw abortedError(signal, this.#point)
+      queue.length = 0
+      this.#head = 0
+      decoder.end(queue)
+      this.#done = true
+      const finish = queue[queue.length - 1] as Extract<ModelStreamEvent, { type: 'finish' }>
+      this.#span?.end(
+        'ok',
+        endData(decoder.facts, finish.finishReason, finish.usage, this.#requestId, decoder.events),
+      )
+      return { done: false, value: queue[this.#head++] as ModelStreamEvent }
     } catch (error) {
-      const failure = toFailure(error, signal, provider, point)
-      span.fail(failure, failureData(failure, decoder.facts, requestId, decoder.events))
+      this.#done = true
+      this.#queue.length = 0
+      const failure = toFailure(error, signal, this.#provider, this.#point)
+      this.#span?.fail(failure, failureData(failure, decoder.facts, this.#requestId, decoder.events))
       throw failure
-    } finally {
-      if (!span.ended) {
-        span.end('aborted', {
-          ...endData(decoder.facts, undefined, decoder.usage, requestId, decoder.events),
-          reason: 'the consumer stopped reading the stream',
-        })
-      }
     }
+  }
+
+  async #open(): Promise<AsyncIterator<unknown>> {
+    const { signal, diagnostics } = this.#context
+    throwIfAborted(signal, `before the ${this.#provider} request`)
+    this.#span = diagnostics.span('model-request', this.#startData)
+    const answered = await send<AsyncIterable<unknown>>(
+      this.#client.messages.create(this.#body as never, { signal, maxRetries: 0 }),
+    )
+    this.#requestId = answered.requestId
+    this.#point = 'reading the stream'
+    const source = answered.data[Symbol.asyncIterator]()
+    this.#source = source
+    return source
+  }
+
+  async return(): Promise<IteratorResult<ModelStreamEvent>> {
+    const open = !this.#done
+    this.#done = true
+    this.#queue.length = 0
+    this.#head = 0
+    // Closing the SDK's stream aborts the HTTP request.
+    try {
+      await this.#source?.return?.()
+    } catch {
+      // A stream that fails while closing: nothing more to cancel.
+    }
+    const span = this.#span
+    if (open && span !== undefined && !span.ended) {
+      const decoder = this.#decoder
+      span.end('aborted', {
+        ...endData(decoder.facts, undefined, decoder.usage, this.#requestId, decoder.events),
+        reason: 'the consumer stopped reading the stream',
+      })
+    }
+    return DONE
   }
 }
 
