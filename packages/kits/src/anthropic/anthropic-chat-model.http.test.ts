@@ -402,6 +402,28 @@ describe('structured output', () => {
     expect(Object.keys(JSON.parse(streamed.message.content))).toEqual(['title', 'stars'])
   })
 
+  it('json_object goes through a forced tool (the API has no JSON mode) and comes back as the text', async () => {
+    server.mock.script(
+      { reply: { type: 'json', value: { answer: 42, unit: 'none' } } },
+      { reply: { type: 'json', value: { answer: 42, unit: 'none' } } },
+    )
+    const request: ModelRequest = {
+      messages: [{ role: 'user', content: 'Answer as a JSON object.' }],
+      responseFormat: { type: 'json_object' },
+    }
+    const streamed = await collectModelStream(model.stream(request))
+    expect(JSON.parse(streamed.message.content)).toEqual({ answer: 42, unit: 'none' })
+    expect(streamed.finishReason).toBe('stop')
+    expect(streamed.message.toolCalls).toBeUndefined()
+    expect(lastBody()).toMatchObject({
+      tools: [{ name: 'json_answer', input_schema: { type: 'object' } }],
+      tool_choice: { type: 'tool', name: 'json_answer' },
+    })
+    const whole = await model.generate(request)
+    expect(whole.message).toEqual(streamed.message)
+    expect(whole.finishReason).toBe('stop')
+  })
+
   it('generateStructured in json-schema mode, over the model and over a binding', async () => {
     const direct = await generateStructured<{ title: string; stars: number }>({
       model,

@@ -13,7 +13,7 @@ import type Anthropic from '@anthropic-ai/sdk'
 import { type AnswerFacts, emptyFacts, readMessage } from './internal/answer.js'
 import { toFailure } from './internal/errors.js'
 import { EventDecoder } from './internal/event-decoder.js'
-import { buildMessagesBody, type MessagesBody } from './internal/request.js'
+import { answersAsJson, buildMessagesBody, type MessagesBody } from './internal/request.js'
 import { endData, failureData, type ServerAddress, serverAddressOf, startData } from './internal/telemetry.js'
 import { type AnthropicChatModelOptions, type ResolvedOptions, resolveOptions } from './options.js'
 
@@ -99,10 +99,14 @@ class AnthropicChat implements AnthropicChatModel {
 
   async generate(request: ModelRequest, context?: OperationContextInit<unknown>): Promise<ModelResponse> {
     const body = this.#body(request)
-    return this.#generate(body, createOperationContext(context))
+    return this.#generate(body, answersAsJson(request), createOperationContext(context))
   }
 
-  async #generate(body: MessagesBody, context: OperationContext<unknown>): Promise<ModelResponse> {
+  async #generate(
+    body: MessagesBody,
+    json: boolean,
+    context: OperationContext<unknown>,
+  ): Promise<ModelResponse> {
     const { signal } = context
     const provider = this.provider
     throwIfAborted(signal, `before the ${provider} request`)
@@ -117,7 +121,7 @@ class AnthropicChat implements AnthropicChatModel {
         this.client.messages.create(body as never, { signal, maxRetries: 0 }),
       )
       requestId = answered.requestId
-      const response = readMessage(answered.data, provider, facts)
+      const response = readMessage(answered.data, provider, facts, json)
       span.end('ok', endData(facts, response.finishReason, response.usage, requestId, undefined))
       return response
     } catch (error) {
@@ -136,7 +140,7 @@ class AnthropicChat implements AnthropicChatModel {
           this.client,
           body,
           ready,
-          this.provider,
+          new EventDecoder(this.provider, answersAsJson(request)),
           startData(this.provider, this.identity, body, true, this.#server),
         ),
     }
@@ -170,15 +174,15 @@ class EventStream implements AsyncIterator<ModelStreamEvent> {
     client: Anthropic,
     body: MessagesBody,
     context: OperationContext<unknown>,
-    provider: string,
+    decoder: EventDecoder,
     data: Record<string, unknown>,
   ) {
     this.#client = client
     this.#body = body
     this.#context = context
-    this.#provider = provider
+    this.#provider = decoder.provider
     this.#startData = data
-    this.#decoder = new EventDecoder(provider)
+    this.#decoder = decoder
   }
 
   next(): Promise<IteratorResult<ModelStreamEvent>> {

@@ -258,10 +258,14 @@ describe('anthropic adapter: refusals name the field and what to do', () => {
     expect(field({ messages: user, toolChoice: { name: 'f' } })).toBe('request.toolChoice.name')
     expect(field({ messages: user, toolChoice: 'required' })).toBe('request.toolChoice')
     const json = refusal(() =>
-      model.assertRequest({ messages: user, responseFormat: { type: 'json_object' } }),
+      model.assertRequest({
+        messages: user,
+        responseFormat: { type: 'json_object' },
+        tools: [{ name: 'f', description: '', parameters: {} }],
+      }),
     )
     expect(json.details.field).toBe('request.responseFormat.type')
-    expect(json.message).toMatch(/no JSON mode.*json_schema/)
+    expect(json.message).toMatch(/cannot go with tools.*json_schema/)
     expect(field({ messages: user, temperature: Number.NaN })).toBe('request.temperature')
     expect(field({ messages: user, maxOutputTokens: 0 })).toBe('request.maxOutputTokens')
     expect(field({ messages: user, seed: 1.5 })).toBe('request.seed')

@@ -12,6 +12,7 @@ import type {
   ToolCall,
 } from '@agent-core/core'
 import { malformedAnswer } from './errors.js'
+import { JSON_TOOL_NAME } from './request.js'
 
 /** Facts about one answer that diagnostics report beside the ModelResponse. */
 export interface AnswerFacts {
@@ -113,7 +114,12 @@ export function argumentsOf(input: unknown): string {
 }
 
 /** Reads a non-streamed Messages API `message`. */
-export function readMessage(message: unknown, provider: string, facts: AnswerFacts): ModelResponse {
+export function readMessage(
+  message: unknown,
+  provider: string,
+  facts: AnswerFacts,
+  json = false,
+): ModelResponse {
   if (typeof message !== 'object' || message === null) {
     throw malformedAnswer(provider, 'a message object', message)
   }
@@ -152,6 +158,11 @@ export function readMessage(message: unknown, provider: string, facts: AnswerFac
         blocks.push({ text: '', redacted: b.data })
         break
       case 'tool_use':
+        // A `json_object` answer: the forced JSON tool's input is the text.
+        if (json && b.name === JSON_TOOL_NAME) {
+          text += argumentsOf(b.input)
+          break
+        }
         if (typeof b.id !== 'string' || b.id === '' || typeof b.name !== 'string' || b.name === '') {
           throw malformedAnswer(provider, 'a tool_use block { id, name, input }', block)
         }
@@ -177,7 +188,10 @@ export function readMessage(message: unknown, provider: string, facts: AnswerFac
   }
   return {
     message: assistant,
-    finishReason: finishReasonOf(reason, toolCalls.length > 0),
+    finishReason:
+      json && reason === 'tool_use' && toolCalls.length === 0
+        ? 'stop'
+        : finishReasonOf(reason, toolCalls.length > 0),
     usage: coreUsage(wire, facts),
     ...(facts.responseModel === undefined ? {} : { model: facts.responseModel }),
   }

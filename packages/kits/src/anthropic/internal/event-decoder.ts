@@ -16,19 +16,23 @@ import {
   mergeUsage,
 } from './answer.js'
 import { malformedAnswer, truncatedStream } from './errors.js'
+import { JSON_TOOL_NAME } from './request.js'
 
 type OpenBlock =
   | { readonly kind: 'text' }
   | { readonly kind: 'thinking'; text: string; signature: string }
   | { readonly kind: 'redacted'; readonly data: string }
   | { readonly kind: 'tool'; readonly call: number; readonly id: string; readonly name: string; json: string }
+  | { readonly kind: 'json' }
   | { readonly kind: 'other' }
 
 export class EventDecoder {
   readonly facts: AnswerFacts = emptyFacts()
   /** Events read so far. */
   events = 0
-  readonly #provider: string
+  readonly provider: string
+  /** A `json_object` answer: the input of the JSON tool is the text. */
+  readonly #json: boolean
   /** Open blocks by index (small integers from 0: an array beats a map on the per-delta path). */
   readonly #blocks: (OpenBlock | undefined)[] = []
   readonly #usage = emptyWireUsage()
@@ -36,12 +40,13 @@ export class EventDecoder {
   #stopped = false
   #started = false
 
-  constructor(provider: string) {
-    this.#provider = provider
+  constructor(provider: string, json = false) {
+    this.provider = provider
+    this.#json = json
   }
 
   #bad(what: string, value: unknown): never {
-    throw malformedAnswer(this.#provider, what, value)
+    throw malformedAnswer(this.provider, what, value)
   }
 
   /** Reads one parsed event and appends the core events it carries to `out`. */
@@ -83,7 +88,7 @@ export class EventDecoder {
         if (typeof message.id === 'string' && message.id !== '') this.facts.responseId = message.id
         if (typeof message.model === 'string' && message.model !== '')
           this.facts.responseModel = message.model
-        mergeUsage(message.usage, this.#usage, this.#provider)
+        mergeUsage(message.usage, this.#usage, this.provider)
         return
       }
       case 'message_delta': {
@@ -93,7 +98,7 @@ export class EventDecoder {
           if (typeof reason !== 'string' || reason === '') this.#bad('a string stop_reason', reason)
           this.facts.providerFinishReason = reason
         }
-        mergeUsage(body.usage, this.#usage, this.#provider)
+        mergeUsage(body.usage, this.#usage, this.provider)
         return
       }
       case 'message_stop':
@@ -142,6 +147,10 @@ export class EventDecoder {
         this.#setBlock(index, { kind: 'redacted', data: b.data })
         return
       case 'tool_use': {
+        if (this.#json && b.name === JSON_TOOL_NAME) {
+          this.#setBlock(index, { kind: 'json' })
+          return
+        }
         if (typeof b.id !== 'string' || b.id === '' || typeof b.name !== 'string' || b.name === '') {
           this.#bad('a tool_use block { id, name } at its start', block)
         }
@@ -190,6 +199,10 @@ export class EventDecoder {
         block.signature += d.signature
         return
       case 'input_json_delta':
+        if (block.kind === 'json' && typeof d.partial_json === 'string') {
+          if (d.partial_json !== '') out.push({ type: 'text-delta', text: d.partial_json })
+          return
+        }
         if (block.kind !== 'tool' || typeof d.partial_json !== 'string') {
           this.#bad('an input_json_delta with partial_json, in a tool_use block', d)
         }
@@ -238,10 +251,14 @@ export class EventDecoder {
   end(out: ModelStreamEvent[]): void {
     const reason = this.facts.providerFinishReason
     if (!this.#started || !this.#stopped || reason === undefined)
-      throw truncatedStream(this.#provider, this.events)
+      throw truncatedStream(this.provider, this.events)
     out.push({
       type: 'finish',
-      finishReason: finishReasonOf(reason, this.#calls > 0),
+      // The JSON tool's forced use is the answer, not a call.
+      finishReason:
+        this.#json && reason === 'tool_use' && this.#calls === 0
+          ? 'stop'
+          : finishReasonOf(reason, this.#calls > 0),
       usage: coreUsage(this.#usage, this.facts),
       ...(this.facts.responseModel === undefined ? {} : { model: this.facts.responseModel }),
     })

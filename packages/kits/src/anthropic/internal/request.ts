@@ -31,6 +31,23 @@ export const RESERVED_BODY_KEYS: ReadonlySet<string> = new Set([
   'thinking',
 ])
 
+/**
+ * The tool a `json_object` answer goes through: the Messages API has no JSON mode, and its structured
+ * outputs need a schema with every property named, so an arbitrary object is asked for as the forced input
+ * of this tool, and read back as the answer's text.
+ */
+export const JSON_TOOL_NAME = 'json_answer'
+const JSON_TOOL: Block = {
+  name: JSON_TOOL_NAME,
+  description: 'Give your whole answer as this JSON object.',
+  input_schema: { type: 'object' },
+}
+
+/** True when the request (already checked) asks for a `json_object` answer, read from {@link JSON_TOOL_NAME}. */
+export function answersAsJson(request: unknown): boolean {
+  return (request as { responseFormat?: { type?: unknown } }).responseFormat?.type === 'json_object'
+}
+
 /** The most `cache_control` blocks the API accepts in one request. */
 export const MAX_BREAKPOINTS = 4
 
@@ -297,16 +314,13 @@ function toolChoice(
   return fail('request.toolChoice', "'auto', 'none', 'required' or { name }", value)
 }
 
+const JSON_OBJECT = Symbol('json_object')
+
 function outputConfig(value: unknown): unknown {
   if (!isRecord(value)) fail('request.responseFormat', "{ type: 'text' | 'json_schema' }", value)
   const type = value.type
   if (type === 'text') return undefined
-  if (type === 'json_object') {
-    throw new InvalidInputError(
-      "request.responseFormat { type: 'json_object' } has no counterpart in the Messages API (it has no JSON mode). Give { type: 'json_schema', name, schema }, or use generateStructured in 'prompt' mode.",
-      { details: { field: 'request.responseFormat.type', received: describeValue(type) } },
-    )
-  }
+  if (type === 'json_object') return JSON_OBJECT
   if (type === 'json_schema') {
     const schema = value.schema
     if (!isRecord(schema)) fail('request.responseFormat.schema', 'a JSON Schema object', schema)
@@ -450,7 +464,16 @@ export function buildMessagesBody(request: unknown, settings: BodySettings): Mes
   if (wireChoice !== undefined) body.tool_choice = wireChoice
   if (format !== undefined) {
     const config = outputConfig(format)
-    if (config !== undefined) body.output_config = config
+    if (config === JSON_OBJECT) {
+      if (offered !== undefined || choice !== undefined) {
+        throw new InvalidInputError(
+          "request.responseFormat { type: 'json_object' } cannot go with tools or a toolChoice on the Messages API: the adapter asks for the object as the input of a forced tool. Give a json_schema format instead, or leave the tools out.",
+          { details: { field: 'request.responseFormat.type', received: describeValue('json_object') } },
+        )
+      }
+      body.tools = toolBlocks = [{ ...JSON_TOOL }]
+      body.tool_choice = { type: 'tool', name: JSON_TOOL_NAME }
+    } else if (config !== undefined) body.output_config = config
   }
   if (temperature !== undefined) {
     if (typeof temperature !== 'number' || !Number.isFinite(temperature))
