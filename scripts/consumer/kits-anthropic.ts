@@ -25,7 +25,9 @@ try {
     thinking: { budgetTokens: 1024 },
   })
   const tools = [{ name: 'get_weather', description: 'Weather in a city', parameters: { type: 'object' } }]
-  const first = await collectModelStream(model.stream({ messages: [{ role: 'user', content: 'Oslo?' }], tools }))
+  const first = await collectModelStream(
+    model.stream({ messages: [{ role: 'user', content: 'Oslo?' }], tools }),
+  )
   assert.equal(first.finishReason, 'tool-calls')
   assert.ok(first.message.thinkingBlocks?.[0]?.signature)
   const call = first.message.toolCalls?.[0]
