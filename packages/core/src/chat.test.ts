@@ -59,4 +59,45 @@ describe('chat helpers', () => {
       totalTokens: 12,
     })
   })
+  it('adds cache usage when either side reports it, and leaves it out when neither does', () => {
+    expect(
+      addUsage(
+        { inputTokens: 10, outputTokens: 2, totalTokens: 12, cacheReadTokens: 8 },
+        { inputTokens: 4, outputTokens: 5, totalTokens: 9, cacheWriteTokens: 3 },
+      ),
+    ).toEqual({
+      inputTokens: 14,
+      outputTokens: 7,
+      totalTokens: 21,
+      cacheReadTokens: 8,
+      cacheWriteTokens: 3,
+    })
+    expect(Object.keys(addUsage(ZERO_USAGE, ZERO_USAGE))).toEqual([
+      'inputTokens',
+      'outputTokens',
+      'totalTokens',
+    ])
+  })
+
+  it('keeps thinking blocks (signatures and redacted data) in order beside the joined thinking text', async () => {
+    const response = await collectModelStream(
+      events([
+        { type: 'thinking-delta', text: 'Look ' },
+        { type: 'thinking-delta', text: 'it up.' },
+        { type: 'thinking-end', block: { text: 'Look it up.', signature: 'sig-1' } },
+        { type: 'thinking-end', block: { text: '', redacted: 'opaque' } },
+        { type: 'text-delta', text: 'Done.' },
+        { type: 'finish', finishReason: 'stop', usage: ZERO_USAGE },
+      ]),
+    )
+    expect(response.message).toEqual({
+      role: 'assistant',
+      content: 'Done.',
+      thinking: 'Look it up.',
+      thinkingBlocks: [
+        { text: 'Look it up.', signature: 'sig-1' },
+        { text: '', redacted: 'opaque' },
+      ],
+    })
+  })
 })

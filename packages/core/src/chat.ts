@@ -84,6 +84,25 @@ export interface UserMessage {
   readonly content: string | readonly ContentPart[]
 }
 /**
+ * One block of the model's reasoning as the provider returned it, kept so that a next turn can send it
+ * back verbatim: Anthropic checks the `signature` of the thinking blocks it receives, and sends `redacted`
+ * (encrypted) reasoning that only it can read. Adapters of providers without such blocks leave them out.
+ * @example
+ * ```ts
+ * import type { ThinkingBlock } from '@agent-core/core'
+ * const block: ThinkingBlock = { text: 'The user wants the tide in Brest.', signature: 'EqQBCgIYAhIM...' }
+ * ```
+ */
+export interface ThinkingBlock {
+  /** The reasoning text (empty for a redacted block). */
+  readonly text: string
+  /** The provider's signature over `text`, sent back unchanged. */
+  readonly signature?: string | undefined
+  /** Encrypted reasoning the provider sent instead of text (Anthropic's `redacted_thinking.data`). */
+  readonly redacted?: string | undefined
+}
+
+/**
  * What the model answered: text, and the tool calls it asked for.
  * @example
  * ```ts
@@ -102,6 +121,11 @@ export interface AssistantMessage {
   readonly toolCalls?: readonly ToolCall[] | undefined
   /** Reasoning text, when the provider exposes it. */
   readonly thinking?: string | undefined
+  /**
+   * The reasoning as the provider's own blocks (text with its signature, or redacted data), in order, for
+   * adapters that must send them back on the next turn (Anthropic). `thinking` stays the readable text.
+   */
+  readonly thinkingBlocks?: readonly ThinkingBlock[] | undefined
 }
 /**
  * The result of one tool call, sent back to the model.
@@ -209,17 +233,23 @@ export interface ModelRequest {
 }
 
 /**
- * Token counts of one response (or a sum of several, see {@link addUsage}).
+ * Token counts of one response (or a sum of several, see {@link addUsage}). `inputTokens` counts every
+ * input token, cached or not; `cacheReadTokens` and `cacheWriteTokens` say how many of them the
+ * provider's prompt cache served or stored, when it reports that.
  * @example
  * ```ts
  * import type { ModelUsage } from '@agent-core/core'
- * const usage: ModelUsage = { inputTokens: 12, outputTokens: 30, totalTokens: 42 }
+ * const usage: ModelUsage = { inputTokens: 1200, outputTokens: 30, totalTokens: 1230, cacheReadTokens: 1024 }
  * ```
  */
 export interface ModelUsage {
   readonly inputTokens: number
   readonly outputTokens: number
   readonly totalTokens: number
+  /** Input tokens read from the provider's prompt cache (part of `inputTokens`). */
+  readonly cacheReadTokens?: number | undefined
+  /** Input tokens written to the provider's prompt cache (part of `inputTokens`). */
+  readonly cacheWriteTokens?: number | undefined
 }
 
 /**
@@ -267,6 +297,7 @@ export interface ModelResponse {
 export type ModelStreamEvent =
   | { readonly type: 'text-delta'; readonly text: string }
   | { readonly type: 'thinking-delta'; readonly text: string }
+  | { readonly type: 'thinking-end'; readonly block: ThinkingBlock }
   | { readonly type: 'tool-call-start'; readonly index: number; readonly id: string; readonly name: string }
   | { readonly type: 'tool-call-delta'; readonly index: number; readonly argumentsDelta: string }
   | { readonly type: 'tool-call-end'; readonly index: number; readonly call: ToolCall }
@@ -312,11 +343,24 @@ export interface ChatModel<App = unknown> {
  * ```
  */
 export function addUsage(a: ModelUsage, b: ModelUsage): ModelUsage {
-  return {
+  const sum: {
+    inputTokens: number
+    outputTokens: number
+    totalTokens: number
+    cacheReadTokens?: number
+    cacheWriteTokens?: number
+  } = {
     inputTokens: a.inputTokens + b.inputTokens,
     outputTokens: a.outputTokens + b.outputTokens,
     totalTokens: a.totalTokens + b.totalTokens,
   }
+  if (a.cacheReadTokens !== undefined || b.cacheReadTokens !== undefined) {
+    sum.cacheReadTokens = (a.cacheReadTokens ?? 0) + (b.cacheReadTokens ?? 0)
+  }
+  if (a.cacheWriteTokens !== undefined || b.cacheWriteTokens !== undefined) {
+    sum.cacheWriteTokens = (a.cacheWriteTokens ?? 0) + (b.cacheWriteTokens ?? 0)
+  }
+  return sum
 }
 
 /**
@@ -330,8 +374,8 @@ export function addUsage(a: ModelUsage, b: ModelUsage): ModelUsage {
 export const ZERO_USAGE: ModelUsage = Object.freeze({ inputTokens: 0, outputTokens: 0, totalTokens: 0 })
 
 /**
- * Folds a stream of events into the response it describes: text and thinking concatenated, tool calls
- * ordered by index with their arguments joined.
+ * Folds a stream of events into the response it describes: text and thinking concatenated, thinking
+ * blocks kept in order, tool calls ordered by index with their arguments joined.
  * @example
  * ```ts
  * import { collectModelStream } from '@agent-core/core'
@@ -341,6 +385,7 @@ export const ZERO_USAGE: ModelUsage = Object.freeze({ inputTokens: 0, outputToke
 export async function collectModelStream(events: AsyncIterable<ModelStreamEvent>): Promise<ModelResponse> {
   let text = ''
   let thinking = ''
+  const thinkingBlocks: ThinkingBlock[] = []
   const calls = new Map<number, { id: string; name: string; arguments: string }>()
   let finish: Extract<ModelStreamEvent, { type: 'finish' }> | undefined
   for await (const event of events) {
@@ -350,6 +395,9 @@ export async function collectModelStream(events: AsyncIterable<ModelStreamEvent>
         break
       case 'thinking-delta':
         thinking += event.text
+        break
+      case 'thinking-end':
+        thinkingBlocks.push(event.block)
         break
       case 'tool-call-start':
         calls.set(event.index, { id: event.id, name: event.name, arguments: '' })
@@ -374,6 +422,7 @@ export async function collectModelStream(events: AsyncIterable<ModelStreamEvent>
       content: text,
       ...(toolCalls.length ? { toolCalls } : {}),
       ...(thinking ? { thinking } : {}),
+      ...(thinkingBlocks.length ? { thinkingBlocks } : {}),
     },
     finishReason: finish?.finishReason ?? (toolCalls.length ? 'tool-calls' : 'stop'),
     usage: finish?.usage ?? ZERO_USAGE,

@@ -11,7 +11,7 @@ import { toAnthropicError } from './internal/anthropic-error.js'
 import { BodyCache, type BodyEntry, withBody } from './internal/body-cache.js'
 import { contentKeyOf } from './internal/content-key.js'
 import { embeddingsResponse } from './internal/embeddings.js'
-import { applyFaults } from './internal/faults.js'
+import { applyFaults, MALFORMED_MESSAGE_EVENT } from './internal/faults.js'
 import { deterministicId, foldSeed, hashString, NumberedIds } from './internal/hash.js'
 import {
   errorReplyResponse,
@@ -32,6 +32,7 @@ import { normalizeMessagesRequest } from './internal/normalize-messages.js'
 import { normalizeResponsesRequest } from './internal/normalize-responses.js'
 import { badRequest, MockRequestError, openAIErrorResponse } from './internal/openai-error.js'
 import { mulberry32 } from './internal/prng.js'
+import { PromptCache } from './internal/prompt-cache.js'
 import { jsonTextResponse, renderAnswer, sseResponse } from './internal/render-answer.js'
 import type { RenderMeta } from './internal/render-chat.js'
 import type { MockFixture } from './internal/replay.js'
@@ -320,6 +321,8 @@ class Scope {
   answers = 0
   chaosRandom: () => number
   conversations = new Map<string, NormalizedMessage[]>()
+  /** The prompt prefixes `/v1/messages` requests wrote with cache breakpoints. */
+  promptCache = new PromptCache()
   problems: MockScriptProblem[] = []
   /** The script error every later model request gets until reset. */
   poison: string | undefined
@@ -338,6 +341,7 @@ class Scope {
     this.queue.clear()
     this.journal = new Journal(this.options.journal)
     this.usage = { calls: 0, inputTokens: 0, outputTokens: 0, totalTokens: 0 }
+    this.promptCache = new PromptCache()
     this.answers = 0
     this.chaosRandom = mulberry32(hashString('chaos', this.options.seed))
     this.conversations = new Map()
@@ -649,10 +653,18 @@ export function createEngine(config: ResolvedOptions): MockGPT {
             : ids.response.get(n),
       created: Math.floor(now() / 1000),
       model: request.model,
+      cache:
+        request.promptCache === undefined
+          ? undefined
+          : scope.promptCache.use(request.promptCache, request.inputTokens),
     }
     addUsage(scope, request.inputTokens, answer.outputTokens)
     if (endpoint === 'responses') remember(scope, meta.id, request, answer, body)
-    return applyFaults(renderAnswer(request, answer, meta, requestId), faults)
+    return applyFaults(
+      renderAnswer(request, answer, meta, requestId),
+      faults,
+      endpoint === 'messages' ? MALFORMED_MESSAGE_EVENT : undefined,
+    )
   }
 
   /** Keeps a Responses conversation for `previous_response_id` (instructions are not carried over). */

@@ -178,6 +178,8 @@ function readUsage(value: unknown, field: string): ModelUsage {
   fields.integer('inputTokens', { min: 0 }, false)
   fields.integer('outputTokens', { min: 0 }, false)
   fields.integer('totalTokens', { min: 0 }, false)
+  fields.integer('cacheReadTokens', { min: 0 })
+  fields.integer('cacheWriteTokens', { min: 0 })
   fields.done()
   return value as ModelUsage
 }

@@ -65,5 +65,6 @@ export function withBody(
     seed: request.seed,
     body,
     inputTokens: request.inputTokens,
+    promptCache: request.promptCache,
   }
 }

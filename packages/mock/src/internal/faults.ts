@@ -8,7 +8,15 @@ const MALFORMED: MockStreamStep = {
     'data: {"id":"mockgpt-malformed","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"unterminated\n\n',
 }
 
+/** The malformed frame of an Anthropic Messages stream: a named event (clients skip unnamed ones). */
+export const MALFORMED_MESSAGE_EVENT: MockStreamStep = {
+  type: 'data',
+  chunk:
+    'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"unterminated\n\n',
+}
+
 interface Plan {
+  malformed: MockStreamStep
   slowMs: number
   duplicateFinish: boolean
   disconnectAt: number | undefined
@@ -18,6 +26,7 @@ interface Plan {
 
 function planOf(faults: readonly MockFault[]): Plan {
   const plan: Plan = {
+    malformed: MALFORMED,
     slowMs: 0,
     duplicateFinish: false,
     disconnectAt: undefined,
@@ -47,7 +56,7 @@ function applyToArray(steps: readonly RenderedStep[], plan: Plan): MockStreamSte
   const out: MockStreamStep[] = []
   let sent = 0
   for (const step of steps) {
-    if (sent === malformedAt) out.push(MALFORMED)
+    if (sent === malformedAt) out.push(plan.malformed)
     if (sent === disconnectAt) {
       out.push({ type: 'disconnect' })
       return out
@@ -73,7 +82,7 @@ async function* applyToAsync(
 ): AsyncIterable<MockStreamStep> {
   let sent = 0
   for await (const step of steps) {
-    if (sent === plan.malformedAt) yield MALFORMED
+    if (sent === plan.malformedAt) yield plan.malformed
     if (sent === plan.disconnectAt) {
       yield { type: 'disconnect' }
       return
@@ -95,9 +104,14 @@ async function* applyToAsync(
  * Applies transport-level faults (everything but `status`, which the engine answers before rendering) to a
  * rendered response.
  */
-export function applyFaults(response: MockHttpResponse, faults: readonly MockFault[]): MockHttpResponse {
+export function applyFaults(
+  response: MockHttpResponse,
+  faults: readonly MockFault[],
+  malformed: MockStreamStep = MALFORMED,
+): MockHttpResponse {
   if (faults.length === 0) return response
   const plan = planOf(faults)
+  plan.malformed = malformed
   let firstByteDelayMs = response.firstByteDelayMs
   for (const f of faults)
     if (f.type === 'slow-first-byte') firstByteDelayMs = Math.max(firstByteDelayMs, f.delayMs)

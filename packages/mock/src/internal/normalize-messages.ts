@@ -12,6 +12,71 @@ import {
   textOf,
 } from './normalize.js'
 import { badRequest } from './openai-error.js'
+import { planPromptCache } from './prompt-cache.js'
+import { thinkingSignature } from './render-messages.js'
+
+/**
+ * Thinking blocks sent back in an assistant turn must be the ones the model wrote: a block MockGPT signed
+ * (its signatures start with `mockgpt-sig-`) whose text or signature changed is refused as the API refuses
+ * it. Signatures of other origins (recorded real traffic) are not checked.
+ */
+function checkThinkingBlock(block: Record<string, unknown>, param: string): void {
+  if (block.type === 'redacted_thinking') {
+    if (typeof block.data !== 'string' || block.data === '')
+      throw badRequest(`${param}.data: Field required.`, `${param}.data`)
+    return
+  }
+  if (typeof block.thinking !== 'string')
+    throw badRequest(`${param}.thinking: Field required.`, `${param}.thinking`)
+  const signature = block.signature
+  if (typeof signature !== 'string' || signature === '')
+    throw badRequest(`${param}.signature: Field required.`, `${param}.signature`)
+  if (signature.startsWith('mockgpt-sig-') && signature !== thinkingSignature(block.thinking))
+    throw badRequest(`${param}: Invalid \`signature\` in \`thinking\` block.`, `${param}.signature`)
+}
+
+/** `thinking`: enabled with a budget below `max_tokens`, disabled, or adaptive. */
+function checkThinking(value: unknown, maxTokens: number): boolean {
+  if (value === undefined || value === null) return false
+  if (!isRecord(value))
+    throw badRequest(`thinking: Input should be an object, but got ${describeValue(value)}.`, 'thinking')
+  if (value.type === 'disabled') return false
+  if (value.type === 'adaptive') return true
+  if (value.type !== 'enabled')
+    throw badRequest(
+      `thinking.type: Input should be 'enabled', 'disabled' or 'adaptive', but got ${describeValue(value.type)}.`,
+      'thinking.type',
+    )
+  const budget = value.budget_tokens
+  if (typeof budget !== 'number' || !Number.isSafeInteger(budget) || budget < 1024)
+    throw badRequest(
+      `thinking.enabled.budget_tokens: Input should be an integer greater than or equal to 1024, but got ${describeValue(budget)}.`,
+      'thinking.budget_tokens',
+    )
+  if (budget >= maxTokens)
+    throw badRequest('`max_tokens` must be greater than `thinking.budget_tokens`.', 'max_tokens')
+  return true
+}
+
+/**
+ * With thinking on, an assistant turn that called tools and whose results follow must start with its
+ * thinking block, as the API requires (the model's reasoning continues across the tool results).
+ */
+function checkToolTurnThinking(messages: unknown[]): void {
+  const last = messages.length - 1
+  for (let i = last; i >= 0; i--) {
+    const m = messages[i]
+    if (!isRecord(m) || m.role !== 'assistant') continue
+    const content = m.content
+    if (!Array.isArray(content) || !content.some((b) => isRecord(b) && b.type === 'tool_use')) return
+    const first = content[0] as Record<string, unknown>
+    if (first.type === 'thinking' || first.type === 'redacted_thinking') return
+    throw badRequest(
+      `messages.${i}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${String(first.type)}\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block (preceding the lastmost set of \`tool_use\` and \`tool_result\` blocks). Include the thinking blocks of the previous turn, or disable \`thinking\`.`,
+      `messages.${i}.content.0.type`,
+    )
+  }
+}
 
 /** The text of an Anthropic `content` (a string or blocks); tool blocks are handled by the caller. */
 function blocksText(content: unknown, param: string): string {
@@ -51,7 +116,11 @@ function messagesOf(value: unknown): NormalizedMessage[] {
     if (m.role === 'assistant') {
       const toolCalls: NormalizedToolCall[] = []
       let callText = ''
-      for (const block of blocks) {
+      for (const [j, block] of blocks.entries()) {
+        if (block.type === 'thinking' || block.type === 'redacted_thinking') {
+          checkThinkingBlock(block, `${param}.content.${j}`)
+          continue
+        }
         if (block.type !== 'tool_use') continue
         const call = {
           id: textOf(block.id),
@@ -175,6 +244,7 @@ export function normalizeMessagesRequest(body: Record<string, unknown>): Normali
       'max_tokens',
     )
   const messages = messagesOf(body.messages)
+  if (checkThinking(body.thinking, maxTokens)) checkToolTurnThinking(body.messages as unknown[])
   const system = body.system
   if (system !== undefined && system !== null) {
     const text = blocksText(system, 'system')
@@ -206,5 +276,6 @@ export function normalizeMessagesRequest(body: Record<string, unknown>): Normali
     stop: ((stop as string[] | undefined) ?? []).filter((s) => s !== ''),
     seed: undefined,
     body,
+    promptCache: planPromptCache(body, model),
   })
 }

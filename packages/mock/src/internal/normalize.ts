@@ -9,6 +9,7 @@ import { compileJsonSchema } from '@agent-core/core/tools'
 import { assertSchemaWithinBudget, assertSupportedSchema } from '../schema/index.js'
 import { countTokens } from '../tokenizer.js'
 import { badRequest } from './openai-error.js'
+import type { PromptCachePlan } from './prompt-cache.js'
 
 export interface NormalizedTool {
   readonly name: string
@@ -57,6 +58,8 @@ export interface NormalizedRequest {
   readonly seed: number | undefined
   readonly inputTokens: number
   readonly body: Readonly<Record<string, unknown>>
+  /** Messages API only: the prompt's block boundaries when it marks cache breakpoints. */
+  readonly promptCache?: PromptCachePlan | undefined
 }
 
 /** Text of a JSON value without calling its `toString` (a body may carry `{ "toString": 1 }`). */
@@ -301,5 +304,6 @@ export function finish(partial: Omit<NormalizedRequest, 'inputTokens'>): Normali
     seed: partial.seed,
     body,
     inputTokens,
+    promptCache: partial.promptCache,
   }
 }

@@ -2,12 +2,15 @@ import { tokenize } from './../tokenizer.js'
 import { type Answer, TextAnswer } from './answer.js'
 import { FrameWriter, type PackedFrames } from './frame-writer.js'
 import type { NormalizedRequest } from './normalize.js'
+import type { PromptCacheUsage } from './prompt-cache.js'
 
 export interface RenderMeta {
   readonly id: string
   /** Unix seconds. */
   readonly created: number
   readonly model: string
+  /** Messages API: what the request read from and wrote to the simulated prompt cache. */
+  readonly cache?: PromptCacheUsage | undefined
 }
 
 const FINGERPRINT = 'fp_mockgpt'

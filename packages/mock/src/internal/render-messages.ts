@@ -9,7 +9,7 @@ function stopReason(answer: Answer): string {
   return answer.finishReason === 'length' ? 'max_tokens' : 'end_turn'
 }
 
-function usage(request: NormalizedRequest, outputTokens: number) {
+function zeroCacheUsage(request: NormalizedRequest, outputTokens: number) {
   return {
     input_tokens: request.inputTokens,
     cache_creation_input_tokens: 0,
@@ -18,9 +18,23 @@ function usage(request: NormalizedRequest, outputTokens: number) {
   }
 }
 
-/** A deterministic stand-in for the signature Anthropic attaches to thinking blocks. */
-function signatureOf(meta: RenderMeta, reasoning: string): string {
-  return `mockgpt-sig-${deterministicId(hashString(reasoning), meta.id, 32)}`
+/**
+ * A deterministic stand-in for the signature Anthropic attaches to thinking blocks: a function of the
+ * thinking text alone, so MockGPT can check the blocks a client sends back (see normalize-messages).
+ */
+export function thinkingSignature(reasoning: string): string {
+  return `mockgpt-sig-${deterministicId(hashString(reasoning), 'thinking', 32)}`
+}
+
+function usage(request: NormalizedRequest, outputTokens: number, meta: RenderMeta) {
+  const cache = meta.cache
+  if (cache === undefined) return zeroCacheUsage(request, outputTokens)
+  return {
+    input_tokens: Math.max(0, request.inputTokens - cache.read - cache.write),
+    cache_creation_input_tokens: cache.write,
+    cache_read_input_tokens: cache.read,
+    output_tokens: outputTokens,
+  }
 }
 
 /** The tool input as an object; broken scripted arguments are sent as the raw string they are. */
@@ -43,7 +57,7 @@ export function messageBody(request: NormalizedRequest, answer: Answer, meta: Re
     content.push({
       type: 'thinking',
       thinking: answer.reasoning,
-      signature: signatureOf(meta, answer.reasoning),
+      signature: thinkingSignature(answer.reasoning),
     })
   if (hasText(answer)) content.push({ type: 'text', text: answer.text })
   for (const call of answer.toolCalls)
@@ -56,7 +70,7 @@ export function messageBody(request: NormalizedRequest, answer: Answer, meta: Re
     content,
     stop_reason: stopReason(answer),
     stop_sequence: null,
-    usage: usage(request, answer.outputTokens),
+    usage: usage(request, answer.outputTokens, meta),
   })
 }
 
@@ -80,7 +94,7 @@ export function messageSteps(request: NormalizedRequest, answer: Answer, meta: R
       content: [],
       stop_reason: null,
       stop_sequence: null,
-      usage: usage(request, 1),
+      usage: usage(request, 1, meta),
     },
   })
   event('ping', {})
@@ -91,7 +105,7 @@ export function messageSteps(request: NormalizedRequest, answer: Answer, meta: R
       event('content_block_delta', { index, delta: { type: 'thinking_delta', thinking: piece } })
     event('content_block_delta', {
       index,
-      delta: { type: 'signature_delta', signature: signatureOf(meta, answer.reasoning) },
+      delta: { type: 'signature_delta', signature: thinkingSignature(answer.reasoning) },
     })
     event('content_block_stop', { index })
     index++

@@ -65,6 +65,29 @@ export function readMessage(value: unknown, field: string, kind: ErrorKind = 'in
         })
       }
       fields.string('thinking', { optional: true, empty: true })
+      const blocks = fields.get('thinkingBlocks')
+      if (blocks !== undefined) {
+        if (!Array.isArray(blocks)) {
+          fields.fail(
+            'thinkingBlocks',
+            `must be an array of thinking blocks or be left out, but got ${describeValue(blocks)}`,
+            blocks,
+          )
+        }
+        blocks.forEach((block: unknown, index) => {
+          const at = `${fields.path('thinkingBlocks')}[${index}]`
+          const blockFields: Fields = new Fields(
+            block,
+            at,
+            'a thinking block { text, signature?, redacted? }',
+            kind,
+          )
+          blockFields.requiredString('text', { empty: true })
+          blockFields.string('signature', { optional: true, empty: true })
+          blockFields.string('redacted', { optional: true, empty: true })
+          blockFields.done()
+        })
+      }
       break
     }
     case 'tool':

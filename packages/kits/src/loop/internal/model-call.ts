@@ -13,6 +13,7 @@ import {
   type ModelUsage,
   type OperationContext,
   raceSignal,
+  type ThinkingBlock,
   TimeoutError,
   type ToolCall,
   ZERO_USAGE,
@@ -47,17 +48,44 @@ function badOutput(hook: string, what: string, value: unknown): never {
 function readUsage(value: unknown, hook: string): ModelUsage {
   if (!isRecord(value))
     return badOutput(hook, 'must report usage { inputTokens, outputTokens, totalTokens }', value)
-  const { inputTokens, outputTokens, totalTokens } = value
+  const { inputTokens, outputTokens, totalTokens, cacheReadTokens, cacheWriteTokens } = value
   for (const count of [inputTokens, outputTokens, totalTokens]) {
     if (typeof count !== 'number' || !Number.isFinite(count) || count < 0) {
       badOutput(hook, 'must report token counts as finite numbers of at least 0', count)
+    }
+  }
+  for (const count of [cacheReadTokens, cacheWriteTokens]) {
+    if (count !== undefined && (typeof count !== 'number' || !Number.isFinite(count) || count < 0)) {
+      badOutput(
+        hook,
+        'must report cache token counts as finite numbers of at least 0 or leave them out',
+        count,
+      )
     }
   }
   return {
     inputTokens: inputTokens as number,
     outputTokens: outputTokens as number,
     totalTokens: totalTokens as number,
+    ...(cacheReadTokens === undefined ? {} : { cacheReadTokens: cacheReadTokens as number }),
+    ...(cacheWriteTokens === undefined ? {} : { cacheWriteTokens: cacheWriteTokens as number }),
   }
+}
+
+function readThinkingBlock(value: unknown, hook: string): ThinkingBlock {
+  if (
+    !isRecord(value) ||
+    typeof value.text !== 'string' ||
+    (value.signature !== undefined && typeof value.signature !== 'string') ||
+    (value.redacted !== undefined && typeof value.redacted !== 'string')
+  ) {
+    return badOutput(hook, 'must give thinking blocks as { text, signature?, redacted? } strings', value)
+  }
+  return Object.freeze({
+    text: value.text,
+    ...(value.signature === undefined ? {} : { signature: value.signature }),
+    ...(value.redacted === undefined ? {} : { redacted: value.redacted }),
+  })
 }
 
 function readCall(value: unknown, hook: string): ToolCall {
@@ -76,6 +104,7 @@ function readCall(value: unknown, hook: string): ToolCall {
 class ReplyBuilder {
   text = ''
   thinking = ''
+  readonly thinkingBlocks: ThinkingBlock[] = []
   readonly calls = new Map<number, { id: string; name: string; arguments: string }>()
   finish: { finishReason: FinishReason; usage: ModelUsage } | undefined
 
@@ -103,6 +132,9 @@ class ReplyBuilder {
           this.thinking += event.text
           this.sink.thinking(event.text)
         }
+        return
+      case 'thinking-end':
+        this.thinkingBlocks.push(readThinkingBlock(event.block, hook))
         return
       case 'tool-call-start':
         if (
@@ -152,19 +184,25 @@ class ReplyBuilder {
       .sort((a, b) => a[0] - b[0])
       .map(([, call]) => Object.freeze({ ...call }))
     return {
-      message: assistantMessage(this.text, toolCalls, this.thinking),
+      message: assistantMessage(this.text, toolCalls, this.thinking, this.thinkingBlocks),
       finishReason: this.finish.finishReason,
       usage: this.finish.usage,
     }
   }
 }
 
-function assistantMessage(text: string, toolCalls: readonly ToolCall[], thinking: string): AssistantMessage {
+function assistantMessage(
+  text: string,
+  toolCalls: readonly ToolCall[],
+  thinking: string,
+  thinkingBlocks: readonly ThinkingBlock[],
+): AssistantMessage {
   return Object.freeze({
     role: 'assistant',
     content: text,
     ...(toolCalls.length > 0 ? { toolCalls: Object.freeze(toolCalls) } : {}),
     ...(thinking !== '' ? { thinking } : {}),
+    ...(thinkingBlocks.length > 0 ? { thinkingBlocks: Object.freeze(thinkingBlocks) } : {}),
   })
 }
 
@@ -178,6 +216,11 @@ function readResponse(value: unknown, hook: string, sink: ReplySink): ModelReply
     badOutput(hook, 'must give message.thinking as a string', message.thinking)
   if (message.toolCalls !== undefined && !Array.isArray(message.toolCalls))
     badOutput(hook, 'must give message.toolCalls as an array', message.toolCalls)
+  if (message.thinkingBlocks !== undefined && !Array.isArray(message.thinkingBlocks))
+    badOutput(hook, 'must give message.thinkingBlocks as an array', message.thinkingBlocks)
+  const blocks = ((message.thinkingBlocks as unknown[] | undefined) ?? []).map((block) =>
+    readThinkingBlock(block, hook),
+  )
   const finishReason = value.finishReason
   if (typeof finishReason !== 'string' || !FINISH_REASONS.includes(finishReason))
     badOutput(hook, 'must give a known finish reason', finishReason)
@@ -192,6 +235,7 @@ function readResponse(value: unknown, hook: string, sink: ReplySink): ModelReply
       message.content as string,
       calls,
       (message.thinking as string | undefined) ?? '',
+      blocks,
     ),
     finishReason: finishReason as FinishReason,
     usage,
