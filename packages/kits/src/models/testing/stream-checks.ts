@@ -64,6 +64,17 @@ export function assertWellFormedStream(events: readonly ModelStreamEvent[]): voi
       case 'thinking-delta':
         assert.equal(typeof event.text, 'string', `${where}: text must be a string`)
         break
+      case 'thinking-end': {
+        const block = event.block
+        assert.ok(typeof block === 'object' && block !== null, `${where}: block must be an object`)
+        assert.equal(typeof block.text, 'string', `${where}: block.text must be a string`)
+        for (const field of ['signature', 'redacted'] as const)
+          assert.ok(
+            block[field] === undefined || typeof block[field] === 'string',
+            `${where}: block.${field} must be a string when present`,
+          )
+        break
+      }
       case 'tool-call-start':
         assert.ok(Number.isSafeInteger(event.index) && event.index >= 0, `${where}: index must be >= 0`)
         assert.ok(!calls.has(event.index), `${where}: tool call ${event.index} was already started`)
