@@ -198,7 +198,7 @@ describe('answers', () => {
         toolCalls: [{ id: 't1', name: 'lookup', arguments: '{"q":"x"}' }],
       },
       finishReason: 'tool-calls',
-      usage: { inputTokens: 11, outputTokens: 5, totalTokens: 16 },
+      usage: { inputTokens: 11, outputTokens: 5, totalTokens: 16, cacheReadTokens: 2 },
       model: 'mock-1-2026',
     })
   })
@@ -249,7 +249,7 @@ describe('answers', () => {
       {
         type: 'finish',
         finishReason: 'tool-calls',
-        usage: { inputTokens: 11, outputTokens: 5, totalTokens: 16 },
+        usage: { inputTokens: 11, outputTokens: 5, totalTokens: 16, cacheReadTokens: 2 },
         model: 'mock-1-2026',
       },
     ])

@@ -30,11 +30,23 @@ function count(value: unknown): number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : 0
 }
 
-/** Core's usage for the AI SDK's (input and output totals; unreported counts are 0). */
+/**
+ * Core's usage for the AI SDK's (input and output totals; unreported counts are 0). Cache reads and writes
+ * are kept where the provider reports them, as core's `cacheReadTokens` / `cacheWriteTokens`.
+ */
 export function usageOf(usage: LanguageModelV4Usage | undefined): ModelUsage {
   const inputTokens = count(usage?.inputTokens?.total)
   const outputTokens = count(usage?.outputTokens?.total)
-  return { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens }
+  const result: { -readonly [K in keyof ModelUsage]: ModelUsage[K] } = {
+    inputTokens,
+    outputTokens,
+    totalTokens: inputTokens + outputTokens,
+  }
+  const cacheRead = usage?.inputTokens?.cacheRead
+  const cacheWrite = usage?.inputTokens?.cacheWrite
+  if (cacheRead !== undefined) result.cacheReadTokens = count(cacheRead)
+  if (cacheWrite !== undefined) result.cacheWriteTokens = count(cacheWrite)
+  return result
 }
 
 /** What a call learned beside the answer, for its diagnostics span. */
