@@ -90,10 +90,10 @@ function readme(store: string, name: string): string {
   throw new Error(`bench/desk: no README of ${name} under ${store} (run pnpm install)`)
 }
 
-/** Writes the corpus folder (afresh) and returns it with the text of each file. */
-export function writeCorpus(root: string): { folder: string; files: Map<string, string> } {
+/** Writes the corpus folder (afresh, `npm-readmes` under `cache`) and returns it with each file's text. */
+export function writeCorpus(root: string, cache: string): { folder: string; files: Map<string, string> } {
   const store = join(root, 'node_modules', '.pnpm')
-  const folder = join(root, 'node_modules', '.cache', 'agent-core-desk', 'npm-readmes')
+  const folder = join(cache, 'npm-readmes')
   rmSync(folder, { recursive: true, force: true })
   mkdirSync(folder, { recursive: true })
   const files = new Map<string, string>()

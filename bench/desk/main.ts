@@ -15,7 +15,7 @@
  * - Scored from the `desk-answer` event: `first` = the answer's first citation is a passage of the right
  *   file (what a reader opens first); `any` = some citation is; `none` = the answer cites nothing.
  *
- * Run with `pnpm bench desk`. The first run indexes the corpus (about 1,100 passages; minutes on two busy
+ * Run with `pnpm bench desk` (`DESK_BENCH_CACHE=folder` to keep the corpus and index elsewhere). The first run indexes the corpus (about 1,100 passages; minutes on two busy
  * cores); later runs answer only.
  */
 import { spawnSync } from 'node:child_process'
@@ -25,12 +25,15 @@ import { writeCorpus } from './corpus.js'
 import { type DeskQuestion, QUESTIONS } from './questions.js'
 
 const root = process.cwd()
-const { folder, files } = writeCorpus(root)
+// Where the corpus folder and the desk's data go; DESK_BENCH_CACHE lets a checkout of other code (the
+// "before" of a change) answer from the same corpus folder and index.
+const cache = process.env.DESK_BENCH_CACHE ?? join(root, 'node_modules', '.cache', 'agent-core-desk')
+const { folder, files } = writeCorpus(root, cache)
 for (const question of QUESTIONS) {
   if (!files.get(question.file)?.includes(question.anchor))
     throw new Error(`bench/desk: the anchor of "${question.question}" is not in ${question.file}`)
 }
-const data = join(root, 'node_modules', '.cache', 'agent-core-desk', 'data')
+const data = join(cache, 'data')
 mkdirSync(data, { recursive: true })
 for (const suffix of ['', '-wal', '-shm']) rmSync(join(data, `runs.db${suffix}`), { force: true })
 
@@ -38,13 +41,14 @@ interface Outcome {
   readonly question: DeskQuestion
   readonly cited: readonly string[]
   readonly ms: number
+  readonly failed?: boolean
 }
 
 /** The offline model: no OPENAI_* from the machine, no streaming delay. */
 const offlineEnv: NodeJS.ProcessEnv = { ...process.env, RESEARCH_DESK_STREAM_DELAY_MS: '0' }
 for (const key of Object.keys(offlineEnv)) if (key.startsWith('OPENAI_')) delete offlineEnv[key]
 
-function ask(question: DeskQuestion): Outcome {
+function ask(question: DeskQuestion, retry = true): Outcome {
   const started = performance.now()
   const run = spawnSync(
     process.execPath,
@@ -67,12 +71,20 @@ function ask(question: DeskQuestion): Outcome {
       maxBuffer: 64 * 1024 * 1024,
     },
   )
-  if (run.status !== 0)
-    throw new Error(`bench/desk: the desk exited ${run.status}: ${run.stderr.slice(-2000)}`)
   const events = run.stdout
     .split('\n')
     .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line) as { type: string; citations?: { file: string }[]; embedded?: number })
+    .map(
+      (line) =>
+        JSON.parse(line) as { type: string; citations?: { file: string }[]; embedded?: number; message?: string },
+    )
+  if (run.status !== 0) {
+    const problem = events.find((event) => event.type === 'desk-error')?.message ?? run.stderr.slice(-2000)
+    // A busy machine can time a model call out: such a question is asked once more, then counted as failed.
+    if (retry) return ask(question, false)
+    console.log(`  the desk exited ${run.status}: ${problem}`)
+    return { question, cited: [], ms: performance.now() - started, failed: true }
+  }
   const indexed = events.find((event) => event.type === 'desk-indexed')
   if (indexed?.embedded) console.log(`  (indexed the corpus: ${indexed.embedded} passages embedded)`)
   const answer = events.find((event) => event.type === 'desk-answer')
