@@ -76,7 +76,12 @@ function ask(question: DeskQuestion, retry = true): Outcome {
     .filter((line) => line.startsWith('{'))
     .map(
       (line) =>
-        JSON.parse(line) as { type: string; citations?: { file: string }[]; embedded?: number; message?: string },
+        JSON.parse(line) as {
+          type: string
+          citations?: { file: string }[]
+          embedded?: number
+          message?: string
+        },
     )
   if (run.status !== 0) {
     const problem = events.find((event) => event.type === 'desk-error')?.message ?? run.stderr.slice(-2000)

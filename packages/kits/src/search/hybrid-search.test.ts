@@ -116,6 +116,16 @@ async function filled(embedder?: Embedder): Promise<HybridSearch<Passage>> {
   return index
 }
 
+/** The options of {@link options} for passages that also name their file. */
+function filedOptions(embedder: Embedder): HybridSearchOptions<Passage & { file: string }> {
+  return {
+    indexRevision: 'docs-v1',
+    fields: ['title', 'headings', 'text'],
+    boost: { title: 3, headings: 2 },
+    embedder,
+  }
+}
+
 /** Reference: the query's identifier parts that are not also words of it, at weight 0.25. */
 function identifierParts(query: string): Record<string, number> {
   const words = new Set<string>()
@@ -267,11 +277,11 @@ describe('HybridSearch with an embedder', () => {
         async (words, limit, documentSupport) => {
           const query = `how do I ${words.join(' and ')}`
           const plain = new HybridSearch<Filed>({
-            ...(options(embedder) as HybridSearchOptions<never>),
+            ...filedOptions(embedder),
             fusion: { documentSupport },
           })
           const grouped = new HybridSearch<Filed>({
-            ...(options(embedder) as HybridSearchOptions<never>),
+            ...filedOptions(embedder),
             documentOf: (passage) => passage.file,
             fusion: { documentSupport },
           })
@@ -292,7 +302,7 @@ describe('HybridSearch with an embedder', () => {
             .slice(0, limit)
           const hits = await grouped.search({ query, limit, snippetChars: 0 })
           expect(hits.map((hit) => hit.id)).toEqual(expected.map((hit) => hit.id))
-          hits.forEach((hit, i) => expect(hit.score).toBeCloseTo(expected[i]!.score, 12))
+          for (const [i, hit] of hits.entries()) expect(hit.score).toBeCloseTo(expected[i]!.score, 12)
         },
       ),
       { numRuns: 40 },
@@ -301,7 +311,7 @@ describe('HybridSearch with an embedder', () => {
 
   it('keeps an exact lookup where the text side puts it, whatever its document', async () => {
     const index = new HybridSearch<Passage & { file: string }>({
-      ...(options(new WordEmbedder()) as HybridSearchOptions<never>),
+      ...filedOptions(new WordEmbedder()),
       documentOf: (passage) => passage.file,
     })
     await index.upsert([
