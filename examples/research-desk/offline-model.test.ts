@@ -40,7 +40,7 @@ function view(question: string, steps: readonly Step[]): MockRequestView {
 
 function calls(reply: MockReply): { name: string; arguments: Record<string, unknown> }[] {
   expect(reply.type).toBe('tool-calls')
-  return (reply as { calls: { name: string; arguments: Record<string, unknown> }[] }).calls
+  return (reply as unknown as { calls: { name: string; arguments: Record<string, unknown> }[] }).calls
 }
 
 const QUESTION = 'How do I make the browser forget a stored value after some seconds?'

@@ -170,7 +170,9 @@ export function createOfflineEmbedder(options: { threads?: number } = {}): Offli
       const run = queue.then(async () => {
         await new Promise((resolve) => setImmediate(resolve))
         embedOptions?.signal?.throwIfAborted()
-        const vectors = threads === 0 || texts.length === 1 ? await inThread(texts) : await inWorkers(texts)
+        // Queries too go to a thread: the calling thread's event loop (the desk's model calls, Ctrl-C)
+        // never waits for TensorFlow.js.
+        const vectors = threads === 0 ? await inThread(texts) : await inWorkers(texts)
         embedded += texts.length
         return vectors
       })
