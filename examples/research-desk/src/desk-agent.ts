@@ -8,7 +8,10 @@ import { READ_TOOL } from './tools.js'
 
 const SYSTEM = [
   'You answer questions about a folder of documents, using only its passages.',
-  'First call search_passages, then read_passage for the passages that look relevant.',
+  'First call search_passages with the question. When no hit clearly answers it, search again with its key',
+  'terms only (names, options, rare words), then search inside the file the hits agree on (the `file`',
+  'argument) for its other passages; then read_passage for the passages that look relevant.',
+  'Cite the best passage of the best file first.',
   'Answer in a few sentences taken from the passages you read, and put the id of the passage each',
   'sentence comes from right after it in square brackets, for example [guide.md@1#3].',
   'If no passage you read answers the question, say that the documents do not answer it and cite nothing.',

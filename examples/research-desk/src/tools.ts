@@ -13,7 +13,8 @@ export const READ_TOOL = 'read_passage'
 
 /** Where passages come from (the corpus index). */
 export interface PassageSource {
-  search(query: string, limit: number): Promise<readonly KnowledgePassage[]>
+  /** The best passages for `query`, best first; only passages of `file` when it is given. */
+  search(query: string, limit: number, file?: string): Promise<readonly KnowledgePassage[]>
   passage(id: string): Promise<KnowledgePassage | undefined>
 }
 
@@ -42,10 +43,17 @@ export function deskTools(options: {
 }): AgentToolEntry[] {
   const { source, onExecute } = options
   const search = defineAgentTool(
-    defineModelTool<{ query: string; limit?: number }, unknown>({
+    defineModelTool<{ query: string; limit?: number; file?: string }, unknown>({
       id: SEARCH_TOOL,
-      description:
-        'Searches the corpus (keywords and meaning) and returns the best passages: id, file, line range, headings and the start of the text. Read a passage with read_passage before citing it.',
+      description: [
+        'Searches the corpus (keywords and meaning) and returns the best passages, best first: id, file,',
+        'line range, headings and the start of the text, and `files`: the files those passages come from,',
+        'best first, with how many of the hits each holds (a file several hits agree on is likely the one).',
+        'Strategy: search with the question first. When no hit clearly answers it, search again with its key',
+        'terms only (the names, options and rare words, without "how do I"), then search inside the best file',
+        '(`file`) for its other passages. Read a passage with read_passage before citing it, and cite the',
+        'best passage of the best file.',
+      ].join(' '),
       inputSchema: {
         type: 'object',
         required: ['query'],
@@ -53,13 +61,30 @@ export function deskTools(options: {
         properties: {
           query: { type: 'string', minLength: 1, description: 'What to look for, in words' },
           limit: { type: 'integer', minimum: 1, maximum: 10, description: 'How many passages (default 5)' },
+          file: {
+            type: 'string',
+            minLength: 1,
+            description: 'Only passages of this file (a `file` of an earlier hit), to read more of it',
+          },
         },
       },
-      execute: async ({ query, limit }, { invocationId }) => {
-        onExecute({ invocationId, tool: SEARCH_TOOL, input: JSON.stringify({ query, limit }) })
-        const passages = await source.search(query, limit ?? 5)
+      execute: async ({ query, limit, file }, { invocationId }) => {
+        onExecute({
+          invocationId,
+          tool: SEARCH_TOOL,
+          input: JSON.stringify(file === undefined ? { query, limit } : { query, limit, file }),
+        })
+        const passages = await source.search(query, limit ?? 5, file)
+        const files = new Map<string, { file: string; hits: number; best: string }>()
+        for (const passage of passages) {
+          const entry = files.get(passage.documentId)
+          if (entry === undefined)
+            files.set(passage.documentId, { file: passage.documentId, hits: 1, best: passage.id })
+          else entry.hits++
+        }
         return {
           query,
+          ...(file === undefined ? {} : { file }),
           hits: passages.map((passage) => ({
             id: passage.id,
             file: passage.documentId,
@@ -68,6 +93,7 @@ export function deskTools(options: {
             snippet:
               passage.text.length > SNIPPET_CHARS ? `${passage.text.slice(0, SNIPPET_CHARS)}…` : passage.text,
           })),
+          files: [...files.values()],
         }
       },
     }),

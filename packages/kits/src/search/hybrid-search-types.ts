@@ -11,7 +11,7 @@ import type { VectorSearchSnapshot } from './vector-search.js'
  * @example
  * ```ts
  * import type { HybridFusionOptions } from '@agent-core/kits/search'
- * const fusion: HybridFusionOptions = { k: 60, textWeight: 1, vectorWeight: 1, lookups: 'text-first', candidates: 50 }
+ * const fusion: HybridFusionOptions = { k: 60, textWeight: 1, vectorWeight: 1, lookups: 'text-first', candidates: 50, documentSupport: 0.5 }
  * ```
  */
 export interface HybridFusionOptions {
@@ -31,6 +31,14 @@ export interface HybridFusionOptions {
   readonly lookups?: 'text-first' | 'fuse'
   /** How many hits each ranking contributes to the fusion: a safe integer of at least 1 (default 50). */
   readonly candidates?: number
+  /**
+   * With `documentOf` set, how much the other candidates of the same source document lift a hit: its
+   * fused score plus `documentSupport` times the fused scores of the (at most 3) best other candidates
+   * of its document. Passages of one file then support each other, and a file several rankings agree
+   * on comes first. A finite number of at least 0 (default 0.5; 0 turns it off). Lookups that the text
+   * side decides (`lookups: "text-first"`) are not lifted: an exact match keeps its place.
+   */
+  readonly documentSupport?: number
 }
 
 /**
@@ -73,6 +81,12 @@ export interface HybridSearchOptions<Document extends object> {
   readonly snippetField?: Extract<keyof Document, string>
   /** How the two rankings fuse. */
   readonly fusion?: HybridFusionOptions
+  /**
+   * The source document a search document belongs to (its file, when documents are passages), a
+   * synchronous function returning a string. With it, candidates of the same source support each
+   * other (see `fusion.documentSupport`). It receives a copy of the document.
+   */
+  readonly documentOf?: (document: Document) => string
 }
 
 /**

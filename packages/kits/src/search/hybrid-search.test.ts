@@ -116,6 +116,30 @@ async function filled(embedder?: Embedder): Promise<HybridSearch<Passage>> {
   return index
 }
 
+/** The options of {@link options} for passages that also name their file. */
+function filedOptions(embedder: Embedder): HybridSearchOptions<Passage & { file: string }> {
+  return {
+    indexRevision: 'docs-v1',
+    fields: ['title', 'headings', 'text'],
+    boost: { title: 3, headings: 2 },
+    embedder,
+  }
+}
+
+/** Reference: the query's identifier parts that are not also words of it, at weight 0.25. */
+function identifierParts(query: string): Record<string, number> {
+  const words = new Set<string>()
+  const parts = new Set<string>()
+  for (const token of englishAnalyzer.tokenize(query)) {
+    const terms = englishAnalyzer.terms(token)
+    if (terms.length > 1) {
+      words.add(terms[0]!)
+      for (const part of terms.slice(1)) parts.add(part)
+    } else for (const term of terms) words.add(term)
+  }
+  return Object.fromEntries([...parts].filter((part) => !words.has(part)).map((part) => [part, 0.25]))
+}
+
 async function rejection(run: () => Promise<unknown>): Promise<unknown> {
   try {
     await run()
@@ -198,7 +222,11 @@ describe('HybridSearch with an embedder', () => {
           const textWeight = looksExact(query) ? 60 + 50 + 1 : 1
           const manual = reciprocalRankFusion(
             [
-              { sourceId: 'text', hits: text.search({ query, limit: 50 }), weight: textWeight },
+              {
+                sourceId: 'text',
+                hits: text.search({ query, limit: 50, termBoost: identifierParts(query) }),
+                weight: textWeight,
+              },
               {
                 sourceId: 'vector',
                 hits: vectors.search({ vector: embedWords(query.replace(/"/g, ' ').trim()), limit: 50 }),
@@ -214,6 +242,126 @@ describe('HybridSearch with an embedder', () => {
         },
       ),
       { numRuns: 60 },
+    )
+  })
+
+  it('lets candidates of one source document support each other (property against a reference)', async () => {
+    interface Filed extends Passage {
+      file: string
+    }
+    const filed: Filed[] = corpus.flatMap((passage, i) => [
+      { ...passage, file: `f${i % 3}` },
+      {
+        ...passage,
+        id: `${passage.id}-2`,
+        text: `${passage.text} More about ${passage.title}.`,
+        file: `f${(i + 1) % 3}`,
+      },
+    ])
+    const embedder = new WordEmbedder()
+    const word = fc.constantFrom(
+      'snapshot',
+      'restore',
+      'filter',
+      'build',
+      'deploy',
+      'cloud',
+      'tables',
+      'about',
+    )
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(word, { minLength: 2, maxLength: 4 }),
+        fc.integer({ min: 1, max: 6 }),
+        fc.constantFrom(0, 0.25, 0.5, 2),
+        async (words, limit, documentSupport) => {
+          const query = `how do I ${words.join(' and ')}`
+          const plain = new HybridSearch<Filed>({
+            ...filedOptions(embedder),
+            fusion: { documentSupport },
+          })
+          const grouped = new HybridSearch<Filed>({
+            ...filedOptions(embedder),
+            documentOf: (passage) => passage.file,
+            fusion: { documentSupport },
+          })
+          await plain.upsert(filed)
+          await grouped.upsert(filed)
+          // Reference: every fused candidate, plus support x the 3 best other candidates of its file.
+          const all = await plain.search({ query, limit: 1000, snippetChars: 0 })
+          const fileOf = new Map(filed.map((passage) => [passage.id, passage.file]))
+          const expected = all
+            .map((hit) => {
+              const others = all
+                .filter((other) => other.id !== hit.id && fileOf.get(other.id) === fileOf.get(hit.id))
+                .slice(0, 3)
+                .reduce((sum, other) => sum + other.score, 0)
+              return { id: hit.id, score: hit.score + documentSupport * others }
+            })
+            .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1))
+            .slice(0, limit)
+          const hits = await grouped.search({ query, limit, snippetChars: 0 })
+          expect(hits.map((hit) => hit.id)).toEqual(expected.map((hit) => hit.id))
+          for (const [i, hit] of hits.entries()) expect(hit.score).toBeCloseTo(expected[i]!.score, 12)
+        },
+      ),
+      { numRuns: 40 },
+    )
+  })
+
+  it('keeps an exact lookup where the text side puts it, whatever its document', async () => {
+    const index = new HybridSearch<Passage & { file: string }>({
+      ...filedOptions(new WordEmbedder()),
+      documentOf: (passage) => passage.file,
+    })
+    await index.upsert([
+      ...corpus.map((passage) => ({ ...passage, file: 'one' })),
+      { id: 'other', title: 'Other', text: 'Lists of sap.m.Table rows.', file: 'two' },
+    ])
+    const plain = await filled(new WordEmbedder())
+    const query = 'sap.m.Table'
+    expect((await index.search({ query, limit: 3 })).map((hit) => hit.id).slice(0, 1)).toEqual(
+      (await plain.search({ query, limit: 1 })).map((hit) => hit.id),
+    )
+  })
+
+  it('weights the parts of an identifier below the whole identifier on the text side', async () => {
+    const index = new HybridSearch<Passage>(options())
+    await index.upsert([
+      { id: 'whole', title: 'Grouping', text: 'Use UI.FieldGroup once.' },
+      {
+        id: 'parts',
+        title: 'Fields',
+        text: 'A field in a group; each field of the group; field, group, ui.',
+      },
+    ])
+    expect((await index.search({ query: 'UI.FieldGroup', limit: 2 })).map((hit) => hit.id)).toEqual([
+      'whole',
+      'parts',
+    ])
+    const text = new TextSearch<Passage>({
+      indexRevision: 'r',
+      fields: ['title', 'text'],
+      analyzer: englishAnalyzer,
+    })
+    text.addAll([
+      { id: 'whole', title: 'Grouping', text: 'Use UI.FieldGroup once.' },
+      {
+        id: 'parts',
+        title: 'Fields',
+        text: 'A field in a group; each field of the group; field, group, ui.',
+      },
+    ])
+    const [weighted] = text.search({
+      query: 'UI.FieldGroup',
+      limit: 2,
+      termBoost: { field: 0.25, group: 0.25, ui: 0.25 },
+    })
+    const [unweighted] = text.search({ query: 'UI.FieldGroup', limit: 2 })
+    expect(weighted!.score).toBeLessThan(unweighted!.score)
+    // A weight must be a positive finite number; the error names the term.
+    expect(() => text.search({ query: 'UI.FieldGroup', limit: 1, termBoost: { field: 0 } })).toThrow(
+      /request\.termBoost\["field"\]/,
     )
   })
 

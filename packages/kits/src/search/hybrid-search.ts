@@ -20,13 +20,14 @@ import type {
   HybridSearchSnapshot,
   HybridSnippet,
 } from './hybrid-search-types.js'
-import { analyzerKey } from './internal/analyzers.js'
+import { analyzerKey, BUILT_IN } from './internal/analyzers.js'
 import {
   assertFieldList,
   assertFiniteNumber,
   assertLimit,
   assertOptionalFunction,
   assertRequest,
+  groupKey,
   keepByFilter,
   readDocumentId,
 } from './internal/checks.js'
@@ -51,6 +52,10 @@ import { TextSearch, type TextSearchSnapshot } from './text-search.js'
 import { VectorSearch, type VectorSearchSnapshot } from './vector-search.js'
 
 const ENGINE = 'agent-core/hybrid'
+/** How many other candidates of a document support a hit (see `fusion.documentSupport`). */
+const SUPPORTING = 3
+/** The weight of an identifier's parts in a text query, against 1 for the whole identifier. */
+const IDENTIFIER_PART_WEIGHT = 0.25
 
 /** A stored document: the copy, whether it is JSON data, and the content hash of its embedded text. */
 interface Entry {
@@ -123,6 +128,7 @@ export class HybridSearch<Document extends object = Record<string, unknown>> {
   readonly #embedText: (document: Document) => string
   readonly #snippetField: string
   readonly #fusion: Required<HybridFusionOptions>
+  readonly #documentOf: ((document: Document) => string) | undefined
   #text: TextSearch<Document>
   #vectors: VectorSearch<{ id: string }> | undefined
   #entries = new Map<string, Entry>()
@@ -168,6 +174,8 @@ export class HybridSearch<Document extends object = Record<string, unknown>> {
       )
     }
     this.#fusion = readFusion(options.fusion)
+    assertOptionalFunction(options.documentOf, 'options.documentOf')
+    this.#documentOf = options.documentOf
     this.indexRevision = options.indexRevision
     this.fields = Object.freeze(fields)
     this.idField = idField
@@ -389,10 +397,12 @@ export class HybridSearch<Document extends object = Record<string, unknown>> {
       : undefined
     const { k, candidates } = this.#fusion
     const window = Math.max(candidates, limit)
+    const partBoost = useText ? this.#identifierParts(query) : undefined
     const textHits = useText
       ? this.#text.search({
           query,
           limit: window,
+          ...(partBoost ? { termBoost: partBoost } : {}),
           ...(keep ? { filter: (_: unknown, id: string) => keep(id) } : {}),
         })
       : []
@@ -407,14 +417,16 @@ export class HybridSearch<Document extends object = Record<string, unknown>> {
     // A lookup lets the text ranking decide: no vector rank can outweigh one text rank step.
     const lookup = this.#fusion.lookups === 'text-first' && looksExact(query)
     const textWeight = this.#fusion.textWeight * (lookup ? k + window + 1 : 1)
+    const support = lookup || this.#documentOf === undefined ? 0 : this.#fusion.documentSupport
     const fused = reciprocalRankFusion(
       [
         { sourceId: 'text', hits: textHits, weight: textWeight },
         { sourceId: 'vector', hits: vectorHits, weight: this.#fusion.vectorWeight },
       ],
-      { k, limit },
+      { k, limit: support > 0 ? 2 * window : limit },
     )
-    return fused.map((result) => {
+    const ranked = support > 0 ? this.#supported(fused, support, limit) : fused
+    return ranked.map((result) => {
       const entry = this.#entries.get(result.id)!
       const document = cloneIndexData(entry.document, entry.json) as Document
       let terms: readonly string[] = []
@@ -448,6 +460,77 @@ export class HybridSearch<Document extends object = Record<string, unknown>> {
         ...(snippet ? { snippet } : {}),
       }
     })
+  }
+
+  /**
+   * The query's identifier parts (`field` and `group` of `UI.FieldGroup`) that it does not also hold as
+   * words of their own, weighted `IDENTIFIER_PART_WEIGHT`: the whole identifier decides, its parts only
+   * help (each part of an identifier matches many passages on its own). Built-in analyzers only, whose
+   * terms of an identifier are the whole token followed by its parts.
+   */
+  #identifierParts(query: string): Record<string, number> | undefined {
+    if (!BUILT_IN.has(this.analyzer)) return undefined
+    const words = new Set<string>()
+    const parts = new Set<string>()
+    for (const token of this.analyzer.tokenize(query)) {
+      const terms = this.analyzer.terms(token)
+      if (terms.length > 1) {
+        words.add(terms[0]!)
+        for (const part of terms.slice(1)) parts.add(part)
+      } else for (const term of terms) words.add(term)
+    }
+    let boost: Record<string, number> | undefined
+    for (const part of parts) {
+      if (words.has(part)) continue
+      boost ??= {}
+      boost[part] = IDENTIFIER_PART_WEIGHT
+    }
+    return boost
+  }
+
+  /**
+   * The fused candidates re-scored by their source documents: each one's score plus `support` times the
+   * scores of the (at most 3) best other candidates of its document; best first, ties by id.
+   */
+  #supported<Hit extends { readonly id: string; readonly score: number }>(
+    fused: readonly Hit[],
+    support: number,
+    limit: number,
+  ): Hit[] {
+    const documentOf = this.#documentOf!
+    const groups = new Map<string, number[]>()
+    const keys = fused.map((result) => {
+      const entry = this.#entries.get(result.id)!
+      const key = groupKey(
+        documentOf,
+        cloneIndexData(entry.document, entry.json) as Document,
+        undefined,
+        'HybridSearch documentOf',
+      )
+      const scores = groups.get(key)
+      // Fused results arrive best first, so each group's list is sorted descending.
+      if (scores === undefined) groups.set(key, [result.score])
+      else if (scores.length < SUPPORTING + 1) scores.push(result.score)
+      return key
+    })
+    const rescored = fused.map((result, i) => {
+      const scores = groups.get(keys[i]!)!
+      let others = 0
+      let counted = 0
+      let skippedSelf = false
+      for (const score of scores) {
+        if (!skippedSelf && score === result.score) {
+          skippedSelf = true
+          continue
+        }
+        if (counted === SUPPORTING) break
+        others += score
+        counted++
+      }
+      return { ...result, score: result.score + support * others }
+    })
+    rescored.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+    return rescored.slice(0, limit)
   }
 
   /**

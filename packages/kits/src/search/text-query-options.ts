@@ -28,4 +28,10 @@ export interface TextQueryOptions<Field extends string = string> {
   readonly weights?: { readonly fuzzy?: number; readonly prefix?: number }
   /** BM25 parameters (defaults `k` 1.2, `b` 0.7, `d` 0.5). */
   readonly bm25?: { readonly k?: number; readonly b?: number; readonly d?: number }
+  /**
+   * Multiplies the score a query term contributes, keyed by the term as the analyzer makes it (after
+   * lower-casing and stemming): `{ field: 0.3 }` lets the part `field` of `UI.FieldGroup` count less than
+   * the whole identifier. Positive finite numbers; a term not named counts 1.
+   */
+  readonly termBoost?: Readonly<Record<string, number>>
 }

@@ -114,6 +114,8 @@ export class Publication<App> implements KnowledgePublication<App> {
       ...(this.#staged !== undefined ? { embedder: this.#staged } : {}),
       embedText: embedTextOf,
       snippetField: 'text',
+      // Passages of one document support each other (see the fusion's documentSupport).
+      documentOf: (passage) => passage.documentId,
     })
   }
 

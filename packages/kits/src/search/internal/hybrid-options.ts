@@ -22,7 +22,14 @@ export function checkEmbedder(embedder: unknown): Embedder {
 /** Checks fusion options and fills the defaults. */
 export function readFusion(value: unknown): Required<HybridFusionOptions> {
   if (value === undefined)
-    return { k: 60, textWeight: 1, vectorWeight: 1, lookups: 'text-first', candidates: 50 }
+    return {
+      k: 60,
+      textWeight: 1,
+      vectorWeight: 1,
+      lookups: 'text-first',
+      candidates: 50,
+      documentSupport: 0.5,
+    }
   assertRequest(value, 'new HybridSearch', '{ k: 60, textWeight: 1 }', 'options.fusion')
   const options = value as HybridFusionOptions
   const k = options.k ?? 60
@@ -40,5 +47,7 @@ export function readFusion(value: unknown): Required<HybridFusionOptions> {
   }
   const candidates = options.candidates ?? 50
   assertSafeInteger(candidates, 'options.fusion.candidates', { min: 1 })
-  return { k, textWeight, vectorWeight, lookups, candidates }
+  const documentSupport = options.documentSupport ?? 0.5
+  assertFiniteNumber(documentSupport, 'options.fusion.documentSupport', { min: 0 })
+  return { k, textWeight, vectorWeight, lookups, candidates, documentSupport }
 }

@@ -2,7 +2,17 @@ import { assertSafeInteger, describeValue, InvalidInputError } from '@agent-core
 import type { SearchOptions } from 'minisearch'
 import { assertFiniteNumber } from './checks.js'
 
-const KEYS = ['prefix', 'fuzzy', 'maxFuzzy', 'boost', 'combineWith', 'fields', 'weights', 'bm25'] as const
+const KEYS = [
+  'prefix',
+  'fuzzy',
+  'maxFuzzy',
+  'boost',
+  'combineWith',
+  'fields',
+  'weights',
+  'bm25',
+  'termBoost',
+] as const
 const COMBINE = new Set(['OR', 'AND', 'AND_NOT', 'or', 'and', 'and_not'])
 const DEFAULT_WEIGHTS = { fuzzy: 0.45, prefix: 0.375 }
 const DEFAULT_BM25 = { k: 1.2, b: 0.7, d: 0.5 }
@@ -41,7 +51,7 @@ export function readQueryOptions(
   where: string,
 ): SearchOptions {
   const out: SearchOptions = { ...base }
-  const { prefix, fuzzy, maxFuzzy, boost, combineWith, fields: only, weights, bm25 } = source
+  const { prefix, fuzzy, maxFuzzy, boost, combineWith, fields: only, weights, bm25, termBoost } = source
   if (prefix !== undefined) {
     if (typeof prefix !== 'boolean') {
       throw new InvalidInputError(`${where}.prefix must be a boolean, but got ${describeValue(prefix)}.`, {
@@ -106,6 +116,18 @@ export function readQueryOptions(
       merged[key] = bm25[key]
     }
     out.bm25 = merged
+  }
+  if (termBoost !== undefined) {
+    assertPlainObject(termBoost, `${where}.termBoost`)
+    const factors = new Map<string, number>()
+    for (const [term, factor] of Object.entries(termBoost)) {
+      assertFiniteNumber(factor, `${where}.termBoost[${JSON.stringify(term)}]`, {
+        min: 0,
+        exclusiveMin: true,
+      })
+      factors.set(term, factor)
+    }
+    out.boostTerm = (term) => factors.get(term) ?? 1
   }
   return out
 }

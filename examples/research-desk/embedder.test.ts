@@ -1,0 +1,78 @@
+/**
+ * The offline embedder in worker threads computes the same vectors as on the calling thread (the
+ * single-threaded embedder the desk had): a batch is cut into contiguous slices, one per thread, and
+ * every slice goes through the same model on the same backend.
+ */
+import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { TextBlocks } from '@agent-core/kits/text-blocks'
+import fc from 'fast-check'
+import { afterAll, describe, expect, it } from 'vitest'
+import { createOfflineEmbedder } from './src/offline-embedder.js'
+
+const FIXTURE = fileURLToPath(new URL('./fixtures/corpus', import.meta.url))
+const DOCS = fileURLToPath(new URL('../../docs/kits', import.meta.url))
+
+const single = createOfflineEmbedder({ threads: 0 })
+const pooled = createOfflineEmbedder({ threads: 2 })
+afterAll(() => Promise.all([single.close(), pooled.close()]))
+
+function maxDifference(a: readonly ArrayLike<number>[], b: readonly ArrayLike<number>[]): number {
+  expect(a.length).toBe(b.length)
+  let worst = 0
+  a.forEach((vector, i) => {
+    expect(vector.length).toBe(512)
+    for (let j = 0; j < 512; j++) worst = Math.max(worst, Math.abs(vector[j]! - b[i]![j]!))
+  })
+  return worst
+}
+
+/** Embeds `texts` the way the knowledge kit calls an embedder: in calls of at most `maxBatch`. */
+async function embedAll(embedder: ReturnType<typeof createOfflineEmbedder>, texts: readonly string[]) {
+  const out: ArrayLike<number>[] = []
+  for (let from = 0; from < texts.length; from += embedder.maxBatch)
+    out.push(...(await embedder.embed(texts.slice(from, from + embedder.maxBatch), {})))
+  return out
+}
+
+describe('the offline embedder in worker threads', () => {
+  it('gives the single-threaded vectors for real passages (within float tolerance)', async () => {
+    const texts: string[] = []
+    for (const dir of [FIXTURE, DOCS]) {
+      for (const file of readdirSync(dir)
+        .filter((name) => name.endsWith('.md'))
+        .sort()) {
+        for (const passage of TextBlocks.passages(readFileSync(join(dir, file), 'utf8'), {
+          targetChars: 900,
+        }))
+          if (passage.text.trim() !== '') texts.push(passage.text)
+        if (texts.length >= 40) break
+      }
+    }
+    expect(pooled.threads).toBe(2)
+    expect(pooled.maxBatch).toBe(64)
+    const [a, b] = [await embedAll(pooled, texts.slice(0, 40)), await embedAll(single, texts.slice(0, 40))]
+    expect(maxDifference(a, b)).toBeLessThanOrEqual(1e-5)
+    expect(pooled.embeddedTexts()).toBe(40)
+  }, 900_000)
+
+  it('gives the single-threaded vectors for any batch of texts (property)', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.string({ minLength: 1, maxLength: 40 }), { minLength: 1, maxLength: 40 }),
+        async (texts) => {
+          const [a, b] = [await pooled.embed(texts, {}), await single.embed(texts, {})]
+          expect(maxDifference(a, b)).toBeLessThanOrEqual(1e-5)
+        },
+      ),
+      { numRuns: 4 },
+    )
+  }, 900_000)
+
+  it('starts no call once its signal is aborted', async () => {
+    const controller = new AbortController()
+    controller.abort(new Error('stopped'))
+    await expect(pooled.embed(['a', 'b', 'c'], { signal: controller.signal })).rejects.toThrow('stopped')
+  })
+})

@@ -1,0 +1,127 @@
+/**
+ * The offline model's search strategy, one reply at a time: a conversation is replayed into the
+ * request view MockGPT gives the computed reply, and each reply is checked for what a careful research
+ * assistant does next. (desk.test.ts runs the whole desk with it; this pins the steps.)
+ */
+import type { MockReply, MockRequestView } from '@agent-core/mock'
+import { describe, expect, it } from 'vitest'
+import { NO_ANSWER, offlineReply } from './src/offline-model.js'
+import { READ_TOOL, SEARCH_TOOL } from './src/tools.js'
+
+interface Step {
+  readonly name: string
+  readonly arguments: Record<string, unknown>
+  readonly output: unknown
+}
+
+/** The request view after `question` and the tool calls of `steps` (one per assistant turn). */
+function view(question: string, steps: readonly Step[]): MockRequestView {
+  const toolResults = steps.map((step, i) => ({
+    callId: `call-${i}`,
+    name: step.name,
+    arguments: JSON.stringify(step.arguments),
+    output: JSON.stringify(step.output),
+  }))
+  return {
+    endpoint: 'chat.completions',
+    model: 'research-desk-offline',
+    stream: false,
+    messages: [{ role: 'user', text: question }],
+    lastUserMessage: question,
+    toolNames: [SEARCH_TOOL, READ_TOOL],
+    toolCalls: toolResults.map(({ callId, name, arguments: args }) => ({ callId, name, arguments: args })),
+    toolResults,
+    turn: steps.length,
+    body: {},
+    index: steps.length,
+    testId: undefined,
+  } as unknown as MockRequestView
+}
+
+function calls(reply: MockReply): { name: string; arguments: Record<string, unknown> }[] {
+  expect(reply.type).toBe('tool-calls')
+  return (reply as unknown as { calls: { name: string; arguments: Record<string, unknown> }[] }).calls
+}
+
+const QUESTION = 'How do I make the browser forget a stored value after some seconds?'
+const weakHits = {
+  hits: [
+    {
+      id: 'session.md@1#2',
+      file: 'session.md',
+      headings: 'Sessions',
+      snippet: 'Sessions are kept in memory.',
+    },
+    {
+      id: 'cookie.md@1#4',
+      file: 'cookie.md',
+      headings: 'cookie > Options',
+      snippet: 'Options of serialize.',
+    },
+  ],
+}
+const keyTermHits = {
+  hits: [
+    { id: 'cookie.md@1#5', file: 'cookie.md', headings: 'cookie > maxAge', snippet: 'Specifies the number.' },
+    { id: 'other.md@1#1', file: 'other.md', headings: 'Other', snippet: 'Nothing here.' },
+  ],
+}
+const inFile = {
+  hits: [
+    {
+      id: 'cookie.md@1#5',
+      file: 'cookie.md',
+      headings: 'cookie > maxAge',
+      snippet: 'Specifies the number (in seconds) for the Max-Age attribute.',
+    },
+  ],
+}
+const passage = {
+  id: 'cookie.md@1#5',
+  file: 'cookie.md',
+  lines: '101-109',
+  headings: 'cookie > maxAge',
+  text: 'Specifies the number (in seconds) to be the value for the Max-Age attribute. The browser drops the stored cookie after that.',
+}
+
+describe('the offline model', () => {
+  it('searches for the question first', () => {
+    expect(calls(offlineReply(view(QUESTION, [])))).toEqual([
+      { name: SEARCH_TOOL, arguments: { query: QUESTION, limit: 5 } },
+    ])
+  })
+
+  it('when the first hits are weak: the key terms, then the best file, then its best passage', () => {
+    const first: Step = { name: SEARCH_TOOL, arguments: { query: QUESTION, limit: 5 }, output: weakHits }
+    const [again] = calls(offlineReply(view(QUESTION, [first])))
+    expect(again).toEqual({
+      name: SEARCH_TOOL,
+      arguments: { query: 'browser forget stored value seconds', limit: 5 },
+    })
+    const second: Step = { name: SEARCH_TOOL, arguments: again!.arguments, output: keyTermHits }
+    // cookie.md is found by both searches: it is the best file, and the model looks inside it.
+    const [inside] = calls(offlineReply(view(QUESTION, [first, second])))
+    expect(inside).toEqual({ name: SEARCH_TOOL, arguments: { query: QUESTION, limit: 5, file: 'cookie.md' } })
+    const third: Step = { name: SEARCH_TOOL, arguments: inside!.arguments, output: inFile }
+    const [read] = calls(offlineReply(view(QUESTION, [first, second, third])))
+    expect(read).toEqual({ name: READ_TOOL, arguments: { id: 'cookie.md@1#5' } })
+    const reading: Step = { name: READ_TOOL, arguments: read!.arguments, output: passage }
+    const answer = offlineReply(view(QUESTION, [first, second, third, reading]))
+    expect(answer).toEqual({
+      type: 'text',
+      // No sentence of it covers half of the question: it is quoted as the closest passage found.
+      text: 'No passage answers all of the question; the closest I found, in cookie.md, says: Specifies the number (in seconds) to be the value for the Max-Age attribute. The browser drops the stored cookie after that. [cookie.md@1#5]',
+    })
+  })
+
+  it('cites nothing when even the best passage of the best file shares too little with the question', () => {
+    const question = 'What is the capital of France?'
+    const steps: Step[] = [
+      { name: SEARCH_TOOL, arguments: { query: question, limit: 5 }, output: weakHits },
+      { name: SEARCH_TOOL, arguments: { query: 'capital France', limit: 5 }, output: keyTermHits },
+      { name: SEARCH_TOOL, arguments: { query: question, limit: 5, file: 'cookie.md' }, output: inFile },
+      { name: READ_TOOL, arguments: { id: 'cookie.md@1#5' }, output: passage },
+    ]
+    expect(offlineReply(view(question, steps))).toEqual({ type: 'text', text: NO_ANSWER })
+  })
+})
