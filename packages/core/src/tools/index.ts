@@ -23,6 +23,7 @@ export { compileJsonSchema } from './compile-json-schema.js'
 export {
   createInvocationId,
   defineModelTool,
+  type InvokeModelToolOptions,
   invokeModelTool,
   type ModelTool,
   TOOL_ID_PATTERN,

@@ -164,7 +164,27 @@ export function createInvocationId(): string {
 }
 
 /**
- * Validates the input, allocates an invocation id, runs the tool with the run's context, validates the
+ * Options of {@link invokeModelTool}.
+ * @example
+ * ```ts
+ * import type { InvokeModelToolOptions } from '@agent-core/core/tools'
+ * const options: InvokeModelToolOptions = { invocationId: 'inv_1', inputValidated: true }
+ * ```
+ */
+export interface InvokeModelToolOptions {
+  /** The invocation id to use (a kit that allocated one already); default: a new one. */
+  readonly invocationId?: string | undefined
+  /**
+   * True when the caller has already checked `input` against the tool's `inputSchema` (the tools kit's
+   * lifecycle does, in its protocol phase): the input is then not validated a second time.
+   */
+  readonly inputValidated?: boolean | undefined
+}
+
+const VALID = { ok: true } as const
+
+/**
+ * Validates the input (unless `options.inputValidated`), allocates an invocation id, runs the tool with the run's context, validates the
  * output and journals start and finish to the context's diagnostics (`tool-invocation-start`,
  * `tool-invocation-finish`, `tool-invocation-fail`).
  * @throws {@link InvalidInputError} before execute when the input fails the schema;
@@ -180,14 +200,14 @@ export async function invokeModelTool<Input, Output, App>(
   tool: ModelTool<Input, Output, App>,
   input: unknown,
   context: OperationContext<App>,
-  options: { readonly invocationId?: string } = {},
+  options: InvokeModelToolOptions = {},
 ): Promise<ToolInvocation<Output>> {
   let compiled = validators.get(tool)
   if (!compiled) {
     defineModelTool(tool)
     compiled = validators.get(tool)!
   }
-  const checked = compiled.input.validate(input)
+  const checked = options.inputValidated === true ? VALID : compiled.input.validate(input)
   if (!checked.ok) {
     throw new InvalidInputError(
       `Input for tool "${tool.id}" does not match its inputSchema: ${formatSchemaIssues(checked.issues)}.`,

@@ -31,10 +31,13 @@ import {
   signToolCall,
   type ToolCallOutcome,
   type ToolDecision,
+  type ToolHostResult,
   type ToolLifecycleRegistry,
+  type ToolRunOptions,
+  type ToolWaitKind,
   verifyToolCallSignature,
 } from '@agent-core/kits/tools'
-import { type AgentTool, answerValidatorOf, questionText } from '../agent-tool.js'
+import { type AgentTool, answerValidatorOf, ExternalToolError, questionText } from '../agent-tool.js'
 import type { AnswerFlow } from '../answer-flow.js'
 import { readControl } from '../answer-flow.js'
 import type { AgentEvent, ToolAbortCause } from '../events.js'
@@ -50,7 +53,6 @@ import { isRecord } from './check.js'
 import { canonicalJson, jsonProblem, parseArguments } from './json.js'
 import { readMessages } from './messages.js'
 import { CallDeadline, callModel, type ModelReply, type ReplySink } from './model-call.js'
-import { hostResults, type RunHandle, runHandles, type WaitNote } from './run-handle.js'
 import { Slots } from './slots.js'
 
 /** The agent as a run needs it: everything checked and compiled once by `defineAgent`. */
@@ -198,7 +200,6 @@ export class AgentRun {
   readonly #context: OperationContext<unknown>
   readonly #controller = new AbortController()
   readonly #slots: Slots
-  readonly #waits = new Map<string, WaitNote>()
   readonly #messages: ChatMessage[]
   #turns: number
   #usage: ModelUsage
@@ -238,6 +239,15 @@ export class AgentRun {
     this.#context = childContext(context, 'loop')
     this.#slots = new Slots(agent.toolConcurrency)
     this.#listening = request.onEvent !== undefined
+    this.#runOptions = request.onProgress
+      ? {
+          saveBeforeRun: async (record: PendingToolCall) => {
+            if (this.#agent.tools.get(record.toolId)?.replayPolicy !== 'keyed') return
+            this.#pending.set(record.toolCallId, this.#pendingCall(record, 'running'))
+            await this.#save()
+          },
+        }
+      : undefined
     const resumed = request.resumed
     this.#messages = [...request.messages]
     this.#turns = resumed?.turns ?? 0
@@ -267,13 +277,6 @@ export class AgentRun {
       },
       { once: true },
     )
-    const handle: RunHandle = {
-      writeAhead: this.#request.onProgress !== undefined,
-      noteWait: (invocationId, note) => {
-        this.#waits.set(invocationId, note)
-      },
-    }
-    runHandles.set(this.#signal, handle)
     const span = this.#context.diagnostics.span('run', {
       runId: this.#request.runId,
       resumed: this.#request.resumed !== undefined,
@@ -305,7 +308,6 @@ export class AgentRun {
         end = { reason: 'error', error }
       }
     }
-    runHandles.delete(this.#signal)
     const outcome = this.#outcome(end)
     const data = { reason: end.reason, turns: this.#turns, ...this.#usage }
     if (end.reason === 'error') span.fail(end.error, data)
@@ -741,7 +743,31 @@ export class AgentRun {
     const request = isBlank(call.arguments)
       ? { toolCallId: call.id, toolId: call.name, input: {}, runId: this.#request.runId }
       : { toolCallId: call.id, toolId: call.name, arguments: call.arguments, runId: this.#request.runId }
-    return this.#agent.registry.run(request, ctx)
+    return this.#agent.registry.run(request, ctx, this.#runOptions)
+  }
+
+  /**
+   * The registry's options for a fresh call: in a run that saves progress, the save-before-run stage saves
+   * a call of a tool that is not replay-safe (with its invocation id) before it runs.
+   */
+  readonly #runOptions: ToolRunOptions | undefined
+
+  /** The loop's pending call for the tools kit's pending record. */
+  #pendingCall(record: PendingToolCall, waitingFor: WaitingFor): AgentPendingCall {
+    const tool = this.#agent.tools.get(record.toolId)
+    return {
+      toolCallId: record.toolCallId,
+      invocationId: record.invocationId,
+      toolId: record.toolId,
+      input: record.input,
+      runId: this.#request.runId,
+      waitingFor,
+      reason: record.reason,
+      ...(record.signature === undefined ? {} : { signature: record.signature }),
+      ...(waitingFor === 'question' && tool?.answerSchema !== undefined
+        ? { question: record.question ?? record.reason, answerSchema: tool.answerSchema }
+        : {}),
+    }
   }
 
   /** Refuses a call that never started, through the lifecycle (inspect, decision, templates, finalize). */
@@ -772,25 +798,9 @@ export class AgentRun {
     ctx: OperationContext<unknown>,
     again = false,
   ): Promise<void> {
-    const note = this.#waits.get(outcome.invocationId)
-    this.#waits.delete(outcome.invocationId)
     if (outcome.status !== 'pending') return this.#settle(outcome, step, undefined)
-    const record = outcome.record
-    const tool = this.#agent.tools.get(record.toolId)
-    const waitingFor: WaitingFor = note?.waitingFor ?? 'approval'
-    const pending: AgentPendingCall = {
-      toolCallId: record.toolCallId,
-      invocationId: record.invocationId,
-      toolId: record.toolId,
-      input: record.input,
-      runId: this.#request.runId,
-      waitingFor,
-      reason: record.reason,
-      ...(record.signature === undefined ? {} : { signature: record.signature }),
-      ...(waitingFor === 'question' && tool?.answerSchema !== undefined
-        ? { question: note?.question ?? record.reason, answerSchema: tool.answerSchema }
-        : {}),
-    }
+    const waitingFor = LOOP_WAITS[outcome.record.waitingFor]
+    const pending = this.#pendingCall(outcome.record, waitingFor)
     this.#pending.set(pending.toolCallId, pending)
     if (again) await this.#save()
     if (waitingFor === 'approval') {
@@ -975,20 +985,20 @@ export class AgentRun {
       return this.#continue(waiting, step, ctx)
     }
     // A result, a failure or an answer: it enters the lifecycle as the call's execution.
-    const value =
+    const result: ToolHostResult =
       outcome.type === 'failure'
-        ? { ok: false as const, message: outcome.message }
-        : { ok: true as const, value: outcome.type === 'answer' ? outcome.value : outcome.output }
-    hostResults.set(pending.invocationId, value)
-    try {
-      const approval = pending.approval ?? { type: 'approve', toolCallId: pending.toolCallId, by: 'policy' }
-      const settled = await this.#slots.run(async () =>
-        this.#agent.registry.resume(kitPending(pending), await this.#signed(approval, pending), ctx),
-      )
-      return this.#settle(settled, step, undefined)
-    } finally {
-      hostResults.delete(pending.invocationId)
-    }
+        ? {
+            ok: false,
+            error: new ExternalToolError(outcome.message, { details: { toolId: pending.toolId } }),
+          }
+        : { ok: true, output: outcome.type === 'answer' ? outcome.value : outcome.output }
+    const approval = pending.approval ?? { type: 'approve', toolCallId: pending.toolCallId, by: 'policy' }
+    const settled = await this.#slots.run(async () =>
+      this.#agent.registry.resume(kitPending(pending), await this.#signed(approval, pending), ctx, {
+        result,
+      }),
+    )
+    return this.#settle(settled, step, undefined)
   }
 
   /** Runs an approved call (or re-enters one saved as running) with its own invocation id. */
@@ -1133,6 +1143,20 @@ export class AgentRun {
   }
 }
 
+/** The loop's name of each wait of the tools kit. */
+const LOOP_WAITS: Readonly<Record<ToolWaitKind, WaitingFor>> = {
+  approval: 'approval',
+  external: 'external',
+  answer: 'question',
+  'write-ahead': 'running',
+}
+const KIT_WAITS: Readonly<Record<WaitingFor, ToolWaitKind>> = {
+  approval: 'approval',
+  external: 'external',
+  question: 'answer',
+  running: 'write-ahead',
+}
+
 /** The tools kit's pending record for a loop pending call. */
 function kitPending(call: AgentPendingCall): PendingToolCall {
   return {
@@ -1142,8 +1166,9 @@ function kitPending(call: AgentPendingCall): PendingToolCall {
     toolId: call.toolId,
     input: call.input,
     runId: call.runId,
-    waitingFor: 'approval',
+    waitingFor: KIT_WAITS[call.waitingFor],
     reason: call.reason,
+    ...(call.question === undefined ? {} : { question: call.question }),
     ...(call.signature === undefined ? {} : { signature: call.signature }),
   }
 }
