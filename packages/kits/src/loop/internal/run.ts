@@ -182,15 +182,6 @@ function silentSpan(diagnostics: Diagnostics): OpenSpan {
   return { diagnostics, end: NOOP, fail: NOOP }
 }
 
-/** True for an empty or whitespace-only text. */
-function isBlank(text: string): boolean {
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i)
-    if (code !== 32 && code !== 9 && code !== 10 && code !== 13) return false
-  }
-  return true
-}
-
 /** Waits for every task; then rethrows the first failure, if any. */
 async function settleAll(tasks: readonly Promise<void>[]): Promise<void> {
   const settled = await Promise.allSettled(tasks)
