@@ -115,8 +115,11 @@ export interface BeforeTurnInput {
  * ```
  */
 export interface BeforeTurnResult {
+  /** What the model reads this turn (not the run's history); at least one message. */
   readonly messages?: readonly ChatMessage[] | undefined
+  /** The tools offered this turn: ids of the run's tools (it may only narrow them). */
   readonly tools?: readonly string[] | undefined
+  /** The tool choice of this turn's model call. */
   readonly toolChoice?: ToolChoice | undefined
 }
 

@@ -40,6 +40,7 @@ export {
   type AgentToolEntry,
   type ApprovalResolution,
   type BeforeTurnHook,
+  type BeforeTurnResult,
   type BeforeTurnInput,
   DEFAULT_MAX_TURNS,
   DEFAULT_MODEL_TIMEOUT_MS,

@@ -242,7 +242,9 @@ export interface ToolRunOptions {
  * ```
  */
 export interface ToolResume {
+  /** The decision: approve (optionally with an edited `input`) or reject. */
   readonly decision: ToolDecision
+  /** The host's result, for a tool the host runs (`awaitHost`) that waits for it. */
   readonly result?: ToolHostResult | undefined
 }
 

@@ -30,6 +30,7 @@ export interface ResumedToolCallView<Input = unknown> extends ToolCallView<Input
  * ```
  */
 export interface ToolApprovalWait {
+  /** The call waits for a decision. */
   readonly waitingFor: 'approval'
   /** Why, in words for the person who decides. */
   readonly reason: string
@@ -46,7 +47,9 @@ export interface ToolApprovalWait {
  * ```
  */
 export interface ToolHostWait {
+  /** `external`: the host runs the tool; `answer`: a person answers. */
   readonly waitingFor: 'external' | 'answer'
+  /** Why the call waits, in words for whoever supplies the result. */
   readonly reason: string
   /** The question a person is asked (`answer`). */
   readonly question?: string | undefined
