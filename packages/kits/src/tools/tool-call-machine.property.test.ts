@@ -13,12 +13,15 @@ import {
   assertToolCallState,
   defineToolLifecycle,
   type PendingToolCall,
+  signToolCall,
   type ToolCallOutcome,
   type ToolDecision,
   type ToolHostResult,
   ToolLifecycleRegistry,
   type ToolResume,
 } from './index.js'
+
+const KEY = 'a-property-secret-of-at-least-32-chars!'
 
 type Execution = 'ok' | 'throw' | 'timeout'
 type Answer = 'approve' | 'edit' | 'reject' | 'result' | 'bad-result' | 'failure' | 'later'
@@ -100,7 +103,7 @@ function build(scenario: Scenario, executions: string[]) {
         ...(scenario.host ? { awaitHost: () => ({ waitingFor: 'external' as const, reason: 'host' }) } : {}),
       }),
     ],
-    { decisionKeys: ['a-property-secret-of-at-least-32-chars!'] },
+    { decisionKeys: [KEY] },
   )
 }
 
@@ -176,9 +179,13 @@ describe('the per-call state machine (property, against a reference model)', () 
           while (answer === 'later' && answers.length > 0) answer = answers.shift()!
           if (answer === 'later') break
           const { decision, result } = toResume(answer, pending)
+          // An edit is signed over the edited input; anything else echoes the pending call's signature.
+          const edit = decision.type === 'approve' ? decision.input : undefined
+          const signature =
+            edit === undefined ? pending.signature : await signToolCall({ ...pending, input: edit }, KEY)
           outcome = await build(scenario, executions).resume(
             pending,
-            { ...decision, signature: pending.signature },
+            { ...decision, signature },
             context,
             result === undefined ? {} : { result },
           )
@@ -197,7 +204,7 @@ describe('the per-call state machine (property, against a reference model)', () 
         expect(sink.ofKind('tool-call-end')).toHaveLength(starts.length)
         expect(starts.length).toBe(expected.passes)
       }),
-      { numRuns: 60 },
+      { numRuns: 200 },
     )
   })
 })
