@@ -33,6 +33,7 @@ export {
 export {
   createInvocationId,
   defineModelTool,
+  type InvokeModelToolOptions,
   invokeModelTool,
   type ModelTool,
   type ModelToolDefinition,

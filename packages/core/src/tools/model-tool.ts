@@ -271,7 +271,25 @@ export function createInvocationId(): string {
 }
 
 /**
- * Validates the input, allocates an invocation id, runs the tool with the run's context, validates the
+ * Options of {@link invokeModelTool}.
+ * @example
+ * ```ts
+ * import type { InvokeModelToolOptions } from '@agent-core/core/tools'
+ * const options: InvokeModelToolOptions = { invocationId: 'inv_1', inputValidated: true }
+ * ```
+ */
+export interface InvokeModelToolOptions {
+  /** The invocation id to use (a kit that allocated one already); default: a new one. */
+  readonly invocationId?: string | undefined
+  /**
+   * True when the caller has already checked `input` against the tool's `inputSchema` (the tools kit's
+   * lifecycle does, in its protocol phase): the input is then not validated a second time.
+   */
+  readonly inputValidated?: boolean | undefined
+}
+
+/**
+ * Validates the input (unless `options.inputValidated`), allocates an invocation id, runs the tool with the run's context, validates the
  * output and journals start and finish to the context's diagnostics (`tool-invocation-start`,
  * `tool-invocation-finish`, `tool-invocation-fail`).
  * @throws {@link InvalidInputError} before execute when the input fails the schema;
@@ -287,10 +305,16 @@ export async function invokeModelTool<Input, Output, App>(
   tool: ModelTool<Input, Output, App>,
   input: unknown,
   context: OperationContext<App>,
-  options: { readonly invocationId?: string } = {},
+  options: InvokeModelToolOptions = {},
 ): Promise<ToolInvocation<Output>> {
   const compiled = modelToolSchemas(tool)
-  const checked = await compiled.input.validate(input)
+  // The tools kit's lifecycle checks the input in its protocol phase: a JSON Schema input is not validated
+  // again. A Standard Schema is run here once more, since the value it yields (transforms applied) is what
+  // `execute` receives.
+  const checked =
+    options.inputValidated === true && compiled.input.vendor === undefined
+      ? { ok: true as const, value: input as Input }
+      : await compiled.input.validate(input)
   if (!checked.ok) {
     throw new InvalidInputError(
       `Input for tool "${tool.id}" does not match its inputSchema: ${formatSchemaIssues(checked.issues)}.`,

@@ -21,14 +21,12 @@ import {
   type ToolExecutionContext,
 } from '@agent-core/core/tools'
 import {
-  ApprovalRequiredError,
   type ToolCallView,
   type ToolLifecycle,
   type ToolLifecycleHooks,
   ToolRejectedError,
 } from '@agent-core/kits/tools'
 import { Fields, isRecord } from './internal/check.js'
-import { hostResults, runHandles } from './internal/run-handle.js'
 
 /**
  * What an approval policy answers for one call: run it (`allow`), ask a person first (`ask`), or refuse it
@@ -363,17 +361,13 @@ export class ExternalToolError extends AgentCoreError<ErrorDetails & { readonly 
   }
 }
 
+/** The `execute` of a tool the host runs: never called by an agent (its lifecycle waits for the host). */
 function hostExecute(toolId: string) {
   return (_input: unknown, context: ToolExecutionContext<unknown>): unknown => {
-    const result = hostResults.get(context.invocationId)
-    if (result === undefined) {
-      throw new InvalidStateError(
-        `Tool "${toolId}" is run by the host, but no result was given for invocation "${context.invocationId}". Resume the run with the call's result (outcome type "result" or "answer").`,
-        { details: { field: 'outcomes', received: 'no result' } },
-      )
-    }
-    if (result.ok) return result.value
-    throw new ExternalToolError(result.message, { details: { toolId } })
+    throw new InvalidStateError(
+      `Tool "${toolId}" is run by the host, so it cannot be executed here (invocation "${context.invocationId}"). Run it through an agent, which waits for its result, and resume the run with the call's result (outcome type "result" or "answer").`,
+      { details: { field: 'outcomes', received: 'no result' } },
+    )
   }
 }
 
@@ -629,12 +623,13 @@ function decide(approval: Approval, call: ToolCallView, context: OperationContex
 
 /**
  * The tool lifecycle an agent registers for an agent tool: the tool's own hooks, called on their receiver,
- * and an `authorize` stage composed of the tool's own `authorize`, then the approval policy, then (for
- * external and question tools, and for calls saved before they run) the wait.
+ * an `authorize` stage composed of the tool's own `authorize`, then the approval policy (a wait for a
+ * person, as a value), and for external and question tools `awaitHost` (the call waits for the host's
+ * result at its execution). The run's save-before-run stage is the registry's `saveBeforeRun` option.
  */
 export function composeLifecycle(agentTool: AgentTool): ToolLifecycle<unknown, unknown, unknown> {
   const spec = specs.get(agentTool)!
-  const { id, kind, replayPolicy } = agentTool
+  const { id, kind } = agentTool
   const { hooks, receiver, approval } = spec
   const own = hooks.authorize
   const block: Record<string, unknown> = { id, tool: agentTool.tool, receiver }
@@ -646,7 +641,6 @@ export function composeLifecycle(agentTool: AgentTool): ToolLifecycle<unknown, u
       if (returned !== undefined) return returned
     }
     const answer = decide(approval, call, context, id)
-    const handle = runHandles.get(context.signal)
     if (answer.type === 'deny') {
       const reason = answer.reason || `Calls to ${id} are not allowed.`
       throw new ToolRejectedError(reason, {
@@ -654,25 +648,21 @@ export function composeLifecycle(agentTool: AgentTool): ToolLifecycle<unknown, u
       })
     }
     if (answer.type === 'ask') {
-      handle?.noteWait(call.invocationId, { waitingFor: 'approval' })
-      throw new ApprovalRequiredError(answer.reason || `Calls to ${id} need a person's approval.`)
-    }
-    if (kind === 'external') {
-      handle?.noteWait(call.invocationId, { waitingFor: 'external' })
-      throw new ApprovalRequiredError(`The host runs ${id}; the call waits for its result.`)
-    }
-    if (kind === 'question') {
-      const text = questionText(agentTool, call.input)
-      handle?.noteWait(call.invocationId, { waitingFor: 'question', question: text })
-      throw new ApprovalRequiredError(text)
-    }
-    if (handle?.writeAhead && replayPolicy === 'keyed') {
-      handle.noteWait(call.invocationId, { waitingFor: 'running' })
-      throw new ApprovalRequiredError(
-        `Saved before it runs, so that a restart re-enters it with the same invocation id.`,
-      )
+      return { waitingFor: 'approval', reason: answer.reason || `Calls to ${id} need a person's approval.` }
     }
     return undefined
+  }
+  // The tools the host runs (or a person answers) wait for the host at their execution.
+  if (kind === 'external') {
+    block.awaitHost = () => ({
+      waitingFor: 'external',
+      reason: `The host runs ${id}; the call waits for its result.`,
+    })
+  } else if (kind === 'question') {
+    block.awaitHost = (call: ToolCallView) => {
+      const text = questionText(agentTool, call.input)
+      return { waitingFor: 'answer', reason: text, question: text }
+    }
   }
   return Object.freeze(block) as unknown as ToolLifecycle<unknown, unknown, unknown>
 }

@@ -38,6 +38,7 @@ import {
   type RunOutcome,
 } from './internal/run.js'
 import { EventQueue } from './internal/slots.js'
+import { assertKnownTools, readToolIds } from './internal/tool-ids.js'
 import {
   type AgentCallOutcome,
   type AgentPendingCall,
@@ -107,8 +108,28 @@ export interface BeforeTurnInput {
 }
 
 /**
- * Runs before each model call and may replace what the model reads this turn (not the run's history):
- * return `{ messages }`, or nothing to keep them. May be asynchronous (for example to summarize).
+ * What `beforeTurn` may return for the next model call: the messages the model reads this turn (not the
+ * run's history), the tools it is offered this turn (ids of the run's tools; a call of another tool is
+ * refused), and its tool choice. Each field is optional.
+ * @example
+ * ```ts
+ * import type { BeforeTurnResult } from '@agent-core/kits/loop'
+ * const searchOnly: BeforeTurnResult = { tools: ['search'], toolChoice: 'required' }
+ * ```
+ */
+export interface BeforeTurnResult {
+  /** What the model reads this turn (not the run's history); at least one message. */
+  readonly messages?: readonly ChatMessage[] | undefined
+  /** The tools offered this turn: ids of the run's tools (it may only narrow them). */
+  readonly tools?: readonly string[] | undefined
+  /** The tool choice of this turn's model call. */
+  readonly toolChoice?: ToolChoice | undefined
+}
+
+/**
+ * Runs before each model call and may change the next call: return `{ messages }` to replace what the
+ * model reads this turn (not the run's history), `{ tools }` to narrow the tools it is offered this turn,
+ * `{ toolChoice }` to steer it, or nothing to keep them. May be asynchronous (for example to summarize).
  * @example
  * ```ts
  * import { type BeforeTurnHook, trimMessages } from '@agent-core/kits/loop'
@@ -118,7 +139,7 @@ export interface BeforeTurnInput {
 export type BeforeTurnHook<App = unknown> = (
   input: BeforeTurnInput,
   context: OperationContext<App>,
-) => MaybePromise<{ readonly messages: readonly ChatMessage[] } | undefined>
+) => MaybePromise<BeforeTurnResult | undefined>
 
 /**
  * A refused call as the `refusal` option sees it.
@@ -217,7 +238,12 @@ export interface AgentDefinition<Answer = string, App = unknown> {
  * ```
  */
 export type ApprovalResolution =
-  | { readonly type: 'approve'; readonly by?: 'person' | 'policy' | undefined }
+  | {
+      readonly type: 'approve'
+      readonly by?: 'person' | 'policy' | undefined
+      /** Approve with edits: the input the call runs with instead (checked against the tool's schema; the model reads that it changed). */
+      readonly input?: JsonValue | undefined
+    }
   | {
       readonly type: 'reject'
       readonly reason?: string | undefined
@@ -267,6 +293,12 @@ export interface AgentRunRequest<App = unknown> {
    * first model call (through its lifecycle, approval included).
    */
   readonly toolChoice?: ToolChoice | { readonly name: string; readonly input: JsonValue } | undefined
+  /**
+   * Narrows the agent's tools for this run (tool ids): the model is offered only these, and a call of
+   * another tool is refused. Default: all of the agent's tools. `beforeTurn` may narrow them further for
+   * one turn.
+   */
+  readonly tools?: readonly string[] | undefined
   /** Suspend on calls that wait for a person or the host instead of failing. Default false. */
   readonly defer?: boolean | undefined
   /** Answers calls that need approval, in this process. */
@@ -498,7 +530,8 @@ function compile(definition: unknown): {
     registry = ToolLifecycleRegistry.create(tools.map(composeLifecycle), {
       timeoutMs: toolTimeoutMs,
       ...(providers.length > 0 ? { templates: providers } : {}),
-      ...(decisionKeys !== undefined ? { decisionKeys: decisionKeys as readonly DecisionKey[] } : {}),
+      // No decision keys here: the run signs the pending calls it keeps and verifies outcomes from outside
+      // once (checkResume); decisions made in the run are neither signed nor verified.
     })
   } catch (error) {
     if (InvalidDefinitionError.isInstance(error)) throw error
@@ -551,6 +584,7 @@ function readRequest(value: unknown): Omit<ParsedRun, 'runId'> & { runId: string
   const outcomesValue = fields.get('outcomes')
   const runId = fields.string('runId', { optional: true })
   const toolChoice = readToolChoice(fields)
+  const toolsValue = fields.get('tools')
   const defer = fields.boolean('defer') ?? false
   const resolveApproval = fields.func<ParsedRun['resolveApproval']>('resolveApproval')
   const answerQuestion = fields.func<ParsedRun['answerQuestion']>('answerQuestion')
@@ -596,6 +630,7 @@ function readRequest(value: unknown): Omit<ParsedRun, 'runId'> & { runId: string
     resumed,
     outcomes: readOutcomes(outcomesValue, 'request.outcomes'),
     toolChoice,
+    tools: readToolIds(toolsValue, 'request.tools'),
     defer,
     resolveApproval,
     answerQuestion,
@@ -709,6 +744,7 @@ class AgentImpl<Answer, App> implements Agent<Answer, App> {
     heldBy: string | undefined,
   ): Promise<AgentResult<Answer>> {
     const parsed = readRequest(request)
+    if (parsed.tools !== undefined) assertKnownTools(parsed.tools, this.#compiled.tools, 'request.tools')
     const ctx = createOperationContext(context as OperationContextInit<unknown>)
     if (parsed.resumed) {
       await checkResume(this.#compiled, parsed.resumed, parsed.outcomes)

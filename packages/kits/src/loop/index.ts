@@ -41,6 +41,7 @@ export {
   type ApprovalResolution,
   type BeforeTurnHook,
   type BeforeTurnInput,
+  type BeforeTurnResult,
   DEFAULT_MAX_TURNS,
   DEFAULT_MODEL_TIMEOUT_MS,
   DEFAULT_TOOL_CONCURRENCY,

@@ -197,6 +197,7 @@ function readApproval(value: unknown, field: string): void {
   fields.oneOf('type', ['approve'])
   fields.requiredString('toolCallId')
   fields.oneOf('by', ['person', 'policy'])
+  readJson(fields, 'input', true)
   fields.string('signature', { optional: true })
   fields.done()
 }
@@ -326,6 +327,7 @@ export function readOutcome(value: unknown, field: string): AgentCallOutcome {
   switch (type) {
     case 'approve':
       fields.oneOf('by', ['person', 'policy'])
+      readJson(fields, 'input', true)
       break
     case 'reject':
       fields.oneOf('by', ['person', 'policy', 'earlier-refusal'])

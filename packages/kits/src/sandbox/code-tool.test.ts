@@ -208,8 +208,8 @@ describe('the code tool in an agent run', () => {
     expect(() => defineCodeTool({ tools: [], recordings: {} as never })).toThrow(
       expect.objectContaining({ details: expect.objectContaining({ field: 'options.recordings' }) }),
     )
-    expect(() => defineCodeTool({ tools: ToolLifecycleRegistry.create([]), durable: true })).toThrow(
-      expect.objectContaining({ details: expect.objectContaining({ field: 'options.tools' }) }),
+    expect(() => defineCodeTool({ tools: ToolLifecycleRegistry.create([]), durable: 1 } as never)).toThrow(
+      expect.objectContaining({ details: expect.objectContaining({ field: 'options.durable' }) }),
     )
     expect(() => defineCodeTool({ tools: [], id: 'run code' })).toThrow(
       expect.objectContaining({ code: 'invalid-definition' }),

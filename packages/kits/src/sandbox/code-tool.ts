@@ -240,12 +240,6 @@ export function defineCodeTool<App = unknown>(options: CodeToolOptions<App>): Co
       },
     )
   }
-  if (durable && !set.writeAhead) {
-    throw new InvalidDefinitionError(
-      'options.durable needs options.tools as a list of ModelTools and lifecycles: the calls of a ready-made registry cannot be saved before they run.',
-      { details: { field: 'options.tools', received: 'a ToolLifecycleRegistry' } },
-    )
-  }
   const declarations = describeTools(set.registry)
   const description = options.description ?? defaultDescription(declarations, language)
   if (typeof description !== 'string') {

@@ -664,11 +664,24 @@ describe('progress saves (durable executions)', () => {
     expect(resumed.recording.running).toBeUndefined()
   })
 
-  it('needs tools as a list to save calls before they run', async () => {
-    const { lookupOrder } = shop()
+  it("saves the calls of a ready-made registry before they run too (the stage is the lifecycle's)", async () => {
+    const { lookupOrder, runs } = shop()
     const registry = ToolLifecycleRegistry.create([defineToolLifecycle(lookupOrder)])
-    await expect(executeSandbox('1', registry, { onProgress: () => undefined })).rejects.toMatchObject({
-      details: { field: 'options.onProgress' },
+    const saves: { running: readonly string[]; statuses: string[]; runs: number }[] = []
+    const result = await executeSandbox('return (await lookup_order({ orderId: "A-17" })).total', registry, {
+      onProgress: (recording) => {
+        saves.push({
+          running: recording.running ?? [],
+          statuses: recording.calls.map((call) => call.status),
+          runs: runs.length,
+        })
+      },
     })
+    expect(value(result)).toBe(250)
+    // Saved pending (running) before the tool ran, then settled.
+    expect(saves).toEqual([
+      { running: ['host_1'], statuses: ['pending'], runs: 0 },
+      { running: [], statuses: ['completed'], runs: 1 },
+    ])
   })
 })

@@ -193,13 +193,6 @@ export function prepareExecution(code: unknown, tools: unknown, options: unknown
   const onProgress = given.onProgress
   if (onProgress !== undefined && typeof onProgress !== 'function')
     fail('options.onProgress', 'must be a function of the recording', onProgress)
-  if (onProgress !== undefined && !set.writeAhead) {
-    fail(
-      'options.onProgress',
-      'needs the tools as a list of ModelTools and lifecycles: the calls of a ready-made registry cannot be saved before they run',
-      onProgress,
-    )
-  }
   return {
     code,
     language,
@@ -225,7 +218,6 @@ export function runPrepared(prepared: PreparedExecution, strict: boolean): Promi
     decisions: prepared.decisions,
     strict,
     onProgress: prepared.onProgress,
-    writeAhead: prepared.set.writeAhead,
   })
 }
 

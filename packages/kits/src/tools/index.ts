@@ -69,6 +69,7 @@ export {
   type ToolCallState,
   type ToolLifecyclePhase,
   type ToolRejection,
+  type ToolWaitKind,
 } from './tool-call-state.js'
 export {
   type ApproveDecision,
@@ -87,13 +88,17 @@ export {
 export {
   defineToolLifecycle,
   type ResumedToolCallView,
+  type ToolApprovalWait,
   type ToolCompletion,
+  type ToolHostWait,
   type ToolLifecycle,
   type ToolLifecycleHooks,
 } from './tool-lifecycle.js'
 export {
   type ToolCallRequest,
+  type ToolHostResult,
   ToolLifecycleRegistry,
   type ToolLifecycleRegistryPolicy,
+  type ToolResume,
   type ToolRunOptions,
 } from './tool-lifecycle-registry.js'

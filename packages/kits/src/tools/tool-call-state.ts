@@ -17,8 +17,9 @@ export type DecisionMaker = 'person' | 'policy' | 'earlier-refusal'
  * The phase of the lifecycle in which a call settled or failed, in the order they run: `select` (the tool
  * id), `protocol` (arguments parsed and checked against the tool's input schema), `inspect` (every
  * lifecycle's global check), `authorize` (the selected tool, fresh calls), `decision` and `resume`
- * (resumed calls), `execute` (core's `invokeModelTool`), `complete`, `render` (the message the model reads)
- * and `finalize` (every lifecycle).
+ * (resumed calls), `write-ahead` (the host saves the call before it runs, when it asked to), `execute`
+ * (core's `invokeModelTool`, or the result the host supplied), `complete`, `render` (the message the
+ * model reads) and `finalize` (every lifecycle).
  * @example
  * ```ts
  * import type { ToolLifecyclePhase } from '@agent-core/kits/tools'
@@ -32,6 +33,7 @@ export type ToolLifecyclePhase =
   | 'authorize'
   | 'decision'
   | 'resume'
+  | 'write-ahead'
   | 'execute'
   | 'complete'
   | 'render'
@@ -72,9 +74,26 @@ export interface ToolCallIdentity {
 }
 
 /**
- * A call that waits for a person: plain JSON, so it can be stored, sent to a UI and resumed later in
- * another process with a {@link ToolDecision}. It is produced before the tool runs; resuming it runs the
- * tool with the same `invocationId`.
+ * What a pending call waits for:
+ * - `approval`: a person's (or a rule's) decision; resume with an approve or reject {@link ToolDecision}.
+ * - `external`: the host runs the tool itself (in a browser, on another service); resume with an
+ *   approval and the host's `result` ({@link ToolRunOptions.result}).
+ * - `answer`: a person answers a question; resume like `external`, the answer being the result.
+ * - `write-ahead`: the host saved the call before it ran (a tool that is not replay-safe, in a run that
+ *   saves progress); a restart resumes it with an approval and it runs with the same invocation id.
+ * @example
+ * ```ts
+ * import type { ToolWaitKind } from '@agent-core/kits/tools'
+ * const needsPerson = (kind: ToolWaitKind) => kind === 'approval' || kind === 'answer'
+ * ```
+ */
+export type ToolWaitKind = 'approval' | 'external' | 'answer' | 'write-ahead'
+
+/**
+ * A call that waits (for a person, the host, or its own save-before-run stage; see {@link ToolWaitKind}):
+ * plain JSON, so it can be stored, sent to a UI and resumed later in another process with a
+ * {@link ToolDecision}. It is produced before the tool runs; resuming it runs the tool (or takes the
+ * host's result) with the same `invocationId`.
  * @example
  * ```ts
  * import type { PendingToolCall } from '@agent-core/kits/tools'
@@ -91,10 +110,12 @@ export interface ToolCallIdentity {
  */
 export interface PendingToolCall extends ToolCallIdentity {
   readonly status: 'pending'
-  /** What the call waits for. The lifecycle asks only for approvals. */
-  readonly waitingFor: 'approval'
+  /** What the call waits for. */
+  readonly waitingFor: ToolWaitKind
   /** Why it waits, in words for the person who decides (the authorize hook's reason). */
   readonly reason: string
+  /** The question a person is asked (`waitingFor: 'answer'`). */
+  readonly question?: string | undefined
   /**
    * Present when the registry has `decisionKeys`: an HMAC over the run id, the call id, the invocation id,
    * the tool id and the input. A decision echoes it, so a decision cannot be forged or moved onto another
@@ -215,6 +236,7 @@ export type ToolCallRecord = CompletedToolCall | RejectedToolCall | FailedToolCa
  */
 export type ToolCallState = PendingToolCall | ToolCallRecord
 
+const WAIT_KINDS: readonly ToolWaitKind[] = ['approval', 'external', 'answer', 'write-ahead']
 const DECISION_MAKERS: readonly string[] = ['person', 'policy', 'earlier-refusal']
 const PHASES: readonly string[] = [
   'select',
@@ -223,6 +245,7 @@ const PHASES: readonly string[] = [
   'authorize',
   'decision',
   'resume',
+  'write-ahead',
   'execute',
   'complete',
   'render',
@@ -269,8 +292,9 @@ export function assertToolCallState(value: unknown, field = 'state'): asserts va
   const toolCallId = readIdentity(reader, status === 'failed')
   switch (status) {
     case 'pending':
-      reader.oneOf('waitingFor', ['approval'])
+      reader.oneOf('waitingFor', WAIT_KINDS)
       reader.requiredString('reason')
+      reader.string('question', { optional: true })
       reader.string('signature', { optional: true })
       break
     case 'completed':

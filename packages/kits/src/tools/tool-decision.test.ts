@@ -83,7 +83,7 @@ describe('assertToolCallState', () => {
 
   it('names the offending field of a corrupted state', () => {
     const cases: [unknown, string][] = [
-      [{ ...base, status: 'pending', waitingFor: 'external', reason: 'x' }, 'state.waitingFor'],
+      [{ ...base, status: 'pending', waitingFor: 'person', reason: 'x' }, 'state.waitingFor'],
       [{ ...base, status: 'pending', waitingFor: 'approval' }, 'state.reason'],
       [
         { ...base, input: { d: new Date() }, status: 'pending', waitingFor: 'approval', reason: 'x' },

@@ -1,4 +1,5 @@
 import { FieldReader } from './internal/field-reader.js'
+import type { JsonValue } from './internal/json.js'
 import { DECISION_MAKERS, type DecisionMaker } from './tool-call-state.js'
 
 /**
@@ -15,6 +16,12 @@ export interface ApproveDecision {
   readonly toolCallId: string
   /** A person approved it, or an automatic rule did. */
   readonly by: 'person' | 'policy'
+  /**
+   * Approve with edits: the input the call runs with instead of the one the model gave. It is checked
+   * against the tool's input schema, the model reads that it was changed, and with `decisionKeys` the
+   * `signature` must cover it: sign the call with this input (`signToolCall({ ...pending, input })`).
+   */
+  readonly input?: JsonValue | undefined
   /** The pending call's `signature`, echoed back; required when the registry has `decisionKeys`. */
   readonly signature?: string | undefined
 }
@@ -61,7 +68,8 @@ export type ToolDecision = ApproveDecision | RejectDecision
 /**
  * Checks that `value` is a {@link ToolDecision}: a plain object with `type` `approve` or `reject`, a
  * non-empty `toolCallId`, a `by` that fits the type (an approval is by a person or a policy), a non-empty
- * `reason` for a rejection, and optional `instruction` (rejections only) and `signature` strings. Unknown
+ * `reason` for a rejection, an optional JSON `input` (approvals only: approve with edits), and optional
+ * `instruction` (rejections only) and `signature` strings. Unknown
  * fields are refused, so a misspelled `instructions` is never ignored silently. Values parsed from JSON
  * (for example a request body) are what it expects.
  * @throws `InvalidInputError` naming the offending field (`decision.reason`, ...)
@@ -79,6 +87,7 @@ export function assertDecision(value: unknown, field = 'decision'): asserts valu
   reader.requiredString('toolCallId')
   if (type === 'approve') {
     reader.oneOf('by', ['person', 'policy'])
+    reader.json('input', { optional: true })
   } else {
     reader.oneOf('by', DECISION_MAKERS as readonly DecisionMaker[])
     reader.requiredString('reason')

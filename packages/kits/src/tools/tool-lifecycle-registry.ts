@@ -1,6 +1,7 @@
 import {
   assertNotThenable,
   ConflictError,
+  consumeRejection,
   createOperationContext,
   deadlineSignal,
   describeValue,
@@ -25,6 +26,8 @@ import {
 import { defaultMessage, errorText } from './internal/default-message.js'
 import { canonicalJson, copyJson, type JsonValue, jsonProblem } from './internal/json.js'
 import {
+  callAuthorize,
+  callAwaitHost,
   callVoidHook,
   compileLifecycle,
   composePolicy,
@@ -74,6 +77,7 @@ import {
   type ToolCallRecord,
   type ToolCallState,
   type ToolLifecyclePhase,
+  type ToolWaitKind,
 } from './tool-call-state.js'
 import { assertDecision, type ToolDecision } from './tool-decision.js'
 import { ApprovalRequiredError } from './tool-errors.js'
@@ -81,12 +85,37 @@ import type { ToolLifecycle } from './tool-lifecycle.js'
 
 /** What one pass learns as it goes, read by the phases after the settlement (render, finalize). */
 interface Pass<App> {
-  readonly start: PassStart
+  /** How the pass started; replaced when a decision made in process continues it. */
+  start: PassStart
   /** The context hooks get: the caller's, with the span's diagnostics. */
   readonly context: OperationContext<App>
   participants: readonly Entry[]
   view: ToolCallView | undefined
   selected: Entry | undefined
+}
+
+/** A pending call's stored form, unsigned. */
+function pendingShape(
+  start: PassStart,
+  view: ToolCallView,
+  wait: {
+    readonly waitingFor: ToolWaitKind
+    readonly reason: string
+    readonly question?: string | undefined
+  },
+): PendingToolCall {
+  return Object.freeze({
+    status: 'pending',
+    ...identity(start, view.input as JsonValue),
+    waitingFor: wait.waitingFor,
+    reason: wait.reason,
+    ...(wait.question === undefined ? {} : { question: wait.question }),
+  })
+}
+
+/** What the model reads before the result of a call whose input the approver changed. */
+function editNote(original: JsonValue, input: JsonValue): string {
+  return `Note: the person who approved this call changed its input before it ran, from ${canonicalJson(original)} to ${canonicalJson(input)}.`
 }
 
 /** Marks the start of a phase inside the pass's span. */
@@ -171,7 +200,71 @@ export interface ToolCallRequest {
 export interface ToolRunOptions {
   /** The request's journal: repeated tool-call ids are answered from it instead of running again. */
   readonly journal?: ToolCallJournal | undefined
+  /**
+   * The save-before-run stage (write-ahead): when given, a call allowed to run is first handed to it as a
+   * pending call (`waitingFor: 'write-ahead'`, with its invocation id, recorded in the journal first),
+   * and the tool runs once the returned promise resolves, in the same pass. Save it so that a restart
+   * resumes it with an approval and runs it with the same invocation id. A throw fails the call in phase
+   * `write-ahead` (the tool never ran). Not used for tools the host runs, nor when a `write-ahead` call
+   * is resumed.
+   */
+  readonly saveBeforeRun?:
+    | ((pending: PendingToolCall, context: OperationContext<unknown>) => unknown)
+    | undefined
+  /**
+   * {@link ToolLifecycleRegistry.resume} only: the result of a call the host runs (`waitingFor`
+   * `external` or `answer`; a tool with `awaitHost`), given with an approval. It is checked against the
+   * tool's `outputSchema` and goes through `complete`, the templates and `finalize` like an execution.
+   */
+  readonly result?: ToolHostResult | undefined
+  /**
+   * {@link ToolLifecycleRegistry.run}: decides waits in this process. When the call reaches a wait
+   * (`approval`, `external`, `answer`), it is asked with the pending call (unsigned); answering a
+   * {@link ToolResume} continues **the same pass** (one span; select, protocol and inspect do not run
+   * again, nothing is signed or verified), answering nothing leaves the call pending (then signed, with
+   * `decisionKeys`). It may be asked again when the call waits once more (an approved call of a tool the
+   * host runs then waits for its result). A throw fails the call in phase `decision`.
+   */
+  readonly decide?:
+    | ((
+        pending: PendingToolCall,
+        context: OperationContext<unknown>,
+      ) => ToolResume | undefined | Promise<ToolResume | undefined>)
+    | undefined
 }
+
+/**
+ * What {@link ToolRunOptions.decide} answers to continue a waiting call: the decision (an approval, with
+ * an edited `input` if the approver changed it, or a rejection) and, for a tool the host runs, its result.
+ * @example
+ * ```ts
+ * import type { ToolResume } from '@agent-core/kits/tools'
+ * const approve = (toolCallId: string): ToolResume => ({ decision: { type: 'approve', toolCallId, by: 'person' } })
+ * ```
+ */
+export interface ToolResume {
+  /** The decision: approve (optionally with an edited `input`) or reject. */
+  readonly decision: ToolDecision
+  /** The host's result, for a tool the host runs (`awaitHost`) that waits for it. */
+  readonly result?: ToolHostResult | undefined
+}
+
+/**
+ * The result the host supplies for a call it runs: the output (plain JSON), or the error it failed with
+ * (the call fails in phase `execute`; the model reads the error's message).
+ * @example
+ * ```ts
+ * import type { ToolHostResult } from '@agent-core/kits/tools'
+ * const opened: ToolHostResult = { ok: true, output: { opened: true } }
+ * const refused: ToolHostResult = { ok: false, error: new Error('The browser blocked the page.') }
+ * ```
+ */
+export type ToolHostResult =
+  | { readonly ok: true; readonly output?: JsonValue | undefined }
+  | { readonly ok: false; readonly error: unknown }
+
+const WRITE_AHEAD_REASON =
+  'Saved before it runs, so that a restart runs it again with the same invocation id.'
 
 /**
  * The one lifecycle every tool call goes through: a sealed-or-staged registry of {@link ToolLifecycle}
@@ -354,12 +447,20 @@ export class ToolLifecycleRegistry<App = unknown> {
     try {
       const parsed = readRequest(request)
       const ctx = createOperationContext<App>(context as OperationContextInit<App>)
-      const journal = readOptions(options)
+      const passOptions = readOptions(options, false)
+      const journal = passOptions.journal
       if (journal) {
         const shared = this.#shared(journal, parsed.toolCallId, parsed.toolId, fingerprint(parsed.input))
         if (shared) return shared
       }
-      const start: PassStart = { ...parsed, invocationId: createInvocationId(), decision: undefined }
+      const start: PassStart = {
+        ...parsed,
+        invocationId: createInvocationId(),
+        decision: undefined,
+        waited: undefined,
+        original: undefined,
+        options: passOptions,
+      }
       return journal ? this.#track(journal, start, ctx) : this.#pass(start, ctx)
     } catch (error) {
       return Promise.reject(error)
@@ -393,7 +494,25 @@ export class ToolLifecycleRegistry<App = unknown> {
       )
     }
     const ctx = createOperationContext<App>(context as OperationContextInit<App>)
-    const journal = readOptions(options)
+    const passOptions = readOptions(options, true)
+    const journal = passOptions.journal
+    const definition = this.get(state.toolId)
+    if (passOptions.result !== undefined && definition !== undefined && definition.awaitHost === undefined) {
+      throw new InvalidInputError(
+        `options.result is for calls the host runs, but tool "${state.toolId}" runs itself. Resume it with a decision only.`,
+        { details: { field: 'options.result', id: state.toolId } },
+      )
+    }
+    const edit = decision.type === 'approve' ? decision.input : undefined
+    if (edit !== undefined && definition !== undefined) {
+      const checked = await compileLifecycle(definition).validator.validate(edit)
+      if (!checked.ok) {
+        throw new InvalidInputError(
+          `decision.input (the approved edit of tool call "${state.toolCallId}") does not match the inputSchema of "${state.toolId}": ${checked.issues.map((i) => `${i.path} ${i.message}`).join('; ')}.`,
+          { details: { field: 'decision.input', issues: checked.issues } },
+        )
+      }
+    }
     if (this.#keys) await this.#verify(state, decision)
     else if (decision.signature !== undefined) {
       throw new UnauthorizedError(
@@ -425,8 +544,11 @@ export class ToolLifecycleRegistry<App = unknown> {
       toolId: pending.toolId,
       runId: pending.runId,
       timeoutMs: undefined,
-      input: { ok: true, value: pending.input },
+      input: { ok: true, value: edit ?? pending.input },
       decision,
+      waited: pending.waitingFor,
+      original: edit === undefined ? undefined : pending.input,
+      options: passOptions,
     }
     return journal ? this.#track(journal, start, ctx) : this.#pass(start, ctx)
   }
@@ -472,7 +594,8 @@ export class ToolLifecycleRegistry<App = unknown> {
   async #verify(state: ToolCallState, decision: ToolDecision): Promise<void> {
     this.#cryptoKeys ??= importKeys(this.#keys, 'policy.decisionKeys')
     const keys = await this.#cryptoKeys
-    const call = { ...state, input: state.input ?? null }
+    const edit = decision.type === 'approve' ? decision.input : undefined
+    const call = { ...state, input: edit ?? state.input ?? null }
     if (decision.signature === undefined) {
       throw new UnauthorizedError(
         `The decision for tool call "${decision.toolCallId}" is not signed, but this registry requires signed decisions. Send the pending call's signature back with the decision.`,
@@ -481,7 +604,7 @@ export class ToolLifecycleRegistry<App = unknown> {
     }
     if (!(await verifyToolCallSignature(call, decision.signature, keys))) {
       throw new UnauthorizedError(
-        `The signature of the decision for tool call "${decision.toolCallId}" does not match the call (its run, id, invocation, tool and input). The decision was made for another call, or the call was changed after it was signed; ask for a new decision.`,
+        `The signature of the decision for tool call "${decision.toolCallId}" does not match the call (its run, id, invocation, tool and input${edit === undefined ? '' : ': an approval that changes the input must be signed over the changed input'}). The decision was made for another call, or the call was changed after it was signed; ask for a new decision.`,
         { details: { toolCallId: decision.toolCallId, field: 'decision.signature' } },
       )
     }
@@ -516,6 +639,67 @@ export class ToolLifecycleRegistry<App = unknown> {
     return entries
   }
 
+  /** Checks what `decide` answered and continues the pass with it (approve with edits included). */
+  #continueWith(pass: Pass<App>, selected: Entry, waited: ToolWaitKind, answer: unknown): void {
+    const field = 'options.decide()'
+    if (typeof answer !== 'object' || answer === null) {
+      throw new InvalidOutputError(
+        `${field} must answer nothing (the call stays pending) or { decision, result? }, but answered ${describeValue(answer)}.`,
+        { details: { hook: field, received: describeValue(answer) } },
+      )
+    }
+    const { decision, result } = answer as ToolResume
+    assertDecision(decision, `${field}.decision`)
+    const start = pass.start
+    if (decision.toolCallId !== start.toolCallId) {
+      throw new InvalidOutputError(
+        `${field} answered a decision for tool call "${decision.toolCallId}", but it was asked about "${start.toolCallId}".`,
+        {
+          details: {
+            hook: field,
+            field: 'decision.toolCallId',
+            received: describeValue(decision.toolCallId),
+          },
+        },
+      )
+    }
+    const checked = readOptions({ result }, true).result
+    if (checked !== undefined && selected.hooks.awaitHost === undefined) {
+      throw new InvalidOutputError(
+        `${field} answered a result for tool "${selected.id}", which runs itself; answer a decision only.`,
+        { details: { hook: field, field: 'result' } },
+      )
+    }
+    const edit = decision.type === 'approve' ? decision.input : undefined
+    let input = start.input
+    if (edit !== undefined) {
+      const valid = selected.validator.validate(edit)
+      if (valid instanceof Promise) {
+        consumeRejection(valid)
+        throw new InvalidInputError(
+          `${field}.decision.input edits the input of tool "${selected.id}", whose input schema validates asynchronously; an edit decided in process is checked synchronously. Give the tool a synchronous schema, or decide the edit from outside with resume.`,
+          { details: { field: 'decision.input', id: selected.id } },
+        )
+      }
+      if (!valid.ok) {
+        throw new InvalidInputError(
+          `${field}.decision.input (the approved edit of tool call "${start.toolCallId}") does not match the inputSchema of "${selected.id}": ${valid.issues.map((i) => `${i.path} ${i.message}`).join('; ')}.`,
+          { details: { field: 'decision.input', issues: valid.issues } },
+        )
+      }
+      input = { ok: true, value: edit }
+    }
+    pass.start = {
+      ...start,
+      input,
+      decision,
+      waited,
+      original: edit === undefined ? start.original : (pass.view?.input as JsonValue),
+      options: { ...start.options, result: checked },
+    }
+    pass.view = freezeView(pass.start, input.ok ? input.value : null)
+  }
+
   /** One pass: one span, the phases in order, one outcome. */
   async #pass(start: PassStart, context: OperationContext<App>): Promise<ToolCallOutcome> {
     const span = context.diagnostics.span('tool-call', {
@@ -535,16 +719,45 @@ export class ToolLifecycleRegistry<App = unknown> {
     let settlement: Settlement
     try {
       settlement = await this.#settle(pass)
+      // A wait decided in this process continues the same pass: select, protocol and inspect do not run
+      // again, nothing is signed or verified, and the call has one span.
+      const decide = start.options.decide
+      while (
+        decide !== undefined &&
+        settlement.status === 'pending' &&
+        settlement.waitingFor !== 'write-ahead' &&
+        pass.selected !== undefined &&
+        pass.view !== undefined
+      ) {
+        const waited = settlement.waitingFor
+        let answer: unknown
+        try {
+          const record = pendingShape(pass.start, pass.view, settlement)
+          answer = await decide(record, hookContext)
+        } catch (error) {
+          settlement = failed('decision', error)
+          break
+        }
+        if (answer === undefined) break
+        try {
+          this.#continueWith(pass, pass.selected, waited, answer)
+        } catch (error) {
+          settlement = failed('decision', error)
+          break
+        }
+        settlement = await this.#decided(pass, pass.selected)
+      }
     } catch (error) {
       // #settle turns every error of a hook or the tool into a settlement; this is a last guard.
       settlement = failed('select', error)
     }
+    const last = pass.start
     const { participants, selected } = pass
-    const view = pass.view ?? freezeView(start, start.input.ok ? start.input.value : null)
-    let signature: string | undefined
-    if (settlement.status === 'pending' && this.#keys) {
+    const view = pass.view ?? freezeView(last, last.input.ok ? last.input.value : null)
+    let record: PendingToolCall | undefined
+    if (settlement.status === 'pending') {
       try {
-        signature = await signToolCall(identity(start, view.input as JsonValue), this.#keys[0] as DecisionKey)
+        record = await this.#pendingRecord(last, view, settlement)
       } catch (error) {
         settlement = failed('authorize', error)
       }
@@ -552,7 +765,7 @@ export class ToolLifecycleRegistry<App = unknown> {
     const finalizeErrors: unknown[] = []
     let outcome: ToolCallOutcome
     try {
-      outcome = this.#conclude(start, settlement, view, selected, hookContext, signature, finalizeErrors)
+      outcome = this.#conclude(last, settlement, view, selected, hookContext, record, finalizeErrors)
     } catch (error) {
       // Building the record cannot fail for checked values; if it ever does, the span still ends once.
       span.fail(error)
@@ -632,52 +845,102 @@ export class ToolLifecycleRegistry<App = unknown> {
       }
     }
 
-    if (start.decision === undefined) {
-      enterPhase(context, 'authorize')
-      const hook = selected.hooks.authorize
-      if (hook) {
-        const name = `tool "${selected.id}" authorize`
-        try {
-          callVoidHook(hook, selected.receiver, [view, context], name)
-        } catch (error) {
-          return classify(error, 'authorize', name)
-        }
+    if (start.decision !== undefined) return this.#decided(pass, selected)
+    enterPhase(context, 'authorize')
+    const hook = selected.hooks.authorize
+    if (hook) {
+      const name = `tool "${selected.id}" authorize`
+      try {
+        const wait = callAuthorize(hook, selected.receiver, [view, context], name)
+        if (wait !== undefined) return { status: 'pending', waitingFor: 'approval', reason: wait.reason }
+      } catch (error) {
+        return classify(error, 'authorize', name)
       }
-    } else {
-      enterPhase(context, 'decision')
-      const decision = start.decision
-      if (decision.type === 'reject') {
-        return {
-          status: 'rejected',
-          rejection: {
-            reason: decision.reason,
-            by: decision.by,
-            ...(decision.instruction === undefined ? {} : { instruction: decision.instruction }),
-          },
-        }
+    }
+    return this.#runStage(pass, selected)
+  }
+
+  /** The decision phase of a resumed call (or of one decided in this process), then the rest of the pass. */
+  async #decided(pass: Pass<App>, selected: Entry): Promise<Settlement> {
+    const { start, context } = pass
+    const view = pass.view as ToolCallView
+    enterPhase(context, 'decision')
+    const decision = start.decision as ToolDecision
+    if (decision.type === 'reject') {
+      return {
+        status: 'rejected',
+        rejection: {
+          reason: decision.reason,
+          by: decision.by,
+          ...(decision.instruction === undefined ? {} : { instruction: decision.instruction }),
+        },
       }
-      enterPhase(context, 'resume')
-      const hook = selected.hooks.resume
-      if (hook) {
-        const name = `tool "${selected.id}" resume`
-        try {
-          callVoidHook(hook, selected.receiver, [view, context], name)
-        } catch (error) {
-          return classify(error, 'resume', name)
-        }
+    }
+    enterPhase(context, 'resume')
+    const hook = selected.hooks.resume
+    if (hook) {
+      const name = `tool "${selected.id}" resume`
+      try {
+        callVoidHook(hook, selected.receiver, [view, context], name)
+      } catch (error) {
+        return classify(error, 'resume', name)
+      }
+    }
+    return this.#runStage(pass, selected)
+  }
+
+  /** The save-before-run stage, the execution (or the host's result) and `complete`. */
+  async #runStage(pass: Pass<App>, selected: Entry): Promise<Settlement> {
+    const { start, context } = pass
+    const view = pass.view as ToolCallView
+    const host = selected.hooks.awaitHost
+    const { saveBeforeRun, result } = start.options
+    if (host === undefined && saveBeforeRun !== undefined && start.waited !== 'write-ahead') {
+      enterPhase(context, 'write-ahead')
+      try {
+        const record = await this.#pendingRecord(start, view, {
+          waitingFor: 'write-ahead',
+          reason: WRITE_AHEAD_REASON,
+        })
+        if (start.options.journal) recordState(start.options.journal, record)
+        await saveBeforeRun(record, context)
+      } catch (error) {
+        return failed('write-ahead', error)
       }
     }
 
     enterPhase(context, 'execute')
     let output: unknown
-    try {
-      output = (await this.#execute(selected, view, context, start.timeoutMs)).output
-    } catch (error) {
-      // A tool that learns only while it runs that it needs a person (a sandbox script reaching a host
-      // call that asks) waits like a call its authorize hook stopped: resumed with an approval, it runs
-      // again with the same invocation id.
-      if (ApprovalRequiredError.isInstance(error)) return pendingSettlement(error)
-      return failed('execute', error)
+    if (host !== undefined) {
+      if (result === undefined) {
+        const name = `tool "${selected.id}" awaitHost`
+        try {
+          const wait = callAwaitHost(host, selected.receiver, [view, context], name)
+          return { status: 'pending', ...wait }
+        } catch (error) {
+          return failed('execute', error)
+        }
+      }
+      if (!result.ok) return failed('execute', result.error)
+      output = result.output
+      const checked = await selected.outputValidator?.validate(output)
+      if (checked !== undefined && !checked.ok) {
+        const error = new InvalidOutputError(
+          `The result the host gave for tool "${selected.id}" does not match its outputSchema: ${checked.issues.map((i) => `${i.path} ${i.message}`).join('; ')}.`,
+          { details: { field: 'result.output', issues: checked.issues } },
+        )
+        return failed('execute', error)
+      }
+    } else {
+      try {
+        output = (await this.#execute(selected, view, context, start.timeoutMs)).output
+      } catch (error) {
+        // A tool that learns only while it runs that it needs a person (a sandbox script reaching a host
+        // call that asks) waits like a call its authorize hook stopped: resumed with an approval, it runs
+        // again with the same invocation id.
+        if (ApprovalRequiredError.isInstance(error)) return pendingSettlement(error)
+        return failed('execute', error)
+      }
     }
     const problem = output === undefined ? undefined : jsonProblem(output, 'output')
     if (problem !== undefined) {
@@ -710,7 +973,8 @@ export class ToolLifecycleRegistry<App = unknown> {
   ): Promise<ToolInvocation<unknown>> {
     const timeoutMs = requestTimeoutMs ?? entry.timeoutMs ?? this.#timeoutMs
     const point = `running tool "${entry.id}"`
-    const options = { invocationId: view.invocationId }
+    // The protocol phase validated the input against the schema: core does not check it again.
+    const options = { invocationId: view.invocationId, inputValidated: true }
     if (timeoutMs === undefined) {
       return raceSignal(invokeModelTool(entry.tool, view.input, context, options), context.signal, point)
     }
@@ -724,6 +988,25 @@ export class ToolLifecycleRegistry<App = unknown> {
     return running
   }
 
+  /** The stored form of a call that waits, signed when the registry has `decisionKeys`. */
+  async #pendingRecord(
+    start: PassStart,
+    view: ToolCallView,
+    wait: {
+      readonly waitingFor: ToolWaitKind
+      readonly reason: string
+      readonly question?: string | undefined
+    },
+  ): Promise<PendingToolCall> {
+    const record = pendingShape(start, view, wait)
+    if (!this.#keys) return record
+    const signature = await signToolCall(
+      identity(start, view.input as JsonValue),
+      this.#keys[0] as DecisionKey,
+    )
+    return Object.freeze({ ...record, signature })
+  }
+
   /** Renders the message and builds the record and the (frozen) outcome. */
   #conclude(
     start: PassStart,
@@ -731,7 +1014,7 @@ export class ToolLifecycleRegistry<App = unknown> {
     view: ToolCallView,
     selected: Entry | undefined,
     context: OperationContext<App>,
-    signature: string | undefined,
+    pending: PendingToolCall | undefined,
     finalizeErrors: readonly unknown[],
   ): ToolCallOutcome {
     const base = {
@@ -742,15 +1025,8 @@ export class ToolLifecycleRegistry<App = unknown> {
       finalizeErrors,
     }
     let settlement = reached
-    if (settlement.status === 'pending') {
-      const record: PendingToolCall = Object.freeze({
-        status: 'pending',
-        ...identity(start, view.input as JsonValue),
-        waitingFor: 'approval',
-        reason: settlement.reason,
-        ...(signature === undefined ? {} : { signature }),
-      })
-      return Object.freeze({ ...base, status: 'pending', record })
+    if (settlement.status === 'pending' && pending !== undefined) {
+      return Object.freeze({ ...base, status: 'pending', record: pending })
     }
     enterPhase(context, 'render')
     const template = templateInput(settlement, view)
@@ -769,7 +1045,10 @@ export class ToolLifecycleRegistry<App = unknown> {
     const message: ToolCallMessage = Object.freeze({
       role: 'tool',
       toolCallId: start.toolCallId,
-      content: rendered.content,
+      content:
+        start.original === undefined || settlement.status === 'rejected'
+          ? rendered.content
+          : `${editNote(start.original, view.input as JsonValue)}\n${rendered.content}`,
       isError: rendered.isError,
     })
     switch (settlement.status) {

@@ -21,6 +21,41 @@ export interface ResumedToolCallView<Input = unknown> extends ToolCallView<Input
 }
 
 /**
+ * What `authorize` returns to make a call wait for a decision (instead of throwing an
+ * {@link ApprovalRequiredError}; both mean the same).
+ * @example
+ * ```ts
+ * import type { ToolApprovalWait } from '@agent-core/kits/tools'
+ * const wait: ToolApprovalWait = { waitingFor: 'approval', reason: 'Refunds above 100 need a manager.' }
+ * ```
+ */
+export interface ToolApprovalWait {
+  /** The call waits for a decision. */
+  readonly waitingFor: 'approval'
+  /** Why, in words for the person who decides. */
+  readonly reason: string
+}
+
+/**
+ * What `awaitHost` returns: the host (or a person) supplies this call's result instead of the tool's
+ * `execute`; the call waits for it as a pending call (`external` or `answer`) until it is resumed with
+ * the result ({@link ToolRunOptions.result}).
+ * @example
+ * ```ts
+ * import type { ToolHostWait } from '@agent-core/kits/tools'
+ * const wait: ToolHostWait = { waitingFor: 'answer', reason: 'Asks the user.', question: 'Which city?' }
+ * ```
+ */
+export interface ToolHostWait {
+  /** `external`: the host runs the tool; `answer`: a person answers. */
+  readonly waitingFor: 'external' | 'answer'
+  /** Why the call waits, in words for whoever supplies the result. */
+  readonly reason: string
+  /** The question a person is asked (`answer`). */
+  readonly question?: string | undefined
+}
+
+/**
  * What the `complete` hook sees: the call and the tool's output.
  * @example
  * ```ts
@@ -36,12 +71,13 @@ export interface ToolCompletion<Input = unknown, Output = unknown> {
 /**
  * One tool's lifecycle block: the core tool that executes, and the hooks around it. Every hook is
  * optional and synchronous (a returned Promise is refused with `RejectedThenableError`), and every hook
- * except `template` must return nothing. Hooks are called on `receiver` (default: this block), so class
+ * except `template`, `authorize` (which may return a wait) and `awaitHost` must return nothing. Hooks are called on `receiver` (default: this block), so class
  * instances with private state work unchanged.
  *
  * For one call, in this order: `inspect` of **every** registered lifecycle (the global check), then, for
  * the selected tool only, `authorize` (fresh calls) or `resume` (calls resumed with an approval), the
- * execution through core's `invokeModelTool`, `complete`, `template`; finally `finalize` of **every**
+ * save-before-run stage (when the caller asked for it), the execution through core's `invokeModelTool`
+ * (or the host's result, for a tool with `awaitHost`), `complete`, `template`; finally `finalize` of **every**
  * registered lifecycle.
  *
  * @example
@@ -79,11 +115,20 @@ export interface ToolLifecycle<Input = unknown, Output = unknown, App = unknown>
    */
   inspect?(call: ToolCallView, context: OperationContext<App>): void
   /**
-   * Authorization of a fresh call of this tool. Return nothing to approve; throw an
-   * {@link ApprovalRequiredError} to make the call wait for a person, a {@link ToolRejectedError} (or
-   * `UnauthorizedError`) to refuse it. Not run when a pending call is resumed: the decision answers then.
+   * Authorization of a fresh call of this tool. Return nothing to approve; return a
+   * {@link ToolApprovalWait} (or throw an {@link ApprovalRequiredError}) to make the call wait for a
+   * person, throw a {@link ToolRejectedError} (or `UnauthorizedError`) to refuse it. Not run when a pending
+   * call is resumed: the decision answers then.
    */
-  authorize?(call: ToolCallView<Input>, context: OperationContext<App>): void
+  // biome-ignore lint/suspicious/noConfusingVoidType: hooks written before waits were values return void
+  authorize?(call: ToolCallView<Input>, context: OperationContext<App>): ToolApprovalWait | undefined | void
+  /**
+   * Marks a tool the host runs (or a person answers): at the execution, instead of the tool's `execute`,
+   * the call waits for the result the host supplies, as a pending call whose `waitingFor` is the returned
+   * wait's. Resumed with an approval and `options.result`, the result is checked against the tool's
+   * `outputSchema` and goes on through `complete`, the templates and `finalize` like an execution.
+   */
+  awaitHost?(call: ToolCallView<Input>, context: OperationContext<App>): ToolHostWait
   /**
    * Runs when a pending call of this tool is resumed with an approval, before it executes: re-check what
    * may have changed while it waited (who approved, whether the approval is still valid). Throw a
@@ -119,7 +164,7 @@ export type ToolLifecycleHooks<Input = unknown, Output = unknown, App = unknown>
   'id' | 'tool'
 >
 
-const HOOKS = ['inspect', 'authorize', 'resume', 'complete', 'finalize', 'template'] as const
+const HOOKS = ['inspect', 'authorize', 'awaitHost', 'resume', 'complete', 'finalize', 'template'] as const
 
 /**
  * Builds a {@link ToolLifecycle} for a core tool: `id` is the tool's, the hooks are read from `hooks`

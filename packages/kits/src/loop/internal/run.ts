@@ -23,18 +23,23 @@ import {
   UnauthorizedError,
   ZERO_USAGE,
 } from '@agent-core/core'
-import { createInvocationId } from '@agent-core/core/tools'
+import { compileJsonSchema, createInvocationId } from '@agent-core/core/tools'
 import {
+  type ApproveDecision,
   type DecisionKey,
   type JsonValue,
   type PendingToolCall,
   signToolCall,
   type ToolCallOutcome,
   type ToolDecision,
+  type ToolHostResult,
   type ToolLifecycleRegistry,
+  type ToolResume,
+  type ToolRunOptions,
+  type ToolWaitKind,
   verifyToolCallSignature,
 } from '@agent-core/kits/tools'
-import { type AgentTool, answerValidatorOf, questionText } from '../agent-tool.js'
+import { type AgentTool, answerValidatorOf, ExternalToolError, questionText } from '../agent-tool.js'
 import type { AnswerFlow } from '../answer-flow.js'
 import { readControl } from '../answer-flow.js'
 import type { AgentEvent, ToolAbortCause } from '../events.js'
@@ -50,8 +55,8 @@ import { isRecord } from './check.js'
 import { canonicalJson, jsonProblem, parseArguments } from './json.js'
 import { readMessages } from './messages.js'
 import { CallDeadline, callModel, type ModelReply, type ReplySink } from './model-call.js'
-import { hostResults, type RunHandle, runHandles, type WaitNote } from './run-handle.js'
 import { Slots } from './slots.js'
+import { readToolIds } from './tool-ids.js'
 
 /** The agent as a run needs it: everything checked and compiled once by `defineAgent`. */
 export interface CompiledAgent {
@@ -92,6 +97,8 @@ export interface ParsedRun {
   readonly resumed: AgentRunState | undefined
   readonly outcomes: ReadonlyMap<string, AgentCallOutcome>
   readonly toolChoice: ToolChoice | { readonly name: string; readonly input: JsonValue } | undefined
+  /** The tools of this run (`request.tools`); all of the agent's when absent. */
+  readonly tools: ReadonlySet<string> | undefined
   readonly defer: boolean
   readonly resolveApproval: Resolver | undefined
   readonly answerQuestion: Resolver | undefined
@@ -175,15 +182,6 @@ function silentSpan(diagnostics: Diagnostics): OpenSpan {
   return { diagnostics, end: NOOP, fail: NOOP }
 }
 
-/** True for an empty or whitespace-only text. */
-function isBlank(text: string): boolean {
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i)
-    if (code !== 32 && code !== 9 && code !== 10 && code !== 13) return false
-  }
-  return true
-}
-
 /** Waits for every task; then rethrows the first failure, if any. */
 async function settleAll(tasks: readonly Promise<void>[]): Promise<void> {
   const settled = await Promise.allSettled(tasks)
@@ -198,7 +196,6 @@ export class AgentRun {
   readonly #context: OperationContext<unknown>
   readonly #controller = new AbortController()
   readonly #slots: Slots
-  readonly #waits = new Map<string, WaitNote>()
   readonly #messages: ChatMessage[]
   #turns: number
   #usage: ModelUsage
@@ -229,6 +226,10 @@ export class AgentRun {
   #historyTail: Promise<unknown> = Promise.resolve()
   #saveTail: Promise<unknown> = Promise.resolve()
   #queuedSave: Promise<void> | undefined
+  /** The run's tools (`request.tools`), or undefined for all of the agent's. */
+  readonly #runTools: ReadonlySet<string> | undefined
+  /** The tools offered by the model call in progress (the run's, narrowed by `beforeTurn`). */
+  #turnTools: ReadonlySet<string> | undefined
   /** Outcomes of the resume request already applied (each is used once). */
   readonly #usedOutcomes = new Set<string>()
 
@@ -238,6 +239,8 @@ export class AgentRun {
     this.#context = childContext(context, 'loop')
     this.#slots = new Slots(agent.toolConcurrency)
     this.#listening = request.onEvent !== undefined
+    this.#runTools = request.tools
+    this.#turnTools = request.tools
     const resumed = request.resumed
     this.#messages = [...request.messages]
     this.#turns = resumed?.turns ?? 0
@@ -267,13 +270,6 @@ export class AgentRun {
       },
       { once: true },
     )
-    const handle: RunHandle = {
-      writeAhead: this.#request.onProgress !== undefined,
-      noteWait: (invocationId, note) => {
-        this.#waits.set(invocationId, note)
-      },
-    }
-    runHandles.set(this.#signal, handle)
     const span = this.#context.diagnostics.span('run', {
       runId: this.#request.runId,
       resumed: this.#request.resumed !== undefined,
@@ -305,7 +301,6 @@ export class AgentRun {
         end = { reason: 'error', error }
       }
     }
-    runHandles.delete(this.#signal)
     const outcome = this.#outcome(end)
     const data = { reason: end.reason, turns: this.#turns, ...this.#usage }
     if (end.reason === 'error') span.fail(end.error, data)
@@ -515,6 +510,8 @@ export class AgentRun {
     ctx: OperationContext<unknown>,
   ): Promise<ModelRequest> {
     const { system, request, toolSpecs, answer, beforeTurn } = this.#agent
+    let offered = this.#runTools
+    let choice = toolChoice
     let messages: readonly ChatMessage[] =
       system === undefined ? [...this.#messages] : [{ role: 'system', content: system }, ...this.#messages]
     if (beforeTurn) {
@@ -526,30 +523,17 @@ export class AgentRun {
       })
       const answered: unknown = await Reflect.apply(beforeTurn.hook, beforeTurn.holder, [input, ctx])
       if (answered !== undefined) {
-        if (!isRecord(answered) || Object.keys(answered).some((key) => key !== 'messages')) {
-          throw new InvalidOutputError(
-            `beforeTurn must return nothing or { messages }, but returned ${describeValue(answered)}.`,
-            { details: { hook: 'beforeTurn', received: describeValue(answered) } },
-          )
-        }
-        try {
-          messages = readMessages(answered.messages, 'beforeTurn().messages')
-        } catch (error) {
-          throw new InvalidOutputError((error as Error).message, {
-            cause: error,
-            details: { hook: 'beforeTurn' },
-          })
-        }
-        if (messages.length === 0) {
-          throw new InvalidOutputError('beforeTurn returned no messages; keep at least the newest turn.', {
-            details: { hook: 'beforeTurn' },
-          })
-        }
+        const turnControl = readTurnControl(answered, this.#runTools)
+        if (turnControl.messages !== undefined) messages = turnControl.messages
+        if (turnControl.tools !== undefined) offered = turnControl.tools
+        if (turnControl.toolChoice !== undefined) choice = turnControl.toolChoice
       }
     }
+    this.#turnTools = offered
     const built: { -readonly [K in keyof ModelRequest]: ModelRequest[K] } = { ...request, messages }
-    if (toolSpecs.length > 0) built.tools = toolSpecs
-    if (toolChoice !== undefined) built.toolChoice = toolChoice
+    const specs = offered === undefined ? toolSpecs : toolSpecs.filter((spec) => offered.has(spec.name))
+    if (specs.length > 0) built.tools = specs
+    if (choice !== undefined) built.toolChoice = choice
     if (answer.responseFormat !== undefined) built.responseFormat = answer.responseFormat
     return built
   }
@@ -691,57 +675,270 @@ export class AgentRun {
     return capped ?? NO_CAPS
   }
 
+  /**
+   * A fresh call: one lifecycle pass. Its arguments are parsed here, once; a wait it reaches is decided
+   * in this process inside that pass (`decide`), and a call that is not replay-safe is saved before it
+   * runs by the pass's save-before-run stage.
+   */
   async #fresh(
     call: ToolCall,
     step: Step,
     ctx: OperationContext<unknown>,
     capped: ReadonlyMap<string, number>,
   ): Promise<void> {
+    const parsed = parseArguments(call.arguments)
     if (this.#listening) {
       this.#emit({
         type: 'tool-start',
         turn: step.turn,
         toolCallId: call.id,
         toolId: call.name,
-        input: parseArguments(call.arguments)?.value,
+        input: parsed?.value,
         arguments: call.arguments,
       })
     }
     const limit = capped.size === 0 ? undefined : capped.get(call.name)
-    const outcome = await this.#slots.run(() => this.#startFresh(call, step, ctx, limit))
-    await this.#handle(outcome, step, ctx)
+    const flow: CallFlow = { approval: undefined, cause: undefined, error: undefined }
+    const outcome = await this.#slots.run(() => this.#startFresh(call, parsed, step, ctx, limit, flow))
+    if (flow.error !== undefined) throw flow.error
+    if (outcome.status === 'pending') return this.#suspendCall(outcome.record, flow)
+    return this.#settle(outcome, step, flow.cause)
   }
 
-  /** The first pass of a call through the lifecycle, or its refusal when a cap or an earlier refusal stops it. */
+  /** The pass of a fresh call, or its refusal when a cap or an earlier refusal stops it. */
   #startFresh(
     call: ToolCall,
+    parsed: { readonly value: JsonValue } | undefined,
     step: Step,
     ctx: OperationContext<unknown>,
     limit: number | undefined,
+    flow: CallFlow,
   ): Promise<ToolCallOutcome> {
-    // The lifecycle parses the arguments itself; they are read here only for a refusal (whose pending record
-    // needs the input). Arguments that are not JSON go to the lifecycle, which fails them in `protocol`.
-    if (limit !== undefined || (step.personRefused && this.#agent.stopStepOnRefusal)) {
-      const parsed = parseArguments(call.arguments)
-      if (parsed !== undefined) {
-        return this.#refuseUnstarted(
-          call,
-          parsed.value,
-          ctx,
-          limit !== undefined
-            ? {
-                reason: `${call.name} may be called in at most ${limit} turn${limit === 1 ? '' : 's'} of a run; answer without it.`,
-                by: 'policy',
-              }
-            : { reason: REFUSAL_TEXT['earlier-refusal'], by: 'earlier-refusal' },
-        )
-      }
+    const offered = this.#turnTools
+    if (offered !== undefined && !offered.has(call.name) && this.#agent.tools.has(call.name)) {
+      return this.#refuseUnstarted(call, parsed?.value ?? null, ctx, {
+        reason: `${call.name} is not one of the tools of this turn; use the tools you were given.`,
+        by: 'policy',
+      })
     }
-    // Empty arguments (a call of a tool without parameters) read as {}.
-    const request = isBlank(call.arguments)
-      ? { toolCallId: call.id, toolId: call.name, input: {}, runId: this.#request.runId }
-      : { toolCallId: call.id, toolId: call.name, arguments: call.arguments, runId: this.#request.runId }
-    return this.#agent.registry.run(request, ctx)
+    if (
+      parsed !== undefined &&
+      (limit !== undefined || (step.personRefused && this.#agent.stopStepOnRefusal))
+    ) {
+      return this.#refuseUnstarted(
+        call,
+        parsed.value,
+        ctx,
+        limit !== undefined
+          ? {
+              reason: `${call.name} may be called in at most ${limit} turn${limit === 1 ? '' : 's'} of a run; answer without it.`,
+              by: 'policy',
+            }
+          : { reason: REFUSAL_TEXT['earlier-refusal'], by: 'earlier-refusal' },
+      )
+    }
+    // Arguments that are not JSON go to the lifecycle as text, which fails them in `protocol`.
+    const request =
+      parsed !== undefined
+        ? { toolCallId: call.id, toolId: call.name, input: parsed.value, runId: this.#request.runId }
+        : { toolCallId: call.id, toolId: call.name, arguments: call.arguments, runId: this.#request.runId }
+    const options: ToolRunOptions = {
+      decide: (record) => this.#decideHere(record, step, ctx, flow),
+      ...(this.#request.onProgress === undefined
+        ? {}
+        : { saveBeforeRun: (record: PendingToolCall) => this.#saveBeforeRun(record, flow) }),
+    }
+    return this.#agent.registry.run(request, ctx, options)
+  }
+
+  /** The save-before-run stage: a call of a tool that is not replay-safe, or an approved call, is saved as running. */
+  async #saveBeforeRun(record: PendingToolCall, flow: CallFlow): Promise<void> {
+    const approval = flow.approval
+    if (approval === undefined && this.#agent.tools.get(record.toolId)?.replayPolicy !== 'keyed') return
+    const running: AgentPendingCall = {
+      ...this.#pendingCall(record, 'running'),
+      ...(approval === undefined ? {} : { approval }),
+    }
+    this.#pending.set(record.toolCallId, await this.#signPending(running))
+    await this.#save()
+  }
+
+  /**
+   * `decide` of a fresh call's pass: the call waits (reported), and a resolver decides it here, or the run
+   * defers it (nothing: the call stays pending), or it cannot go on (refused; the run ends with the error).
+   */
+  async #decideHere(
+    record: PendingToolCall,
+    step: Step,
+    ctx: OperationContext<unknown>,
+    flow: CallFlow,
+  ): Promise<ToolResume | undefined> {
+    const pending: AgentPendingCall = {
+      ...this.#pendingCall(record, LOOP_WAITS[record.waitingFor]),
+      ...(flow.approval === undefined ? {} : { approval: flow.approval }),
+    }
+    this.#pending.set(pending.toolCallId, pending)
+    this.#emitWaiting(pending)
+    // The call waits outside the concurrency limit: other calls of the step run meanwhile.
+    this.#slots.release()
+    try {
+      // Approved, it waits again (the host's result, an answer, or a code tool's next host call): saved.
+      if (flow.approval !== undefined) await this.#save()
+      return await this.#resolveHere(pending, step, ctx, flow)
+    } catch (error) {
+      flow.error = error
+      return undefined
+    } finally {
+      await this.#slots.acquire()
+    }
+  }
+
+  /** Reports that a call waits for a person. */
+  #emitWaiting(pending: AgentPendingCall): void {
+    if (pending.waitingFor === 'approval') {
+      this.#emit({
+        type: 'tool-awaiting-approval',
+        toolCallId: pending.toolCallId,
+        toolId: pending.toolId,
+        input: pending.input,
+        reason: pending.reason,
+      })
+    } else if (pending.waitingFor === 'question') {
+      this.#emit({
+        type: 'tool-awaiting-answer',
+        toolCallId: pending.toolCallId,
+        toolId: pending.toolId,
+        question: pending.question!,
+      })
+    }
+  }
+
+  /** How a waiting fresh call goes on in this process: a resolver's answer, an earlier refusal, deferral or a stop. */
+  async #resolveHere(
+    pending: AgentPendingCall,
+    step: Step,
+    ctx: OperationContext<unknown>,
+    flow: CallFlow,
+  ): Promise<ToolResume | undefined> {
+    if (this.#signal.aborted) return undefined
+    if (step.personRefused && this.#agent.stopStepOnRefusal) return earlierRefusal(pending)
+    const resolver =
+      pending.waitingFor === 'approval'
+        ? this.#request.resolveApproval
+        : pending.waitingFor === 'question'
+          ? this.#request.answerQuestion
+          : undefined
+    if (resolver !== undefined) {
+      const hook = pending.waitingFor === 'approval' ? 'request.resolveApproval' : 'request.answerQuestion'
+      let answered: unknown
+      try {
+        answered = await raceSignal(
+          Promise.resolve().then(() => resolver(pending, { ...ctx, signal: step.signal })),
+          step.signal,
+          `waiting for ${hook} about tool call "${pending.toolCallId}"`,
+        )
+      } catch (error) {
+        if (this.#signal.aborted) return undefined
+        if (step.signal.aborted && step.personRefused) return earlierRefusal(pending)
+        throw error
+      }
+      if (step.personRefused && this.#agent.stopStepOnRefusal) return earlierRefusal(pending)
+      const resolution = readResolution(answered, pending, hook)
+      if (resolution.type === 'answer') this.#checkAnswer(pending, resolution.value, hook)
+      if (resolution.type === 'approve' && resolution.input !== undefined) {
+        this.#checkEdit(pending, resolution.input, hook)
+      }
+      return this.#resumeWith(pending, resolution, flow)
+    }
+    if (this.#request.defer) return undefined
+    flow.cause = pending.waitingFor === 'external' ? 'no-handler' : 'no-resolver'
+    step.fatal ??= cannotGoOn(pending)
+    return {
+      decision: {
+        type: 'reject',
+        toolCallId: pending.toolCallId,
+        by: 'policy',
+        reason: cannotWaitReason(pending, flow.cause),
+      },
+    }
+  }
+
+  /** The lifecycle's resume for an outcome decided in this process. */
+  #resumeWith(pending: AgentPendingCall, outcome: AgentCallOutcome, flow: CallFlow): ToolResume {
+    switch (outcome.type) {
+      case 'reject':
+        return {
+          decision: {
+            type: 'reject',
+            toolCallId: pending.toolCallId,
+            by: outcome.by,
+            reason: outcome.reason,
+            ...(outcome.instruction === undefined ? {} : { instruction: outcome.instruction }),
+          },
+        }
+      case 'approve': {
+        this.#emit({
+          type: 'tool-approved',
+          toolCallId: pending.toolCallId,
+          toolId: pending.toolId,
+          by: outcome.by,
+        })
+        const approval = { type: 'approve', toolCallId: pending.toolCallId, by: outcome.by } as const
+        // The edit (if any) is applied by this pass; a later wait of the call keeps the edited input.
+        flow.approval = approval
+        return { decision: outcome.input === undefined ? approval : { ...approval, input: outcome.input } }
+      }
+      default:
+        return {
+          decision: flow.approval ??
+            pending.approval ?? { type: 'approve', toolCallId: pending.toolCallId, by: 'policy' },
+          result: hostResult(pending, outcome),
+        }
+    }
+  }
+
+  /** A fresh call left pending (deferred, or the run stopped): kept, signed, for the run's state. */
+  async #suspendCall(record: PendingToolCall, flow: CallFlow): Promise<void> {
+    const known = this.#pending.get(record.toolCallId)
+    const pending: AgentPendingCall = known ?? {
+      ...this.#pendingCall(record, LOOP_WAITS[record.waitingFor]),
+      ...(flow.approval === undefined ? {} : { approval: flow.approval }),
+    }
+    this.#pending.set(record.toolCallId, await this.#signPending(pending))
+  }
+
+  /** Signs a pending call for the run's state when the agent has decision keys (once, when it is kept). */
+  async #signPending(pending: AgentPendingCall): Promise<AgentPendingCall> {
+    const keys = this.#agent.keys
+    if (keys === undefined) return pending
+    const signature = await signToolCall(
+      {
+        runId: this.#request.runId,
+        toolCallId: pending.toolCallId,
+        invocationId: pending.invocationId,
+        toolId: pending.toolId,
+        input: pending.input,
+      },
+      keys[0]!,
+    )
+    return { ...pending, signature }
+  }
+
+  /** The loop's pending call for the tools kit's pending record (unsigned). */
+  #pendingCall(record: PendingToolCall, waitingFor: WaitingFor): AgentPendingCall {
+    const tool = this.#agent.tools.get(record.toolId)
+    return {
+      toolCallId: record.toolCallId,
+      invocationId: record.invocationId,
+      toolId: record.toolId,
+      input: record.input,
+      runId: this.#request.runId,
+      waitingFor,
+      reason: record.reason,
+      ...(waitingFor === 'question' && tool?.answerSchema !== undefined
+        ? { question: record.question ?? record.reason, answerSchema: tool.answerSchema }
+        : {}),
+    }
   }
 
   /** Refuses a call that never started, through the lifecycle (inspect, decision, templates, finalize). */
@@ -772,43 +969,12 @@ export class AgentRun {
     ctx: OperationContext<unknown>,
     again = false,
   ): Promise<void> {
-    const note = this.#waits.get(outcome.invocationId)
-    this.#waits.delete(outcome.invocationId)
     if (outcome.status !== 'pending') return this.#settle(outcome, step, undefined)
-    const record = outcome.record
-    const tool = this.#agent.tools.get(record.toolId)
-    const waitingFor: WaitingFor = note?.waitingFor ?? 'approval'
-    const pending: AgentPendingCall = {
-      toolCallId: record.toolCallId,
-      invocationId: record.invocationId,
-      toolId: record.toolId,
-      input: record.input,
-      runId: this.#request.runId,
-      waitingFor,
-      reason: record.reason,
-      ...(record.signature === undefined ? {} : { signature: record.signature }),
-      ...(waitingFor === 'question' && tool?.answerSchema !== undefined
-        ? { question: note?.question ?? record.reason, answerSchema: tool.answerSchema }
-        : {}),
-    }
+    const waitingFor = LOOP_WAITS[outcome.record.waitingFor]
+    const pending = await this.#signPending(this.#pendingCall(outcome.record, waitingFor))
     this.#pending.set(pending.toolCallId, pending)
     if (again) await this.#save()
-    if (waitingFor === 'approval') {
-      this.#emit({
-        type: 'tool-awaiting-approval',
-        toolCallId: pending.toolCallId,
-        toolId: pending.toolId,
-        input: pending.input,
-        reason: pending.reason,
-      })
-    } else if (waitingFor === 'question') {
-      this.#emit({
-        type: 'tool-awaiting-answer',
-        toolCallId: pending.toolCallId,
-        toolId: pending.toolId,
-        question: pending.question!,
-      })
-    }
+    this.#emitWaiting(pending)
     return this.#continue(pending, step, ctx)
   }
 
@@ -863,28 +1029,30 @@ export class AgentRun {
     }
     if (this.#request.defer) return
     const cause: ToolAbortCause = pending.waitingFor === 'external' ? 'no-handler' : 'no-resolver'
-    const needs =
-      pending.waitingFor === 'external'
-        ? `tool "${pending.toolId}" is run by the host, but this run cannot wait for its result. Run with defer: true and resume with the result`
-        : pending.waitingFor === 'question'
-          ? `tool call "${pending.toolCallId}" asks a person a question, but the run has neither answerQuestion nor defer: true. Give one of them`
-          : `tool call "${pending.toolCallId}" (${pending.toolId}) needs a person's approval, but the run has neither resolveApproval nor defer: true. Give one of them`
-    step.fatal ??= new InvalidStateError(`The run cannot go on: ${needs}.`, {
-      details: {
-        field: cause === 'no-handler' ? 'request.defer' : 'request.resolveApproval',
-        received: 'undefined',
-      },
-    })
-    const reason =
-      cause === 'no-handler'
-        ? `The host runs ${pending.toolId}, but this run could not wait for it.`
-        : 'Nobody could decide about this call in this run.'
+    step.fatal ??= cannotGoOn(pending)
     const decision = await this.#signed(
-      { type: 'reject', toolCallId: pending.toolCallId, by: 'policy', reason },
+      {
+        type: 'reject',
+        toolCallId: pending.toolCallId,
+        by: 'policy',
+        reason: cannotWaitReason(pending, cause),
+      },
       pending,
     )
     const settled = await this.#agent.registry.resume(kitPending(pending), decision, ctx)
     return this.#settle(settled, step, cause)
+  }
+
+  /** Refuses an approved edit that does not match the tool's input schema. */
+  #checkEdit(pending: AgentPendingCall, input: JsonValue, hook: string): void {
+    const tool = this.#agent.tools.get(pending.toolId)
+    const checked = tool ? compileJsonSchema(tool.tool.inputSchema).validate(input) : undefined
+    if (checked !== undefined && !checked.ok) {
+      throw new InvalidOutputError(
+        `${hook} approved tool call "${pending.toolCallId}" with an input that does not match the input schema of ${pending.toolId}: ${checked.issues.map((issue) => `${issue.path} ${issue.message}`).join('; ')}.`,
+        { details: { hook, field: 'input', issues: checked.issues } },
+      )
+    }
   }
 
   /** Refuses an answer that does not match the question tool's answer schema. */
@@ -948,20 +1116,28 @@ export class AgentRun {
       const tool = this.#agent.tools.get(pending.toolId)
       const kind = tool?.kind ?? 'local'
       if (kind === 'local' || tool === undefined) {
-        const running: AgentPendingCall = { ...pending, waitingFor: 'running', approval }
+        const running: AgentPendingCall = {
+          ...pending,
+          waitingFor: 'running',
+          approval: outcome.input === undefined ? approval : { ...approval, input: outcome.input },
+        }
         this.#pending.set(pending.toolCallId, running)
         await this.#save()
-        return this.#release(running, approval, step, ctx)
+        return this.#release(running, running.approval!, step, ctx)
       }
       const waiting: AgentPendingCall = {
         ...pending,
+        ...(outcome.input === undefined ? {} : { input: outcome.input }),
         waitingFor: kind,
         approval,
         ...(kind === 'question'
           ? { question: questionText(tool, pending.input), answerSchema: tool.answerSchema }
           : {}),
       }
-      this.#pending.set(pending.toolCallId, waiting)
+      this.#pending.set(
+        pending.toolCallId,
+        outcome.input === undefined ? waiting : await this.#signPending(waiting),
+      )
       if (kind === 'question') {
         this.#emit({
           type: 'tool-awaiting-answer',
@@ -975,20 +1151,14 @@ export class AgentRun {
       return this.#continue(waiting, step, ctx)
     }
     // A result, a failure or an answer: it enters the lifecycle as the call's execution.
-    const value =
-      outcome.type === 'failure'
-        ? { ok: false as const, message: outcome.message }
-        : { ok: true as const, value: outcome.type === 'answer' ? outcome.value : outcome.output }
-    hostResults.set(pending.invocationId, value)
-    try {
-      const approval = pending.approval ?? { type: 'approve', toolCallId: pending.toolCallId, by: 'policy' }
-      const settled = await this.#slots.run(async () =>
-        this.#agent.registry.resume(kitPending(pending), await this.#signed(approval, pending), ctx),
-      )
-      return this.#settle(settled, step, undefined)
-    } finally {
-      hostResults.delete(pending.invocationId)
-    }
+    const result = hostResult(pending, outcome)
+    const approval = pending.approval ?? { type: 'approve', toolCallId: pending.toolCallId, by: 'policy' }
+    const settled = await this.#slots.run(async () =>
+      this.#agent.registry.resume(kitPending(pending), await this.#signed(approval, pending), ctx, {
+        result,
+      }),
+    )
+    return this.#settle(settled, step, undefined)
   }
 
   /** Runs an approved call (or re-enters one saved as running) with its own invocation id. */
@@ -1103,34 +1273,146 @@ export class AgentRun {
     }
   }
 
-  /** A decision the loop makes itself, signed when the registry requires signatures. */
-  async #signed<D extends ToolDecision>(
-    decision: D,
-    call: {
-      readonly toolCallId: string
-      readonly invocationId: string
-      readonly toolId: string
-      readonly input: JsonValue
-    },
-  ): Promise<D> {
-    const keys = this.#agent.keys
-    if (keys === undefined) {
-      if (decision.signature === undefined) return decision
-      const { signature: _drop, ...unsigned } = decision
-      return unsigned as D
-    }
-    const signature = await signToolCall(
-      {
-        runId: this.#request.runId,
-        toolCallId: call.toolCallId,
-        invocationId: call.invocationId,
-        toolId: call.toolId,
-        input: call.input,
-      },
-      keys[0]!,
-    )
-    return { ...decision, signature }
+  /**
+   * A decision the loop makes itself, for the agent's own registry: never signed (the registry has no
+   * decision keys; outcomes from outside are verified once, by `checkResume`).
+   */
+  #signed<D extends ToolDecision>(decision: D, _call: { readonly toolCallId: string }): D {
+    if (decision.signature === undefined) return decision
+    const { signature: _drop, ...unsigned } = decision
+    return unsigned as D
   }
+}
+
+/** What one fresh call learns while its pass runs (kept on the call, never in a module). */
+interface CallFlow {
+  /** The approval given in this process, once there is one. */
+  approval: ApproveDecision | undefined
+  /** Why the run refused the call itself (no resolver, no handler). */
+  cause: ToolAbortCause | undefined
+  /** An error of a resolver or its answer: the run ends with it once the pass is over. */
+  error: unknown
+}
+
+/** The refusal of a call because another call of its step was refused (`stopStepOnRefusal`). */
+function earlierRefusal(pending: AgentPendingCall): ToolResume {
+  return {
+    decision: {
+      type: 'reject',
+      toolCallId: pending.toolCallId,
+      by: 'earlier-refusal',
+      reason: REFUSAL_TEXT['earlier-refusal'],
+    },
+  }
+}
+
+/** The error a run ends with when a call waits and nobody in the run can carry it on. */
+function cannotGoOn(pending: AgentPendingCall): InvalidStateError {
+  const external = pending.waitingFor === 'external'
+  const needs = external
+    ? `tool "${pending.toolId}" is run by the host, but this run cannot wait for its result. Run with defer: true and resume with the result`
+    : pending.waitingFor === 'question'
+      ? `tool call "${pending.toolCallId}" asks a person a question, but the run has neither answerQuestion nor defer: true. Give one of them`
+      : `tool call "${pending.toolCallId}" (${pending.toolId}) needs a person's approval, but the run has neither resolveApproval nor defer: true. Give one of them`
+  return new InvalidStateError(`The run cannot go on: ${needs}.`, {
+    details: { field: external ? 'request.defer' : 'request.resolveApproval', received: 'undefined' },
+  })
+}
+
+function cannotWaitReason(pending: AgentPendingCall, cause: ToolAbortCause): string {
+  return cause === 'no-handler'
+    ? `The host runs ${pending.toolId}, but this run could not wait for it.`
+    : 'Nobody could decide about this call in this run.'
+}
+
+/** The host's result (an external tool's result or failure, a person's answer) for the lifecycle. */
+function hostResult(pending: AgentPendingCall, outcome: AgentCallOutcome): ToolHostResult {
+  if (outcome.type === 'failure') {
+    return {
+      ok: false,
+      error: new ExternalToolError(outcome.message, { details: { toolId: pending.toolId } }),
+    }
+  }
+  return {
+    ok: true,
+    output: outcome.type === 'answer' ? outcome.value : (outcome as { output?: JsonValue }).output,
+  }
+}
+
+/** Reads what `beforeTurn` returned: `{ messages?, tools?, toolChoice? }`, strictly. */
+function readTurnControl(
+  answered: unknown,
+  runTools: ReadonlySet<string> | undefined,
+): {
+  readonly messages: readonly ChatMessage[] | undefined
+  readonly tools: ReadonlySet<string> | undefined
+  readonly toolChoice: ToolChoice | undefined
+} {
+  const fail = (message: string, cause?: unknown): never => {
+    throw new InvalidOutputError(message, {
+      ...(cause === undefined ? {} : { cause }),
+      details: { hook: 'beforeTurn', received: describeValue(answered) },
+    })
+  }
+  if (!isRecord(answered) || Object.keys(answered).some((key) => !TURN_FIELDS.includes(key))) {
+    fail(
+      `beforeTurn must return nothing or { messages?, tools?, toolChoice? }, but returned ${describeValue(answered)}.`,
+    )
+  }
+  const record = answered as Record<string, unknown>
+  let messages: readonly ChatMessage[] | undefined
+  if (record.messages !== undefined) {
+    try {
+      messages = readMessages(record.messages, 'beforeTurn().messages')
+    } catch (error) {
+      fail((error as Error).message, error)
+    }
+    if (messages?.length === 0) fail('beforeTurn returned no messages; keep at least the newest turn.')
+  }
+  let tools: ReadonlySet<string> | undefined
+  if (record.tools !== undefined) {
+    try {
+      tools = readToolIds(record.tools, 'beforeTurn().tools')
+    } catch (error) {
+      fail((error as Error).message, error)
+    }
+    for (const id of tools ?? []) {
+      if (runTools !== undefined && !runTools.has(id)) {
+        fail(
+          `beforeTurn().tools names "${id}", which is not one of this run's tools; it may only narrow them.`,
+        )
+      }
+    }
+  }
+  const choice = record.toolChoice
+  if (
+    choice !== undefined &&
+    choice !== 'auto' &&
+    choice !== 'none' &&
+    choice !== 'required' &&
+    !(isRecord(choice) && typeof choice.name === 'string' && Object.keys(choice).length === 1)
+  ) {
+    fail(
+      `beforeTurn().toolChoice must be "auto", "none", "required" or { name }, but is ${describeValue(choice)}.`,
+    )
+  }
+  return { messages, tools, toolChoice: choice as ToolChoice | undefined }
+}
+
+const TURN_FIELDS: readonly string[] = ['messages', 'tools', 'toolChoice']
+
+/** The loop's name of each wait of the tools kit. */
+const LOOP_WAITS: Readonly<Record<ToolWaitKind, WaitingFor>> = {
+  approval: 'approval',
+  external: 'external',
+  answer: 'question',
+  'write-ahead': 'running',
+}
+const KIT_WAITS: Readonly<Record<WaitingFor, ToolWaitKind>> = {
+  approval: 'approval',
+  external: 'external',
+  question: 'answer',
+  running: 'write-ahead',
 }
 
 /** The tools kit's pending record for a loop pending call. */
@@ -1142,8 +1424,9 @@ function kitPending(call: AgentPendingCall): PendingToolCall {
     toolId: call.toolId,
     input: call.input,
     runId: call.runId,
-    waitingFor: 'approval',
+    waitingFor: KIT_WAITS[call.waitingFor],
     reason: call.reason,
+    ...(call.question === undefined ? {} : { question: call.question }),
     ...(call.signature === undefined ? {} : { signature: call.signature }),
   }
 }
@@ -1192,7 +1475,7 @@ function readResolution(value: unknown, call: AgentPendingCall, hook: string): A
   const { type, by, reason, instruction } = value
   const allowed =
     type === 'approve'
-      ? ['type', 'by']
+      ? ['type', 'by', 'input']
       : type === 'reject'
         ? ['type', 'by', 'reason', 'instruction']
         : ['type', 'value']
@@ -1221,6 +1504,11 @@ function readResolution(value: unknown, call: AgentPendingCall, hook: string): A
     return { type: 'answer', toolCallId: call.toolCallId, value: value.value as JsonValue }
   }
   if (type !== 'approve') return bad(`answered type ${describeValue(type)}`)
+  if (value.input !== undefined) {
+    const problem = jsonProblem(value.input, 'input')
+    if (problem !== undefined) bad(`its input is not JSON (${problem})`)
+    return { type: 'approve', toolCallId: call.toolCallId, by: who, input: value.input as JsonValue }
+  }
   return { type: 'approve', toolCallId: call.toolCallId, by: who }
 }
 
@@ -1300,6 +1588,16 @@ export async function checkResume(
         { details: { field: `${field}.type`, received: describeValue(outcome.type) } },
       )
     }
+    if (outcome.type === 'approve' && outcome.input !== undefined) {
+      const tool = agent.tools.get(call.toolId)
+      const checked = tool ? compileJsonSchema(tool.tool.inputSchema).validate(outcome.input) : undefined
+      if (checked !== undefined && !checked.ok) {
+        throw new InvalidInputError(
+          `${field}.input (the approved edit) does not match the input schema of ${call.toolId}: ${checked.issues.map((issue) => `${issue.path} ${issue.message}`).join('; ')}.`,
+          { details: { field: `${field}.input`, issues: checked.issues } },
+        )
+      }
+    }
     if (outcome.type === 'answer') {
       const tool = agent.tools.get(call.toolId)
       const validator = tool ? answerValidatorOf(tool) : undefined
@@ -1337,12 +1635,14 @@ async function checkSignature(
       { details: { field: `${field}.signature`, toolCallId: call.toolCallId } },
     )
   }
+  // An approval that changes the input is signed over the changed input.
+  const edit = outcome.type === 'approve' ? outcome.input : undefined
   const identity = {
     runId: call.runId,
     toolCallId: call.toolCallId,
     invocationId: call.invocationId,
     toolId: call.toolId,
-    input: call.input,
+    input: edit ?? call.input,
   }
   if (!(await verifyToolCallSignature(identity, outcome.signature, keys))) {
     throw new UnauthorizedError(

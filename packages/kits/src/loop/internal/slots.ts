@@ -8,15 +8,28 @@ export class Slots {
   }
 
   async run<T>(task: () => Promise<T>): Promise<T> {
-    if (this.#free > 0) this.#free--
-    else await new Promise<void>((resolve) => this.#waiting.push(resolve))
+    await this.acquire()
     try {
       return await task()
     } finally {
-      const next = this.#waiting.shift()
-      if (next) next()
-      else this.#free++
+      this.release()
     }
+  }
+
+  /** Takes a slot (waits in arrival order while none is free). */
+  acquire(): Promise<void> | undefined {
+    if (this.#free > 0) {
+      this.#free--
+      return undefined
+    }
+    return new Promise<void>((resolve) => this.#waiting.push(resolve))
+  }
+
+  /** Gives a slot back (to the next task waiting, if any); a task may give it back while it waits and take one again. */
+  release(): void {
+    const next = this.#waiting.shift()
+    if (next) next()
+    else this.#free++
   }
 }
 

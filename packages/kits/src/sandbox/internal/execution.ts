@@ -33,7 +33,6 @@ import type { SandboxErrorInfo, SandboxLimitName, SandboxLog, SandboxResult } fr
 import { quickjs, retire } from './engine.js'
 import { PRELUDE } from './prelude.js'
 import { prepareScript, WRAPPER_START } from './strip-types.js'
-import { savedBeforeRun, writeAheadSignals } from './tool-set.js'
 
 const SCRIPT_FILE = 'script.ts'
 /** The bytes the prelude's envelope adds around a returned value's JSON. */
@@ -59,8 +58,6 @@ export interface ExecutionInput {
    * before the call runs, and before the script sees its result). Turns on the write-ahead stage.
    */
   readonly onProgress?: ((recording: SandboxRecording) => unknown) | undefined
-  /** The tools' lifecycles have the write-ahead stage (a registry given ready-made has not). */
-  readonly writeAhead: boolean
 }
 
 /** The envelope a host call's result crosses into the sandbox in. */
@@ -239,7 +236,7 @@ async function execute(input: ExecutionInput, context: OperationContext<unknown>
     ...context,
     signal: AbortSignal.any([deadline.signal, cancel.signal]),
   }
-  if (onProgress !== undefined && input.writeAhead) writeAheadSignals.add(hostContext.signal)
+  const writeAhead = onProgress !== undefined
   let runtime: QuickJSRuntime | undefined
   let vm: QuickJSContext | undefined
   const handles: QuickJSHandle[] = []
@@ -540,6 +537,17 @@ async function execute(input: ExecutionInput, context: OperationContext<unknown>
       }
       const callContext = { ...hostContext, diagnostics: hostSpan.diagnostics }
       const request = { toolCallId, toolId: call.toolId, input: value, runId: start.id }
+      // The save-before-run stage: in an execution that saves progress, a call allowed to run is saved
+      // (pending, with its invocation id, in the journal) before it runs, in the same lifecycle pass.
+      const options = writeAhead
+        ? {
+            journal,
+            saveBeforeRun: async () => {
+              running.add(toolCallId)
+              await save()
+            },
+          }
+        : { journal }
       const release = (pending: PendingToolCall) =>
         registry.resume(pending, { type: 'approve', toolCallId, by: 'policy' }, callContext, { journal })
       let outcome: ToolCallOutcome
@@ -552,13 +560,8 @@ async function execute(input: ExecutionInput, context: OperationContext<unknown>
           const decision = recorded?.status === 'pending' ? input.decisions.get(toolCallId) : undefined
           outcome =
             decision !== undefined && recorded?.status === 'pending'
-              ? await registry.resume(recorded, decision, callContext, { journal })
-              : await registry.run(request, callContext, { journal })
-        }
-        if (outcome.status === 'pending' && savedBeforeRun.delete(outcome.invocationId)) {
-          running.add(toolCallId)
-          await save()
-          outcome = await release(outcome.record)
+              ? await registry.resume(recorded, decision, callContext, options)
+              : await registry.run(request, callContext, options)
         }
       } catch (error) {
         if (ConflictError.isInstance(error)) {

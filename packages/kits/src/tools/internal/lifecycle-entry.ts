@@ -9,11 +9,17 @@ import {
   type CompiledSchema,
   defineModelTool,
   type ModelTool,
+  type ModelToolSchemas,
   modelToolSchemas,
   TOOL_ID_PATTERN,
 } from '@agent-core/core/tools'
 import type { ToolTemplateProvider } from '../tool-call-outcome.js'
-import { LIFECYCLE_HOOKS, type ToolLifecycle } from '../tool-lifecycle.js'
+import {
+  LIFECYCLE_HOOKS,
+  type ToolApprovalWait,
+  type ToolHostWait,
+  type ToolLifecycle,
+} from '../tool-lifecycle.js'
 import type { ToolLifecycleRegistryPolicy } from '../tool-lifecycle-registry.js'
 
 type AnyLifecycle = ToolLifecycle<unknown, unknown, unknown>
@@ -28,6 +34,8 @@ export interface Entry {
   readonly timeoutMs: number | undefined
   /** The tool's input schema (JSON Schema or Standard Schema), as core compiled it. */
   readonly validator: CompiledSchema
+  /** The tool's output schema, for results the host supplies (`awaitHost`); the tool's own are core's. */
+  readonly outputValidator: ModelToolSchemas['output']
   readonly hooks: Partial<Record<HookName, Hook>>
 }
 
@@ -77,6 +85,7 @@ export function compileLifecycle(definition: AnyLifecycle): Entry {
     receiver: receiver ?? definition,
     timeoutMs,
     validator: modelToolSchemas(tool).input,
+    outputValidator: hooks.awaitHost === undefined ? undefined : modelToolSchemas(tool).output,
     hooks,
   }
   compiled.set(definition, entry)
@@ -141,4 +150,53 @@ export function callVoidHook(hook: Hook, receiver: unknown, args: readonly unkno
       { details: { hook: name, received: describeValue(result) } },
     )
   }
+}
+
+/** Calls `authorize`: nothing lets the call through, a {@link ToolApprovalWait} makes it wait. */
+export function callAuthorize(
+  hook: Hook,
+  receiver: unknown,
+  args: readonly unknown[],
+  name: string,
+): ToolApprovalWait | undefined {
+  const result = assertNotThenable(Reflect.apply(hook, receiver, args), name)
+  if (result === undefined) return undefined
+  const { waitingFor, reason } = (typeof result === 'object' && result !== null ? result : {}) as {
+    waitingFor?: unknown
+    reason?: unknown
+  }
+  if (waitingFor !== 'approval' || typeof reason !== 'string' || reason.length === 0) {
+    throw new InvalidOutputError(
+      `${name} must return nothing or { waitingFor: 'approval', reason }, but returned ${describeValue(result)}. Return nothing to let the call through, the wait to ask for a decision, and throw to refuse.`,
+      { details: { hook: name, received: describeValue(result) } },
+    )
+  }
+  return { waitingFor, reason }
+}
+
+/** Calls `awaitHost`: what the call waits for instead of running the tool. */
+export function callAwaitHost(
+  hook: Hook,
+  receiver: unknown,
+  args: readonly unknown[],
+  name: string,
+): ToolHostWait {
+  const result = assertNotThenable(Reflect.apply(hook, receiver, args), name)
+  const { waitingFor, reason, question } = (typeof result === 'object' && result !== null ? result : {}) as {
+    waitingFor?: unknown
+    reason?: unknown
+    question?: unknown
+  }
+  if (
+    (waitingFor !== 'external' && waitingFor !== 'answer') ||
+    typeof reason !== 'string' ||
+    reason.length === 0 ||
+    (question !== undefined && typeof question !== 'string')
+  ) {
+    throw new InvalidOutputError(
+      `${name} must return { waitingFor: 'external' | 'answer', reason, question? }, but returned ${describeValue(result)}.`,
+      { details: { hook: name, received: describeValue(result) } },
+    )
+  }
+  return { waitingFor, reason, ...(question === undefined ? {} : { question: question as string }) }
 }

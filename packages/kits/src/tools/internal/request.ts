@@ -1,8 +1,8 @@
 import { describeValue, InvalidInputError } from '@agent-core/core'
 import { isJournal, type ToolCallJournal } from '../tool-call-journal.js'
-import type { FailedToolCall, ToolCallState } from '../tool-call-state.js'
+import type { FailedToolCall, ToolCallState, ToolWaitKind } from '../tool-call-state.js'
 import type { ToolDecision } from '../tool-decision.js'
-import type { ToolCallRequest, ToolRunOptions } from '../tool-lifecycle-registry.js'
+import type { ToolCallRequest, ToolHostResult, ToolRunOptions } from '../tool-lifecycle-registry.js'
 import { canonicalJson, type JsonValue, jsonProblem } from './json.js'
 import { timeoutProblem } from './lifecycle-entry.js'
 
@@ -19,6 +19,26 @@ export interface PassStart {
     | { readonly ok: false; readonly raw: string }
   /** Present when a pending call is resumed. */
   readonly decision: ToolDecision | undefined
+  /** What the resumed pending call waited for. */
+  readonly waited: ToolWaitKind | undefined
+  /** The input the model gave, when an approval changed it (approve with edits). */
+  readonly original: JsonValue | undefined
+  readonly options: PassOptions
+}
+
+/** The checked options of one pass. */
+export interface PassOptions {
+  readonly journal: ToolCallJournal | undefined
+  readonly result: ToolHostResult | undefined
+  readonly saveBeforeRun: ToolRunOptions['saveBeforeRun']
+  readonly decide: ToolRunOptions['decide']
+}
+
+const NO_OPTIONS: PassOptions = {
+  journal: undefined,
+  result: undefined,
+  saveBeforeRun: undefined,
+  decide: undefined,
 }
 
 export function fingerprint(input: PassStart['input']): string {
@@ -32,7 +52,9 @@ export function stateFingerprint(state: ToolCallState): string {
 }
 
 /** Reads a run request strictly; a malformed request is the caller's mistake and is thrown. */
-export function readRequest(request: unknown): Omit<PassStart, 'invocationId' | 'decision'> {
+export function readRequest(
+  request: unknown,
+): Omit<PassStart, 'invocationId' | 'decision' | 'waited' | 'original' | 'options'> {
   if (typeof request !== 'object' || request === null) {
     throw new InvalidInputError(
       `A tool call request must be an object { toolCallId, toolId, input }, but got ${describeValue(request)}.`,
@@ -78,19 +100,54 @@ export function readRequest(request: unknown): Omit<PassStart, 'invocationId' | 
   return { toolCallId, toolId, runId, timeoutMs, input: parsed }
 }
 
-export function readOptions(options: unknown): ToolCallJournal | undefined {
-  if (options === undefined) return undefined
+export function readOptions(options: unknown, resuming: boolean): PassOptions {
+  if (options === undefined) return NO_OPTIONS
   if (typeof options !== 'object' || options === null) {
-    throw new InvalidInputError(`options must be an object { journal }, but got ${describeValue(options)}.`, {
-      details: { field: 'options', received: describeValue(options) },
-    })
+    throw new InvalidInputError(
+      `options must be an object { journal?, saveBeforeRun?, decide?, result? }, but got ${describeValue(options)}.`,
+      { details: { field: 'options', received: describeValue(options) } },
+    )
   }
-  const { journal } = options as ToolRunOptions
+  const { journal, result, saveBeforeRun, decide } = options as ToolRunOptions
   if (journal !== undefined && !isJournal(journal)) {
     throw new InvalidInputError(
       `options.journal must be a ToolCallJournal (new ToolCallJournal()), but got ${describeValue(journal)}.`,
       { details: { field: 'options.journal', received: describeValue(journal) } },
     )
   }
-  return journal
+  if (saveBeforeRun !== undefined && typeof saveBeforeRun !== 'function') {
+    throw new InvalidInputError(
+      `options.saveBeforeRun must be a function (pending, context) that saves the call, but got ${describeValue(saveBeforeRun)}.`,
+      { details: { field: 'options.saveBeforeRun', received: describeValue(saveBeforeRun) } },
+    )
+  }
+  if (decide !== undefined && (typeof decide !== 'function' || resuming)) {
+    throw new InvalidInputError(
+      resuming
+        ? 'options.decide decides the waits of a fresh call; give it to run, not resume (resume carries its decision).'
+        : `options.decide must be a function (pending, context) that answers a decision or nothing, but got ${describeValue(decide)}.`,
+      { details: { field: 'options.decide', received: describeValue(decide) } },
+    )
+  }
+  if (result !== undefined) {
+    if (!resuming) {
+      throw new InvalidInputError(
+        'options.result is the result the host supplies for a pending call; give it to resume, not run.',
+        { details: { field: 'options.result', received: describeValue(result) } },
+      )
+    }
+    const bad = (problem: string): never => {
+      throw new InvalidInputError(`options.result ${problem}.`, {
+        details: { field: 'options.result', received: describeValue(result) },
+      })
+    }
+    if (typeof result !== 'object' || result === null)
+      bad('must be { ok: true, output } or { ok: false, error }')
+    if (result.ok === true) {
+      const problem =
+        result.output === undefined ? undefined : jsonProblem(result.output, 'options.result.output')
+      if (problem !== undefined) bad(`must hold plain JSON output, but ${problem}`)
+    } else if (result.ok !== false) bad('must have ok: true or ok: false')
+  }
+  return { journal, result, saveBeforeRun, decide }
 }

@@ -12,6 +12,7 @@ import {
   type ToolCallState,
   type ToolLifecyclePhase,
   type ToolRejection,
+  type ToolWaitKind,
 } from '../tool-call-state.js'
 import { ApprovalRequiredError, ToolCallFailedError, ToolRejectedError } from '../tool-errors.js'
 import { errorText } from './default-message.js'
@@ -21,7 +22,12 @@ import type { PassStart } from './request.js'
 /** What the lifecycle settles on before its message is rendered. */
 export type Settlement =
   | { readonly status: 'completed'; readonly output: unknown }
-  | { readonly status: 'pending'; readonly reason: string }
+  | {
+      readonly status: 'pending'
+      readonly waitingFor: ToolWaitKind
+      readonly reason: string
+      readonly question?: string | undefined
+    }
   | { readonly status: 'rejected'; readonly rejection: ToolRejection }
   | { readonly status: 'failed'; readonly error: unknown; readonly phase: ToolLifecyclePhase }
 
@@ -33,7 +39,11 @@ export function failed(phase: ToolLifecyclePhase, error: unknown): Settlement {
 export function pendingSettlement(error: ApprovalRequiredError): Settlement {
   const { reason } = error.details
   const sentence = typeof reason === 'string' && reason.length > 0 ? reason : error.message
-  return { status: 'pending', reason: sentence.length > 0 ? sentence : 'This call needs approval.' }
+  return {
+    status: 'pending',
+    waitingFor: 'approval',
+    reason: sentence.length > 0 ? sentence : 'This call needs approval.',
+  }
 }
 
 /** What a hook's error means for the call. */
