@@ -6,6 +6,7 @@ import {
   type ChatModel,
   ConflictError,
   childContext,
+  consumeRejection,
   type DiagnosticSpan,
   type Diagnostics,
   describeValue,
@@ -16,6 +17,7 @@ import {
   type ModelUsage,
   type OperationContext,
   raceSignal,
+  type SchemaIssue,
   TimeoutError,
   type ToolCall,
   type ToolChoice,
@@ -23,7 +25,7 @@ import {
   UnauthorizedError,
   ZERO_USAGE,
 } from '@agent-core/core'
-import { compileJsonSchema, createInvocationId } from '@agent-core/core/tools'
+import { createInvocationId, type ModelTool, modelToolSchemas } from '@agent-core/core/tools'
 import {
   type ApproveDecision,
   type DecisionKey,
@@ -1046,7 +1048,7 @@ export class AgentRun {
   /** Refuses an approved edit that does not match the tool's input schema. */
   #checkEdit(pending: AgentPendingCall, input: JsonValue, hook: string): void {
     const tool = this.#agent.tools.get(pending.toolId)
-    const checked = tool ? compileJsonSchema(tool.tool.inputSchema).validate(input) : undefined
+    const checked = tool ? checkEditedInput(tool.tool, input) : undefined
     if (checked !== undefined && !checked.ok) {
       throw new InvalidOutputError(
         `${hook} approved tool call "${pending.toolCallId}" with an input that does not match the input schema of ${pending.toolId}: ${checked.issues.map((issue) => `${issue.path} ${issue.message}`).join('; ')}.`,
@@ -1590,7 +1592,7 @@ export async function checkResume(
     }
     if (outcome.type === 'approve' && outcome.input !== undefined) {
       const tool = agent.tools.get(call.toolId)
-      const checked = tool ? compileJsonSchema(tool.tool.inputSchema).validate(outcome.input) : undefined
+      const checked = tool ? checkEditedInput(tool.tool, outcome.input) : undefined
       if (checked !== undefined && !checked.ok) {
         throw new InvalidInputError(
           `${field}.input (the approved edit) does not match the input schema of ${call.toolId}: ${checked.issues.map((issue) => `${issue.path} ${issue.message}`).join('; ')}.`,
@@ -1653,3 +1655,27 @@ async function checkSignature(
 }
 
 export type { StopReason }
+
+/**
+ * Checks an approved edit against the tool's input schema (JSON Schema or Standard Schema). An edit is
+ * checked synchronously, so a schema that validates asynchronously refuses it with an issue saying so.
+ */
+function checkEditedInput(
+  tool: ModelTool<unknown, unknown, unknown>,
+  input: unknown,
+): { readonly ok: true } | { readonly ok: false; readonly issues: readonly SchemaIssue[] } {
+  const checked = modelToolSchemas(tool).input.validate(input)
+  if (!(checked instanceof Promise)) return checked
+  consumeRejection(checked)
+  return {
+    ok: false,
+    issues: [
+      {
+        path: '/',
+        keyword: 'schema',
+        message:
+          'the input schema validates asynchronously, and an approved edit is checked synchronously: give the tool a synchronous schema to allow edits',
+      },
+    ],
+  }
+}
