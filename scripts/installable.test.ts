@@ -97,8 +97,9 @@ function workspaceVersion(pkg: string, name: string): string | undefined {
 const PEER_COMPANIONS: Readonly<Record<string, readonly string[]>> = {
   '@opentelemetry/api': ['@opentelemetry/sdk-trace-base'],
   // The AI SDK's declarations import the `json-schema` types, which no AI SDK package depends on: with
-  // skipLibCheck off an App installs them (docs/kits/ai-sdk.md, README).
-  '@ai-sdk/provider': ['@types/json-schema'],
+  // skipLibCheck off an App installs them (docs/kits/ai-sdk.md, README). Named with its version: the
+  // workspace does not install it (it would tighten the types the AI SDK tests in the repo compile against).
+  '@ai-sdk/provider': ['@types/json-schema@7.0.15'],
 }
 
 /**
@@ -112,6 +113,10 @@ function optionalPeers(): string[] {
     for (const [name, range] of peers) {
       specs.add(`${name}@${workspaceVersion(pkg, name) ?? range}`)
       for (const companion of PEER_COMPANIONS[name] ?? []) {
+        if (companion.lastIndexOf('@') > 0) {
+          specs.add(companion)
+          continue
+        }
         const version = workspaceVersion(pkg, companion)
         if (!version) throw new Error(`${companion} (used with ${name}) is not a devDependency of ${pkg}`)
         specs.add(`${companion}@${version}`)
