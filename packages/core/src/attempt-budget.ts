@@ -42,6 +42,7 @@ export interface AttemptRange {
  * @example
  * ```ts
  * import { AttemptBudget } from '@agent-core/core'
+ * declare const signal: AbortSignal
  * const budget = new AttemptBudget(2)
  * budget.take({ signal })   // attempt 1
  * budget.take({ signal })   // attempt 2

@@ -115,46 +115,6 @@ export type InferSchemaInput<S> = S extends StandardSchemaV1
     ? JsonSchemaType<S>
     : unknown
 
-type Simplify<T> = { [K in keyof T]: T[K] } & {}
-
-type JsonTypeName<T, S> = T extends 'string'
-  ? string
-  : T extends 'number' | 'integer'
-    ? number
-    : T extends 'boolean'
-      ? boolean
-      : T extends 'null'
-        ? null
-        : T extends 'array'
-          ? JsonArrayType<S>
-          : T extends 'object'
-            ? JsonObjectType<S>
-            : unknown
-
-type JsonArrayType<S> = S extends { readonly items: infer Item }
-  ? Item extends readonly unknown[]
-    ? unknown[]
-    : JsonSchemaType<Item>[]
-  : unknown[]
-
-type RequiredKeys<S> = S extends { readonly required: readonly (infer Key)[] } ? Key : never
-
-type JsonObjectType<S> = S extends { readonly properties: infer Properties extends object }
-  ? Simplify<
-      {
-        -readonly [K in keyof Properties as K extends RequiredKeys<S> ? K : never]: JsonSchemaType<
-          Properties[K]
-        >
-      } & {
-        -readonly [K in keyof Properties as K extends RequiredKeys<S> ? never : K]?: JsonSchemaType<
-          Properties[K]
-        >
-      }
-    >
-  : S extends { readonly additionalProperties: infer Extra extends object }
-    ? Record<string, JsonSchemaType<Extra>>
-    : Record<string, unknown>
-
 /**
  * The TypeScript type a JSON Schema literal written `as const` describes: `type` (one name or a list),
  * `properties` with `required`, `items`, `enum`, `const`, `anyOf` and `oneOf`. Other keywords narrow
@@ -185,9 +145,47 @@ export type JsonSchemaType<S> = S extends true
           : S extends { readonly oneOf: readonly (infer Branch)[] }
             ? JsonSchemaType<Branch>
             : S extends { readonly type: infer Type }
-              ? Type extends readonly (infer Name)[]
-                ? JsonTypeName<Name, S>
-                : JsonTypeName<Type, S>
+              ? // One type name or a list of them; each name maps to its type (the union distributes).
+                (Type extends readonly (infer Name)[] ? Name : Type) extends infer Name
+                ? Name extends 'string'
+                  ? string
+                  : Name extends 'number' | 'integer'
+                    ? number
+                    : Name extends 'boolean'
+                      ? boolean
+                      : Name extends 'null'
+                        ? null
+                        : Name extends 'array'
+                          ? S extends { readonly items: infer Item }
+                            ? Item extends readonly unknown[]
+                              ? unknown[]
+                              : JsonSchemaType<Item>[]
+                            : unknown[]
+                          : Name extends 'object'
+                            ? S extends { readonly properties: infer Properties extends object }
+                              ? // Required keys (those `required` names) and optional ones, flattened into one object.
+                                (
+                                  S extends { readonly required: readonly (infer Key)[] }
+                                    ? Key
+                                    : never
+                                ) extends infer Required
+                                ? {
+                                    -readonly [K in keyof Properties as K extends Required
+                                      ? K
+                                      : never]: JsonSchemaType<Properties[K]>
+                                  } & {
+                                    -readonly [K in keyof Properties as K extends Required
+                                      ? never
+                                      : K]?: JsonSchemaType<Properties[K]>
+                                  } extends infer Shape
+                                  ? { [K in keyof Shape]: Shape[K] }
+                                  : never
+                                : never
+                              : S extends { readonly additionalProperties: infer Extra extends object }
+                                ? Record<string, JsonSchemaType<Extra>>
+                                : Record<string, unknown>
+                            : unknown
+                : never
               : unknown
 
 /**

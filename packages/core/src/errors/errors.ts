@@ -32,6 +32,7 @@ export type AgentCoreErrorCode =
  * @example
  * ```ts
  * import { UnknownIdError } from '@agent-core/core'
+ * declare const error: unknown // a caught error
  * if (UnknownIdError.isInstance(error)) console.log(`no ${error.details.kind} "${error.details.id}"`)
  * ```
  */
@@ -52,6 +53,7 @@ export interface IdErrorDetails extends ErrorDetails {
  * @example
  * ```ts
  * import { InvalidInputError } from '@agent-core/core'
+ * declare const error: unknown // a caught error
  * if (InvalidInputError.isInstance(error)) console.log(`${error.details.field}: got ${error.details.received}`)
  * ```
  */
@@ -82,6 +84,7 @@ export interface ValidationErrorDetails extends ErrorDetails {
  * @example
  * ```ts
  * import { AbortedError } from '@agent-core/core'
+ * declare const error: unknown // a caught error
  * if (AbortedError.isInstance(error)) console.log(`cancelled ${error.details.point}`)
  * ```
  */
@@ -111,6 +114,7 @@ export interface TimeoutErrorDetails extends ErrorDetails {
  * @example
  * ```ts
  * import { BudgetExhaustedError } from '@agent-core/core'
+ * declare const error: unknown // a caught error
  * if (BudgetExhaustedError.isInstance(error)) console.log(`${error.details.used} of ${error.details.limit} used`)
  * ```
  */
@@ -127,6 +131,7 @@ export interface BudgetErrorDetails extends ErrorDetails {
  * @example
  * ```ts
  * import { RejectedThenableError } from '@agent-core/core'
+ * declare const error: unknown // a caught error
  * if (RejectedThenableError.isInstance(error)) console.log(`${error.details.hook} must be synchronous`)
  * ```
  */
@@ -140,6 +145,7 @@ export interface HookErrorDetails extends ErrorDetails {
  * @example
  * ```ts
  * import { DuplicateIdError } from '@agent-core/core'
+ * declare const error: unknown // a caught error
  * if (DuplicateIdError.isInstance(error)) console.log(`already registered: ${error.details.id}`)
  * ```
  */
@@ -155,6 +161,7 @@ export class DuplicateIdError extends AgentCoreError<IdErrorDetails> {
  * @example
  * ```ts
  * import { UnknownIdError } from '@agent-core/core'
+ * declare const error: unknown // a caught error
  * if (UnknownIdError.isInstance(error)) console.log(error.details.known)
  * ```
  */
@@ -170,6 +177,7 @@ export class UnknownIdError extends AgentCoreError<IdErrorDetails> {
  * @example
  * ```ts
  * import { InvalidIdError } from '@agent-core/core'
+ * declare const error: unknown // a caught error
  * if (InvalidIdError.isInstance(error)) console.log(error.details.pattern)
  * ```
  */
@@ -185,6 +193,7 @@ export class InvalidIdError extends AgentCoreError<IdErrorDetails> {
  * @example
  * ```ts
  * import { RegistrySealedError } from '@agent-core/core'
+ * declare const error: unknown // a caught error
  * if (RegistrySealedError.isInstance(error)) console.log('build a new registry instead')
  * ```
  */
@@ -200,6 +209,7 @@ export class RegistrySealedError extends AgentCoreError<IdErrorDetails> {
  * @example
  * ```ts
  * import { InvalidDefinitionError } from '@agent-core/core'
+ * declare const error: unknown // a caught error
  * if (InvalidDefinitionError.isInstance(error)) console.log(error.message)
  * ```
  */
@@ -215,6 +225,7 @@ export class InvalidDefinitionError extends AgentCoreError<ValidationErrorDetail
  * @example
  * ```ts
  * import { InvalidInputError } from '@agent-core/core'
+ * declare const error: unknown // a caught error
  * if (InvalidInputError.isInstance(error)) console.log(error.details.issues)
  * ```
  */
@@ -230,6 +241,7 @@ export class InvalidInputError extends AgentCoreError<ValidationErrorDetails> {
  * @example
  * ```ts
  * import { InvalidOutputError } from '@agent-core/core'
+ * declare const error: unknown // a caught error
  * if (InvalidOutputError.isInstance(error)) console.log(error.details.issues)
  * ```
  */
@@ -245,6 +257,7 @@ export class InvalidOutputError extends AgentCoreError<ValidationErrorDetails> {
  * @example
  * ```ts
  * import { InvalidStateError } from '@agent-core/core'
+ * declare const error: unknown // a caught error
  * if (InvalidStateError.isInstance(error)) console.log(error.details)
  * ```
  */
@@ -261,6 +274,7 @@ export class InvalidStateError extends AgentCoreError<ValidationErrorDetails> {
  * @example
  * ```ts
  * import { AbortedError } from '@agent-core/core'
+ * declare const error: unknown // a caught error
  * if (AbortedError.isInstance(error)) console.log(`cancelled at ${error.details.point}`)
  * ```
  */
@@ -276,6 +290,7 @@ export class AbortedError extends AgentCoreError<AbortedErrorDetails> {
  * @example
  * ```ts
  * import { TimeoutError } from '@agent-core/core'
+ * declare const error: unknown // a caught error
  * if (TimeoutError.isInstance(error)) console.log(error.details.timeoutMs)
  * ```
  */
@@ -291,6 +306,7 @@ export class TimeoutError extends AgentCoreError<TimeoutErrorDetails> {
  * @example
  * ```ts
  * import { BudgetExhaustedError } from '@agent-core/core'
+ * declare const error: unknown // a caught error
  * if (BudgetExhaustedError.isInstance(error)) console.log(error.details.limit)
  * ```
  */
@@ -306,6 +322,7 @@ export class BudgetExhaustedError extends AgentCoreError<BudgetErrorDetails> {
  * @example
  * ```ts
  * import { UnauthorizedError } from '@agent-core/core'
+ * declare const error: unknown // a caught error
  * if (UnauthorizedError.isInstance(error)) console.log(error.message)
  * ```
  */
@@ -322,6 +339,7 @@ export class UnauthorizedError extends AgentCoreError<ErrorDetails> {
  * @example
  * ```ts
  * import { RejectedThenableError } from '@agent-core/core'
+ * declare const error: unknown // a caught error
  * if (RejectedThenableError.isInstance(error)) console.log(`${error.details.hook} must not be async`)
  * ```
  */
@@ -337,6 +355,7 @@ export class RejectedThenableError extends AgentCoreError<HookErrorDetails> {
  * @example
  * ```ts
  * import { ConflictError } from '@agent-core/core'
+ * declare const error: unknown // a caught error
  * if (ConflictError.isInstance(error)) console.log('reload and retry')
  * ```
  */

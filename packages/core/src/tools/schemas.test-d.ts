@@ -188,6 +188,28 @@ describe('schema types', () => {
     expectTypeOf<
       JsonSchemaType<{ readonly anyOf: readonly [{ readonly type: 'string' }, { readonly type: 'null' }] }>
     >().toEqualTypeOf<string | null>()
+    const query = {
+      type: 'object',
+      required: ['q'],
+      properties: {
+        q: { type: 'string' },
+        limit: { type: 'integer' },
+        tags: { type: 'array', items: { type: ['string', 'null'] } },
+        sort: { enum: ['asc', 'desc'] },
+      },
+    } as const
+    expectTypeOf<JsonSchemaType<typeof query>>().toEqualTypeOf<{
+      q: string
+      limit?: number
+      tags?: (string | null)[]
+      sort?: 'asc' | 'desc'
+    }>()
+    expectTypeOf<
+      JsonSchemaType<{ readonly type: 'object'; readonly additionalProperties: { readonly type: 'number' } }>
+    >().toEqualTypeOf<Record<string, number>>()
+    expectTypeOf<JsonSchemaType<{ readonly type: 'array' }>>().toEqualTypeOf<unknown[]>()
+    expectTypeOf<JsonSchemaType<{ readonly type: 'object' }>>().toEqualTypeOf<Record<string, unknown>>()
+    expectTypeOf<JsonSchemaType<false>>().toEqualTypeOf<never>()
   })
 
   it('compileSchema keeps the value type', () => {

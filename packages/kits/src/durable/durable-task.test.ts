@@ -321,6 +321,33 @@ describe('defineDurableTask: replay policies', () => {
     expect(recordOf(store, 't')).toEqual(before)
     expect(charges).toEqual(['run'])
   })
+
+  it('resumes once reconcile is added under the same revision, as the refusal says', async () => {
+    const store = createMemoryDurableStore()
+    const charges: string[] = []
+    const reconciles: string[] = []
+    await expect(
+      chargeTask(charges, [], false).run({ taskId: 't', store, input: { trail: ['crash-after-charge'] } }),
+    ).rejects.toThrow('crashed after the effect')
+    const refusal = await chargeTask(charges, [], false)
+      .run({ taskId: 't', store })
+      .then(
+        () => undefined,
+        (error: unknown) => error,
+      )
+    expect(InvalidStateError.isInstance(refusal) && refusal.details).toMatchObject({
+      reason: 'reconcile-missing',
+      stepId: 'charge',
+      revision: '1',
+    })
+    expect((refusal as Error).message).toContain('keep revision "1"')
+    // The path the message gives works: the same revision, now with reconcile, resumes the task.
+    expect(await chargeTask(charges, reconciles).run({ taskId: 't', store })).toEqual({
+      trail: ['prepare', 'charge', 'finish'],
+    })
+    expect(charges).toEqual(['run'])
+    expect(reconciles).toEqual(['reconcile'])
+  })
 })
 
 describe('defineDurableTask: deadlines', () => {

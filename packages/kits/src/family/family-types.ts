@@ -126,7 +126,16 @@ export interface FamilyRunRequest<App = unknown> extends FamilySpawnRequest<App>
   readonly maxTokens?: number | undefined
 }
 
-interface FamilyChildReportBase {
+/**
+ * The fields every {@link FamilyChildReport} has, whatever its `status`: the child's id, place, member,
+ * grant, usage, attempts and (for an agent member that started) its run.
+ * @example
+ * ```ts
+ * import type { FamilyChildReportBase } from '@agent-core/kits/family'
+ * const spent = (child: FamilyChildReportBase) => `${child.member}: ${child.usage.totalTokens} tokens`
+ * ```
+ */
+export interface FamilyChildReportBase {
   readonly id: string
   /** The child's place among its siblings (declaration order), from 0. */
   readonly index: number

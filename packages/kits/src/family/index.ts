@@ -45,6 +45,7 @@ export type {
   FamilyAgentMember,
   FamilyBranch,
   FamilyChildReport,
+  FamilyChildReportBase,
   FamilyChildRequest,
   FamilyGrant,
   FamilyMember,

@@ -41,6 +41,7 @@ export interface CommandSelectionErrorDetails extends ErrorDetails {
  * @example
  * ```ts
  * import { CommandSelectionError } from '@agent-core/kits/interaction'
+ * declare const error: unknown // a caught error
  * if (CommandSelectionError.isInstance(error)) console.log(error.details.reason, error.details.known)
  * ```
  */
@@ -73,6 +74,7 @@ export interface CommandRejectedErrorDetails extends ErrorDetails {
  * @example
  * ```ts
  * import { CommandRejectedError } from '@agent-core/kits/interaction'
+ * declare const error: unknown // a caught error
  * if (CommandRejectedError.isInstance(error)) console.log(error.details.commandId, error.details.predicate)
  * ```
  */

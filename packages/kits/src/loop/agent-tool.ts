@@ -350,6 +350,7 @@ export function defineAgentTool<Input, Output, App>(
  * @example
  * ```ts
  * import { ExternalToolError } from '@agent-core/kits/loop'
+ * declare const error: unknown // a caught error
  * if (ExternalToolError.isInstance(error)) console.log(error.details.toolId, error.message)
  * ```
  */

@@ -74,6 +74,7 @@ export interface SuspensionLedger {
  * @example
  * ```ts
  * import { SuspensionConsumedError } from '@agent-core/kits/loop'
+ * declare const error: unknown // a caught error
  * if (SuspensionConsumedError.isInstance(error)) console.log(error.details.claimedAtMs, error.details.taskId)
  * ```
  */

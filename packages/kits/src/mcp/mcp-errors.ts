@@ -48,6 +48,7 @@ export interface McpConnectionErrorDetails extends McpErrorDetails {
  * @example
  * ```ts
  * import { McpConnectionError } from '@agent-core/kits/mcp'
+ * declare const error: unknown // a caught error
  * if (McpConnectionError.isInstance(error)) console.log(error.details.server, error.details.exitCode, error.details.stderr)
  * ```
  */
@@ -81,6 +82,7 @@ export interface McpProtocolErrorDetails extends McpErrorDetails {
  * @example
  * ```ts
  * import { McpProtocolError } from '@agent-core/kits/mcp'
+ * declare const error: unknown // a caught error
  * if (McpProtocolError.isInstance(error)) console.log(error.details.server, error.details.method, error.details.rpcCode)
  * ```
  */
@@ -113,6 +115,7 @@ export interface McpToolErrorDetails extends McpErrorDetails {
  * @example
  * ```ts
  * import { McpToolError } from '@agent-core/kits/mcp'
+ * declare const error: unknown // a caught error
  * if (McpToolError.isInstance(error)) console.log(error.details.toolId, error.details.content)
  * ```
  */
@@ -149,6 +152,7 @@ export interface McpSchemaErrorDetails extends McpErrorDetails {
  * @example
  * ```ts
  * import { McpSchemaError } from '@agent-core/kits/mcp'
+ * declare const error: unknown // a caught error
  * if (McpSchemaError.isInstance(error)) console.log(`${error.details.server}: tool ${error.details.tool}, ${error.details.field}`)
  * ```
  */

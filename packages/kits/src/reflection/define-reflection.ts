@@ -118,7 +118,16 @@ export interface ReflectionRequest {
   readonly onRound?: ((round: ReflectionRound) => void) | undefined
 }
 
-interface ReflectionResultBase {
+/**
+ * The fields every {@link ReflectionResult} has, whatever its `reason`: the rounds, the usage and the
+ * attempts taken.
+ * @example
+ * ```ts
+ * import type { ReflectionResultBase } from '@agent-core/kits/reflection'
+ * const summary = (result: ReflectionResultBase) => `${result.rounds.length} rounds, ${result.attempts} attempts`
+ * ```
+ */
+export interface ReflectionResultBase {
   /** Every round, in order, each with its verdict. */
   readonly rounds: readonly ReflectionRound[]
   /** Tokens spent over every step, as the steps reported them. */

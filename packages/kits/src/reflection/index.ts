@@ -34,6 +34,7 @@ export {
   type ReflectionDefinition,
   type ReflectionRequest,
   type ReflectionResult,
+  type ReflectionResultBase,
   type ReflectionStep,
 } from './define-reflection.js'
 export {

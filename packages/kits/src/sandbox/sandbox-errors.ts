@@ -7,6 +7,7 @@ import { AgentCoreError, type AgentCoreErrorOptions, type ErrorDetails } from '@
  * @example
  * ```ts
  * import { SandboxUnavailableError } from '@agent-core/kits/sandbox'
+ * declare const error: unknown // a caught error
  * if (SandboxUnavailableError.isInstance(error)) console.error(error.message)
  * ```
  */

@@ -105,6 +105,7 @@ export interface ToolCallFailedErrorDetails extends ErrorDetails {
  * @example
  * ```ts
  * import { ToolCallFailedError } from '@agent-core/kits/tools'
+ * declare const error: unknown // a caught error
  * if (ToolCallFailedError.isInstance(error)) console.log(error.details.phase, error.details.errorCode)
  * ```
  */

@@ -225,8 +225,8 @@ export class Runner<State, App> implements StepRun<State, App> {
     const resumeMode = step.replayPolicy === 'reconcile' ? 'reconcile' : 'run'
     if (resumeMode === 'reconcile' && typeof step.reconcile !== 'function') {
       throw new InvalidStateError(
-        `Task "${this.taskId}" resumes at step "${step.id}", whose replayPolicy is 'reconcile', but the step has no reconcile. Nothing was written; add reconcile to the step (in a new revision) or settle the task by hand.`,
-        { details: { taskId: this.taskId, stepId: step.id, reason: 'reconcile-missing' } },
+        `Task "${this.taskId}" resumes at step "${step.id}", whose replayPolicy is 'reconcile', but the step has no reconcile. Nothing was written. Add reconcile to that step and keep revision "${this.definition.revision}" (a checkpoint is only resumed by the revision that wrote it, so a new revision cannot resume this task), or settle the task by hand.`,
+        { details: { taskId: this.taskId, stepId: step.id, revision: this.definition.revision, reason: 'reconcile-missing' } },
       )
     }
     // authorize may have taken a while: the deadline is checked again right before the attempt is saved.
