@@ -2,7 +2,8 @@
  * Extracts every TSDoc `@example` block of the packages' sources (```ts fences inside a `/** ... *\/`
  * comment) into docs/.generated/examples/, so that `pnpm typecheck` type-checks them as it does the guides'
  * blocks. Each block is its own module: it must import what it uses from the export's public subpath and
- * declare what it leaves to the reader (`declare const agent: Agent`).
+ * declare what it leaves to the reader (`declare const agent: Agent`). Examples with no import from a public
+ * subpath, or with a relative import, document private modules and are left out.
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
@@ -40,6 +41,12 @@ export function extractExamples() {
           .slice(open + 1, end)
           .map((line) => line.replace(/^\s*\* ?/, ''))
           .join('\n')
+        // An example documents a public export when it imports from a public subpath (the house rule); one
+        // with relative imports or none at all documents a private module and is not a consumer's program.
+        if (!/from '@agent-core\//.test(code) || /from '\.\.?\//.test(code)) {
+          i = end
+          continue
+        }
         const name = `${relative(root, file).replace(/\.ts$/, '').replaceAll(/[^\w]+/g, '-')}-L${open + 2}.ts`
         examples.push({ source: relative(root, file), file: join(out, name), line: open + 2, code })
         i = end

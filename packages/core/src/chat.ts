@@ -379,7 +379,13 @@ export const ZERO_USAGE: ModelUsage = Object.freeze({ inputTokens: 0, outputToke
  * @example
  * ```ts
  * import { collectModelStream } from '@agent-core/core'
- * const response = await collectModelStream(model.stream(request, context))
+ * import type { OperationContext } from '@agent-core/core'
+ * import type { ChatModel } from '@agent-core/core'
+ * import type { ModelRequest } from '@agent-core/core'
+ * declare const context: OperationContext
+ * declare const model: ChatModel
+ * declare const request: ModelRequest
+ * if (model.stream) console.log((await collectModelStream(model.stream(request, context))).message.content)
  * ```
  */
 export async function collectModelStream(events: AsyncIterable<ModelStreamEvent>): Promise<ModelResponse> {

@@ -132,6 +132,8 @@ export function createOperationContext<App = undefined>(
  * @example
  * ```ts
  * import { childContext } from '@agent-core/core'
+ * import type { OperationContext } from '@agent-core/core'
+ * declare const context: OperationContext
  * const loopContext = childContext(context, 'loop')
  * loopContext.diagnostics.scope // [...context.diagnostics.scope, 'loop']
  * ```

@@ -78,6 +78,8 @@ export function consumeRejection(value: unknown): void {
  * @example
  * ```ts
  * import { assertNotThenable } from '@agent-core/core'
+ * declare const definition: { id: string; when(input: unknown): unknown }
+ * declare const input: unknown
  * const result = assertNotThenable(definition.when(input), `policy "${definition.id}" when`)
  * ```
  */
@@ -98,6 +100,7 @@ export function assertNotThenable<T>(value: T, hook: string): Exclude<T, Promise
  * @example
  * ```ts
  * import { assertBoolean } from '@agent-core/core'
+ * declare const filter: (document: unknown) => unknown // an App's search filter
  * const keep = assertBoolean(filter(document), 'search filter')
  * ```
  */
@@ -118,6 +121,8 @@ export function assertBoolean(value: unknown, hook: string): boolean {
  * @example
  * ```ts
  * import { throwIfAborted } from '@agent-core/core'
+ * import type { OperationContext } from '@agent-core/core'
+ * declare const context: OperationContext
  * throwIfAborted(context.signal, 'entering stage "render"')
  * ```
  */
@@ -148,6 +153,9 @@ export function abortedError(signal: AbortSignal, point: string): AbortedError |
  * @example
  * ```ts
  * import { raceSignal } from '@agent-core/core'
+ * import type { OperationContext } from '@agent-core/core'
+ * declare const context: OperationContext
+ * declare function fetchSomething(): Promise<string>
  * const body = await raceSignal(fetchSomething(), context.signal, 'reading artifact')
  * ```
  */
@@ -186,6 +194,9 @@ export function raceSignal<T>(
  * @example
  * ```ts
  * import { deadlineSignal } from '@agent-core/core'
+ * import type { OperationContext } from '@agent-core/core'
+ * declare function callModel(options: { signal: AbortSignal }): Promise<string>
+ * declare const context: OperationContext
  * const { signal, dispose } = deadlineSignal(context.signal, 1000, 'model call "draft"')
  * try { await callModel({ signal }) } finally { dispose() }
  * ```

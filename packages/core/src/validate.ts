@@ -7,6 +7,7 @@ import { InvalidInputError, type ValidationErrorDetails } from './errors/errors.
  * @example
  * ```ts
  * import { assertFunction, InvalidDefinitionError, type ValidationErrorClass } from '@agent-core/core'
+ * declare const definition: Record<string, unknown> // what a caller passed
  * const error: ValidationErrorClass = InvalidDefinitionError
  * assertFunction(definition.run, 'run', { where: 'step "charge"', error })
  * ```
@@ -23,6 +24,7 @@ export type ValidationErrorClass = new (
  * @example
  * ```ts
  * import { assertNonEmptyString, type CheckOptions, InvalidDefinitionError } from '@agent-core/core'
+ * declare const policy: Record<string, unknown> // what a caller passed
  * const options: CheckOptions = {
  *   where: 'policy "refunds"',
  *   error: InvalidDefinitionError,
@@ -49,6 +51,7 @@ export interface CheckOptions {
  * @example
  * ```ts
  * import { assertSafeInteger, type IntegerBounds } from '@agent-core/core'
+ * declare const request: Record<string, unknown> // what a caller passed
  * const timeout: IntegerBounds = { min: 1, max: 2_147_483_647, hint: 'Pass milliseconds, such as 5000.' }
  * assertSafeInteger(request.timeoutMs, 'timeoutMs', timeout)
  * ```
@@ -65,6 +68,7 @@ export interface IntegerBounds extends CheckOptions {
  * @example
  * ```ts
  * import { assertObject, type ObjectCheckOptions } from '@agent-core/core'
+ * declare const request: Record<string, unknown> // what a caller passed
  * const options: ObjectCheckOptions = { arrays: false, where: 'search', hint: 'Pass { query, limit }.' }
  * assertObject(request, 'request', options)
  * ```
@@ -103,6 +107,8 @@ function refuse(
  * @example
  * ```ts
  * import { assertSafeInteger, InvalidDefinitionError } from '@agent-core/core'
+ * declare const definition: Record<string, unknown> // what a caller passed
+ * declare const request: Record<string, unknown> // what a caller passed
  * assertSafeInteger(request.limit, 'limit', { min: 0 })
  * assertSafeInteger(definition.maxCandidates, 'maxCandidates', {
  *   min: 1,
@@ -145,6 +151,7 @@ export function assertSafeInteger(
  * @example
  * ```ts
  * import { assertNonEmptyString } from '@agent-core/core'
+ * declare const request: Record<string, unknown> // what a caller passed
  * assertNonEmptyString(request.taskId, 'taskId', { where: 'task.run', hint: 'Pass the id of the task.' })
  * ```
  */
@@ -167,6 +174,7 @@ export function assertNonEmptyString(
  * @example
  * ```ts
  * import { assertFunction, InvalidDefinitionError } from '@agent-core/core'
+ * declare const step: Record<string, unknown> // what a caller passed
  * assertFunction(step.run, 'run', { where: 'step "charge"', error: InvalidDefinitionError })
  * ```
  */
@@ -188,6 +196,7 @@ export function assertFunction(
  * @example
  * ```ts
  * import { assertObject } from '@agent-core/core'
+ * declare const request: Record<string, unknown> // what a caller passed
  * assertObject(request, 'request', { where: 'search', arrays: false, hint: 'Pass { query, limit }.' })
  * ```
  */

@@ -50,6 +50,8 @@ export interface AgentCoreErrorOptions<Details extends ErrorDetails = ErrorDetai
  * @example
  * ```ts
  * import { AgentCoreError, DuplicateIdError } from '@agent-core/core'
+ * import type { Registry } from '@agent-core/core'
+ * declare const registry: Registry<{ readonly id: string }>
  *
  * try {
  *   registry.register({ id: 'search' })

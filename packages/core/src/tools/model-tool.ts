@@ -103,6 +103,8 @@ export interface ModelToolDefinition<InputSchema extends Schema, Output = unknow
  * @example
  * ```ts
  * import { modelToolSchemas, type ModelToolSchemas } from '@agent-core/core/tools'
+ * import type { ModelTool } from '@agent-core/core/tools'
+ * declare const add: ModelTool<{ a: number; b: number }, number>
  * const schemas: ModelToolSchemas<{ a: number; b: number }, number> = modelToolSchemas(add)
  * const parameters = schemas.input.jsonSchema
  * ```
@@ -122,6 +124,8 @@ export interface ModelToolSchemas<Input = unknown, Output = unknown> {
  * ```ts
  * import { createOperationContext } from '@agent-core/core'
  * import { invokeModelTool, type ToolInvocation } from '@agent-core/core/tools'
+ * import type { ModelTool } from '@agent-core/core/tools'
+ * declare const add: ModelTool<{ a: number; b: number }, number>
  * const invocation: ToolInvocation<number> = await invokeModelTool(add, { a: 1, b: 2 }, createOperationContext())
  * console.log(invocation.toolId, invocation.output, invocation.finishedAtMs - invocation.startedAtMs)
  * ```
@@ -298,6 +302,8 @@ export interface InvokeModelToolOptions {
  * ```ts
  * import { createOperationContext } from '@agent-core/core'
  * import { invokeModelTool } from '@agent-core/core/tools'
+ * import type { ModelTool } from '@agent-core/core/tools'
+ * declare const add: ModelTool<{ a: number; b: number }, number>
  * const { output, invocationId } = await invokeModelTool(add, { a: 1, b: 2 }, createOperationContext())
  * ```
  */

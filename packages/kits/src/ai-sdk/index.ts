@@ -14,6 +14,8 @@
  * import { createOpenAICompatible } from '@ai-sdk/openai-compatible'
  * import { withRetry } from '@agent-core/kits/models'
  * import { createAiSdkChatModel } from '@agent-core/kits/ai-sdk'
+ * import type { OperationContext } from '@agent-core/core'
+ * declare const context: OperationContext
  *
  * const local = createOpenAICompatible({ name: 'local', baseURL: 'http://127.0.0.1:8787/v1', apiKey: 'sk-test' })
  * const model = withRetry(createAiSdkChatModel({ model: local('llama3') }))

@@ -12,6 +12,8 @@
  * ```ts
  * import { createAnthropicChatModel } from '@agent-core/kits/anthropic'
  * import { withRetry } from '@agent-core/kits/models'
+ * import type { OperationContext } from '@agent-core/core'
+ * declare const context: OperationContext
  *
  * const model = withRetry(createAnthropicChatModel({ model: 'claude-sonnet-4-6', apiKey: 'sk-ant-test', baseURL: 'http://127.0.0.1:8787' }))
  * const response = await model.generate({ messages: [{ role: 'user', content: 'Hello' }] }, context)

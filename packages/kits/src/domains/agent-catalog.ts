@@ -91,6 +91,12 @@ export interface AgentCatalog<Constraints = unknown> {
  * @example
  * ```ts
  * import { defineAgentCatalog } from '@agent-core/kits/domains'
+ * import type { IntentRegistry } from '@agent-core/kits/domains'
+ * import type { ScopeRegistry } from '@agent-core/kits/domains'
+ * import type { ToolLifecycleRegistry } from '@agent-core/kits/tools'
+ * declare const intents: IntentRegistry
+ * declare const scopes: ScopeRegistry
+ * declare const tools: ToolLifecycleRegistry
  * const catalog = defineAgentCatalog({ tools, intents, scopes })
  * catalog.project({ goalId: 'refund_order', scopeId: 'billing' }).toolIds // ['lookup_order', 'refund_order']
  * ```

@@ -9,6 +9,10 @@
  * @example
  * ```ts
  * import { defineAgentCatalog, IntentRegistry, ScopeRegistry } from '@agent-core/kits/domains'
+ * import type { IntentTool } from '@agent-core/kits/domains'
+ * import type { ToolLifecycleRegistry } from '@agent-core/kits/tools'
+ * declare const refundIntent: IntentTool
+ * declare const tools: ToolLifecycleRegistry
  * const intents = IntentRegistry.create([refundIntent])
  * const scopes = ScopeRegistry.create([{ id: 'billing', goalIds: ['refund_order'], toolIds: ['lookup_order'] }], { tools })
  * const catalog = defineAgentCatalog({ tools, intents, scopes })

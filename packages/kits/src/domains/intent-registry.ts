@@ -16,6 +16,8 @@ import { type IdSource, isIdSource, quoteIds, readIdList } from './internal/id-l
  * @example
  * ```ts
  * import type { IntentRegistryPolicy } from '@agent-core/kits/domains'
+ * import type { ToolLifecycleRegistry } from '@agent-core/kits/tools'
+ * declare const toolRegistry: ToolLifecycleRegistry
  * const policy: IntentRegistryPolicy = { tools: toolRegistry }
  * ```
  */
@@ -199,6 +201,11 @@ export class IntentRegistry<Constraints = unknown> {
    * @example
    * ```ts
    * import { IntentRegistry } from '@agent-core/kits/domains'
+   * import type { IntentTool } from '@agent-core/kits/domains'
+   * import type { ToolLifecycleRegistry } from '@agent-core/kits/tools'
+   * declare const refundIntent: IntentTool
+   * declare const tools: ToolLifecycleRegistry
+   * declare const trackIntent: IntentTool
    * const intents = IntentRegistry.create([refundIntent, trackIntent], { tools })
    * ```
    */

@@ -62,6 +62,8 @@ export interface ScopeLists {
  * @example
  * ```ts
  * import type { ScopeRegistryPolicy } from '@agent-core/kits/domains'
+ * import type { ToolLifecycleRegistry } from '@agent-core/kits/tools'
+ * declare const toolRegistry: ToolLifecycleRegistry
  * const policy: ScopeRegistryPolicy = { tools: toolRegistry, idPattern: /^[a-z][a-z0-9-]*$/ }
  * ```
  */
@@ -151,6 +153,8 @@ export function scopeLists(scope: ScopeDefinition): ScopeLists {
  * @example
  * ```ts
  * import { ScopeRegistry } from '@agent-core/kits/domains'
+ * import type { ToolLifecycleRegistry } from '@agent-core/kits/tools'
+ * declare const tools: ToolLifecycleRegistry
  * const scopes = ScopeRegistry.create(
  *   [{ id: 'billing', goalIds: ['refund_order'], toolIds: ['refund_order'], aliases: ['Invoices'] }],
  *   { tools },
@@ -217,6 +221,11 @@ export class ScopeRegistry {
    * @example
    * ```ts
    * import { ScopeRegistry } from '@agent-core/kits/domains'
+   * import type { ScopeDefinition } from '@agent-core/kits/domains'
+   * import type { ToolLifecycleRegistry } from '@agent-core/kits/tools'
+   * declare const billing: ScopeDefinition
+   * declare const orders: ScopeDefinition
+   * declare const tools: ToolLifecycleRegistry
    * const scopes = ScopeRegistry.create([billing, orders], { tools })
    * ```
    */
@@ -348,6 +357,8 @@ export class ScopeRegistry {
    * @throws `InvalidInputError` for a non-string; `UnknownIdError` when nothing has this name
    * @example
    * ```ts
+   * import type { ScopeRegistry } from '@agent-core/kits/domains'
+   * declare const scopes: ScopeRegistry
    * scopes.normalize('  INVOICES ') // 'billing'
    * ```
    */

@@ -35,6 +35,11 @@ export const DEFAULT_FAMILY_CONCURRENCY = 4
  * @example
  * ```ts
  * import type { AgentFamilyDefinition } from '@agent-core/kits/family'
+ * import type { ChatModel } from '@agent-core/core'
+ * import type { ModelTool } from '@agent-core/core/tools'
+ * declare const model: ChatModel
+ * declare const readPage: ModelTool
+ * declare const search: ModelTool
  * const definition: AgentFamilyDefinition = {
  *   tools: [search, readPage],
  *   scopes: ['web', 'wiki'],

@@ -229,6 +229,8 @@ export interface FamilyBranch<App = unknown> {
  * @example
  * ```ts
  * import type { FamilyAgentMember } from '@agent-core/kits/family'
+ * import type { ChatModel } from '@agent-core/core'
+ * declare const model: ChatModel
  * const researcher: FamilyAgentMember = { id: 'researcher', agent: { model, system: 'Research one question; cite sources.', maxTurns: 6 } }
  * ```
  */
@@ -261,6 +263,8 @@ export interface FamilyRunMember<App = unknown> {
  * @example
  * ```ts
  * import type { FamilyMember } from '@agent-core/kits/family'
+ * import type { ChatModel } from '@agent-core/core'
+ * declare const model: ChatModel
  * const members: FamilyMember[] = [{ id: 'writer', agent: { model } }, { id: 'join', run: (branch) => String(branch.input) }]
  * ```
  */

@@ -24,6 +24,9 @@ export interface KnowledgeStoreErrorDetails extends ErrorDetails {
  * @example
  * ```ts
  * import { KnowledgeStoreError } from '@agent-core/kits/knowledge'
+ * import type { KnowledgeMaterial, KnowledgePublication } from '@agent-core/kits/knowledge'
+ * declare const materials: KnowledgeMaterial[]
+ * declare const publication: KnowledgePublication
  * try {
  *   await publication.publish({ materials })
  * } catch (error) {

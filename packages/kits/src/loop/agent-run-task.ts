@@ -208,6 +208,9 @@ async function findHead<App>(
  * @example
  * ```ts
  * import { inspectAgentRunTask } from '@agent-core/kits/loop'
+ * import type { DurableTask } from '@agent-core/kits/durable'
+ * import type { AgentRunState } from '@agent-core/kits/loop'
+ * declare const task: DurableTask<AgentRunState>
  * const head = await inspectAgentRunTask(task, { taskId: 'ticket-7' })
  * if (head.checkpoint?.state.status === 'suspended') console.log(head.checkpoint.state.pending)
  * ```
@@ -233,6 +236,9 @@ export async function inspectAgentRunTask<App = unknown>(
  * @example
  * ```ts
  * import { createAgentRunState, runAgentRunTask } from '@agent-core/kits/loop'
+ * import type { DurableTask } from '@agent-core/kits/durable'
+ * import type { AgentRunState } from '@agent-core/kits/loop'
+ * declare const task: DurableTask<AgentRunState>
  * const { state } = await runAgentRunTask(task, { taskId: 'ticket-7', input: createAgentRunState({ prompt: 'Refund A-17' }) })
  * ```
  */
@@ -275,6 +281,9 @@ export async function runAgentRunTask<App = unknown>(
  * @example
  * ```ts
  * import { resumeAgentRunTask } from '@agent-core/kits/loop'
+ * import type { DurableTask } from '@agent-core/kits/durable'
+ * import type { AgentRunState } from '@agent-core/kits/loop'
+ * declare const task: DurableTask<AgentRunState>
  * const { taskId, state } = await resumeAgentRunTask(task, {
  *   taskId: 'ticket-7',
  *   outcomes: { call_1_0: { type: 'approve', toolCallId: 'call_1_0', by: 'person' } },

@@ -54,6 +54,8 @@ import { countTokens, type estimateTokens } from './trim-messages.js'
  * @example
  * ```ts
  * import { DEFAULT_MAX_TURNS, defineAgent } from '@agent-core/kits/loop'
+ * import type { ChatModel } from '@agent-core/core'
+ * declare const model: ChatModel
  * const agent = defineAgent({ model, maxTurns: DEFAULT_MAX_TURNS * 2 })
  * ```
  */
@@ -178,6 +180,10 @@ export type AgentToolEntry<App = unknown> =
  * @example
  * ```ts
  * import type { AgentDefinition } from '@agent-core/kits/loop'
+ * import type { ChatModel } from '@agent-core/core'
+ * import type { ModelTool } from '@agent-core/core/tools'
+ * declare const model: ChatModel
+ * declare const weather: ModelTool
  * const definition: AgentDefinition = { model, tools: [weather], system: 'Be brief.', maxTurns: 6 }
  * ```
  */

@@ -148,6 +148,8 @@ export function isAnswerFlow(value: unknown): value is AnswerFlow<unknown, unkno
  * @example
  * ```ts
  * import { defineAgent, textAnswer } from '@agent-core/kits/loop'
+ * import type { ChatModel } from '@agent-core/core'
+ * declare const model: ChatModel
  * const agent = defineAgent({ model, answer: textAnswer })
  * ```
  */
@@ -229,6 +231,8 @@ export interface StructuredAnswerOptions<Value = unknown> {
  * ```ts
  * import { defineAgent, structuredAnswer } from '@agent-core/kits/loop'
  * import { z } from 'zod'
+ * import type { ChatModel } from '@agent-core/core'
+ * declare const model: ChatModel
  * const agent = defineAgent({
  *   model,
  *   answer: structuredAnswer({ name: 'Weather', schema: z.object({ city: z.string(), tempC: z.number() }) }),

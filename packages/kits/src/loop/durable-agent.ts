@@ -64,6 +64,7 @@ export function createAgentRunState(init: {
  * @example
  * ```ts
  * import { isAgentRunState } from '@agent-core/kits/loop'
+ * declare const saved: string // JSON read back from the App's store
  * isAgentRunState(JSON.parse(saved)) // true or false, never throws
  * ```
  */
@@ -115,6 +116,10 @@ export interface AgentRunStepOptions<App = unknown> {
  * ```ts
  * import { defineDurableTask } from '@agent-core/kits/durable'
  * import { agentRunStep, createAgentRunState, isAgentRunState } from '@agent-core/kits/loop'
+ * import type { Agent } from '@agent-core/kits/loop'
+ * import type { DurableStore } from '@agent-core/kits/durable'
+ * declare const agent: Agent
+ * declare const store: DurableStore
  * const task = defineDurableTask(
  *   { id: 'support-agent', revision: '1', isState: isAgentRunState, steps: [agentRunStep(agent)] },
  *   { modelBudget: { maxCalls: 20, maxCallsPerAttempt: 10 } },

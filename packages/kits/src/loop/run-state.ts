@@ -100,6 +100,7 @@ export type StopReason = 'final' | 'turn-limit' | 'token-limit' | 'stopped' | 'e
  * @example
  * ```ts
  * import type { AgentRunState } from '@agent-core/kits/loop'
+ * import { readFile } from 'node:fs/promises'
  * const saved: AgentRunState = JSON.parse(await readFile('run.json', 'utf8'))
  * ```
  */
@@ -241,6 +242,7 @@ function readPending(value: unknown, field: string, runId: string): AgentPending
  * @example
  * ```ts
  * import { assertAgentRunState } from '@agent-core/kits/loop'
+ * declare const saved: string // JSON read back from the App's store
  * const state: unknown = JSON.parse(saved)
  * assertAgentRunState(state)
  * state.pending.map((call) => call.waitingFor)

@@ -58,6 +58,10 @@ export interface SuspensionClaim {
  * @example
  * ```ts
  * import { createMemorySuspensionLedger, defineAgent, type SuspensionLedger } from '@agent-core/kits/loop'
+ * import type { ChatModel } from '@agent-core/core'
+ * import type { AgentToolEntry } from '@agent-core/kits/loop'
+ * declare const model: ChatModel
+ * declare const tools: readonly AgentToolEntry[]
  * const ledger: SuspensionLedger = createMemorySuspensionLedger()
  * const agent = defineAgent({ model, tools, suspensionLedger: ledger })
  * ```
@@ -104,11 +108,19 @@ export interface SuspensionConsumedDetails extends ErrorDetails {
  * @example
  * ```ts
  * import { SuspensionConsumedError } from '@agent-core/kits/loop'
- * try {
- *   await agent.run({ resume: stored, outcomes })
- * } catch (error) {
- *   if (SuspensionConsumedError.isInstance(error)) return { status: 409, body: 'Already decided.' }
- *   throw error
+ * import type { Agent } from '@agent-core/kits/loop'
+ * import type { AgentCallOutcome } from '@agent-core/kits/loop'
+ * import type { AgentRunState } from '@agent-core/kits/loop'
+ * declare const agent: Agent
+ * declare const outcomes: Record<string, AgentCallOutcome>
+ * declare const stored: AgentRunState
+ * async function approve() {
+ *   try {
+ *     return { status: 200, body: await agent.run({ resume: stored, outcomes }) }
+ *   } catch (error) {
+ *     if (SuspensionConsumedError.isInstance(error)) return { status: 409, body: 'Already decided.' }
+ *     throw error
+ *   }
  * }
  * ```
  */
@@ -129,6 +141,8 @@ export class SuspensionConsumedError extends AgentCoreError<SuspensionConsumedDe
  * @example
  * ```ts
  * import { suspensionKey } from '@agent-core/kits/loop'
+ * import type { AgentResult } from '@agent-core/kits/loop'
+ * declare const result: AgentResult & { reason: 'suspended' }
  * const key = await suspensionKey(result.state) // 'run_…/suspension_…'
  * ```
  */
@@ -167,6 +181,7 @@ const MAX_KEY_LENGTH = 1024
  * @example
  * ```ts
  * import { assertSuspensionClaim } from '@agent-core/kits/loop'
+ * declare const row: { claim: string } // a row of the App's ledger table
  * assertSuspensionClaim(JSON.parse(row.claim), 'row.claim', 'output')
  * ```
  */
@@ -299,6 +314,10 @@ export class MemorySuspensionLedger implements SuspensionLedger {
  * @example
  * ```ts
  * import { createMemorySuspensionLedger, defineAgent } from '@agent-core/kits/loop'
+ * import type { ChatModel } from '@agent-core/core'
+ * import type { AgentToolEntry } from '@agent-core/kits/loop'
+ * declare const model: ChatModel
+ * declare const tools: readonly AgentToolEntry[]
  * const suspensionLedger = createMemorySuspensionLedger()
  * const agent = defineAgent({ model, tools, suspensionLedger })
  * ```

@@ -71,6 +71,8 @@ export interface TrimOptions {
  * @example
  * ```ts
  * import { defineAgent, trimMessages } from '@agent-core/kits/loop'
+ * import type { ChatModel } from '@agent-core/core'
+ * declare const model: ChatModel
  * const agent = defineAgent({
  *   model,
  *   beforeTurn: ({ messages }) => ({ messages: trimMessages(messages, { maxTokens: 8_000 }) }),

@@ -151,6 +151,8 @@ export function isMcpToolResult(value: unknown): value is McpToolResult<unknown>
  * ```ts
  * import { mcpResultTemplate } from '@agent-core/kits/mcp'
  * import { ToolLifecycleRegistry, defineToolLifecycle } from '@agent-core/kits/tools'
+ * import type { McpConnection } from '@agent-core/kits/mcp'
+ * declare const connection: McpConnection
  * const registry = ToolLifecycleRegistry.create(connection.tools.map((tool) => defineToolLifecycle(tool)), {
  *   templates: [mcpResultTemplate],
  * })

@@ -20,6 +20,11 @@ type AnyTool<App> = ModelTool<any, any, App>
  * @example
  * ```ts
  * import type { McpToolsetOptions } from '@agent-core/kits/mcp'
+ * import type { ModelTool } from '@agent-core/core/tools'
+ * import type { McpConnection } from '@agent-core/kits/mcp'
+ * declare const clock: ModelTool
+ * declare const files: McpConnection
+ * declare const github: McpConnection
  * const options: McpToolsetOptions = { servers: [github, files], tools: [clock] }
  * ```
  */
@@ -56,6 +61,10 @@ export interface McpToolsetRefresh {
  * @example
  * ```ts
  * import { createMcpToolset } from '@agent-core/kits/mcp'
+ * import type { ModelTool } from '@agent-core/core/tools'
+ * import type { McpConnection } from '@agent-core/kits/mcp'
+ * declare const clock: ModelTool
+ * declare const github: McpConnection
  * const toolset = createMcpToolset({ servers: [github], tools: [clock] })
  * const registry = toolset.registry({ timeoutMs: 30_000 })
  * // between turns:
@@ -124,6 +133,11 @@ function assertDistinct(lifecycles: readonly AnyLifecycle<unknown>[]): void {
  * ```ts
  * import { createMcpToolset } from '@agent-core/kits/mcp'
  * import { ApprovalRequiredError } from '@agent-core/kits/tools'
+ * import type { ModelTool } from '@agent-core/core/tools'
+ * import type { McpConnection } from '@agent-core/kits/mcp'
+ * declare const clock: ModelTool
+ * declare const files: McpConnection
+ * declare const github: McpConnection
  * const toolset = createMcpToolset({
  *   servers: [github, files],
  *   tools: [clock],

@@ -22,6 +22,10 @@ type AnyTool<App> = ModelTool<any, any, App>
  * @example
  * ```ts
  * import type { McpServableTools } from '@agent-core/kits/mcp'
+ * import type { ToolLifecycle } from '@agent-core/kits/tools'
+ * import type { ModelTool } from '@agent-core/core/tools'
+ * declare const refundLifecycle: ToolLifecycle
+ * declare const searchOrders: ModelTool
  * const tools: McpServableTools = [searchOrders, refundLifecycle]
  * ```
  */
@@ -56,6 +60,8 @@ export interface McpServerHandle {
  * @example
  * ```ts
  * import { serveMcp } from '@agent-core/kits/mcp'
+ * import type { ModelTool } from '@agent-core/core/tools'
+ * declare const clock: ModelTool
  * const handle = await serveMcp([clock], { type: 'http', port: 0 })
  * console.log(`MCP endpoint: ${handle.url}`)
  * ```

@@ -298,6 +298,8 @@ export class ModelProviderError extends AgentCoreError<ModelProviderErrorDetails
    * @example
    * ```ts
    * import { ModelProviderError } from '@agent-core/kits/models'
+   * declare const init: RequestInit
+   * declare const url: string
    * const response = await fetch(url, init)
    * if (!response.ok) throw await ModelProviderError.fromResponse(response, { provider: 'openai' })
    * ```

@@ -10,6 +10,8 @@
  * ```ts
  * import { withRetry } from '@agent-core/kits/models'
  * import { createOpenAIChatModel } from '@agent-core/kits/openai'
+ * import type { OperationContext } from '@agent-core/core'
+ * declare const context: OperationContext
  *
  * const model = withRetry(createOpenAIChatModel({ model: 'gpt-4o-mini', apiKey: 'sk-test', baseURL: 'http://127.0.0.1:8787/v1' }))
  * const response = await model.generate({ messages: [{ role: 'user', content: 'Hello' }] }, context)

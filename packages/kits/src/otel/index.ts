@@ -11,6 +11,8 @@
  * ```ts
  * import * as otel from '@opentelemetry/api'
  * import { createOtelSink } from '@agent-core/kits/otel'
+ * import type { Agent } from '@agent-core/kits/loop'
+ * declare const agent: Agent
  *
  * const tracing = createOtelSink({ api: otel })
  * const result = await agent.run({ prompt: 'Hello' }, { diagnostics: tracing.sink })

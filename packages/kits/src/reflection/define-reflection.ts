@@ -52,6 +52,8 @@ export const DEFAULT_MAX_ROUNDS = 3
  * @example
  * ```ts
  * import type { ReflectionStep } from '@agent-core/kits/reflection'
+ * import type { ModelCalls } from '@agent-core/kits/models'
+ * declare const models: ModelCalls
  * const critic: ReflectionStep = { models, modelId: 'critic', timeoutMs: 30_000 }
  * ```
  */
@@ -63,6 +65,8 @@ export type ReflectionStep<App = unknown> = ModelCallsTarget | Agent<unknown, Ap
  * @example
  * ```ts
  * import type { ReflectionDefinition } from '@agent-core/kits/reflection'
+ * import type { ModelCalls } from '@agent-core/kits/models'
+ * declare const models: ModelCalls
  * const definition: ReflectionDefinition = {
  *   drafter: { models, modelId: 'writer', timeoutMs: 30_000 },
  *   critic: { models, modelId: 'critic', timeoutMs: 30_000 },

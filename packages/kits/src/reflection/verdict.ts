@@ -29,7 +29,7 @@ function deepFreeze<T extends object>(value: T): T {
  * @example
  * ```ts
  * import { REFLECTION_VERDICT_SCHEMA } from '@agent-core/kits/reflection'
- * const required = REFLECTION_VERDICT_SCHEMA.required // ['decision', 'issues']
+ * const { required } = REFLECTION_VERDICT_SCHEMA as { required: string[] } // ['decision', 'issues']
  * ```
  */
 export const REFLECTION_VERDICT_SCHEMA: JsonSchema = deepFreeze({
@@ -101,6 +101,10 @@ const verdictSchema: StandardSchemaV1<unknown, ReflectionVerdict> = Object.freez
  * ```ts
  * import { defineAgent, structuredAnswer } from '@agent-core/kits/loop'
  * import { reflectionVerdictOutput } from '@agent-core/kits/reflection'
+ * import type { ChatModel } from '@agent-core/core'
+ * import type { ModelTool } from '@agent-core/core/tools'
+ * declare const model: ChatModel
+ * declare const runTests: ModelTool
  * const critic = defineAgent({ model, tools: [runTests], answer: structuredAnswer({ output: reflectionVerdictOutput() }) })
  * ```
  */

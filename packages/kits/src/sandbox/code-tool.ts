@@ -89,6 +89,9 @@ export interface CodeToolOptions<App = unknown> {
  * @example
  * ```ts
  * import { defineCodeTool, type CodeTool } from '@agent-core/kits/sandbox'
+ * import type { ModelTool } from '@agent-core/core/tools'
+ * declare const lookupOrder: ModelTool
+ * declare const refund: ModelTool
  * const runCode: CodeTool = defineCodeTool({ tools: [lookupOrder, refund] })
  * runCode.id // 'run_code'
  * ```

@@ -122,6 +122,9 @@ export function describeTools<App = unknown>(tools: SandboxTools<App>): string {
  * @example
  * ```ts
  * import { defineDescribeTool } from '@agent-core/kits/sandbox'
+ * import type { ModelTool } from '@agent-core/core/tools'
+ * declare const lookupOrder: ModelTool
+ * declare const refund: ModelTool
  * const describe = defineDescribeTool({ tools: [lookupOrder, refund] })
  * ```
  */

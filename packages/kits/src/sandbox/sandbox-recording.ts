@@ -56,6 +56,7 @@ function fail(field: string, problem: string, value: unknown): never {
  * @example
  * ```ts
  * import { assertSandboxRecording } from '@agent-core/kits/sandbox'
+ * declare const saved: string // JSON read back from the App's store
  * const recording: unknown = JSON.parse(saved)
  * assertSandboxRecording(recording)
  * recording.calls.length

@@ -85,7 +85,7 @@ export interface RankContribution<Item extends RankedItem = RankedItem> {
  * @example
  * ```ts
  * import { reciprocalRankFusion, type FusedRank } from '@agent-core/kits/search'
- * const [first]: FusedRank[] = reciprocalRankFusion([{ sourceId: 'a', hits: [{ id: 'x' }] }])
+ * const [first]: readonly FusedRank[] = reciprocalRankFusion([{ sourceId: 'a', hits: [{ id: 'x' }] }])
  * console.log(first?.score) // 1 / 61
  * ```
  */

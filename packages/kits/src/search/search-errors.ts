@@ -32,6 +32,8 @@ export interface SearchLimitErrorDetails extends ErrorDetails {
  * @example
  * ```ts
  * import { SearchLimitError } from '@agent-core/kits/search'
+ * import type { VectorSearch } from '@agent-core/kits/search'
+ * declare const vectors: VectorSearch
  * try {
  *   vectors.snapshot()
  * } catch (error) {
@@ -78,6 +80,9 @@ export interface EmbeddingErrorDetails extends ErrorDetails {
  * @example
  * ```ts
  * import { EmbeddingError } from '@agent-core/kits/search'
+ * import type { HybridSearch } from '@agent-core/kits/search'
+ * declare const index: HybridSearch
+ * declare const passages: Parameters<HybridSearch['upsert']>[0]
  * try {
  *   await index.upsert(passages)
  * } catch (error) {

@@ -33,6 +33,10 @@ export let recordState: (journal: ToolCallJournal, state: ToolCallState) => void
  * @example
  * ```ts
  * import { ToolCallJournal } from '@agent-core/kits/tools'
+ * import type { OperationContext } from '@agent-core/core'
+ * import type { ToolLifecycleRegistry } from '@agent-core/kits/tools'
+ * declare const context: OperationContext
+ * declare const tools: ToolLifecycleRegistry
  * const journal = new ToolCallJournal()
  * await tools.run({ toolCallId: 'call_1', toolId: 'add', input: { a: 1, b: 2 } }, context, { journal })
  * const saved = JSON.stringify(journal)

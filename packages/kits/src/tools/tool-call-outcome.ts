@@ -202,10 +202,16 @@ const OUTCOME_STATUSES: readonly string[] = ['completed', 'pending', 'rejected',
  * @example
  * ```ts
  * import { ApprovalRequiredError, unwrapToolOutcome } from '@agent-core/kits/tools'
+ * import type { OperationContext } from '@agent-core/core'
+ * import type { PendingToolCall, ToolCallRequest, ToolLifecycleRegistry } from '@agent-core/kits/tools'
+ * declare const context: OperationContext
+ * declare const request: ToolCallRequest
+ * declare function save(pending: PendingToolCall): Promise<void> // the App's store
+ * declare const tools: ToolLifecycleRegistry
  * try {
  *   const output = unwrapToolOutcome(await tools.run(request, context))
  * } catch (error) {
- *   if (ApprovalRequiredError.isInstance(error)) await save(error.details.pending)
+ *   if (ApprovalRequiredError.isInstance(error) && error.details.pending) await save(error.details.pending)
  *   else throw error
  * }
  * ```

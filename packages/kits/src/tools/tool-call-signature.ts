@@ -167,6 +167,11 @@ export async function signToolCall(call: SignableToolCall, key: DecisionKey): Pr
  * @example
  * ```ts
  * import { verifyToolCallSignature } from '@agent-core/kits/tools'
+ * import type { DecisionKey, PendingToolCall } from '@agent-core/kits/tools'
+ * declare const currentKey: DecisionKey
+ * declare const decision: { signature?: string }
+ * declare const pending: PendingToolCall
+ * declare const previousKey: DecisionKey
  * if (!(await verifyToolCallSignature(pending, decision.signature, [currentKey, previousKey]))) throw new Error('forged')
  * ```
  */

@@ -281,6 +281,7 @@ function readMessage(reader: FieldReader, toolCallId: string): void {
  * @example
  * ```ts
  * import { assertToolCallState } from '@agent-core/kits/tools'
+ * declare const saved: string // JSON read back from the App's store
  * const state: unknown = JSON.parse(saved)
  * assertToolCallState(state)
  * state.status // 'pending' | 'completed' | 'rejected' | 'failed'

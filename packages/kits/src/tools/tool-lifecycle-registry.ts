@@ -338,6 +338,8 @@ export class ToolLifecycleRegistry<App = unknown> {
    * @example
    * ```ts
    * import { ToolLifecycleRegistry } from '@agent-core/kits/tools'
+   * import type { ModelTool } from '@agent-core/core/tools'
+   * declare const addTool: ModelTool<{ a: number; b: number }, number>
    * const tools = ToolLifecycleRegistry.create([{ id: 'add', tool: addTool }], { timeoutMs: 10_000 })
    * ```
    */
@@ -424,6 +426,9 @@ export class ToolLifecycleRegistry<App = unknown> {
    * @throws `InvalidInputError` naming the offending field
    * @example
    * ```ts
+   * import type { ToolLifecycleRegistry } from '@agent-core/kits/tools'
+   * declare const requestBody: string // the body of the App's approval request
+   * declare const tools: ToolLifecycleRegistry
    * const decision = tools.assertDecision(JSON.parse(requestBody))
    * ```
    */

@@ -173,6 +173,8 @@ const HOOKS = ['inspect', 'authorize', 'awaitHost', 'resume', 'complete', 'final
  * @example
  * ```ts
  * import { defineToolLifecycle, ToolRejectedError } from '@agent-core/kits/tools'
+ * import type { ModelTool } from '@agent-core/core/tools'
+ * declare const searchTool: ModelTool
  * class ReadOnlySwitch {
  *   #on = false
  *   turnOn() { this.#on = true }

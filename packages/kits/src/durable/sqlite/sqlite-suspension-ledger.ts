@@ -206,6 +206,10 @@ function readBack(stored: unknown, key: string): SuspensionClaim {
  * ```ts
  * import { createSqliteDurableStore, createSqliteSuspensionLedger } from '@agent-core/kits/durable/sqlite'
  * import { defineAgent } from '@agent-core/kits/loop'
+ * import type { ChatModel } from '@agent-core/core'
+ * import type { AgentToolEntry } from '@agent-core/kits/loop'
+ * declare const model: ChatModel
+ * declare const tools: readonly AgentToolEntry[]
  * const store = createSqliteDurableStore('runs.db')
  * const agent = defineAgent({ model, tools, suspensionLedger: createSqliteSuspensionLedger(store.database) })
  * ```
