@@ -79,7 +79,8 @@ for (const target of targets) {
   const report = join(root, localBuild ? 'etc/api' : 'temp/api', `${target.name}.api.md`)
   if (existsSync(report))
     for (const line of readFileSync(report, 'utf8').split('\n'))
-      if (line.startsWith('// Warning:')) warnings.push(`${target.subpath}: ${line.slice(3)} (in the API report)`)
+      if (line.startsWith('// Warning:'))
+        warnings.push(`${target.subpath}: ${line.slice(3)} (in the API report)`)
   for (const problem of checkExportDocs(target.subpath))
     warnings.push(
       `${target.subpath}: ${problem} (every public export needs a summary and an @example importing from its subpath)`,

@@ -17,7 +17,11 @@ function* sourceFiles(dir) {
     if (entry.name.startsWith('.') || entry.name === 'node_modules' || entry.name === 'dist') continue
     const path = join(dir, entry.name)
     if (entry.isDirectory()) yield* sourceFiles(path)
-    else if (/\.ts$/.test(entry.name) && !/\.(test|test-d)\.ts$/.test(entry.name) && !entry.name.endsWith('.d.ts'))
+    else if (
+      /\.ts$/.test(entry.name) &&
+      !/\.(test|test-d)\.ts$/.test(entry.name) &&
+      !entry.name.endsWith('.d.ts')
+    )
       yield path
   }
 }
@@ -47,7 +51,9 @@ export function extractExamples() {
           i = end
           continue
         }
-        const name = `${relative(root, file).replace(/\.ts$/, '').replaceAll(/[^\w]+/g, '-')}-L${open + 2}.ts`
+        const name = `${relative(root, file)
+          .replace(/\.ts$/, '')
+          .replaceAll(/[^\w]+/g, '-')}-L${open + 2}.ts`
         examples.push({ source: relative(root, file), file: join(out, name), line: open + 2, code })
         i = end
       }

@@ -226,7 +226,14 @@ export class Runner<State, App> implements StepRun<State, App> {
     if (resumeMode === 'reconcile' && typeof step.reconcile !== 'function') {
       throw new InvalidStateError(
         `Task "${this.taskId}" resumes at step "${step.id}", whose replayPolicy is 'reconcile', but the step has no reconcile. Nothing was written. Add reconcile to that step and keep revision "${this.definition.revision}" (a checkpoint is only resumed by the revision that wrote it, so a new revision cannot resume this task), or settle the task by hand.`,
-        { details: { taskId: this.taskId, stepId: step.id, revision: this.definition.revision, reason: 'reconcile-missing' } },
+        {
+          details: {
+            taskId: this.taskId,
+            stepId: step.id,
+            revision: this.definition.revision,
+            reason: 'reconcile-missing',
+          },
+        },
       )
     }
     // authorize may have taken a while: the deadline is checked again right before the attempt is saved.
