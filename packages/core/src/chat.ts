@@ -374,8 +374,125 @@ export function addUsage(a: ModelUsage, b: ModelUsage): ModelUsage {
 export const ZERO_USAGE: ModelUsage = Object.freeze({ inputTokens: 0, outputTokens: 0, totalTokens: 0 })
 
 /**
- * Folds a stream of events into the response it describes: text and thinking concatenated, thinking
- * blocks kept in order, tool calls ordered by index with their arguments joined.
+ * Folds a model stream, one event at a time, into the reply it describes: text and thinking concatenated,
+ * thinking blocks kept in order, tool calls by index with their argument deltas joined (a call's
+ * `tool-call-end` gives its final form), and the finish event's reason, usage and model. It is the one fold
+ * of a stream that core, the loop, the OpenTelemetry sink and the model adapters share: an adapter feeds
+ * it the events it emits (and reads its calls back for `tool-call-end`), a consumer the events it reads.
+ * It trusts the events' shapes; a consumer that reads an untrusted model checks them first.
+ * @example
+ * ```ts
+ * import { ModelStreamAccumulator } from '@agent-core/core'
+ * const reply = new ModelStreamAccumulator()
+ * reply.add({ type: 'text-delta', text: 'Hel' })
+ * reply.add({ type: 'text-delta', text: 'lo' })
+ * reply.add({ type: 'finish', finishReason: 'stop', usage: { inputTokens: 1, outputTokens: 2, totalTokens: 3 } })
+ * const response = reply.response() // { message: { role: 'assistant', content: 'Hello' }, finishReason: 'stop', … }
+ * ```
+ */
+export class ModelStreamAccumulator {
+  /** The text so far. */
+  text = ''
+  /** The thinking text so far. */
+  thinking = ''
+  /** The thinking blocks ended so far, in order. */
+  readonly thinkingBlocks: ThinkingBlock[] = []
+  /** The finish event, once it arrived. */
+  finish: Extract<ModelStreamEvent, { type: 'finish' }> | undefined
+  readonly #calls = new Map<number, { id: string; name: string; arguments: string }>()
+
+  /** Folds one event. */
+  add(event: ModelStreamEvent): void {
+    switch (event.type) {
+      case 'text-delta':
+        this.text += event.text
+        return
+      case 'thinking-delta':
+        this.thinking += event.text
+        return
+      case 'thinking-end':
+        this.thinkingBlocks.push(event.block)
+        return
+      case 'tool-call-start':
+        this.#calls.set(event.index, { id: event.id, name: event.name, arguments: '' })
+        return
+      case 'tool-call-delta': {
+        const call = this.#calls.get(event.index)
+        if (call) call.arguments += event.argumentsDelta
+        return
+      }
+      case 'tool-call-end':
+        this.#calls.set(event.index, {
+          id: event.call.id,
+          name: event.call.name,
+          arguments: event.call.arguments,
+        })
+        return
+      case 'finish':
+        this.finish = event
+        return
+    }
+  }
+
+  /** Whether a tool call was started at `index`. */
+  hasCall(index: number): boolean {
+    return this.#calls.has(index)
+  }
+
+  /** The call at `index` as assembled so far. */
+  call(index: number): ToolCall | undefined {
+    const call = this.#calls.get(index)
+    return call === undefined ? undefined : { id: call.id, name: call.name, arguments: call.arguments }
+  }
+
+  /** How many tool calls were started. */
+  get callCount(): number {
+    return this.#calls.size
+  }
+
+  /** The tool calls so far, ordered by index, each with its index. */
+  indexedCalls(): { readonly index: number; readonly call: ToolCall }[] {
+    return [...this.#calls.entries()]
+      .sort((a, b) => a[0] - b[0])
+      .map(([index, call]) => ({ index, call: { id: call.id, name: call.name, arguments: call.arguments } }))
+  }
+
+  /** The tool calls so far, ordered by index. */
+  get toolCalls(): ToolCall[] {
+    return this.indexedCalls().map((entry) => entry.call)
+  }
+
+  /** The assistant message folded so far (fields left out when empty). */
+  message(): AssistantMessage {
+    const toolCalls = this.toolCalls
+    return {
+      role: 'assistant',
+      content: this.text,
+      ...(toolCalls.length ? { toolCalls } : {}),
+      ...(this.thinking ? { thinking: this.thinking } : {}),
+      ...(this.thinkingBlocks.length ? { thinkingBlocks: [...this.thinkingBlocks] } : {}),
+    }
+  }
+
+  /**
+   * The response folded so far. Without a finish event the reason is `tool-calls` or `stop` and the usage
+   * zero; a consumer that must not take a cut-off stream as complete checks {@link finish} first.
+   */
+  response(): ModelResponse {
+    const message = this.message()
+    const finish = this.finish
+    return {
+      message,
+      finishReason: finish?.finishReason ?? (message.toolCalls ? 'tool-calls' : 'stop'),
+      usage: finish?.usage ?? ZERO_USAGE,
+      model: finish?.model,
+    }
+  }
+}
+
+/**
+ * Folds a stream of events into the response it describes (a {@link ModelStreamAccumulator} over the
+ * whole stream).
  * @example
  * ```ts
  * import { collectModelStream } from '@agent-core/core'
@@ -389,49 +506,7 @@ export const ZERO_USAGE: ModelUsage = Object.freeze({ inputTokens: 0, outputToke
  * ```
  */
 export async function collectModelStream(events: AsyncIterable<ModelStreamEvent>): Promise<ModelResponse> {
-  let text = ''
-  let thinking = ''
-  const thinkingBlocks: ThinkingBlock[] = []
-  const calls = new Map<number, { id: string; name: string; arguments: string }>()
-  let finish: Extract<ModelStreamEvent, { type: 'finish' }> | undefined
-  for await (const event of events) {
-    switch (event.type) {
-      case 'text-delta':
-        text += event.text
-        break
-      case 'thinking-delta':
-        thinking += event.text
-        break
-      case 'thinking-end':
-        thinkingBlocks.push(event.block)
-        break
-      case 'tool-call-start':
-        calls.set(event.index, { id: event.id, name: event.name, arguments: '' })
-        break
-      case 'tool-call-delta': {
-        const call = calls.get(event.index)
-        if (call) call.arguments += event.argumentsDelta
-        break
-      }
-      case 'tool-call-end':
-        calls.set(event.index, { ...event.call })
-        break
-      case 'finish':
-        finish = event
-        break
-    }
-  }
-  const toolCalls = [...calls.entries()].sort((a, b) => a[0] - b[0]).map(([, c]) => c)
-  return {
-    message: {
-      role: 'assistant',
-      content: text,
-      ...(toolCalls.length ? { toolCalls } : {}),
-      ...(thinking ? { thinking } : {}),
-      ...(thinkingBlocks.length ? { thinkingBlocks } : {}),
-    },
-    finishReason: finish?.finishReason ?? (toolCalls.length ? 'tool-calls' : 'stop'),
-    usage: finish?.usage ?? ZERO_USAGE,
-    model: finish?.model,
-  }
+  const reply = new ModelStreamAccumulator()
+  for await (const event of events) reply.add(event)
+  return reply.response()
 }

@@ -6,12 +6,13 @@ import {
   describeValue,
   InvalidInputError,
   type ModelRequest,
+  ModelStreamAccumulator,
   type ModelStreamEvent,
   type OperationContext,
 } from '@agent-core/core'
 import type * as OpenTelemetry from '@opentelemetry/api'
 import { contentValue, type OpenSpan, SpanBridge } from './internal/bridge.js'
-import { contentMessage, outputMessage, StreamFold } from './internal/content.js'
+import { contentMessage, outputMessage } from './internal/content.js'
 import { ATTR_GEN_AI_INPUT_MESSAGES, ATTR_GEN_AI_OUTPUT_MESSAGES } from './internal/semconv.js'
 
 /**
@@ -275,7 +276,8 @@ async function* foldInto(
   span: OpenSpan,
   events: AsyncIterable<ModelStreamEvent>,
 ): AsyncGenerator<ModelStreamEvent> {
-  const fold = new StreamFold()
+  // The stream's one fold, core's accumulator, as the loop and the adapters use it.
+  const fold = new ModelStreamAccumulator()
   let readable = true
   for await (const event of events) {
     if (readable) {
@@ -288,8 +290,8 @@ async function* foldInto(
     }
     yield event
   }
-  if (readable && fold.finishReason !== undefined) {
-    const output = safely(() => contentValue([fold.message()]))
+  if (readable && fold.finish !== undefined) {
+    const output = safely(() => contentValue([outputMessage(fold.response())]))
     if (output !== undefined) span.span.setAttribute(ATTR_GEN_AI_OUTPUT_MESSAGES, output)
   }
 }

@@ -6,7 +6,7 @@
  * `message_start` and is updated by `message_delta`. The answer is complete only at `message_stop` after a
  * stop reason: {@link EventDecoder.end} refuses a stream that stopped before.
  */
-import type { ModelStreamEvent, ModelUsage } from '@agent-core/core'
+import { ModelStreamAccumulator, type ModelStreamEvent, type ModelUsage } from '@agent-core/core'
 import {
   type AnswerFacts,
   coreUsage,
@@ -22,7 +22,7 @@ type OpenBlock =
   | { readonly kind: 'text' }
   | { readonly kind: 'thinking'; text: string; signature: string }
   | { readonly kind: 'redacted'; readonly data: string }
-  | { readonly kind: 'tool'; readonly call: number; readonly id: string; readonly name: string; json: string }
+  | { readonly kind: 'tool'; readonly call: number; readonly id: string; readonly name: string }
   | { readonly kind: 'json' }
   | { readonly kind: 'other' }
 
@@ -37,12 +37,20 @@ export class EventDecoder {
   readonly #blocks: (OpenBlock | undefined)[] = []
   readonly #usage = emptyWireUsage()
   #calls = 0
+  /** The reply the events describe, folded once by core's accumulator as they are emitted. */
+  readonly reply = new ModelStreamAccumulator()
   #stopped = false
   #started = false
 
   constructor(provider: string, json = false) {
     this.provider = provider
     this.#json = json
+  }
+
+  /** Emits an event and folds it into {@link EventDecoder.reply}. */
+  #emit(out: ModelStreamEvent[], event: ModelStreamEvent): void {
+    this.reply.add(event)
+    out.push(event)
   }
 
   #bad(what: string, value: unknown): never {
@@ -61,7 +69,7 @@ export class EventDecoder {
       if (delta?.type === 'text_delta' && typeof index === 'number' && this.#blocks[index]?.kind === 'text') {
         const text = delta.text
         if (typeof text === 'string') {
-          if (text !== '') out.push({ type: 'text-delta', text })
+          if (text !== '') this.#emit(out, { type: 'text-delta', text })
           return
         }
       }
@@ -129,7 +137,7 @@ export class EventDecoder {
     switch (b.type) {
       case 'text': {
         this.#setBlock(index, { kind: 'text' })
-        if (typeof b.text === 'string' && b.text !== '') out.push({ type: 'text-delta', text: b.text })
+        if (typeof b.text === 'string' && b.text !== '') this.#emit(out, { type: 'text-delta', text: b.text })
         return
       }
       case 'thinking': {
@@ -139,7 +147,7 @@ export class EventDecoder {
           text,
           signature: typeof b.signature === 'string' ? b.signature : '',
         })
-        if (text !== '') out.push({ type: 'thinking-delta', text })
+        if (text !== '') this.#emit(out, { type: 'thinking-delta', text })
         return
       }
       case 'redacted_thinking':
@@ -161,9 +169,9 @@ export class EventDecoder {
           typeof input === 'object' && input !== null && Object.keys(input).length > 0
             ? JSON.stringify(input)
             : ''
-        this.#setBlock(index, { kind: 'tool', call, id: b.id, name: b.name, json })
-        out.push({ type: 'tool-call-start', index: call, id: b.id, name: b.name })
-        if (json !== '') out.push({ type: 'tool-call-delta', index: call, argumentsDelta: json })
+        this.#setBlock(index, { kind: 'tool', call, id: b.id, name: b.name })
+        this.#emit(out, { type: 'tool-call-start', index: call, id: b.id, name: b.name })
+        if (json !== '') this.#emit(out, { type: 'tool-call-delta', index: call, argumentsDelta: json })
         return
       }
       default:
@@ -181,7 +189,7 @@ export class EventDecoder {
       case 'text_delta':
         if (block.kind !== 'text' || typeof d.text !== 'string')
           this.#bad('a text_delta with text, in a text block', d)
-        if (d.text !== '') out.push({ type: 'text-delta', text: d.text })
+        if (d.text !== '') this.#emit(out, { type: 'text-delta', text: d.text })
         return
       case 'thinking_delta':
         if (block.kind !== 'thinking' || typeof d.thinking !== 'string') {
@@ -189,7 +197,7 @@ export class EventDecoder {
         }
         if (d.thinking !== '') {
           block.text += d.thinking
-          out.push({ type: 'thinking-delta', text: d.thinking })
+          this.#emit(out, { type: 'thinking-delta', text: d.thinking })
         }
         return
       case 'signature_delta':
@@ -200,15 +208,14 @@ export class EventDecoder {
         return
       case 'input_json_delta':
         if (block.kind === 'json' && typeof d.partial_json === 'string') {
-          if (d.partial_json !== '') out.push({ type: 'text-delta', text: d.partial_json })
+          if (d.partial_json !== '') this.#emit(out, { type: 'text-delta', text: d.partial_json })
           return
         }
         if (block.kind !== 'tool' || typeof d.partial_json !== 'string') {
           this.#bad('an input_json_delta with partial_json, in a tool_use block', d)
         }
         if (d.partial_json !== '') {
-          block.json += d.partial_json
-          out.push({ type: 'tool-call-delta', index: block.call, argumentsDelta: d.partial_json })
+          this.#emit(out, { type: 'tool-call-delta', index: block.call, argumentsDelta: d.partial_json })
         }
         return
       default:
@@ -222,18 +229,19 @@ export class EventDecoder {
     if (block === undefined) this.#bad(`content_block_start before content_block_stop of block ${index}`, at)
     switch (block.kind) {
       case 'thinking':
-        out.push({
+        this.#emit(out, {
           type: 'thinking-end',
           block:
             block.signature === '' ? { text: block.text } : { text: block.text, signature: block.signature },
         })
         return
       case 'redacted':
-        out.push({ type: 'thinking-end', block: { text: '', redacted: block.data } })
+        this.#emit(out, { type: 'thinking-end', block: { text: '', redacted: block.data } })
         return
       case 'tool': {
-        const args = block.json === '' ? '{}' : block.json
-        out.push({
+        const json = this.reply.call(block.call)?.arguments ?? ''
+        const args = json === '' ? '{}' : json
+        this.#emit(out, {
           type: 'tool-call-end',
           index: block.call,
           call: { id: block.id, name: block.name, arguments: args },
@@ -252,7 +260,7 @@ export class EventDecoder {
     const reason = this.facts.providerFinishReason
     if (!this.#started || !this.#stopped || reason === undefined)
       throw truncatedStream(this.provider, this.events)
-    out.push({
+    this.#emit(out, {
       type: 'finish',
       // The JSON tool's forced use is the answer, not a call.
       finishReason:

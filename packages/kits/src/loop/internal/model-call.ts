@@ -9,6 +9,7 @@ import {
   InvalidOutputError,
   type ModelRequest,
   type ModelResponse,
+  ModelStreamAccumulator,
   type ModelStreamEvent,
   type ModelUsage,
   type OperationContext,
@@ -100,13 +101,9 @@ function readCall(value: unknown, hook: string): ToolCall {
   return { id: value.id, name: value.name, arguments: value.arguments }
 }
 
-/** Assembles a streamed reply, event by event, checking each event's shape. */
+/** Checks each streamed event's shape, then folds it with core's accumulator (the stream's one fold). */
 class ReplyBuilder {
-  text = ''
-  thinking = ''
-  readonly thinkingBlocks: ThinkingBlock[] = []
-  readonly calls = new Map<number, { id: string; name: string; arguments: string }>()
-  finish: { finishReason: FinishReason; usage: ModelUsage } | undefined
+  readonly #reply = new ModelStreamAccumulator()
 
   constructor(
     readonly hook: string,
@@ -115,13 +112,14 @@ class ReplyBuilder {
 
   add(event: ModelStreamEvent): void {
     const hook = this.hook
+    const reply = this.#reply
     if (!isRecord(event)) badOutput(hook, 'must yield stream events', event)
     switch (event.type) {
       case 'text-delta':
         if (typeof event.text !== 'string')
           badOutput(hook, 'must give a text-delta text as a string', event.text)
         if (event.text !== '') {
-          this.text += event.text
+          reply.add(event)
           this.sink.text(event.text)
         }
         return
@@ -129,12 +127,12 @@ class ReplyBuilder {
         if (typeof event.text !== 'string')
           badOutput(hook, 'must give a thinking-delta text as a string', event.text)
         if (event.text !== '') {
-          this.thinking += event.text
+          reply.add(event)
           this.sink.thinking(event.text)
         }
         return
       case 'thinking-end':
-        this.thinkingBlocks.push(readThinkingBlock(event.block, hook))
+        reply.add({ type: 'thinking-end', block: readThinkingBlock(event.block, hook) })
         return
       case 'tool-call-start':
         if (
@@ -144,29 +142,27 @@ class ReplyBuilder {
         ) {
           badOutput(hook, 'must give a tool-call-start an integer index, an id and a name', event)
         }
-        this.calls.set(event.index, { id: event.id, name: event.name, arguments: '' })
+        reply.add(event)
         return
-      case 'tool-call-delta': {
-        const call = this.calls.get(event.index)
-        if (call === undefined || typeof event.argumentsDelta !== 'string') {
+      case 'tool-call-delta':
+        if (!reply.hasCall(event.index) || typeof event.argumentsDelta !== 'string') {
           badOutput(
             hook,
             'must start a tool call (tool-call-start) before its argument deltas, given as strings',
             event,
           )
         }
-        call.arguments += event.argumentsDelta
+        reply.add(event)
         return
-      }
       case 'tool-call-end':
         if (!Number.isSafeInteger(event.index))
           badOutput(hook, 'must give a tool-call-end an integer index', event.index)
-        this.calls.set(event.index, readCall(event.call, hook))
+        reply.add({ type: 'tool-call-end', index: event.index, call: readCall(event.call, hook) })
         return
       case 'finish':
         if (!FINISH_REASONS.includes(event.finishReason))
           badOutput(hook, 'must give a known finish reason', event.finishReason)
-        this.finish = { finishReason: event.finishReason, usage: readUsage(event.usage, hook) }
+        reply.add({ type: 'finish', finishReason: event.finishReason, usage: readUsage(event.usage, hook) })
         return
       default:
         badOutput(hook, 'yielded an event of unknown type', (event as { type?: unknown }).type)
@@ -174,19 +170,19 @@ class ReplyBuilder {
   }
 
   reply(): ModelReply {
-    if (this.finish === undefined) {
+    const reply = this.#reply
+    const finish = reply.finish
+    if (finish === undefined) {
       throw new ModelProviderError(
-        `The model's stream ended without a finish event, so its reply is incomplete (${this.text.length} characters and ${this.calls.size} tool call(s) so far). It is not taken as an answer.`,
+        `The model's stream ended without a finish event, so its reply is incomplete (${reply.text.length} characters and ${reply.callCount} tool call(s) so far). It is not taken as an answer.`,
         { kind: 'invalid-response' },
       )
     }
-    const toolCalls = [...this.calls.entries()]
-      .sort((a, b) => a[0] - b[0])
-      .map(([, call]) => Object.freeze({ ...call }))
+    const toolCalls = reply.toolCalls.map((call) => Object.freeze(call))
     return {
-      message: assistantMessage(this.text, toolCalls, this.thinking, this.thinkingBlocks),
-      finishReason: this.finish.finishReason,
-      usage: this.finish.usage,
+      message: assistantMessage(reply.text, toolCalls, reply.thinking, [...reply.thinkingBlocks]),
+      finishReason: finish.finishReason,
+      usage: finish.usage,
     }
   }
 }

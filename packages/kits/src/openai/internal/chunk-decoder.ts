@@ -4,7 +4,12 @@
  * become `thinking-delta`s, and the answer is complete only when a finish reason arrived: {@link
  * ChunkDecoder.end} refuses a stream that stopped before it.
  */
-import type { ModelStreamEvent, ModelUsage, ToolCall } from '@agent-core/core'
+import {
+  ModelStreamAccumulator,
+  type ModelStreamEvent,
+  type ModelUsage,
+  type ToolCall,
+} from '@agent-core/core'
 import {
   type AnswerFacts,
   emptyFacts,
@@ -15,13 +20,6 @@ import {
 } from './answer.js'
 import { malformedAnswer, truncatedStream } from './errors.js'
 
-interface OpenCall {
-  readonly index: number
-  readonly id: string
-  readonly name: string
-  arguments: string
-}
-
 const ZERO: ModelUsage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 }
 
 export class ChunkDecoder {
@@ -29,7 +27,8 @@ export class ChunkDecoder {
   /** Chunks read so far. */
   chunks = 0
   readonly #provider: string
-  readonly #calls = new Map<number, OpenCall>()
+  /** The reply the events describe, folded once by core's accumulator as they are emitted. */
+  readonly reply = new ModelStreamAccumulator()
   #lastIndex = -1
   #finished = false
   #usage: ModelUsage | undefined
@@ -77,12 +76,8 @@ export class ChunkDecoder {
       if (this.#finished) return // a repeated finish chunk changes nothing
       this.#finished = true
       facts.providerFinishReason = reason
-      for (const call of this.#sortedCalls()) {
-        out.push({
-          type: 'tool-call-end',
-          index: call.index,
-          call: { id: call.id, name: call.name, arguments: call.arguments },
-        })
+      for (const { index, call } of this.reply.indexedCalls()) {
+        this.#emit(out, { type: 'tool-call-end', index, call })
       }
     }
   }
@@ -99,10 +94,10 @@ export class ChunkDecoder {
     if (this.#finished && (thinking !== undefined || hasText || hasRefusal || hasCalls)) {
       throw malformedAnswer(this.#provider, 'nothing more after the finish reason', delta)
     }
-    if (thinking !== undefined) out.push({ type: 'thinking-delta', text: thinking })
-    if (hasText) out.push({ type: 'text-delta', text: content })
+    if (thinking !== undefined) this.#emit(out, { type: 'thinking-delta', text: thinking })
+    if (hasText) this.#emit(out, { type: 'text-delta', text: content })
     // A refusal (structured output the model declined) is what the model said: keep it as text.
-    if (hasRefusal) out.push({ type: 'text-delta', text: refusal })
+    if (hasRefusal) this.#emit(out, { type: 'text-delta', text: refusal })
     if (!hasCalls) return
     if (!Array.isArray(calls)) throw malformedAnswer(this.#provider, 'delta tool_calls as an array', calls)
     for (const fragment of calls) this.#fragment(fragment, out)
@@ -124,10 +119,10 @@ export class ChunkDecoder {
     if (given === undefined || given === null) {
       // A server that leaves out `index`: a fragment with a new id opens the next call, any other continues
       // the last one.
-      const last = this.#calls.get(this.#lastIndex)
+      const last = this.reply.call(this.#lastIndex)
       index =
         last === undefined || (typeof id === 'string' && id !== '' && id !== last.id)
-          ? this.#calls.size
+          ? this.reply.callCount
           : this.#lastIndex
     } else if (typeof given === 'number' && Number.isSafeInteger(given) && given >= 0) {
       index = given
@@ -135,8 +130,7 @@ export class ChunkDecoder {
       throw malformedAnswer(this.#provider, 'a tool call index that is an integer of at least 0', given)
     }
     this.#lastIndex = index
-    let call = this.#calls.get(index)
-    if (call === undefined) {
+    if (!this.reply.hasCall(index)) {
       if (typeof name !== 'string' || name === '') {
         throw malformedAnswer(
           this.#provider,
@@ -147,23 +141,23 @@ export class ChunkDecoder {
       if (id !== undefined && id !== null && typeof id !== 'string') {
         throw malformedAnswer(this.#provider, 'a tool call id as a string', id)
       }
-      call = { index, id: typeof id === 'string' && id !== '' ? id : syntheticCallId(), name, arguments: '' }
-      this.#calls.set(index, call)
-      out.push({ type: 'tool-call-start', index, id: call.id, name })
+      const callId = typeof id === 'string' && id !== '' ? id : syntheticCallId()
+      this.#emit(out, { type: 'tool-call-start', index, id: callId, name })
     }
     if (typeof args === 'string' && args !== '') {
-      call.arguments += args
-      out.push({ type: 'tool-call-delta', index, argumentsDelta: args })
+      this.#emit(out, { type: 'tool-call-delta', index, argumentsDelta: args })
     }
   }
 
-  #sortedCalls(): OpenCall[] {
-    return [...this.#calls.values()].sort((a, b) => a.index - b.index)
+  /** Emits an event and folds it into {@link ChunkDecoder.reply}. */
+  #emit(out: ModelStreamEvent[], event: ModelStreamEvent): void {
+    this.reply.add(event)
+    out.push(event)
   }
 
   /** The calls assembled so far, by index. */
   get toolCalls(): ToolCall[] {
-    return this.#sortedCalls().map(({ id, name, arguments: args }) => ({ id, name, arguments: args }))
+    return this.reply.toolCalls
   }
 
   /**
@@ -173,9 +167,9 @@ export class ChunkDecoder {
   end(out: ModelStreamEvent[]): void {
     const reason = this.facts.providerFinishReason
     if (!this.#finished || reason === undefined) throw truncatedStream(this.#provider, this.chunks)
-    out.push({
+    this.#emit(out, {
       type: 'finish',
-      finishReason: finishReasonOf(reason, this.#calls.size > 0),
+      finishReason: finishReasonOf(reason, this.reply.callCount > 0),
       usage: this.#usage ?? ZERO,
       ...(this.facts.responseModel === undefined ? {} : { model: this.facts.responseModel }),
     })

@@ -3,7 +3,7 @@
  * `gen_ai.output.messages` JSON schemas (semantic-conventions 1.45.0): `{ role, parts: [...] }`, with
  * text, reasoning, tool_call, tool_call_response and uri parts, and `finish_reason` on output messages.
  */
-import type { ChatMessage, ModelResponse, ModelStreamEvent } from '@agent-core/core'
+import type { ChatMessage, ModelResponse } from '@agent-core/core'
 
 type Part = Readonly<Record<string, unknown>>
 export interface ContentMessage {
@@ -76,47 +76,5 @@ export function outputMessage(response: ModelResponse): ContentMessage {
     role: 'assistant',
     parts: assistantParts(message.content, message.thinking, message.toolCalls ?? []),
     finish_reason: response.finishReason.replaceAll('-', '_'),
-  }
-}
-
-/** Folds stream events into the reply they describe (like core's `collectModelStream`, one event at a time). */
-export class StreamFold {
-  text = ''
-  thinking = ''
-  readonly calls = new Map<number, { id: string; name: string; arguments: string }>()
-  finishReason: string | undefined
-
-  add(event: ModelStreamEvent): void {
-    switch (event.type) {
-      case 'text-delta':
-        this.text += event.text
-        return
-      case 'thinking-delta':
-        this.thinking += event.text
-        return
-      case 'tool-call-start':
-        this.calls.set(event.index, { id: event.id, name: event.name, arguments: '' })
-        return
-      case 'tool-call-delta': {
-        const call = this.calls.get(event.index)
-        if (call) call.arguments += event.argumentsDelta
-        return
-      }
-      case 'tool-call-end':
-        this.calls.set(event.index, { ...event.call })
-        return
-      case 'finish':
-        this.finishReason = event.finishReason
-        return
-    }
-  }
-
-  message(): ContentMessage {
-    const calls = [...this.calls.entries()].sort((a, b) => a[0] - b[0]).map(([, call]) => call)
-    return {
-      role: 'assistant',
-      parts: assistantParts(this.text, this.thinking, calls),
-      ...(this.finishReason === undefined ? {} : { finish_reason: this.finishReason.replaceAll('-', '_') }),
-    }
   }
 }
