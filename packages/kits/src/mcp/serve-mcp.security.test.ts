@@ -1,11 +1,16 @@
 // Security reproductions for serveMcp over streamable HTTP (issue 32): a page on another origin, a
 // DNS-rebinding host name, a caller without credentials, a session flood, oversized bodies inside a
 // session and a huge declared Content-Length. Each test failed before the fix.
-import { request as httpRequest, createServer } from 'node:http'
-import { connect } from 'node:net'
+import { createServer, request as httpRequest } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { connect } from 'node:net'
 import { defineModelTool } from '@agent-core/core/tools'
-import { connectMcpServer, McpConnectionError, type McpHttpServerHandle, serveMcp } from '@agent-core/kits/mcp'
+import {
+  connectMcpServer,
+  McpConnectionError,
+  type McpHttpServerHandle,
+  serveMcp,
+} from '@agent-core/kits/mcp'
 import { afterEach, describe, expect, it } from 'vitest'
 import { eventually } from './testing/servers.js'
 
@@ -38,7 +43,11 @@ function send(url: string, headers: Record<string, string>, body?: string, metho
   return new Promise((resolve, reject) => {
     const request = httpRequest(url, {
       method,
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        ...headers,
+      },
     })
     request.on('response', (response) => {
       let text = ''
@@ -46,7 +55,9 @@ function send(url: string, headers: Record<string, string>, body?: string, metho
       response.on('data', (chunk: string) => {
         text += chunk
       })
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: text }))
+      response.on('end', () =>
+        resolve({ status: response.statusCode ?? 0, headers: response.headers, body: text }),
+      )
     })
     request.on('error', reject)
     request.end(body)
@@ -69,7 +80,11 @@ async function session(url: string, headers: Record<string, string> = {}): Promi
   expect(answer.status).toBe(200)
   const id = answer.headers['mcp-session-id']
   expect(typeof id).toBe('string')
-  await send(url, { ...headers, 'mcp-session-id': id as string, 'mcp-protocol-version': '2025-06-18' }, JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }))
+  await send(
+    url,
+    { ...headers, 'mcp-session-id': id as string, 'mcp-protocol-version': '2025-06-18' },
+    JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+  )
   return id as string
 }
 
@@ -86,7 +101,12 @@ describe('serveMcp over streamable HTTP refuses what the MCP security guidance s
     const call = await send(
       handle.url!,
       { origin: 'https://evil.example', 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' },
-      JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'delete_all', arguments: {} } }),
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: { name: 'delete_all', arguments: {} },
+      }),
     )
     expect(call.status).toBe(403)
     expect(ran).toEqual([])
@@ -97,13 +117,19 @@ describe('serveMcp over streamable HTTP refuses what the MCP security guidance s
     const handle = await serve({ allowedOrigins: ['https://app.example.com'] })
     const listed = await send(handle.url!, { origin: 'https://APP.example.com' }, INITIALIZE)
     expect(listed.status).toBe(200)
-    expect((await send(handle.url!, { origin: 'https://app.example.com.evil.example' }, INITIALIZE)).status).toBe(403)
+    expect(
+      (await send(handle.url!, { origin: 'https://app.example.com.evil.example' }, INITIALIZE)).status,
+    ).toBe(403)
   })
 
   it('refuses a DNS-rebinding host name, also inside a session', async () => {
     const handle = await serve()
     const port = new URL(handle.url!).port
-    for (const host of [`127.0.0.1.nip.io:${port}`, `evil.example:${port}`, `localhost:${Number(port) + 1}`]) {
+    for (const host of [
+      `127.0.0.1.nip.io:${port}`,
+      `evil.example:${port}`,
+      `localhost:${Number(port) + 1}`,
+    ]) {
       const answer = await send(handle.url!, { host }, INITIALIZE)
       expect(answer.status, host).toBe(403)
     }
@@ -154,15 +180,24 @@ describe('serveMcp over streamable HTTP refuses what the MCP security guidance s
     expect(listed.body).toContain('delete_all')
     expect(seen).toContain(id)
     // A throwing hook refuses; so does one that answers anything but true.
-    const throwing = await serve({ authenticate: () => { throw new Error('directory down') } })
+    const throwing = await serve({
+      authenticate: () => {
+        throw new Error('directory down')
+      },
+    })
     expect((await send(throwing.url!, {}, INITIALIZE)).status).toBe(401)
     const truthy = await serve({ authenticate: () => 'yes' })
     expect((await send(truthy.url!, {}, INITIALIZE)).status).toBe(401)
     // The connection kit's client sends a bearer token and gets in.
-    const client = await connectMcpServer({ name: 'guarded', transport: { type: 'http', url: handle.url!, bearerToken: 's3cret' } })
+    const client = await connectMcpServer({
+      name: 'guarded',
+      transport: { type: 'http', url: handle.url!, bearerToken: 's3cret' },
+    })
     expect(client.tools.map((tool) => tool.id)).toEqual(['guarded__delete_all'])
     await client.close()
-    await expect(connectMcpServer({ name: 'anon', transport: { type: 'http', url: handle.url! } })).rejects.toBeInstanceOf(McpConnectionError)
+    await expect(
+      connectMcpServer({ name: 'anon', transport: { type: 'http', url: handle.url! } }),
+    ).rejects.toBeInstanceOf(McpConnectionError)
   })
 
   it('bounds the sessions it opens and closes idle ones', async () => {
@@ -188,7 +223,11 @@ describe('serveMcp over streamable HTTP refuses what the MCP security guidance s
       method: 'tools/call',
       params: { name: 'delete_all', arguments: { confirm: 'x'.repeat(1_000_000) } },
     })
-    const answer = await send(handle.url!, { 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' }, big)
+    const answer = await send(
+      handle.url!,
+      { 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' },
+      big,
+    )
     expect(answer.status).toBe(413)
     expect(ran).toEqual([])
   })
@@ -218,8 +257,12 @@ describe('serveMcp over streamable HTTP refuses what the MCP security guidance s
   })
 
   it('refuses malformed security options with typed errors', async () => {
-    await expect(serveMcp([deleteAll], { type: 'http', authenticate: 'yes' } as never)).rejects.toThrow(/authenticate/)
-    await expect(serveMcp([deleteAll], { type: 'http', allowedOrigins: ['not a url'] })).rejects.toThrow(/allowedOrigins\[0\]/)
+    await expect(serveMcp([deleteAll], { type: 'http', authenticate: 'yes' } as never)).rejects.toThrow(
+      /authenticate/,
+    )
+    await expect(serveMcp([deleteAll], { type: 'http', allowedOrigins: ['not a url'] })).rejects.toThrow(
+      /allowedOrigins\[0\]/,
+    )
     await expect(serveMcp([deleteAll], { type: 'http', maxSessions: 0 })).rejects.toThrow(/maxSessions/)
   })
 })

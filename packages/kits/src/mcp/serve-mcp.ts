@@ -9,12 +9,7 @@ import { FieldReader, MAX_TIMER_MS } from './internal/options.js'
 import { assertServable, createToolServer, type ServeSettings } from './internal/serve-handlers.js'
 import { mcpResultTemplate } from './mcp-content.js'
 import { McpConnectionError } from './mcp-errors.js'
-import type {
-  McpServeAuthRequest,
-  McpServeHttp,
-  McpServeStdio,
-  ServeMcpOptions,
-} from './serve-options.js'
+import type { McpServeAuthRequest, McpServeHttp, McpServeStdio, ServeMcpOptions } from './serve-options.js'
 
 // biome-ignore lint/suspicious/noExplicitAny: tools of any input and output types share one list
 type AnyLifecycle<App> = ToolLifecycle<any, any, App>
@@ -317,7 +312,6 @@ function normalOrigin(value: string): string | undefined {
   }
 }
 
-
 async function serveHttp<App>(
   registry: ToolLifecycleRegistry<App>,
   transport: McpServeHttp,
@@ -359,7 +353,11 @@ async function serveHttp<App>(
   for (const [index, origin] of (allowedOrigins ?? []).entries()) {
     const normal = normalOrigin(origin)
     if (normal === undefined)
-      reader.fail(`allowedOrigins[${index}]`, 'must be an origin such as "https://app.example.com"', origin)
+      return reader.fail(
+        `allowedOrigins[${index}]`,
+        'must be an origin such as "https://app.example.com"',
+        origin,
+      )
     origins.add(normal)
   }
 
