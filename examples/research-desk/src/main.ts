@@ -24,6 +24,7 @@ import { openRunStore, questionId, type RunStore, runQuestion } from './desk-run
 import { type CorpusIndex, openCorpusIndex } from './indexing.js'
 import { createOfflineEmbedder } from './offline-embedder.js'
 import { type DeskOptions, parseOptions } from './options.js'
+import { plainText } from './plain-text.js'
 import { jsonOutput, type Output, terminalOutput } from './terminal.js'
 import { deskTools, type ToolExecution } from './tools.js'
 import { startWebView, type WebView } from './web-view.js'
@@ -51,7 +52,7 @@ function terminalApprover(): { ask: (call: AgentPendingCall) => Promise<Approval
       readline = createInterface({ input: process.stdin, terminal: false })
       lines = readline[Symbol.asyncIterator]()
     }
-    process.stderr.write(`${call.reason} [y]es / [n]o / or type an instruction: `)
+    process.stderr.write(`${plainText(call.reason)} [y]es / [n]o / or type an instruction: `)
     const next = await lines!.next()
     if (next.done) {
       process.stderr.write('\n')
@@ -82,7 +83,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode
     const failure = error instanceof DeskError ? error : undefined
-    process.stderr.write(`error: ${failure?.message ?? String(error)}\n`)
+    process.stderr.write(`error: ${plainText(failure?.message ?? String(error))}\n`)
     return failure?.exitCode ?? 1
   }
   const output: Output = options.json ? jsonOutput() : terminalOutput()
@@ -139,7 +140,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
       }),
     })
     if (options.web) {
-      web = await startWebView({ port: options.port, question: options.question })
+      web = await startWebView({ port: options.port, question: options.question, host: options.webHost })
       output.info(`web: ${web.url}`)
       output.record('desk-web', { url: web.url })
     }

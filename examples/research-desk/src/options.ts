@@ -24,6 +24,8 @@ export interface DeskOptions {
   readonly json: boolean
   readonly web: boolean
   readonly port: number
+  /** A host name (or `name:port`) the `--web` page also answers to, besides the loopback names. */
+  readonly webHost?: string | undefined
 }
 
 function parseDecision(text: string, previous: Map<string, Decision>): Map<string, Decision> {
@@ -73,6 +75,10 @@ export function parseOptions(argv: readonly string[], cwd: string): DeskOptions 
     .option('--json', "print the run's events as JSON lines")
     .option('--web', 'serve a page on loopback that streams the answer and shows the cited passages')
     .addOption(new Option('--port <port>', 'the port of --web (0 picks a free one)').default('0'))
+    .option(
+      '--web-host <name>',
+      'a host name the --web page also answers to (default: only 127.0.0.1, localhost and [::1])',
+    )
     .exitOverride()
     .configureOutput({ writeErr: (text) => process.stderr.write(text) })
     .showHelpAfterError(false)
@@ -101,6 +107,7 @@ export function parseOptions(argv: readonly string[], cwd: string): DeskOptions 
     json?: boolean
     web?: boolean
     port: string
+    webHost?: string
   }>()
   const question = String(program.processedArgs[0] ?? BUILT_IN_QUESTION).trim()
   if (question === '') {
@@ -122,6 +129,17 @@ export function parseOptions(argv: readonly string[], cwd: string): DeskOptions 
       received: options.port,
     })
   }
+  const webHost = options.webHost?.trim()
+  if (
+    webHost !== undefined &&
+    !/^(?:[a-z0-9-]+(?:\.[a-z0-9-]+)*|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i.test(webHost)
+  ) {
+    throw new DeskError(
+      'usage',
+      `--web-host must be a host name such as desk.internal (optionally with :port), but got ${JSON.stringify(options.webHost)}.`,
+      { field: '--web-host', received: options.webHost },
+    )
+  }
   const absolute = (path: string) => (isAbsolute(path) ? path : resolve(cwd, path))
   return {
     question,
@@ -133,5 +151,6 @@ export function parseOptions(argv: readonly string[], cwd: string): DeskOptions 
     json: options.json === true,
     web: options.web === true,
     port,
+    ...(webHost === undefined ? {} : { webHost }),
   }
 }

@@ -9,6 +9,7 @@ import { SingleBar } from 'cli-progress'
 import pc from 'picocolors'
 import type { Citation } from './desk-agent.js'
 import type { IndexSummary } from './indexing.js'
+import { plainText } from './plain-text.js'
 import { READ_TOOL, SEARCH_TOOL } from './tools.js'
 
 /** Where the desk's output goes. */
@@ -64,10 +65,20 @@ function rate(perSecond: number): string {
   return perSecond >= 10 ? perSecond.toFixed(0) : perSecond.toFixed(1)
 }
 
-/** Text for a person: colors and a progress bar on a terminal, plain lines otherwise. */
-export function terminalOutput(): Output {
-  const out = (text: string) => process.stdout.write(text)
-  const err = (text: string) => process.stderr.write(text)
+/**
+ * Text for a person: colors and a progress bar on a terminal, plain lines otherwise. Everything that came
+ * from a corpus file or a model (answers, passages, file names, tool inputs, error messages) goes through
+ * {@link plainText} first, so no escape sequence of theirs reaches the terminal; only the desk's own
+ * colors do.
+ */
+export function terminalOutput(
+  write: { out: (text: string) => void; err: (text: string) => void } = {
+    out: (text) => process.stdout.write(text),
+    err: (text) => process.stderr.write(text),
+  },
+): Output {
+  const { out, err } = write
+  const p = plainText
   const tty = process.stderr.isTTY === true
   let bar: SingleBar | undefined
   let started = 0
@@ -78,7 +89,7 @@ export function terminalOutput(): Output {
     bar = undefined
   }
   return {
-    info: (line) => err(`${pc.dim(line)}\n`),
+    info: (line) => err(`${pc.dim(p(line))}\n`),
     indexProgress: (progress) => {
       if (progress.action !== 'publish' || progress.toEmbed === 0) return
       if (started === 0) started = Date.now()
@@ -123,10 +134,12 @@ export function terminalOutput(): Output {
     },
     event: (event) => {
       switch (event.type) {
-        case 'text-delta':
-          out(event.text)
-          atLineStart = event.text.endsWith('\n')
+        case 'text-delta': {
+          const text = p(event.text)
+          out(text)
+          if (text !== '') atLineStart = text.endsWith('\n')
           break
+        }
         case 'tool-start': {
           if (!atLineStart) out('\n')
           atLineStart = true
@@ -137,16 +150,20 @@ export function terminalOutput(): Output {
               : event.toolId === READ_TOOL
                 ? `read ${String(input?.id)}`
                 : event.toolId
-          err(pc.dim(`  > ${what}\n`))
+          err(pc.dim(`  > ${p(what)}\n`))
           break
         }
         case 'tool-rejected':
-          err(pc.yellow(`  x ${event.toolId} refused${event.instruction ? `: ${event.instruction}` : ''}\n`))
+          err(
+            pc.yellow(
+              `  x ${p(event.toolId)} refused${event.instruction ? `: ${p(event.instruction)}` : ''}\n`,
+            ),
+          )
           break
         case 'tool-failed':
           err(
             pc.yellow(
-              `  x ${event.toolId} failed: ${event.error instanceof Error ? event.error.message : ''}\n`,
+              `  x ${p(event.toolId)} failed: ${event.error instanceof Error ? p(event.error.message) : ''}\n`,
             ),
           )
           break
@@ -154,34 +171,33 @@ export function terminalOutput(): Output {
       }
     },
     answer: ({ text, citations, streamed, note }) => {
-      if (!streamed) out(text)
+      if (!streamed) out(p(text))
       out('\n\n')
       if (citations.length === 0) out(`${pc.bold('sources:')} none\n`)
       else {
         out(`${pc.bold('sources:')}\n`)
         for (const citation of citations) {
-          const where = `${citation.file}:${citation.lines}`
-          out(
-            `  [${citation.id}] ${pc.cyan(where)}${citation.headings ? pc.dim(`  ${citation.headings}`) : ''}\n`,
-          )
-          const excerpt = citation.text.replace(/\s+/g, ' ').trim()
+          const where = p(`${citation.file}:${citation.lines}`)
+          const headings = p(citation.headings ?? '')
+          out(`  [${p(String(citation.id))}] ${pc.cyan(where)}${headings ? pc.dim(`  ${headings}`) : ''}\n`)
+          const excerpt = p(citation.text).replace(/\s+/g, ' ').trim()
           out(pc.dim(`      ${excerpt.length > 200 ? `${excerpt.slice(0, 200)}…` : excerpt}\n`))
         }
       }
-      err(pc.dim(`${note}\n`))
+      err(pc.dim(`${p(note)}\n`))
     },
     pending: (calls, command) => {
       if (!atLineStart) out('\n')
       out(`${pc.bold('waiting for your decision:')}\n`)
       for (const call of calls)
-        out(`  ${call.toolCallId}: ${call.toolId} ${JSON.stringify(call.input)} (${call.reason})\n`)
-      out(`\nDecide with the same command and --decide, for example:\n  ${command}\n`)
+        out(p(`  ${call.toolCallId}: ${call.toolId} ${JSON.stringify(call.input)} (${call.reason})`) + '\n')
+      out(`\nDecide with the same command and --decide, for example:\n  ${p(command)}\n`)
       out(pc.dim('  (y approves, n refuses, any other text refuses with that instruction for the model)\n'))
     },
     failure: (message, code) => {
       stopBar()
       if (!atLineStart) out('\n')
-      err(`${pc.red('error:')} ${message} ${pc.dim(`(exit code ${code})`)}\n`)
+      err(`${pc.red('error:')} ${p(message)} ${pc.dim(`(exit code ${code})`)}\n`)
     },
     record: () => {},
     close: stopBar,

@@ -1,6 +1,9 @@
 /**
  * `--web`: a small page on loopback (node:http, no framework) that streams the answer as it arrives
  * (Server-Sent Events) and then shows the cited passages. A page opened late gets everything sent so far.
+ * It answers only requests whose `Host` is a loopback name at its port (`127.0.0.1`, `localhost`,
+ * `[::1]`) or the one name the user passed (`--web-host`): a foreign page that points its own name at
+ * loopback (DNS rebinding) gets a 403, never the question, the answer or the passages.
  */
 import { createServer, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -69,8 +72,31 @@ events.addEventListener('pending', (e) => {
 `
 }
 
+/** `host` and `port` of a `Host` header (lower case; `[::1]` keeps its brackets). */
+function splitHost(value: string): { host: string; port: string | undefined } {
+  const text = value.trim().toLowerCase()
+  const match = /^(\[[^\]]*\]|[^:]*)(?::(\d+))?$/.exec(text)
+  return match ? { host: match[1] as string, port: match[2] } : { host: text, port: undefined }
+}
+
+/** Whether `header` names this page: a loopback name at `port`, or the user's own name. */
+export function hostAllowed(header: string | undefined, port: number, extra: string | undefined): boolean {
+  if (header === undefined || header === '') return false
+  const { host, port: given } = splitHost(header)
+  const loopback = host === '127.0.0.1' || host === 'localhost' || host === '[::1]'
+  if (loopback) return given === String(port)
+  if (extra === undefined) return false
+  const wanted = splitHost(extra)
+  return wanted.host === host && (wanted.port === undefined || wanted.port === given)
+}
+
 /** Starts the page's server on 127.0.0.1. */
-export async function startWebView(options: { port: number; question: string }): Promise<WebView> {
+export async function startWebView(options: {
+  port: number
+  question: string
+  /** A host name the page also answers to (`--web-host`). */
+  host?: string | undefined
+}): Promise<WebView> {
   const sent: string[] = []
   const clients = new Set<ServerResponse>()
   const send = (type: string, data: unknown) => {
@@ -79,7 +105,15 @@ export async function startWebView(options: { port: number; question: string }):
     for (const client of clients) client.write(frame)
   }
   const html = page(options.question)
+  let bound = 0
   const server = createServer((request, response) => {
+    if (!hostAllowed(request.headers.host, bound, options.host)) {
+      response.writeHead(403, { 'content-type': 'text/plain; charset=utf-8' })
+      response.end(
+        'Forbidden: this page answers only at 127.0.0.1, localhost or [::1] (or the name given with --web-host).\n',
+      )
+      return
+    }
     const path = new URL(request.url ?? '/', 'http://localhost').pathname
     if (request.method === 'GET' && path === '/') {
       response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' })
@@ -103,6 +137,7 @@ export async function startWebView(options: { port: number; question: string }):
     server.listen(options.port, '127.0.0.1', () => resolve())
   })
   const { port } = server.address() as AddressInfo
+  bound = port
   return {
     url: `http://127.0.0.1:${port}/`,
     event(event) {

@@ -795,6 +795,30 @@ export function createEngine(config: ResolvedOptions): MockGPT {
     )
   }
 
+  /**
+   * A web page can send a POST that needs no CORS preflight (`text/plain`, a form) to any URL, and the
+   * browser sends it without asking: MockGPT refuses such a body from a web origin (one not listed in
+   * `adminOrigins`) before it is parsed or recorded, so no page can fill the journal or spend scripted
+   * answers. Browser apps that call MockGPT send JSON, which a preflight guards.
+   */
+  const simpleCrossSiteBody = (request: MockHttpRequest, method: string): MockHttpResponse | undefined => {
+    const origin = request.headers.origin
+    if (method !== 'POST' || origin === undefined || config.adminOrigins.includes(origin)) return undefined
+    const type = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? ''
+    if (
+      type !== '' &&
+      type !== 'text/plain' &&
+      type !== 'application/x-www-form-urlencoded' &&
+      type !== 'multipart/form-data'
+    )
+      return undefined
+    return openAIErrorResponse(
+      415,
+      `MockGPT refuses a ${type || 'typeless'} body from the web origin ${origin}: a page can send one without a CORS preflight. Send the request as application/json (or list the origin in adminOrigins).`,
+      { type: 'invalid_request_error', code: 'cross_site_body_refused' },
+    )
+  }
+
   const route = (
     request: MockHttpRequest,
     method: string,
@@ -809,6 +833,8 @@ export function createEngine(config: ResolvedOptions): MockGPT {
       if (denied) return denied
       return serveAdmin(scopeOf(testId), path, request)
     }
+    const simple = simpleCrossSiteBody(request, method)
+    if (simple !== undefined) return simple
     const scope = scopeOf(testId)
     const modelRoute = Object.hasOwn(MODEL_ROUTES, path) ? MODEL_ROUTES[path] : undefined
     const modelId = path.startsWith('/v1/models/')

@@ -15,11 +15,55 @@ const addFormats = ((addFormatsImport as unknown as { default?: unknown }).defau
 ) => Ajv
 
 type Draft = '2020-12' | 'draft-07'
-const instances = new Map<Draft, Ajv>()
-const cache = new WeakMap<object, JsonSchemaValidator>()
 
-function ajv(draft: Draft): Ajv {
-  let instance = instances.get(draft)
+/**
+ * A regular-expression engine for the `pattern` and `patternProperties` keywords of a schema: a function
+ * of the pattern (and ajv's flags, `u`) that returns something with `test`. Pass a linear-time engine
+ * (RE2) for schemas that come from someone you do not trust, so that no pattern can backtrack for ever on
+ * the host; throw from it to refuse a pattern (the schema is then refused as invalid). ajv caches
+ * compiled patterns by `toString()`, so the object returned must name its pattern there.
+ * @example
+ * ```ts
+ * import type { JsonSchemaRegExpEngine } from '@agent-core/core/tools'
+ * const literalOnly: JsonSchemaRegExpEngine = (pattern) => ({
+ *   test: (input) => input.includes(pattern),
+ *   toString: () => `literal:${pattern}`,
+ * })
+ * ```
+ */
+export type JsonSchemaRegExpEngine = (
+  pattern: string,
+  flags: string,
+) => { test(input: string): boolean; toString(): string }
+
+/**
+ * Options of {@link compileJsonSchema}.
+ * @example
+ * ```ts
+ * import type { CompileJsonSchemaOptions } from '@agent-core/core/tools'
+ * const options: CompileJsonSchemaOptions = { regExp: (pattern) => new RegExp(pattern, 'u') }
+ * ```
+ */
+export interface CompileJsonSchemaOptions {
+  /**
+   * The engine of `pattern` keywords. Default: JavaScript's `RegExp` (backtracking: fine for schemas you
+   * wrote, not for a stranger's).
+   */
+  readonly regExp?: JsonSchemaRegExpEngine | undefined
+}
+
+const instances = new Map<JsonSchemaRegExpEngine | undefined, Map<Draft, Ajv>>()
+const cache = new WeakMap<object, JsonSchemaValidator>()
+/** The engine a cached validator was compiled with (absent: JavaScript's RegExp). */
+const engines = new WeakMap<JsonSchemaValidator, JsonSchemaRegExpEngine>()
+
+function ajv(draft: Draft, regExp: JsonSchemaRegExpEngine | undefined): Ajv {
+  let byDraft = instances.get(regExp)
+  if (!byDraft) {
+    byDraft = new Map()
+    instances.set(regExp, byDraft)
+  }
+  let instance = byDraft.get(draft)
   if (!instance) {
     // A library must not print: unknown `format`s are annotations (as JSON Schema 2020-12 defines them).
     // `ownProperties`: a property named like an Object.prototype member (`constructor`, `toString`) is
@@ -30,10 +74,11 @@ function ajv(draft: Draft): Ajv {
       validateFormats: true,
       logger: false,
       ownProperties: true,
+      ...(regExp === undefined ? {} : { code: { regExp: regExp as never } }),
     } as const
     instance = draft === '2020-12' ? new Ajv2020(options) : new Ajv(options)
     addFormats(instance)
-    instances.set(draft, instance)
+    byDraft.set(draft, instance)
   }
   return instance
 }
@@ -47,8 +92,12 @@ function declaredDraft(schema: JsonSchema): Draft | undefined {
   return undefined
 }
 
-function compileWith(draft: Draft, schema: JsonSchema): ValidateFunction {
-  const instance = ajv(draft)
+function compileWith(
+  draft: Draft,
+  schema: JsonSchema,
+  regExp: JsonSchemaRegExpEngine | undefined,
+): ValidateFunction {
+  const instance = ajv(draft, regExp)
   // `$schema` chose the draft; ajv itself would reject URI spellings it does not know, so it is left out.
   let body = schema
   if (typeof schema === 'object' && '$schema' in schema) {
@@ -74,7 +123,10 @@ function toIssues(errors: readonly ErrorObject[] | null | undefined): SchemaIssu
 }
 
 /**
- * Compiles a JSON Schema once (cached per schema object) with ajv and ajv-formats.
+ * Compiles a JSON Schema once (cached per schema object) with ajv and ajv-formats. With
+ * `options.regExp`, its `pattern`s run on that engine; the validator is then the one cached for the
+ * schema object, so a later compile of the same object without options (a model tool's input schema)
+ * keeps the safe engine.
  * @throws {@link InvalidDefinitionError} when the schema itself is invalid
  * @example
  * ```ts
@@ -83,7 +135,18 @@ function toIssues(errors: readonly ErrorObject[] | null | undefined): SchemaIssu
  * validator.validate({ q: 'hello' }) // { ok: true }
  * ```
  */
-export function compileJsonSchema(schema: JsonSchema, what = 'schema'): JsonSchemaValidator {
+export function compileJsonSchema(
+  schema: JsonSchema,
+  what = 'schema',
+  options: CompileJsonSchemaOptions = {},
+): JsonSchemaValidator {
+  const regExp = options.regExp
+  if (regExp !== undefined && typeof regExp !== 'function') {
+    throw new InvalidDefinitionError(
+      `options.regExp of compileJsonSchema must be a function (pattern, flags) => { test }, but got ${describeValue(regExp)}.`,
+      { details: { field: 'options.regExp', received: describeValue(regExp) } },
+    )
+  }
   if (
     typeof schema !== 'boolean' &&
     (typeof schema !== 'object' || schema === null || Array.isArray(schema))
@@ -95,18 +158,18 @@ export function compileJsonSchema(schema: JsonSchema, what = 'schema'): JsonSche
   }
   if (typeof schema === 'object') {
     const hit = cache.get(schema)
-    if (hit) return hit
+    if (hit && (regExp === undefined || engines.get(hit) === regExp)) return hit
   }
   const declared = declaredDraft(schema)
   let fn: ValidateFunction
   try {
-    fn = compileWith(declared ?? '2020-12', schema)
+    fn = compileWith(declared ?? '2020-12', schema, regExp)
   } catch (error) {
     // Without a `$schema`, a schema that is only valid as draft-07 (tuple `items: [...]`) still compiles.
     let fallback: ValidateFunction | undefined
     if (!declared) {
       try {
-        fallback = compileWith('draft-07', schema)
+        fallback = compileWith('draft-07', schema, regExp)
       } catch {}
     }
     if (!fallback) {
@@ -129,5 +192,6 @@ export function compileJsonSchema(schema: JsonSchema, what = 'schema'): JsonSche
     },
   }
   if (typeof schema === 'object') cache.set(schema, validator)
+  if (regExp !== undefined) engines.set(validator, regExp)
   return validator
 }

@@ -21,7 +21,11 @@
  *
  * @module
  */
-export { compileJsonSchema } from './compile-json-schema.js'
+export {
+  type CompileJsonSchemaOptions,
+  compileJsonSchema,
+  type JsonSchemaRegExpEngine,
+} from './compile-json-schema.js'
 export {
   type CompiledSchema,
   type CompileSchemaOptions,

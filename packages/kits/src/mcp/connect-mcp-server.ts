@@ -14,6 +14,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js'
 import type { McpConnectionOptions } from './connection-options.js'
 import { toMcpError } from './internal/errors.js'
+import { RateLimitedTransport } from './internal/limits.js'
 import { readConnectionOptions } from './internal/options.js'
 import { ResourceIndex } from './internal/resources.js'
 import { Session } from './internal/session.js'
@@ -56,8 +57,20 @@ export async function connectMcpServer<Name extends string>(
   let session: Session | undefined
   let connection: Connection<Name> | undefined
   try {
-    const built = await buildTransport(parsed, (line) =>
-      diagnostics.emit('mcp-server-stderr', { server: name, line }, 'debug'),
+    const built = await buildTransport(
+      parsed,
+      (line) => diagnostics.emit('mcp-server-stderr', { server: name, line }, 'debug'),
+      (bytes) =>
+        diagnostics.emit(
+          'mcp-message-dropped',
+          { server: name, bytes, limit: 'maxMessageBytes', bound: parsed.limits.maxMessageBytes },
+          'warn',
+        ),
+    )
+    const guarded = new RateLimitedTransport(
+      built.transport,
+      parsed.limits.maxNotificationsPerSecond,
+      (perSecond) => diagnostics.emit('mcp-notification-dropped', { server: name, perSecond }, 'warn'),
     )
     const client = new Client(parsed.clientInfo, { capabilities: {} })
     const live = new Session(
@@ -68,11 +81,13 @@ export async function connectMcpServer<Name extends string>(
       diagnostics,
       parsed.requestTimeoutMs,
       parsed.callTimeoutMs,
+      parsed.limits,
     )
     session = live
     const resources = new ResourceIndex(live)
     client.onerror = (error) => {
       diagnostics.emit('mcp-transport-error', { server: name, error: error.message }, 'warn')
+      if (parsed.transport.type === 'http') watchHttpStream(live, error.message)
     }
     client.onclose = () => {
       const unexpected = !live.closed && live.closing === undefined
@@ -91,7 +106,7 @@ export async function connectMcpServer<Name extends string>(
       diagnostics.emit('mcp-resources-changed', { server: name })
     })
 
-    await handshake(live, built.transport, parsed.connectTimeoutMs, operation.signal)
+    await handshake(live, guarded, parsed.connectTimeoutMs, operation.signal)
     const offersTools = client.getServerCapabilities()?.tools !== undefined
     const listing: ToolListing = offersTools
       ? await listTools(live, parsed, new Map(), operation.signal)
@@ -114,6 +129,34 @@ export async function connectMcpServer<Name extends string>(
     }
     throw error
   }
+}
+
+/** The streamable HTTP transport's words for giving up on an event stream. */
+const GAVE_UP = /^Maximum reconnection attempts/
+const DROPPED = /^(SSE stream disconnected|Failed to reconnect|Failed to open SSE stream)/
+
+/**
+ * The streamable HTTP transport reports through `onerror` only: when it stops reconnecting, the
+ * connection is given up (pending requests fail with `McpConnectionError`, `closed` becomes true); when an
+ * event stream drops while requests wait, the server is asked for a `ping`, and a server that does not
+ * answer is given up too (a POST's stream that ended without its answer is never resumed).
+ */
+function watchHttpStream(session: Session, message: string): void {
+  if (session.closed || session.closing !== undefined) return
+  if (GAVE_UP.test(message)) {
+    void session.giveUp(`the streamable HTTP transport stopped reconnecting: ${message}`)
+    return
+  }
+  if (!DROPPED.test(message) || session.pending === 0) return
+  const timeout = Math.min(session.requestTimeoutMs, 5_000)
+  session.client.ping({ timeout }).then(
+    () => undefined,
+    (error: unknown) => {
+      void session.giveUp(
+        `its event stream dropped and it did not answer a ping: ${error instanceof Error ? error.message : String(error)}`,
+      )
+    },
+  )
 }
 
 /**

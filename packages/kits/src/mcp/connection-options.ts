@@ -154,14 +154,45 @@ export interface McpConnectionOptions {
   /** Time limit of listing and reading requests, in ms. Default 30000. */
   readonly requestTimeoutMs?: number | undefined
   /**
-   * Time limit of each tool call, in ms. Default: none of its own: the tools lifecycle's time limit and
-   * the run's signal end a call (and send MCP's cancellation).
+   * Time limit of each tool call, in ms. Default 300000 (five minutes); the tools lifecycle's time limit
+   * and the run's signal may end a call sooner (and send MCP's cancellation).
    */
   readonly callTimeoutMs?: number | undefined
+  /** What the connection accepts from the server (a hostile server cannot exhaust the host). */
+  readonly limits?: McpClientLimits | undefined
   /** How long closing waits for a stdio server to exit after closing its stdin, and again after SIGTERM. Default 2000. */
   readonly closeGraceMs?: number | undefined
   /** How this client introduces itself. Default `{ name: 'agent-core', version: '0.1.0' }`. */
   readonly clientInfo?: { readonly name: string; readonly version: string } | undefined
+}
+
+/**
+ * Bounds on what one connection accepts from its MCP server. Past a bound the server's message is not
+ * kept: a tool listing fails with `McpLimitError` (or skips the tool with `invalidTools: "skip"`), a tool
+ * call fails with `McpLimitError` (the model reads it as the call's error), a notification past the rate
+ * is dropped (a `mcp-notification-dropped` diagnostic tells it, once a second). Server `pattern`s are
+ * compiled with RE2 (linear time, no backtracking); a pattern RE2 cannot run (backreferences,
+ * lookaround) makes the schema unusable.
+ * @example
+ * ```ts
+ * import type { McpClientLimits } from '@agent-core/kits/mcp'
+ * const tight: McpClientLimits = { maxResultBytes: 256 * 1024, maxSchemaBytes: 32 * 1024 }
+ * ```
+ */
+export interface McpClientLimits {
+  /**
+   * Largest JSON-RPC message read from a streamable HTTP or SSE server (a response body, one event), in
+   * bytes. Default 8388608 (8 MiB). Over stdio each line is bounded the same way.
+   */
+  readonly maxMessageBytes?: number | undefined
+  /** Largest input or output schema of one tool (its JSON), in bytes. Default 262144 (256 KiB). */
+  readonly maxSchemaBytes?: number | undefined
+  /** Deepest nesting of objects and arrays in one tool schema. Default 32. */
+  readonly maxSchemaDepth?: number | undefined
+  /** Largest tool result (text, data and structured content), in bytes. Default 4194304 (4 MiB). */
+  readonly maxResultBytes?: number | undefined
+  /** Notifications and server requests accepted per second; the rest are dropped. Default 50. */
+  readonly maxNotificationsPerSecond?: number | undefined
 }
 
 /** The fields of {@link McpConnectionOptions}, for checks that refuse unknown ones. */
@@ -177,4 +208,5 @@ export const CONNECTION_OPTION_KEYS: readonly string[] = [
   'callTimeoutMs',
   'closeGraceMs',
   'clientInfo',
+  'limits',
 ]

@@ -33,6 +33,7 @@
  */
 export { connectMcpServer } from './connect-mcp-server.js'
 export type {
+  McpClientLimits,
   McpConnectionOptions,
   McpCustomTransport,
   McpHttpTransport,
@@ -60,6 +61,8 @@ export {
   McpConnectionError,
   type McpConnectionErrorDetails,
   type McpErrorDetails,
+  McpLimitError,
+  type McpLimitErrorDetails,
   McpProtocolError,
   type McpProtocolErrorDetails,
   McpSchemaError,
@@ -89,6 +92,7 @@ export {
 } from './serve-mcp.js'
 export type {
   McpApprovalAnswer,
+  McpServeAuthRequest,
   McpServeHttp,
   McpServeRequest,
   McpServeStdio,

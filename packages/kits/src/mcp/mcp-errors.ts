@@ -163,3 +163,39 @@ export class McpSchemaError extends AgentCoreError<McpSchemaErrorDetails> {
     super('mcp-schema', message, options)
   }
 }
+
+/**
+ * Details of {@link McpLimitError}: which bound of the connection was passed, and by how much.
+ * @example
+ * ```ts
+ * import type { McpLimitErrorDetails } from '@agent-core/kits/mcp'
+ * const details: McpLimitErrorDetails = { server: 'files', method: 'tools/call', limit: 'maxResultBytes', bound: 4_194_304, received: 'about 400000000 bytes' }
+ * ```
+ */
+export interface McpLimitErrorDetails extends McpErrorDetails {
+  /** The option of `limits` that was passed (`maxMessageBytes`, `maxSchemaBytes`, `maxSchemaDepth`, `maxResultBytes`). */
+  readonly limit: 'maxMessageBytes' | 'maxSchemaBytes' | 'maxSchemaDepth' | 'maxResultBytes'
+  /** The bound in force. */
+  readonly bound: number
+  /** What the server sent, described (a size or a depth, never the content). */
+  readonly received?: string | undefined
+}
+
+/**
+ * An MCP server sent more than the connection accepts (`limits` of the connection options): a message,
+ * a tool schema or a tool result too large, a schema too deep. Nothing of it was kept; a tool call that
+ * failed this way is an error result the model reads. The server is at fault (or the limit is too tight
+ * for it: raise it in `limits`).
+ * @example
+ * ```ts
+ * import { McpLimitError } from '@agent-core/kits/mcp'
+ * if (McpLimitError.isInstance(error)) console.log(error.details.limit, error.details.bound)
+ * ```
+ */
+export class McpLimitError extends AgentCoreError<McpLimitErrorDetails> {
+  static override readonly code = 'mcp-limit'
+  declare readonly code: 'mcp-limit'
+  constructor(message: string, options?: AgentCoreErrorOptions<McpLimitErrorDetails>) {
+    super('mcp-limit', message, options)
+  }
+}

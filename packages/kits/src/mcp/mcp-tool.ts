@@ -3,7 +3,7 @@ import type { ModelTool } from '@agent-core/core/tools'
 import type { JsonValue } from '@agent-core/kits/tools'
 import type { McpToolAnnotations } from './connection-options.js'
 import type { McpToolResult } from './mcp-content.js'
-import type { McpSchemaError } from './mcp-errors.js'
+import type { McpLimitError, McpSchemaError } from './mcp-errors.js'
 
 /**
  * Where an MCP tool comes from and how its server describes it.
@@ -59,7 +59,7 @@ export interface McpSkippedTool {
   readonly name: string
   readonly reason: string
   /** The error the tool would have raised with `invalidTools: 'throw'`. */
-  readonly error?: McpSchemaError | undefined
+  readonly error?: McpSchemaError | McpLimitError | undefined
 }
 
 /**

@@ -9,7 +9,7 @@ import { FieldReader, MAX_TIMER_MS } from './internal/options.js'
 import { assertServable, createToolServer, type ServeSettings } from './internal/serve-handlers.js'
 import { mcpResultTemplate } from './mcp-content.js'
 import { McpConnectionError } from './mcp-errors.js'
-import type { McpServeHttp, McpServeStdio, ServeMcpOptions } from './serve-options.js'
+import type { McpServeAuthRequest, McpServeHttp, McpServeStdio, ServeMcpOptions } from './serve-options.js'
 
 // biome-ignore lint/suspicious/noExplicitAny: tools of any input and output types share one list
 type AnyLifecycle<App> = ToolLifecycle<any, any, App>
@@ -233,6 +233,14 @@ async function readBody(
   request: IncomingMessage,
   limit: number,
 ): Promise<{ ok: true; body: unknown } | { ok: false; status: number; message: string }> {
+  const declared = Number(request.headers['content-length'] ?? Number.NaN)
+  if (declared > limit) {
+    return {
+      ok: false,
+      status: 413,
+      message: `The request body (${declared} bytes declared) is larger than ${limit} bytes.`,
+    }
+  }
   const chunks: Buffer[] = []
   let size = 0
   for await (const chunk of request) {
@@ -248,12 +256,20 @@ async function readBody(
   }
 }
 
-function reply(response: ServerResponse, status: number, code: number, message: string): void {
+function reply(
+  response: ServerResponse,
+  status: number,
+  code: number,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
   if (response.headersSent) {
     response.end()
     return
   }
-  response.writeHead(status, { 'content-type': 'application/json' })
+  // A refused body is never read: the connection closes after the answer instead of draining it.
+  const close = status === 413 ? { connection: 'close' } : {}
+  response.writeHead(status, { 'content-type': 'application/json', ...close, ...headers })
   response.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }))
 }
 
@@ -268,6 +284,39 @@ async function eventStreamOpened(response: ServerResponse): Promise<boolean> {
 }
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]'])
+const LOOPBACK_NAMES = ['127.0.0.1', 'localhost', '[::1]']
+
+/** `host` and `port` of a `Host` header or an allowed-hosts entry (lower case; `[::1]` keeps brackets). */
+function splitHost(value: string): { host: string; port: string | undefined } {
+  const text = value.trim().toLowerCase()
+  const bracket = /^(\[[^\]]*\])(?::(\d+))?$/.exec(text)
+  if (bracket) return { host: bracket[1] as string, port: bracket[2] }
+  const colon = text.lastIndexOf(':')
+  if (colon > 0 && text.indexOf(':') === colon && /^\d+$/.test(text.slice(colon + 1)))
+    return { host: text.slice(0, colon), port: text.slice(colon + 1) }
+  return { host: text, port: undefined }
+}
+
+/** Whether a `Host` header is one of `allowed` (an entry without a port allows every port). */
+function hostAllowed(header: string | undefined, allowed: readonly string[]): boolean {
+  if (header === undefined || header === '') return false
+  const { host, port } = splitHost(header)
+  return allowed.some((entry) => {
+    const wanted = splitHost(entry)
+    return wanted.host === host && (wanted.port === undefined || wanted.port === port)
+  })
+}
+
+/** An origin as `scheme://host[:port]`, lower case, or `undefined` when it is not one. */
+function normalOrigin(value: string): string | undefined {
+  if (value === 'null') return 'null'
+  try {
+    const url = new URL(value)
+    return url.origin === 'null' ? undefined : url.origin.toLowerCase()
+  } catch {
+    return undefined
+  }
+}
 
 async function serveHttp<App>(
   registry: ToolLifecycleRegistry<App>,
@@ -288,6 +337,8 @@ async function serveHttp<App>(
       'allowedOrigins',
       'sessionIdleMs',
       'maxBodyBytes',
+      'maxSessions',
+      'authenticate',
     ],
   )
   const host = reader.string('host', true) ?? '127.0.0.1'
@@ -298,8 +349,23 @@ async function serveHttp<App>(
   const givenHosts = reader.get('allowedHosts') === undefined ? undefined : reader.strings('allowedHosts')
   const allowedOrigins =
     reader.get('allowedOrigins') === undefined ? undefined : reader.strings('allowedOrigins')
-  const sessionIdleMs = reader.integer('sessionIdleMs', 1, MAX_TIMER_MS) ?? 1_800_000
-  const maxBodyBytes = reader.integer('maxBodyBytes', 1, 1024 * 1024 * 1024) ?? 4 * 1024 * 1024
+  const sessionIdleMs = reader.integer('sessionIdleMs', 1, MAX_TIMER_MS) ?? 300_000
+  const maxBodyBytes = reader.integer('maxBodyBytes', 1, 1024 * 1024 * 1024, 'bytes') ?? 4 * 1024 * 1024
+  const maxSessions = reader.integer('maxSessions', 1, 1_000_000, 'sessions') ?? 64
+  const authenticate = reader.get('authenticate')
+  if (authenticate !== undefined && typeof authenticate !== 'function')
+    reader.fail('authenticate', 'must be a function of the request that answers true to let it in')
+  const origins = new Set<string>()
+  for (const [index, origin] of (allowedOrigins ?? []).entries()) {
+    const normal = normalOrigin(origin)
+    if (normal === undefined)
+      return reader.fail(
+        `allowedOrigins[${index}]`,
+        'must be an origin such as "https://app.example.com"',
+        origin,
+      )
+    origins.add(normal)
+  }
 
   const [{ createServer }, { StreamableHTTPServerTransport }] = await Promise.all([
     import('node:http'),
@@ -315,6 +381,8 @@ async function serveHttp<App>(
     missedToolsChange: boolean
   }
   const sessions = new Map<string, Session>()
+  /** Sessions being initialized (counted against maxSessions before they have an id). */
+  let opening = 0
   let allowedHosts = givenHosts
   let url: string | undefined
   let stopped = false
@@ -329,13 +397,54 @@ async function serveHttp<App>(
         return
       }
       if (stopped) return reply(response, 503, -32000, 'The server is shutting down.')
+      // The MCP specification's guidance for streamable HTTP: the Host is one we serve (DNS rebinding),
+      // a browser's Origin is one the App listed, the caller is authenticated, before any method runs.
+      const hosts = allowedHosts ?? LOOPBACK_NAMES
+      if (!hostAllowed(request.headers.host, hosts)) {
+        return reply(
+          response,
+          403,
+          -32000,
+          `Forbidden: the Host ${JSON.stringify(request.headers.host ?? '')} is not served here (allowed: ${hosts.join(', ')}). List it in allowedHosts if it is yours.`,
+        )
+      }
+      const origin = request.headers.origin
+      if (origin !== undefined && !origins.has(normalOrigin(origin) ?? '')) {
+        return reply(
+          response,
+          403,
+          -32000,
+          `Forbidden: requests from the origin ${JSON.stringify(origin)} are not accepted. List it in allowedOrigins if that page may call these tools.`,
+        )
+      }
       const header = request.headers['mcp-session-id']
       const sessionId = Array.isArray(header) ? header[0] : header
+      if (authenticate !== undefined) {
+        let admitted: unknown
+        try {
+          admitted = await (authenticate as (request: McpServeAuthRequest) => unknown)(
+            Object.freeze({ method: request.method ?? 'GET', headers: request.headers, sessionId }),
+          )
+        } catch {
+          admitted = false
+        }
+        if (admitted !== true) {
+          return reply(response, 401, -32000, 'Unauthorized: this MCP endpoint needs credentials.', {
+            'www-authenticate': 'Bearer',
+          })
+        }
+      }
       if (sessionId !== undefined) {
         const session = sessions.get(sessionId)
         if (!session) return reply(response, 404, -32001, 'Session not found; initialize a new session.')
         session.lastSeen = Date.now()
         if (request.method === 'GET') return await serveEventStream(session, request, response)
+        if (request.method === 'POST') {
+          const read = await readBody(request, maxBodyBytes)
+          if (!read.ok) return reply(response, read.status, -32700, read.message)
+          await session.transport.handleRequest(request, response, read.body)
+          return
+        }
         await session.transport.handleRequest(request, response)
         return
       }
@@ -351,9 +460,26 @@ async function serveHttp<App>(
           'Bad request: no session id; the first request of a session is initialize.',
         )
       }
+      sweepIdle()
+      if (sessions.size + opening >= maxSessions) {
+        return reply(
+          response,
+          503,
+          -32000,
+          `The server holds its limit of ${maxSessions} sessions; try again once one ends (sessions idle for ${sessionIdleMs} ms are closed).`,
+          { 'retry-after': String(Math.max(1, Math.ceil(Math.min(sessionIdleMs, 60_000) / 1000))) },
+        )
+      }
+      opening += 1
+      let counted = true
+      const opened = () => {
+        if (counted) opening -= 1
+        counted = false
+      }
       const sdkTransport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => globalThis.crypto.randomUUID(),
         onsessioninitialized: (id) => {
+          opened()
           sessions.set(id, {
             server,
             transport: sdkTransport,
@@ -362,20 +488,17 @@ async function serveHttp<App>(
             missedToolsChange: false,
           })
         },
-        ...(allowedHosts === undefined && allowedOrigins === undefined
-          ? {}
-          : {
-              enableDnsRebindingProtection: true,
-              ...(allowedHosts === undefined ? {} : { allowedHosts: [...allowedHosts] }),
-              ...(allowedOrigins === undefined ? {} : { allowedOrigins: [...allowedOrigins] }),
-            }),
       })
       const server = createToolServer(registry, settings)
       sdkTransport.onclose = () => {
         if (sdkTransport.sessionId !== undefined) sessions.delete(sdkTransport.sessionId)
       }
-      await server.connect(sdkTransport)
-      await sdkTransport.handleRequest(request, response, read.body)
+      try {
+        await server.connect(sdkTransport)
+        await sdkTransport.handleRequest(request, response, read.body)
+      } finally {
+        opened()
+      }
     } catch (error) {
       reply(
         response,
@@ -394,6 +517,7 @@ async function serveHttp<App>(
       session.streamOpen = true
       response.once('close', () => {
         session.streamOpen = false
+        session.lastSeen = Date.now()
       })
       if (session.missedToolsChange) {
         session.missedToolsChange = false
@@ -407,14 +531,13 @@ async function serveHttp<App>(
     sessions.delete(id)
     await session.server.close().catch(() => undefined)
   }
-  const sweep = setInterval(
-    () => {
-      const now = Date.now()
-      for (const [id, session] of sessions)
-        if (now - session.lastSeen > sessionIdleMs) void closeSession(id, session)
-    },
-    Math.min(sessionIdleMs, 60_000),
-  )
+  // A session is idle when no request came for sessionIdleMs and no event stream of it is open.
+  const sweepIdle = () => {
+    const now = Date.now()
+    for (const [id, session] of sessions)
+      if (!session.streamOpen && now - session.lastSeen > sessionIdleMs) void closeSession(id, session)
+  }
+  const sweep = setInterval(sweepIdle, Math.max(1, Math.min(sessionIdleMs, 60_000)))
   sweep.unref()
 
   let httpServer: HttpServer | undefined
@@ -444,7 +567,7 @@ async function serveHttp<App>(
     const shown = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host
     url = `http://${shown}:${bound}${path}`
     if (allowedHosts === undefined && LOOPBACK.has(host)) {
-      allowedHosts = [`127.0.0.1:${bound}`, `localhost:${bound}`, `[::1]:${bound}`]
+      allowedHosts = LOOPBACK_NAMES.map((name) => `${name}:${bound}`)
     }
   }
 

@@ -96,8 +96,31 @@ export interface McpServeStdio {
 }
 
 /**
- * Serve over streamable HTTP: one endpoint (`path`), one MCP session per client. On a loopback host the
- * `Host` header is checked against it (DNS-rebinding protection) unless `allowedHosts` says otherwise.
+ * What an authentication hook of `McpServeHttp` learns about a request (before any MCP method runs).
+ * @example
+ * ```ts
+ * import type { McpServeAuthRequest } from '@agent-core/kits/mcp'
+ * const hasToken = (request: McpServeAuthRequest) => request.headers.authorization === 'Bearer s3cret'
+ * ```
+ */
+export interface McpServeAuthRequest {
+  /** The HTTP method (`POST`, `GET`, `DELETE`). */
+  readonly method: string
+  /** The HTTP request's headers. */
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>
+  /** The session the request belongs to; `undefined` for the request that opens one (`initialize`). */
+  readonly sessionId: string | undefined
+}
+
+/**
+ * Serve over streamable HTTP: one endpoint (`path`), one MCP session per client. Every request, before
+ * any MCP method runs (`initialize` and `tools/list` included), passes the checks of the MCP
+ * specification's security guidance, in this order: its `Host` is allowed (403 otherwise; by default
+ * only `127.0.0.1`, `localhost` and `[::1]`, at the bound port), a browser's `Origin` is listed in
+ * `allowedOrigins` (403 otherwise; none by default, so no web page can call the tools), `authenticate`
+ * answers `true` (401 otherwise), the body is at most `maxBodyBytes` (413 at once on a larger declared
+ * `Content-Length`, before reading it). At most `maxSessions` sessions are open (503 with `Retry-After`
+ * past it); one without requests for `sessionIdleMs` and without an open event stream is closed.
  * With `listen: false` nothing listens: mount `handle.handleRequest` in your own Node HTTP server.
  * @example
  * ```ts
@@ -115,12 +138,30 @@ export interface McpServeHttp {
   readonly path?: string | undefined
   /** Default true. */
   readonly listen?: boolean | undefined
-  /** `Host` header values accepted (`host:port`); enables DNS-rebinding protection. */
+  /**
+   * `Host` header values accepted: `host:port`, or `host` for any port. Default: the loopback names
+   * (`127.0.0.1`, `localhost`, `[::1]`) at the bound port (any port with `listen: false`). A server on
+   * another address must list the names clients reach it by.
+   */
   readonly allowedHosts?: readonly string[] | undefined
-  /** `Origin` header values accepted. */
+  /**
+   * Origins (`https://app.example.com`) whose pages may call the endpoint. A request without `Origin` (a
+   * program, not a browser) is not affected. Default: none.
+   */
   readonly allowedOrigins?: readonly string[] | undefined
-  /** A session without requests for this long is closed, in ms. Default 1800000 (30 minutes). */
+  /**
+   * Decides whether a request may in, before any MCP method runs (every request of every session: a
+   * session id alone is no credential). Answer `true` to admit it; anything else, or a throw, is a 401.
+   * Default: everyone who passes the host and origin checks.
+   */
+  readonly authenticate?: ((request: McpServeAuthRequest) => MaybePromise<boolean>) | undefined
+  /**
+   * A session without requests for this long (and without an open event stream) is closed, in ms.
+   * Default 300000 (five minutes).
+   */
   readonly sessionIdleMs?: number | undefined
-  /** Largest request body accepted, in bytes. Default 4 MB. */
+  /** Most sessions open at once; an `initialize` past it gets a 503. Default 64. */
+  readonly maxSessions?: number | undefined
+  /** Largest request body accepted (every POST, in a session or not), in bytes. Default 4194304 (4 MiB). */
   readonly maxBodyBytes?: number | undefined
 }

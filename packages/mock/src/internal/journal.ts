@@ -33,7 +33,8 @@ const RECORD_OVERHEAD = 512
  * record says how big it was), so one huge request cannot evict everything else.
  */
 export class Journal {
-  private records: MutableRecord[] = []
+  // A ring of retained records: a dropped record's slot is cleared at once, so nothing keeps it alive.
+  private records: (MutableRecord | undefined)[] = []
   private head = 0
   private size = 0
   private sizes: number[] = []
@@ -59,10 +60,11 @@ export class Journal {
       (this.records.length - this.head > this.limits.maxEntries || this.size > this.limits.maxBytes)
     ) {
       this.size -= this.sizes[this.head] as number
+      this.records[this.head] = undefined
       this.head++
       this.dropped++
     }
-    if (this.head > 1024 && this.head * 2 > this.records.length) {
+    if (this.head > 64 && this.head * 2 > this.records.length) {
       this.records = this.records.slice(this.head)
       this.sizes = this.sizes.slice(this.head)
       this.head = 0
@@ -71,7 +73,7 @@ export class Journal {
 
   /** Every retained record, oldest first (a copy of the list, not of the records). */
   all(): MutableRecord[] {
-    return this.records.slice(this.head)
+    return this.records.slice(this.head) as MutableRecord[]
   }
 
   get length(): number {
@@ -86,7 +88,7 @@ export class Journal {
   page(from: number, limit: number): { data: MutableRecord[]; hasMore: boolean } {
     const first = (this.records[this.head]?.index ?? this.next) as number
     const start = this.head + Math.max(0, from - first)
-    const data = this.records.slice(start, start + limit)
+    const data = this.records.slice(start, start + limit) as MutableRecord[]
     return { data, hasMore: start + limit < this.records.length }
   }
 }

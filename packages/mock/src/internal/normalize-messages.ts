@@ -78,8 +78,60 @@ function checkToolTurnThinking(messages: unknown[]): void {
   }
 }
 
+/** The content block types of `@anthropic-ai/sdk`'s `ContentBlockParam` (what the API accepts). */
+const BLOCK_TYPES = [
+  'text',
+  'image',
+  'document',
+  'search_result',
+  'thinking',
+  'redacted_thinking',
+  'tool_use',
+  'tool_result',
+  'server_tool_use',
+  'web_search_tool_result',
+  'web_fetch_tool_result',
+  'code_execution_tool_result',
+  'bash_code_execution_tool_result',
+  'text_editor_code_execution_tool_result',
+  'tool_search_tool_result',
+  'container_upload',
+] as const
+
+/** The fields each block type requires, as the API checks them (beyond what the normalizer reads). */
+function checkBlock(block: Record<string, unknown>, param: string, allowed: readonly string[]): void {
+  const type = block.type as string
+  if (!allowed.includes(type)) {
+    throw badRequest(
+      `${param}: Input tag '${type}' found using 'type' does not match any of the expected tags: ${allowed.map((t) => `'${t}'`).join(', ')}`,
+      `${param}.type`,
+    )
+  }
+  switch (type) {
+    case 'text':
+      if (typeof block.text !== 'string') throw badRequest(`${param}.text: Field required`, `${param}.text`)
+      if (block.text === '')
+        throw badRequest('messages: text content blocks must be non-empty', `${param}.text`)
+      return
+    case 'image':
+    case 'document':
+      if (!isRecord(block.source) || typeof block.source.type !== 'string')
+        throw badRequest(`${param}.source: Field required`, `${param}.source`)
+      return
+    case 'tool_use':
+    case 'server_tool_use':
+      for (const field of ['id', 'name'] as const) {
+        if (typeof block[field] !== 'string' || block[field] === '')
+          throw badRequest(`${param}.${field}: Field required`, `${param}.${field}`)
+      }
+      if (!isRecord(block.input))
+        throw badRequest(`${param}.input: Input should be a valid dictionary`, `${param}.input`)
+      return
+  }
+}
+
 /** The text of an Anthropic `content` (a string or blocks); tool blocks are handled by the caller. */
-function blocksText(content: unknown, param: string): string {
+function blocksText(content: unknown, param: string, allowed: readonly string[] = BLOCK_TYPES): string {
   if (typeof content === 'string') return content
   if (!Array.isArray(content)) {
     throw badRequest(
@@ -91,10 +143,50 @@ function blocksText(content: unknown, param: string): string {
   content.forEach((block, i) => {
     if (!isRecord(block) || typeof block.type !== 'string')
       throw badRequest(`${param}.${i}: each content block must be an object with a type.`, `${param}.${i}`)
+    checkBlock(block, `${param}.${i}`, allowed)
     if (block.type === 'text' && typeof block.text === 'string') texts.push(block.text)
   })
   return texts.join('\n')
 }
+
+/**
+ * The API's pairing rule: every `tool_use` of an assistant turn has its `tool_result` in the next
+ * message, and every `tool_result` answers a `tool_use` of the message before it.
+ */
+function checkToolPairing(messages: readonly unknown[]): void {
+  const idsOf = (message: unknown, type: 'tool_use' | 'tool_result') => {
+    const content = isRecord(message) ? message.content : undefined
+    if (!Array.isArray(content)) return []
+    return content
+      .filter((block) => isRecord(block) && block.type === type)
+      .map((block) => String(type === 'tool_use' ? block.id : block.tool_use_id))
+  }
+  messages.forEach((message, i) => {
+    const results = idsOf(message, 'tool_result')
+    if (results.length > 0) {
+      const calls = new Set(i > 0 ? idsOf(messages[i - 1], 'tool_use') : [])
+      const unexpected = results.filter((id) => !calls.has(id))
+      if (unexpected.length > 0)
+        throw badRequest(
+          `messages.${i}.content: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${unexpected.join(', ')}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous message.`,
+          `messages.${i}.content`,
+        )
+    }
+    const calls = idsOf(message, 'tool_use')
+    if (calls.length > 0 && i + 1 < messages.length) {
+      const answered = new Set(idsOf(messages[i + 1], 'tool_result'))
+      const missing = calls.filter((id) => !answered.has(id))
+      if (missing.length > 0)
+        throw badRequest(
+          `messages.${i + 1}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${missing.join(', ')}. Each \`tool_use\` block must have a corresponding \`tool_result\` block in the next message.`,
+          `messages.${i + 1}`,
+        )
+    }
+  })
+}
+
+/** What a `tool_result`'s content may hold. */
+const RESULT_BLOCK_TYPES = ['text', 'image', 'document', 'search_result'] as const
 
 function messagesOf(value: unknown): NormalizedMessage[] {
   if (!Array.isArray(value) || value.length === 0)
@@ -113,6 +205,13 @@ function messagesOf(value: unknown): NormalizedMessage[] {
     }
     const text = blocksText(m.content, `${param}.content`)
     const blocks = Array.isArray(m.content) ? (m.content as Record<string, unknown>[]) : []
+    const final = i === value.length - 1 && m.role === 'assistant'
+    const empty = m.content === '' || (Array.isArray(m.content) && m.content.length === 0)
+    if (!final && empty)
+      throw badRequest(
+        `${param}: all messages must have non-empty content except for the optional final assistant message`,
+        `${param}.content`,
+      )
     if (m.role === 'assistant') {
       const toolCalls: NormalizedToolCall[] = []
       let callText = ''
@@ -145,7 +244,9 @@ function messagesOf(value: unknown): NormalizedMessage[] {
           `${param}.content.${j}.tool_use_id`,
         )
       const output =
-        block.content === undefined ? '' : blocksText(block.content, `${param}.content.${j}.content`)
+        block.content === undefined
+          ? ''
+          : blocksText(block.content, `${param}.content.${j}.content`, RESULT_BLOCK_TYPES)
       out.push({ role: 'tool', text: output, toolCallId: block.tool_use_id })
     }
     if (text !== '' || !blocks.some((b) => b.type === 'tool_result')) out.push({ role: 'user', text })
@@ -177,6 +278,11 @@ function toolsOf(value: unknown): NormalizedTool[] {
     names.add(name)
     if (tool.input_schema === undefined)
       throw badRequest(`${param}.input_schema: Field required.`, `${param}.input_schema`)
+    if (!isRecord(tool.input_schema) || tool.input_schema.type !== 'object')
+      throw badRequest(
+        `${param}.custom.input_schema.type: Input should be 'object', but got ${describeValue(isRecord(tool.input_schema) ? tool.input_schema.type : tool.input_schema)}.`,
+        `${param}.input_schema.type`,
+      )
     const { schema, validator } = compileRequestSchema(tool.input_schema, `${param}.input_schema`)
     return { name, parameters: schema, validator }
   })
@@ -238,16 +344,27 @@ export function normalizeMessagesRequest(body: Record<string, unknown>): Normali
   if (typeof model !== 'string' || model === '')
     throw badRequest(`model: Field required (a non-empty string), but got ${describeValue(model)}.`, 'model')
   const maxTokens = body.max_tokens
-  if (typeof maxTokens !== 'number' || !Number.isSafeInteger(maxTokens) || maxTokens < 0)
+  if (typeof maxTokens !== 'number' || !Number.isSafeInteger(maxTokens))
     throw badRequest(
-      `max_tokens: Field required (an integer of at least 0), but got ${describeValue(maxTokens)}.`,
+      `max_tokens: Field required (an integer of at least 1), but got ${describeValue(maxTokens)}.`,
       'max_tokens',
     )
+  if (maxTokens < 1) throw badRequest(`max_tokens: Input should be greater than or equal to 1`, 'max_tokens')
   const messages = messagesOf(body.messages)
+  checkToolPairing(body.messages as unknown[])
+  const metadata = body.metadata
+  if (isRecord(metadata)) {
+    for (const key of Object.keys(metadata)) {
+      if (key !== 'user_id')
+        throw badRequest(`metadata.${key}: Extra inputs are not permitted`, `metadata.${key}`)
+    }
+    if (metadata.user_id !== undefined && metadata.user_id !== null && typeof metadata.user_id !== 'string')
+      throw badRequest(`metadata.user_id: Input should be a valid string`, 'metadata.user_id')
+  }
   if (checkThinking(body.thinking, maxTokens)) checkToolTurnThinking(body.messages as unknown[])
   const system = body.system
   if (system !== undefined && system !== null) {
-    const text = blocksText(system, 'system')
+    const text = blocksText(system, 'system', ['text'])
     if (text !== '') messages.unshift({ role: 'system', text })
   }
   const stop = body.stop_sequences
@@ -272,7 +389,7 @@ export function normalizeMessagesRequest(body: Record<string, unknown>): Normali
     toolChoice: toolChoiceOf(choice, tools),
     parallelToolCalls: !(isRecord(choice) && choice.disable_parallel_tool_use === true),
     format: formatOf(body),
-    maxOutputTokens: maxTokens === 0 ? 1 : maxTokens,
+    maxOutputTokens: maxTokens,
     stop: ((stop as string[] | undefined) ?? []).filter((s) => s !== ''),
     seed: undefined,
     body,

@@ -21,12 +21,17 @@ import {
 } from '@agent-core/kits/knowledge'
 import type Database from 'better-sqlite3'
 import { fromBlob, toBlob } from './float32-blob.js'
+import { SetChecksum } from './row-checksum.js'
 import {
   type DocumentRow,
+  documentChecksum,
   type KnowledgeStatements,
+  passageChecksum,
   prepareKnowledgeSchema,
   SCHEMA_VERSION,
   SchemaTooNew,
+  vectorChecksum,
+  vectorPart,
 } from './sqlite-knowledge-schema.js'
 
 /**
@@ -210,6 +215,29 @@ function parseJson(text: string, what: string): unknown {
   }
 }
 
+/** A row or a set of rows does not match the store's own checksum: the file was damaged. */
+function damaged(
+  publicationId: string,
+  what: string,
+  operation: 'load' | 'vectors' | 'write',
+): KnowledgeStoreError {
+  return new KnowledgeStoreError(
+    `${WHERE}: publication "${publicationId}" fails the store's own checksum (${what}): the database file is damaged, and nothing of it was used. Restore the file from a backup, or delete it and publish again.`,
+    { details: { publicationId, operation } },
+  )
+}
+
+function checkRow(
+  stored: string | null,
+  computed: string,
+  publicationId: string,
+  what: string,
+  operation: 'load' | 'vectors',
+): string {
+  if (stored !== computed) throw damaged(publicationId, what, operation)
+  return computed
+}
+
 function recordOf(row: DocumentRow): KnowledgeDocumentRecord {
   return {
     id: row.document_id,
@@ -315,9 +343,48 @@ export class SqliteKnowledgeStore implements KnowledgeStore {
     checkOptions(options, `before loading publication "${publicationId}"`)
     return this.#run('load', publicationId, () =>
       this.database.transaction(() => {
-        const documents = this.#sql.documents.all(publicationId).map(recordOf)
+        // Every row is checked against its own checksum, and each set of rows against the manifest, so
+        // a damaged file is refused, never answered from: a changed byte, a lost or an added row.
+        const manifest = new Map(this.#sql.manifest.all(publicationId).map((row) => [row.part, row]))
+        const checkSet = (part: string, set: SetChecksum) => {
+          const expected = manifest.get(part)
+          if (
+            set.rows !== (expected?.rows ?? 0) ||
+            set.digest !== (expected?.digest ?? new SetChecksum().digest)
+          )
+            throw damaged(
+              publicationId,
+              `the ${part.startsWith('vectors:') ? 'vectors' : part} do not add up`,
+              'load',
+            )
+        }
+        const documentSet = new SetChecksum()
+        const rows = this.#sql.documents.all(publicationId)
+        for (const row of rows) {
+          documentSet.add(
+            checkRow(
+              row.checksum,
+              documentChecksum(publicationId, row),
+              publicationId,
+              `document "${row.document_id}"`,
+              'load',
+            ),
+          )
+        }
+        checkSet('documents', documentSet)
+        const documents = rows.map(recordOf)
+        const passageSet = new SetChecksum()
         const passages: KnowledgePassageRecord[] = []
         for (const row of this.#sql.passages.iterate(publicationId)) {
+          passageSet.add(
+            checkRow(
+              row[11],
+              passageChecksum(publicationId, row),
+              publicationId,
+              `passage "${row[0]}"`,
+              'load',
+            ),
+          )
           passages.push({
             id: row[0],
             documentId: row[1],
@@ -332,14 +399,22 @@ export class SqliteKnowledgeStore implements KnowledgeStore {
             hash: row[10],
           })
         }
+        checkSet('passages', passageSet)
         const vectors = new Map<string, Float32Array>()
         if (space !== undefined) {
-          for (const [hash, blob] of this.#sql.vectors.iterate(
+          const vectorSet = new SetChecksum()
+          for (const [hash, blob, checksum] of this.#sql.vectors.iterate(
             publicationId,
             space.identity,
             space.dimensions,
-          ))
+          )) {
+            const computed = Buffer.isBuffer(blob)
+              ? vectorChecksum(publicationId, space.identity, space.dimensions, hash, blob)
+              : ''
+            vectorSet.add(checkRow(checksum, computed, publicationId, `the vector of "${hash}"`, 'load'))
             vectors.set(hash, fromBlob(blob, space.dimensions, hash))
+          }
+          checkSet(vectorPart(space.identity, space.dimensions), vectorSet)
         }
         return { documents, passages, vectors }
       })(),
@@ -386,7 +461,13 @@ export class SqliteKnowledgeStore implements KnowledgeStore {
         space.dimensions,
         JSON.stringify(hashes),
       )
-      for (const [hash, blob] of rows) out.set(hash, fromBlob(blob, space.dimensions, hash))
+      for (const [hash, blob, checksum] of rows) {
+        const computed = Buffer.isBuffer(blob)
+          ? vectorChecksum(publicationId, space.identity, space.dimensions, hash, blob)
+          : ''
+        checkRow(checksum, computed, publicationId, `the vector of "${hash}"`, 'vectors')
+        out.set(hash, fromBlob(blob, space.dimensions, hash))
+      }
       return out
     })
   }
@@ -428,17 +509,33 @@ export class SqliteKnowledgeStore implements KnowledgeStore {
               )
             }
           }
+          // The manifest's set checksums follow every row added or removed (see `load`).
+          const stored = new Map(sql.manifest.all(publicationId).map((row) => [row.part, row]))
+          const sets = new Map<string, SetChecksum>()
+          const setOf = (part: string) => {
+            let set = sets.get(part)
+            if (!set) {
+              const row = stored.get(part)
+              set = new SetChecksum(row?.digest ?? '0', row?.rows ?? 0)
+              sets.set(part, set)
+            }
+            return set
+          }
+          const removed = (part: string, checksum: string | null) => {
+            if (checksum === null) throw damaged(publicationId, `a ${part} row without its checksum`, 'write')
+            setOf(part).remove(checksum)
+          }
           const released = new Set<string>()
           for (const { record, passages } of checked.documents) {
             for (const { hash } of sql.documentHashes.all(publicationId, record.id)) released.add(hash)
-            sql.deletePassages.run(publicationId, record.id)
+            for (const { checksum } of sql.deletePassages.all(publicationId, record.id))
+              removed('passages', checksum)
             for (const p of passages) {
-              sql.insertPassage.run(
-                publicationId,
-                record.id,
-                p.number,
+              const row = [
                 p.id,
+                record.id,
                 p.revision,
+                p.number,
                 JSON.stringify(p.headingPath),
                 p.text,
                 p.start,
@@ -446,25 +543,73 @@ export class SqliteKnowledgeStore implements KnowledgeStore {
                 p.startLine,
                 p.endLine,
                 p.hash,
+              ] as const
+              const checksum = passageChecksum(publicationId, row)
+              sql.insertPassage.run(
+                publicationId,
+                record.id,
+                p.number,
+                p.id,
+                p.revision,
+                row[4],
+                p.text,
+                p.start,
+                p.end,
+                p.startLine,
+                p.endLine,
+                p.hash,
+                checksum,
               )
+              setOf('passages').add(checksum)
             }
+            const document = {
+              document_id: record.id,
+              revision: record.revision,
+              content_hash: record.contentHash,
+              title: record.title ?? null,
+              metadata: record.metadata === undefined ? null : JSON.stringify(record.metadata),
+              passage_count: record.passageCount,
+              published_at_ms: record.publishedAtMs,
+              retracted_at_ms: record.retractedAtMs ?? null,
+            }
+            const before = sql.documentChecksum.get(publicationId, record.id)
+            if (before !== undefined) removed('documents', before.checksum)
+            const checksum = documentChecksum(publicationId, document)
             sql.upsertDocument.run(
               publicationId,
-              record.id,
-              record.revision,
-              record.contentHash,
-              record.title ?? null,
-              record.metadata === undefined ? null : JSON.stringify(record.metadata),
-              record.passageCount,
-              record.publishedAtMs,
-              record.retractedAtMs ?? null,
+              document.document_id,
+              document.revision,
+              document.content_hash,
+              document.title,
+              document.metadata,
+              document.passage_count,
+              document.published_at_ms,
+              document.retracted_at_ms,
+              checksum,
             )
+            setOf('documents').add(checksum)
           }
           if (space !== undefined) {
-            for (const { hash, vector } of checked.vectors)
-              sql.insertVector.run(publicationId, space.identity, space.dimensions, hash, toBlob(vector))
+            const part = vectorPart(space.identity, space.dimensions)
+            for (const { hash, vector } of checked.vectors) {
+              const blob = toBlob(vector)
+              const checksum = vectorChecksum(publicationId, space.identity, space.dimensions, hash, blob)
+              const added = sql.insertVector.run(
+                publicationId,
+                space.identity,
+                space.dimensions,
+                hash,
+                blob,
+                checksum,
+              )
+              if (added.changes === 1) setOf(part).add(checksum)
+            }
           }
-          for (const hash of released) sql.sweepVector.run(publicationId, hash, publicationId, hash)
+          for (const hash of released) {
+            for (const row of sql.sweepVector.all(publicationId, hash, publicationId, hash))
+              removed(vectorPart(row.identity, row.dimensions), row.checksum)
+          }
+          for (const [part, set] of sets) sql.upsertManifest.run(publicationId, part, set.rows, set.digest)
         })
         .immediate(),
     )

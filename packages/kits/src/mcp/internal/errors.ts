@@ -1,6 +1,12 @@
 import { AgentCoreError, TimeoutError } from '@agent-core/core'
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js'
-import { McpConnectionError, type McpConnectionErrorDetails, McpProtocolError } from '../mcp-errors.js'
+import {
+  McpConnectionError,
+  type McpConnectionErrorDetails,
+  McpLimitError,
+  McpProtocolError,
+} from '../mcp-errors.js'
+import { LIMIT_RPC_CODE, type LimitErrorData } from './limits.js'
 
 /** Where a failure happened, for the message and the details of the typed error. */
 export interface FailurePlace {
@@ -17,6 +23,8 @@ export interface FailurePlace {
   readonly exit: () => Partial<McpConnectionErrorDetails>
   /** A sentence about what the transport saw that may explain a silence (lines that were not JSON-RPC). */
   readonly hint: () => string
+  /** Why the connection was given up, when the client gave it up (the transport stopped reconnecting). */
+  readonly lost?: string | undefined
 }
 
 /** One line per problem of a schema validation error (zod's issues), at most five. */
@@ -50,8 +58,9 @@ export function closedError(place: FailurePlace, cause?: unknown): McpConnection
       ? ` (the process ended${exit.exitCode === null || exit.exitCode === undefined ? '' : ` with exit code ${exit.exitCode}`}${exit.exitSignal ? ` by ${exit.exitSignal}` : ''})`
       : ''
   const stderr = exit.stderr ? ` Its last stderr output: ${JSON.stringify(exit.stderr.slice(-500))}.` : ''
+  const lost = place.lost === undefined ? '' : ` (${place.lost})`
   return new McpConnectionError(
-    `The connection to MCP server "${place.server}" is closed${how}; ${where(place)} got no answer.${stderr} Connect again (connectMcpServer) to go on.`,
+    `The connection to MCP server "${place.server}" is closed${how}${lost}; ${where(place)} got no answer.${stderr} Connect again (connectMcpServer) to go on.`,
     { cause, details: { ...base(place), transport: place.transport, ...exit } },
   )
 }
@@ -65,6 +74,21 @@ export function toMcpError(error: unknown, place: FailurePlace): Error {
   if (AgentCoreError.isInstance(error)) return error
   const { server } = place
   if (error instanceof McpError) {
+    const data = error.data as Partial<LimitErrorData> | undefined
+    if (error.code === LIMIT_RPC_CODE && data?.agentCoreLimit === 'maxMessageBytes') {
+      return new McpLimitError(
+        `MCP server "${server}" answered ${where(place)} with a message of ${data.received}, more than this connection accepts (limits.maxMessageBytes ${data.bound}); it was dropped unread. The server is at fault, or raise limits.maxMessageBytes.`,
+        {
+          cause: error,
+          details: {
+            ...base(place),
+            limit: 'maxMessageBytes',
+            bound: Number(data.bound),
+            received: String(data.received),
+          },
+        },
+      )
+    }
     if (
       error.code === ErrorCode.ConnectionClosed &&
       (place.closed || error.message.endsWith('Connection closed'))

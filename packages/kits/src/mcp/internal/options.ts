@@ -33,9 +33,51 @@ export interface ParsedConnectionOptions {
   readonly invalidTools: 'throw' | 'skip'
   readonly connectTimeoutMs: number
   readonly requestTimeoutMs: number
-  readonly callTimeoutMs: number | undefined
+  readonly callTimeoutMs: number
   readonly closeGraceMs: number
+  readonly limits: ParsedClientLimits
   readonly clientInfo: { readonly name: string; readonly version: string }
+}
+
+/** The bounds of what one connection accepts from its server (see `McpClientLimits`). */
+export interface ParsedClientLimits {
+  readonly maxMessageBytes: number
+  readonly maxSchemaBytes: number
+  readonly maxSchemaDepth: number
+  readonly maxResultBytes: number
+  readonly maxNotificationsPerSecond: number
+}
+
+/** The default bounds of a connection. */
+export const DEFAULT_CLIENT_LIMITS: ParsedClientLimits = Object.freeze({
+  maxMessageBytes: 8 * 1024 * 1024,
+  maxSchemaBytes: 256 * 1024,
+  maxSchemaDepth: 32,
+  maxResultBytes: 4 * 1024 * 1024,
+  maxNotificationsPerSecond: 50,
+})
+
+/** The default time limit of a tool call (five minutes). */
+export const DEFAULT_CALL_TIMEOUT_MS = 300_000
+
+function readLimits(value: unknown): ParsedClientLimits {
+  if (value === undefined) return DEFAULT_CLIENT_LIMITS
+  const reader = new FieldReader(
+    value,
+    'options.limits',
+    'limits { maxMessageBytes?, maxSchemaBytes?, maxSchemaDepth?, maxResultBytes?, maxNotificationsPerSecond? }',
+    ['maxMessageBytes', 'maxSchemaBytes', 'maxSchemaDepth', 'maxResultBytes', 'maxNotificationsPerSecond'],
+  )
+  const GIB = 1024 * 1024 * 1024
+  const d = DEFAULT_CLIENT_LIMITS
+  return Object.freeze({
+    maxMessageBytes: reader.integer('maxMessageBytes', 1024, GIB, 'bytes') ?? d.maxMessageBytes,
+    maxSchemaBytes: reader.integer('maxSchemaBytes', 64, GIB, 'bytes') ?? d.maxSchemaBytes,
+    maxSchemaDepth: reader.integer('maxSchemaDepth', 1, 1000, 'levels') ?? d.maxSchemaDepth,
+    maxResultBytes: reader.integer('maxResultBytes', 64, GIB, 'bytes') ?? d.maxResultBytes,
+    maxNotificationsPerSecond:
+      reader.integer('maxNotificationsPerSecond', 1, 1_000_000, 'per second') ?? d.maxNotificationsPerSecond,
+  })
 }
 
 /** The longest delay a timer accepts. */
@@ -97,11 +139,11 @@ export class FieldReader {
     return value as boolean | undefined
   }
 
-  integer(key: string, min: number, max: number): number | undefined {
+  integer(key: string, min: number, max: number, unit = 'ms'): number | undefined {
     const value = this.#values[key]
     if (value === undefined) return undefined
     if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max)
-      this.fail(key, `must be an integer from ${min} to ${max} (ms)`)
+      this.fail(key, `must be an integer from ${min} to ${max} (${unit})`)
     return value
   }
 
@@ -256,8 +298,9 @@ export function readConnectionOptions(value: unknown): ParsedConnectionOptions {
     invalidTools: reader.oneOf('invalidTools', ['throw', 'skip'] as const) ?? 'throw',
     connectTimeoutMs: reader.integer('connectTimeoutMs', 1, MAX_TIMER_MS) ?? 10_000,
     requestTimeoutMs: reader.integer('requestTimeoutMs', 1, MAX_TIMER_MS) ?? 30_000,
-    callTimeoutMs: reader.integer('callTimeoutMs', 1, MAX_TIMER_MS),
+    callTimeoutMs: reader.integer('callTimeoutMs', 1, MAX_TIMER_MS) ?? DEFAULT_CALL_TIMEOUT_MS,
     closeGraceMs: reader.integer('closeGraceMs', 1, 60_000) ?? 2_000,
     clientInfo: Object.freeze(info),
+    limits: readLimits(reader.get('limits')),
   })
 }

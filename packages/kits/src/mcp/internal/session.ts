@@ -3,6 +3,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js'
 import type { McpConnectionErrorDetails } from '../mcp-errors.js'
 import { closedError, type FailurePlace, toMcpError } from './errors.js'
+import type { ParsedClientLimits } from './options.js'
 import { MAX_TIMER_MS } from './options.js'
 import type { StdioProcessTransport } from './stdio-transport.js'
 
@@ -23,6 +24,10 @@ export interface RequestInit {
 export class Session {
   closed = false
   closing: Promise<void> | undefined
+  /** Why the client gave the connection up (the transport stopped reconnecting, the server is gone). */
+  lost: string | undefined
+  /** Requests running now (a dropped event stream is probed only while something waits). */
+  pending = 0
   constructor(
     readonly server: string,
     readonly client: Client,
@@ -30,8 +35,22 @@ export class Session {
     readonly stdio: StdioProcessTransport | undefined,
     readonly diagnostics: Diagnostics,
     readonly requestTimeoutMs: number,
-    readonly callTimeoutMs: number | undefined,
+    readonly callTimeoutMs: number,
+    readonly limits: ParsedClientLimits,
   ) {}
+
+  /**
+   * Gives the connection up: every pending request fails with `McpConnectionError` (the SDK rejects them
+   * when its transport closes) and the connection is closed.
+   */
+  giveUp(reason: string): Promise<void> {
+    if (this.closed || this.closing !== undefined) return this.closing ?? Promise.resolve()
+    this.lost = reason
+    this.closed = true
+    this.diagnostics.emit('mcp-connection-lost', { server: this.server, reason }, 'warn')
+    this.closing = this.client.close().catch(() => undefined)
+    return this.closing
+  }
 
   place(method: string, init: Partial<RequestInit> = {}): FailurePlace {
     return {
@@ -42,6 +61,7 @@ export class Session {
       toolId: init.toolId,
       timeoutMs: init.timeoutMs,
       closed: this.closed,
+      lost: this.lost,
       exit: () => this.exitDetails(),
       hint: () => this.hint(),
     }
@@ -80,12 +100,14 @@ export class Session {
     const controller = new AbortController()
     const onAbort = () => controller.abort(signal?.reason)
     signal?.addEventListener('abort', onAbort, { once: true })
+    this.pending += 1
     try {
       return await run({ signal: controller.signal, timeout: init.timeoutMs ?? MAX_TIMER_MS })
     } catch (error) {
       if (signal?.aborted) throw abortedError(signal, `${method} of MCP server "${this.server}"`)
       throw toMcpError(error, this.place(method, init))
     } finally {
+      this.pending -= 1
       signal?.removeEventListener('abort', onAbort)
     }
   }

@@ -17,6 +17,8 @@ export interface StdioProcessOptions {
   readonly closeGraceMs: number
   /** Each line the server writes to stderr (with `stderr: 'pipe'`). */
   readonly onStderrLine?: ((line: string) => void) | undefined
+  /** Longest stdout line accepted, in bytes; a longer one closes the connection. Default 32 MiB. */
+  readonly maxLineBytes?: number | undefined
 }
 
 /** How a stdio server ended. */
@@ -250,10 +252,11 @@ export class StdioProcessTransport implements Transport {
     if (start < chunk.length) {
       this.#pending.push(chunk.subarray(start))
       this.#pendingBytes += chunk.length - start
-      if (this.#pendingBytes > MAX_LINE_BYTES) {
+      const max = this.#options.maxLineBytes ?? MAX_LINE_BYTES
+      if (this.#pendingBytes > max) {
         this.#pending = []
         this.#pendingBytes = 0
-        this.#noisy('(a line longer than 32 MB)', 'is longer than 32 MB without a newline')
+        this.#noisy(`(a line longer than ${max} bytes)`, `is longer than ${max} bytes without a newline`)
         void this.close()
       }
     }

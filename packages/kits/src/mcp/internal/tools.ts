@@ -16,10 +16,11 @@ import {
 import { CallToolResultSchema, ResultSchema, ToolSchema } from '@modelcontextprotocol/sdk/types.js'
 import type { McpToolAnnotations, McpToolDescriptor } from '../connection-options.js'
 import { type McpContent, type McpToolResult, renderMcpResult } from '../mcp-content.js'
-import { McpProtocolError, McpSchemaError, McpToolError } from '../mcp-errors.js'
+import { McpLimitError, McpProtocolError, McpSchemaError, McpToolError } from '../mcp-errors.js'
 import { MCP_TOOL_MARKER, type McpModelTool, type McpSkippedTool, type McpToolInfo } from '../mcp-tool.js'
 import { mcpToolId } from '../tool-id.js'
 import { issueLines } from './errors.js'
+import { depthOf, jsonBytes, safeRegExp } from './limits.js'
 import type { ParsedConnectionOptions } from './options.js'
 import type { Session } from './session.js'
 
@@ -140,9 +141,28 @@ function descriptorOf(raw: Record<string, unknown>, name: string): McpToolDescri
   )
 }
 
+/** Refuses a schema past the connection's bounds before anything parses or compiles it. */
+function checkSchemaBounds(session: Session, tool: string, field: string, schema: unknown): void {
+  if (schema === undefined) return
+  const { maxSchemaDepth, maxSchemaBytes } = session.limits
+  const depth = depthOf(schema, maxSchemaDepth)
+  const size = depth > maxSchemaDepth ? 0 : jsonBytes(schema)
+  if (depth <= maxSchemaDepth && size <= maxSchemaBytes) return
+  const limit = depth > maxSchemaDepth ? 'maxSchemaDepth' : 'maxSchemaBytes'
+  const bound = limit === 'maxSchemaDepth' ? maxSchemaDepth : maxSchemaBytes
+  const received = limit === 'maxSchemaDepth' ? `more than ${maxSchemaDepth} levels deep` : `${size} bytes`
+  throw new McpLimitError(
+    `Tool "${tool}" of MCP server "${session.server}" cannot be offered to a model: its ${field} is ${received}, past this connection's limits.${limit} (${bound}). Leave the tool out (filter, or invalidTools: "skip"), or raise limits.${limit} if you trust the server.`,
+    { details: { server: session.server, method: 'tools/list', tool, field, limit, bound, received } },
+  )
+}
+
 function compile(server: string, tool: string, field: string, schema: JsonSchema): JsonSchemaValidator {
   try {
-    return compileJsonSchema(schema, `Tool "${tool}" of MCP server "${server}" ${field}`)
+    // Server patterns run on RE2 (linear time); a pattern only a backtracking engine runs is refused.
+    return compileJsonSchema(schema, `Tool "${tool}" of MCP server "${server}" ${field}`, {
+      regExp: safeRegExp,
+    })
   } catch (error) {
     throw schemaError(server, tool, field, `is not a valid JSON Schema (${(error as Error).message})`, {
       cause: error,
@@ -177,6 +197,8 @@ export async function listTools(
       const record = entry as Record<string, unknown>
       if (options.filter && !assertBoolean(options.filter(descriptorOf(record, name)), 'options.filter'))
         continue
+      checkSchemaBounds(session, name, 'inputSchema', record.inputSchema)
+      checkSchemaBounds(session, name, 'outputSchema', record.outputSchema)
       const parsed = ToolSchema.safeParse(record)
       if (!parsed.success) {
         const problems = issueLines(parsed.error) ?? ['is malformed']
@@ -232,7 +254,10 @@ export async function listTools(
         listed = { tool: buildTool(session, id, info, output), fingerprint }
       }
     } catch (error) {
-      if (options.invalidTools === 'skip' && McpSchemaError.isInstance(error)) {
+      if (
+        options.invalidTools === 'skip' &&
+        (McpSchemaError.isInstance(error) || McpLimitError.isInstance(error))
+      ) {
         skipped.push(Object.freeze({ name: name || `#${index}`, reason: error.message, error }))
         session.diagnostics.emit(
           'mcp-tool-skipped',
@@ -343,6 +368,22 @@ async function callTool(
         ),
       { signal: context.signal, timeoutMs: session.callTimeoutMs, tool: info.name, toolId },
     )
+    const { maxResultBytes } = session.limits
+    const size = jsonBytes({ content: answer.content, structuredContent: answer.structuredContent })
+    if (size > maxResultBytes) {
+      throw new McpLimitError(
+        `Tool "${info.name}" of MCP server "${server}" returned ${size} bytes, more than this connection accepts (limits.maxResultBytes ${maxResultBytes}); the result was dropped. Ask for less (a narrower query, a page), or raise limits.maxResultBytes.`,
+        {
+          details: {
+            ...where,
+            method: 'tools/call',
+            limit: 'maxResultBytes',
+            bound: maxResultBytes,
+            received: `${size} bytes`,
+          },
+        },
+      )
+    }
     const content = Object.freeze(
       ((answer.content ?? []) as Record<string, unknown>[]).map((part) => Object.freeze(toContent(part))),
     )

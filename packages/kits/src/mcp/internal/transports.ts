@@ -1,5 +1,6 @@
 import { describeValue, InvalidOutputError, type MaybePromise } from '@agent-core/core'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
+import { boundedFetch } from './limits.js'
 import type { FetchLike, ParsedConnectionOptions } from './options.js'
 import type { StdioProcessTransport } from './stdio-transport.js'
 
@@ -17,9 +18,9 @@ function credentialedFetch(
   base: FetchLike | undefined,
   headers: Readonly<Record<string, string>>,
   token: string | (() => MaybePromise<string>) | undefined,
-): FetchLike | undefined {
-  if (base === undefined && Object.keys(headers).length === 0 && token === undefined) return undefined
+): FetchLike {
   const send: FetchLike = base ?? ((url, init) => globalThis.fetch(url, init))
+  if (Object.keys(headers).length === 0 && token === undefined) return send
   return async (url, init) => {
     const merged = new Headers(init?.headers)
     for (const [name, value] of Object.entries(headers)) if (!merged.has(name)) merged.set(name, value)
@@ -41,8 +42,10 @@ function credentialedFetch(
 export async function buildTransport(
   options: ParsedConnectionOptions,
   onStderrLine: (line: string) => void,
+  onDropped: (bytes: number) => void,
 ): Promise<BuiltTransport> {
   const { transport } = options
+  const bounded = (fetch: FetchLike) => boundedFetch(options.name, fetch, options.limits, onDropped)
   switch (transport.type) {
     case 'stdio': {
       const [{ StdioProcessTransport }, { getDefaultEnvironment }] = await Promise.all([
@@ -62,6 +65,7 @@ export async function buildTransport(
         cwd: transport.cwd,
         stderr: transport.stderr,
         closeGraceMs: options.closeGraceMs,
+        maxLineBytes: options.limits.maxMessageBytes,
         onStderrLine,
       })
       return { transport: stdio, stdio, terminate: undefined }
@@ -70,9 +74,11 @@ export async function buildTransport(
       const { StreamableHTTPClientTransport } = await import(
         '@modelcontextprotocol/sdk/client/streamableHttp.js'
       )
-      const fetch = credentialedFetch(options.name, transport.fetch, transport.headers, transport.bearerToken)
+      const fetch = bounded(
+        credentialedFetch(options.name, transport.fetch, transport.headers, transport.bearerToken),
+      )
       const http = new StreamableHTTPClientTransport(transport.url, {
-        ...(fetch ? { fetch } : {}),
+        fetch,
         // A dropped event stream is not retried for ever: three attempts, then the connection reports it.
         reconnectionOptions: {
           initialReconnectionDelay: 500,
@@ -89,9 +95,11 @@ export async function buildTransport(
     }
     case 'sse': {
       const { SSEClientTransport } = await import('@modelcontextprotocol/sdk/client/sse.js')
-      const fetch = credentialedFetch(options.name, transport.fetch, transport.headers, transport.bearerToken)
+      const fetch = bounded(
+        credentialedFetch(options.name, transport.fetch, transport.headers, transport.bearerToken),
+      )
       return {
-        transport: new SSEClientTransport(transport.url, fetch ? { fetch } : {}),
+        transport: new SSEClientTransport(transport.url, { fetch }),
         stdio: undefined,
         terminate: undefined,
       }
