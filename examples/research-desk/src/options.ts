@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url'
 import { Command, CommanderError, Option } from 'commander'
 import { DeskError } from './desk-error.js'
 import type { Decision } from './desk-run.js'
+import { checkSessionName } from './desk-session.js'
 
 /** The question `start` answers when it is given none. */
 export const BUILT_IN_QUESTION = 'How does a durable agent run resume after a crash?'
@@ -24,6 +25,8 @@ export interface DeskOptions {
   readonly json: boolean
   readonly web: boolean
   readonly port: number
+  /** `--session NAME`: the conversation the question continues. */
+  readonly session: string | undefined
 }
 
 function parseDecision(text: string, previous: Map<string, Decision>): Map<string, Decision> {
@@ -73,6 +76,10 @@ export function parseOptions(argv: readonly string[], cwd: string): DeskOptions 
     .option('--json', "print the run's events as JSON lines")
     .option('--web', 'serve a page on loopback that streams the answer and shows the cited passages')
     .addOption(new Option('--port <port>', 'the port of --web (0 picks a free one)').default('0'))
+    .option(
+      '--session <name>',
+      'keep a conversation: the question reads the earlier questions and answers of this session, and is added to it',
+    )
     .exitOverride()
     .configureOutput({ writeErr: (text) => process.stderr.write(text) })
     .showHelpAfterError(false)
@@ -101,6 +108,7 @@ export function parseOptions(argv: readonly string[], cwd: string): DeskOptions 
     json?: boolean
     web?: boolean
     port: string
+    session?: string
   }>()
   const question = String(program.processedArgs[0] ?? BUILT_IN_QUESTION).trim()
   if (question === '') {
@@ -133,5 +141,6 @@ export function parseOptions(argv: readonly string[], cwd: string): DeskOptions 
     json: options.json === true,
     web: options.web === true,
     port,
+    session: options.session === undefined ? undefined : checkSessionName(options.session),
   }
 }
