@@ -8,6 +8,10 @@
  * only part of the question says that it is the closest passage found. When no passage supports an answer
  * it says so and cites nothing. It is extractive (it never writes a sentence of its own about the
  * corpus), deterministic, and reached through the same OpenAI client and loop as any real endpoint.
+ *
+ * In a conversation (`--session`), it answers the last question with this turn's tool results only, and
+ * reads a follow-up in context: the earlier question's key terms join the search, and the file the earlier
+ * answer cited is searched with the follow-up's own words.
  */
 
 import { englishAnalyzer } from '@agent-core/kits/search'
