@@ -281,7 +281,7 @@ describe('--session: follow-up questions build on earlier answers', () => {
     expect(answer.citations.map((citation) => citation.file)).toEqual(['guides/baking.md'])
     // It searched with the earlier question's key terms (a follow-up is read in context).
     const searched = followUp.lines
-      .filter((line) => line.type === 'tool-resolved' && line.toolId === 'search_passages')
+      .filter((line) => line.type === 'tool-start' && line.toolId === 'search_passages')
       .map((line) => String((line.input as { query?: string }).query))
     expect(searched[0]).toMatch(/bread.*bake.*temperature/i)
     expect(only(followUp.lines, 'desk-session')).toMatchObject({ session: 'kitchen', revision: 2 })
