@@ -256,6 +256,100 @@ describe('the research desk on a fixture corpus, offline', () => {
   }, 60_000)
 })
 
+describe('--session: follow-up questions build on earlier answers', () => {
+  it('reads the earlier turn, answers a follow-up the question alone does not carry, and keeps the conversation in sessions.db', async () => {
+    const data = dataDir()
+    const ask = (question: string, ...extra: string[]) =>
+      desk([question, '--corpus', FIXTURE, '--data', data, '--json', ...extra], { cwd: data })
+    // Alone (an empty session), the follow-up names nothing the corpus says.
+    const alone = await ask('At what temperature?', '--session', 'garden')
+    expect(alone.code, alone.stderr).toBe(0)
+    expect(only(alone.lines, 'desk-answer').text).toContain('I found no passage')
+
+    const first = await ask('How long does bread bake?', '--session', 'kitchen')
+    expect(first.code, first.stderr).toBe(0)
+    expect(only(first.lines, 'desk-answer').text).toContain('thirty minutes')
+    expect(only(first.lines, 'desk-session')).toMatchObject({ session: 'kitchen', revision: 1 })
+
+    const followUp = await ask('At what temperature?', '--session', 'kitchen')
+    expect(followUp.code, followUp.stderr).toBe(0)
+    const answer = only(followUp.lines, 'desk-answer') as Line & {
+      text: string
+      citations: { file: string }[]
+    }
+    expect(answer.text).toContain('230 degrees Celsius')
+    expect(answer.citations.map((citation) => citation.file)).toEqual(['guides/baking.md'])
+    // It searched with the earlier question's key terms (a follow-up is read in context).
+    const searched = followUp.lines
+      .filter((line) => line.type === 'tool-start' && line.toolId === 'search_passages')
+      .map((line) => String((line.input as { query?: string }).query))
+    expect(searched[0]).toMatch(/bread.*bake.*temperature/i)
+    expect(only(followUp.lines, 'desk-session')).toMatchObject({ session: 'kitchen', revision: 2 })
+
+    // The session holds the two turns, question and answer each, in order.
+    const { createSqliteSessionStore } = await import('@agent-core/kits/memory/sqlite')
+    const { default: Database } = await import('better-sqlite3')
+    const database = new Database(join(data, 'sessions.db'))
+    const stored = await createSqliteSessionStore(database).read('kitchen')
+    database.close()
+    expect(
+      stored.messages.map((entry) => [entry.message.role, String(entry.message.content).slice(0, 26)]),
+    ).toEqual([
+      ['user', 'How long does bread bake?'],
+      ['assistant', String(only(first.lines, 'desk-answer').text).slice(0, 26)],
+      ['user', 'At what temperature?'],
+      ['assistant', answer.text.slice(0, 26)],
+    ])
+
+    // The other session does not see this one: it holds its own turn only.
+    const garden = new Database(join(data, 'sessions.db'))
+    expect((await createSqliteSessionStore(garden).read('garden')).messages).toHaveLength(2)
+    garden.close()
+  }, 600_000)
+
+  it('a run killed after its answer is recorded once when the same command runs again', async () => {
+    const data = dataDir()
+    const args = [
+      'How long does bread bake?',
+      '--corpus',
+      FIXTURE,
+      '--data',
+      data,
+      '--json',
+      '--session',
+      's',
+    ]
+    // Killed right after the answer line: the turn may not be in the session yet.
+    const killed = await desk(args, {
+      cwd: data,
+      onLine: (line, child) => {
+        if (line.type === 'desk-answer') child.kill('SIGKILL')
+      },
+    })
+    expect(killed.killed).toBe(true)
+    const again = await desk(args, { cwd: data })
+    expect(again.code, again.stderr).toBe(0)
+    const { createSqliteSessionStore } = await import('@agent-core/kits/memory/sqlite')
+    const { default: Database } = await import('better-sqlite3')
+    const database = new Database(join(data, 'sessions.db'))
+    const stored = await createSqliteSessionStore(database).read('s')
+    database.close()
+    // Either the killed process recorded it and this is the follow-up turn, or this run recorded the
+    // killed one's answer (saved, nothing ran): never one turn twice, never half a turn.
+    const questions = stored.messages.filter((entry) => entry.message.role === 'user')
+    expect(stored.messages.length).toBe(questions.length * 2)
+    const saved = again.lines.some((line) => line.type === 'run-start') === false
+    expect(questions.length).toBe(saved ? 1 : 2)
+  }, 600_000)
+
+  it('refuses a bad session name as a usage error', async () => {
+    const data = dataDir()
+    const run = await desk(['x', '--corpus', FIXTURE, '--data', data, '--session', 'a b/c'], { cwd: data })
+    expect(run.code).toBe(2)
+    expect(run.stderr).toContain('--session takes a name')
+  }, 180_000)
+})
+
 describe('killed at random points, the same command resumes', () => {
   for (const seed of [1, 2, 3]) {
     it(`seed ${seed}: ends with the uninterrupted answer; each tool call ran under one invocation id, and a saved result never ran again`, async () => {

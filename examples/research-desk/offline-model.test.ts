@@ -125,3 +125,89 @@ describe('the offline model', () => {
     expect(offlineReply(view(question, steps))).toEqual({ type: 'text', text: NO_ANSWER })
   })
 })
+
+describe('a follow-up in a session', () => {
+  const earlier = [
+    { role: 'system', text: 'You answer questions.' },
+    { role: 'user', text: 'How long does bread bake?' },
+    {
+      role: 'assistant',
+      text: 'Bake the loaf at 230 degrees Celsius for thirty minutes. [guides/baking.md@1#4]',
+    },
+  ]
+  function followUp(question: string, steps: readonly Step[]): MockRequestView {
+    const base = view(question, steps)
+    return {
+      ...base,
+      messages: [...earlier, { role: 'user', text: question }],
+      turn: steps.length + 1,
+    } as unknown as MockRequestView
+  }
+  const oven = {
+    id: 'guides/baking.md@1#4',
+    file: 'guides/baking.md',
+    headings: 'Baking bread > Oven',
+    snippet: 'Bake the loaf at 230 degrees Celsius for thirty minutes.',
+  }
+  const ovenText = {
+    ...oven,
+    text: 'Bake the loaf at 230 degrees Celsius for thirty minutes. The crust is done when the loaf sounds hollow when tapped.',
+  }
+
+  it('searches with the earlier question’s key terms when the follow-up carries too little of its own', () => {
+    const [search] = calls(offlineReply(followUp('At what temperature?', [])))
+    expect(search).toMatchObject({ name: SEARCH_TOOL })
+    expect(String(search!.arguments.query)).toMatch(/bread bake At what temperature\?/)
+  })
+
+  it('keeps a question that stands on its own as it is', () => {
+    const [search] = calls(offlineReply(followUp('Why do sea otters hold hands?', [])))
+    expect(search!.arguments.query).toBe('Why do sea otters hold hands?')
+  })
+
+  it('answers from what this turn read, citing it (a search that always finds the oven passage)', () => {
+    const steps: Step[] = []
+    let reply = offlineReply(followUp('At what temperature?', steps))
+    while (reply.type === 'tool-calls' && steps.length < 8) {
+      for (const call of calls(reply))
+        steps.push({
+          ...call,
+          output: call.name === SEARCH_TOOL ? { hits: [oven] } : ovenText,
+        })
+      reply = offlineReply(followUp('At what temperature?', steps))
+    }
+    expect(reply.type).toBe('text')
+    const text = (reply as { text: string }).text
+    expect(text).toContain('230 degrees Celsius')
+    expect(text).toContain(`[${oven.id}]`)
+    expect(steps.some((step) => step.name === READ_TOOL)).toBe(true)
+  })
+
+  it('does not reuse the tool results of an earlier turn', () => {
+    const base = followUp('At what temperature?', [])
+    const withOldCall = {
+      ...base,
+      messages: [
+        earlier[0],
+        earlier[1],
+        { role: 'assistant', text: '', toolCalls: [{ id: 'old-1', name: SEARCH_TOOL, arguments: '{}' }] },
+        { role: 'tool', text: '{}', toolCallId: 'old-1' },
+        earlier[2],
+        { role: 'user', text: 'At what temperature?' },
+      ],
+      toolResults: [
+        {
+          callId: 'old-1',
+          name: SEARCH_TOOL,
+          arguments: '{"query":"bread"}',
+          output: JSON.stringify({ hits: [oven] }),
+        },
+      ],
+      turn: 2,
+    } as unknown as MockRequestView
+    // The old search does not count: this turn starts with its own search.
+    const [search] = calls(offlineReply(withOldCall))
+    expect(search!.name).toBe(SEARCH_TOOL)
+    expect(String(search!.arguments.query)).toContain('At what temperature?')
+  })
+})

@@ -11,7 +11,7 @@
  * question stands.
  */
 import { createHash } from 'node:crypto'
-import { type AgentCoreError, InvalidInputError, InvalidStateError } from '@agent-core/core'
+import { type AgentCoreError, type ChatMessage, InvalidInputError, InvalidStateError } from '@agent-core/core'
 import { type DurableTask, defineDurableTask } from '@agent-core/kits/durable'
 import {
   createSqliteDurableStore,
@@ -87,6 +87,8 @@ export function questionId(parts: {
   corpusFingerprint: string
   model: string
   asksBeforeReading: boolean
+  /** With `--session`: the session and the revision the question read (a new turn is a new run). */
+  session?: { name: string; revision: number } | undefined
 }): string {
   const hash = createHash('sha256').update(JSON.stringify(parts)).digest('hex').slice(0, 20)
   return `desk-${hash}`
@@ -118,6 +120,8 @@ export async function runQuestion(options: {
   decisions?: ReadonlyMap<string, Decision> | undefined
   signal: AbortSignal
   onTask?: ((taskId: string) => void) | undefined
+  /** The conversation before the question (`--session`): the run reads it first. */
+  history?: readonly ChatMessage[] | undefined
 }): Promise<DeskRunOutcome> {
   const { store, agent, request } = options
   const task: DurableTask<AgentRunState> = defineDurableTask(
@@ -147,6 +151,7 @@ export async function runQuestion(options: {
   const finishedEarlier = head.checkpoint?.status === 'completed'
   options.onTask?.(head.taskId)
   const input = createAgentRunState({
+    ...(options.history && options.history.length > 0 ? { messages: options.history } : {}),
     prompt: options.question,
     runId: `run-${options.questionId.slice(5)}`,
   })

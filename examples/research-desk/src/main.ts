@@ -21,6 +21,7 @@ import { citationsOf, deskAgent } from './desk-agent.js'
 import { DeskError, EXIT_CODES } from './desk-error.js'
 import { type DeskModel, explainModelFailure, openDeskModel } from './desk-model.js'
 import { openRunStore, questionId, type RunStore, runQuestion } from './desk-run.js'
+import { type DeskSession, openDeskSession } from './desk-session.js'
 import { type CorpusIndex, openCorpusIndex } from './indexing.js'
 import { createOfflineEmbedder } from './offline-embedder.js'
 import { type DeskOptions, parseOptions } from './options.js'
@@ -35,7 +36,7 @@ function shellQuote(text: string): string {
 
 /** The command that decides a pending call, as the user would type it. */
 function decideCommand(options: DeskOptions, call: AgentPendingCall): string {
-  return `npx -y pnpm@9 start -- ${shellQuote(options.question)} --corpus ${shellQuote(options.corpus)} --decide ${call.toolCallId}=y`
+  return `npx -y pnpm@9 start -- ${shellQuote(options.question)} --corpus ${shellQuote(options.corpus)}${options.session === undefined ? '' : ` --session ${shellQuote(options.session)}`} --decide ${call.toolCallId}=y`
 }
 
 /**
@@ -99,6 +100,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
   let index: CorpusIndex | undefined
   let store: RunStore | undefined
   let web: WebView | undefined
+  let session: DeskSession | undefined
   const approver = terminalApprover()
   try {
     const corpus = readCorpus(options.corpus)
@@ -117,7 +119,12 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
     output.indexed(summary, performance.now() - started)
 
     store = openRunStore(join(options.data, 'runs.db'))
+    if (options.session !== undefined) {
+      session = await openDeskSession(join(options.data, 'sessions.db'), options.session, options.question)
+      output.info(`session: ${session.name} (${session.turns} earlier question(s))`)
+    }
     const id = questionId({
+      ...(session ? { session: { name: session.name, revision: session.revision } } : {}),
       question: options.question,
       corpusRoot: corpus.root,
       corpusFingerprint: summary.fingerprint,
@@ -154,6 +161,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
       agent,
       decisions: options.decisions,
       signal: controller.signal,
+      history: session?.history,
       onTask: (current) => {
         taskId = current
         output.record('desk-task', { taskId: current })
@@ -188,6 +196,10 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
       note: `run ${outcome.taskId}: ${how}; ${state.turns} model calls; ${model.kind === 'offline' ? 'offline model' : 'OpenAI-compatible endpoint'}`,
     })
     view?.answer(text, citations)
+    if (state.reason === 'final' && session) {
+      const recorded = await session.record(state)
+      output.record('desk-session', { session: session.name, revision: recorded.revision })
+    }
     if (state.reason !== 'final') {
       throw new DeskError(
         'model',
@@ -230,6 +242,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
     output.close()
     await web?.close()
     store?.close()
+    session?.close()
     index?.close()
     await model?.close()
   }

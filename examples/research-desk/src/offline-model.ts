@@ -8,6 +8,10 @@
  * only part of the question says that it is the closest passage found. When no passage supports an answer
  * it says so and cites nothing. It is extractive (it never writes a sentence of its own about the
  * corpus), deterministic, and reached through the same OpenAI client and loop as any real endpoint.
+ *
+ * In a conversation (`--session`), it answers the last question with this turn's tool results only, and
+ * reads a follow-up in context: the earlier question's key terms join the search, and the file the earlier
+ * answer cited is searched with the follow-up's own words.
  */
 
 import { englishAnalyzer } from '@agent-core/kits/search'
@@ -122,9 +126,67 @@ function sentencesOf(text: string): string[] {
     .filter((sentence) => sentence.length >= 20 && sentence.length <= 600)
 }
 
-/** The question: the first user message (later user messages are the desk's instructions). */
-function questionOf(request: MockRequestView): string {
-  return request.messages.find((message) => message.role === 'user')?.text ?? request.lastUserMessage
+/** Words that point back at an earlier question ("does it", "what about them"). */
+const BACK_REFERENCES = new Set([
+  'it',
+  'its',
+  'they',
+  'them',
+  'their',
+  'this',
+  'that',
+  'these',
+  'those',
+  'there',
+])
+
+/**
+ * The question of this turn and where the turn starts. A conversation kept in a session (`--session`)
+ * holds earlier turns: each is a user question and the desk's answer (an assistant message without tool
+ * calls). The turn's question is the user message after the last answer; the earlier one is the question
+ * before it. Later user messages inside a turn are instructions, not questions.
+ */
+function turnOf(request: MockRequestView): {
+  question: string
+  earlier: string | undefined
+  start: number
+  /** The file the earlier answer cited first, when it cited one. */
+  earlierFile: string | undefined
+} {
+  const messages = request.messages
+  const starts: number[] = []
+  messages.forEach((message, index) => {
+    if (message.role !== 'user') return
+    let before = index - 1
+    while (before >= 0 && (messages[before]!.role === 'system' || messages[before]!.role === 'developer'))
+      before--
+    const answered =
+      before >= 0 &&
+      messages[before]!.role === 'assistant' &&
+      (messages[before]!.toolCalls?.length ?? 0) === 0
+    if (starts.length === 0 || answered) starts.push(index)
+  })
+  if (starts.length === 0)
+    return { question: request.lastUserMessage, earlier: undefined, start: 0, earlierFile: undefined }
+  const start = starts.at(-1)!
+  const earlier = starts.length > 1 ? messages[starts.at(-2)!]!.text : undefined
+  const answer =
+    start > 0 ? messages.slice(0, start).findLast((message) => message.role === 'assistant') : undefined
+  const cited = answer?.text.match(/\[([^[\]\s]+)@\d+#\d+\]/)?.[1]
+  return { question: messages[start]!.text, earlier, start, earlierFile: cited }
+}
+
+/**
+ * A follow-up ("At what temperature?", "Where do they live?") is read with the earlier question's key
+ * terms: it has a word that points back, or fewer than two content terms of its own.
+ */
+function inContext(question: string, earlier: string | undefined): string {
+  if (earlier === undefined) return question
+  const words = englishAnalyzer.tokenize(question).map((token) => token.toLowerCase())
+  const pointsBack = words.some((word) => BACK_REFERENCES.has(word)) || words[0] === 'and'
+  if (!pointsBack && termsOf(question).size >= 2) return question
+  const context = keyTermsOf(earlier)
+  return context === '' ? question : `${context} ${question}`
 }
 
 /**
@@ -202,12 +264,20 @@ function bestFileOf(searches: readonly Search[]): string | undefined {
  * search for that instruction.
  */
 export function offlineReply(request: MockRequestView): MockReply {
-  const questionText = questionOf(request)
+  const turn = turnOf(request)
+  const questionText = inContext(turn.question, turn.earlier)
+  // Only this turn's tool results: the calls of earlier turns were answered already.
+  const before = request.messages.slice(0, turn.start)
+  const earlierCalls = new Set(
+    before.flatMap((message) => (message.toolCalls ?? []).map((call) => call.id ?? '')),
+  )
+  const turns = request.turn - before.filter((message) => message.role === 'assistant').length
   const searches: Search[] = []
   const attempted = new Set<string>()
   const read: PassageView[] = []
   let redirect: string | undefined
   for (const result of request.toolResults) {
+    if (earlierCalls.has(result.callId)) continue
     const output = parse(result.output)
     const input = parse(result.arguments)
     if (result.name === SEARCH_TOOL && isRecord(input) && typeof input.query === 'string') {
@@ -230,6 +300,14 @@ export function offlineReply(request: MockRequestView): MockReply {
     calls: [{ name: SEARCH_TOOL, arguments: { query, limit: 5, ...(file === undefined ? {} : { file }) } }],
   })
   if (searches.length === 0) return searchFor(questionText)
+  // A follow-up builds on the earlier answer: its own words, inside the file that answer cited.
+  if (
+    questionText !== turn.question &&
+    turn.earlierFile !== undefined &&
+    attempted.size === 0 &&
+    !searched(turn.question, turn.earlierFile)
+  )
+    return searchFor(turn.question, turn.earlierFile)
   if (redirect !== undefined && !searched(redirect)) return searchFor(redirect)
   // A person's instruction replaces the question: it says what to look for instead.
   const subject = redirect ?? questionText
@@ -242,7 +320,7 @@ export function offlineReply(request: MockRequestView): MockReply {
     fresh.filter((hit) => coverage(terms, aboutOf(hit, hit.snippet)) >= share)
   const strong = covering(COVERAGE)
   // Weak results and nothing read yet: the key terms alone, then the best file's other passages.
-  if (strong.length === 0 && attempted.size === 0 && request.turn < 4) {
+  if (strong.length === 0 && attempted.size === 0 && turns < 4) {
     const keyTerms = keyTermsOf(subject)
     if (keyTerms !== '' && keyTerms !== subject && !searched(keyTerms)) return searchFor(keyTerms)
     const file = bestFileOf(searches)
@@ -258,7 +336,7 @@ export function offlineReply(request: MockRequestView): MockReply {
   const fallback =
     attempted.size === 0 && closest !== undefined && !attempted.has(closest.id) ? [closest] : []
   const worth = (strong.length > 0 ? strong : fallback).slice(0, Math.max(0, MAX_READS - attempted.size))
-  if (worth.length > 0 && request.turn < 6) {
+  if (worth.length > 0 && turns < 6) {
     return {
       type: 'tool-calls',
       calls: worth.slice(0, 2).map((hit) => ({ name: READ_TOOL, arguments: { id: hit.id } })),

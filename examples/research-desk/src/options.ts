@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url'
 import { Command, CommanderError, Option } from 'commander'
 import { DeskError } from './desk-error.js'
 import type { Decision } from './desk-run.js'
+import { checkSessionName } from './desk-session.js'
 
 /** The question `start` answers when it is given none. */
 export const BUILT_IN_QUESTION = 'How does a durable agent run resume after a crash?'
@@ -26,6 +27,8 @@ export interface DeskOptions {
   readonly port: number
   /** A host name (or `name:port`) the `--web` page also answers to, besides the loopback names. */
   readonly webHost?: string | undefined
+  /** `--session NAME`: the conversation the question continues. */
+  readonly session: string | undefined
 }
 
 function parseDecision(text: string, previous: Map<string, Decision>): Map<string, Decision> {
@@ -79,6 +82,10 @@ export function parseOptions(argv: readonly string[], cwd: string): DeskOptions 
       '--web-host <name>',
       'a host name the --web page also answers to (default: only 127.0.0.1, localhost and [::1])',
     )
+    .option(
+      '--session <name>',
+      'keep a conversation: the question reads the earlier questions and answers of this session, and is added to it',
+    )
     .exitOverride()
     .configureOutput({ writeErr: (text) => process.stderr.write(text) })
     .showHelpAfterError(false)
@@ -108,6 +115,7 @@ export function parseOptions(argv: readonly string[], cwd: string): DeskOptions 
     web?: boolean
     port: string
     webHost?: string
+    session?: string
   }>()
   const question = String(program.processedArgs[0] ?? BUILT_IN_QUESTION).trim()
   if (question === '') {
@@ -152,5 +160,6 @@ export function parseOptions(argv: readonly string[], cwd: string): DeskOptions 
     web: options.web === true,
     port,
     ...(webHost === undefined ? {} : { webHost }),
+    session: options.session === undefined ? undefined : checkSessionName(options.session),
   }
 }

@@ -46,6 +46,7 @@ import {
   assertAgentRunState,
   readOutcomes,
 } from './run-state.js'
+import { type AgentSessionRef, isSessionRequest, runOnSession } from './session.js'
 import { createMemorySuspensionLedger, type SuspensionLedger } from './suspension-ledger.js'
 import { countTokens, type estimateTokens } from './trim-messages.js'
 
@@ -329,6 +330,15 @@ export interface AgentRunRequest<App = unknown> {
    * saved state never runs a settled call again and re-enters a call that was running with its invocation id.
    */
   readonly onProgress?: ((state: AgentRunState) => void | Promise<void>) | undefined
+  /**
+   * Run on a session: the run reads the session's history (`prompt` and `messages` are the new turn), and
+   * what it added is appended to the session in one write. Without `prompt` or `messages`, it resumes the
+   * session's suspended run with `outcomes`; a suspended run appends nothing until it is resumed. Not with
+   * `resume`. See `holdSession` for how two runs on one session are kept apart.
+   */
+  readonly session?: AgentSessionRef | undefined
+  /** With `session`: a second run on a session that has one going in this process waits (`queue`, default) or is refused (`refuse`, a `SessionBusyError`). */
+  readonly concurrency?: 'queue' | 'refuse' | undefined
 }
 
 /**
@@ -741,6 +751,8 @@ class AgentImpl<Answer, App> implements Agent<Answer, App> {
     request: AgentRunRequest<App>,
     context: OperationContext<App> | OperationContextInit<App> = {},
   ): Promise<AgentResult<Answer>> {
+    if (isSessionRequest(request))
+      return runOnSession(request, context, (inner, ctx) => this.#run(inner, ctx, undefined))
     return this.#run(request, context, undefined)
   }
 

@@ -106,6 +106,17 @@ export {
   type ScriptedTurn,
 } from './scripted-model.js'
 export {
+  type AgentSessionMessage,
+  type AgentSessionRef,
+  type AgentSessionSnapshot,
+  type AgentSessionState,
+  type AgentSessionStore,
+  type HoldSessionOptions,
+  holdSession,
+  SessionBusyError,
+  SessionConflictError,
+} from './session.js'
+export {
   assertSuspensionClaim,
   assertSuspensionKey,
   createMemorySuspensionLedger,

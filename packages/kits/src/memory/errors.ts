@@ -1,48 +1,8 @@
 import { AgentCoreError, type AgentCoreErrorOptions } from '@agent-core/core'
 
-/**
- * A write to a session was refused because the session changed since it was read: another run (in this
- * process with `concurrency: 'refuse'` off, or in another process sharing the database) appended, popped,
- * cleared or compacted in between. Nothing of the refused write was stored. `details` carry the
- * `sessionId`, the `expectedRevision` and the `revision` the store found. Read the session again and retry
- * the run if it still makes sense.
- * @example
- * ```ts
- * import { SessionConflictError } from '@agent-core/kits/memory'
- * const error = new SessionConflictError('Session "chat-1" changed (revision 4, expected 3). Read it again.', {
- *   details: { sessionId: 'chat-1', expectedRevision: 3, revision: 4 },
- * })
- * SessionConflictError.isInstance(error) // true
- * ```
- */
-export class SessionConflictError extends AgentCoreError {
-  static override readonly code = 'session-conflict'
-  declare readonly code: 'session-conflict'
-  constructor(message: string, options?: AgentCoreErrorOptions) {
-    super('session-conflict', message, options)
-  }
-}
-
-/**
- * A run on a session was refused because another run on the same session is still going in this process
- * (`concurrency: 'refuse'`), or because the session holds a suspended run that must be resumed first.
- * `details.sessionId` names the session, `details.reason` is `'running'` or `'suspended'`.
- * @example
- * ```ts
- * import { SessionBusyError } from '@agent-core/kits/memory'
- * const error = new SessionBusyError('Session "chat-1" has a run going. Wait for it.', {
- *   details: { sessionId: 'chat-1', reason: 'running' },
- * })
- * error.code // 'session-busy'
- * ```
- */
-export class SessionBusyError extends AgentCoreError {
-  static override readonly code = 'session-busy'
-  declare readonly code: 'session-busy'
-  constructor(message: string, options?: AgentCoreErrorOptions) {
-    super('session-busy', message, options)
-  }
-}
+// The loop runs on sessions too (`agent.run({ session })`) and cannot import this kit: the two errors a
+// run on a session throws are the loop's, and this kit exports the same classes.
+export { SessionBusyError, SessionConflictError } from '@agent-core/kits/loop'
 
 /**
  * A store could not complete an operation on a session or a fact (the database is unreachable, closed,

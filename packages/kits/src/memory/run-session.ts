@@ -6,7 +6,6 @@ import {
   InvalidStateError,
   type OperationContext,
   type OperationContextInit,
-  raceSignal,
 } from '@agent-core/core'
 import type {
   Agent,
@@ -16,6 +15,7 @@ import type {
   AgentRunRequest,
   AgentRunState,
 } from '@agent-core/kits/loop'
+import { holdSession } from '@agent-core/kits/loop'
 import {
   type CompactionEvent,
   type CompactionOptions,
@@ -128,42 +128,6 @@ export interface SessionRunReport {
  * ```
  */
 export type SessionRunResult<Answer = string> = AgentResult<Answer> & { readonly session: SessionRunReport }
-
-/** Runs on one session in this process, by store object and session id. */
-const queues = new WeakMap<object, Map<string, Promise<void>>>()
-
-async function withSessionLock<T>(
-  session: SessionRef,
-  mode: 'queue' | 'refuse',
-  signal: AbortSignal,
-  body: () => Promise<T>,
-): Promise<T> {
-  let byId = queues.get(session.store)
-  if (!byId) queues.set(session.store, (byId = new Map()))
-  const previous = byId.get(session.id)
-  if (previous && mode === 'refuse') {
-    throw new SessionBusyError(
-      `Session ${JSON.stringify(session.id)} has a run going in this process; runs on one session never interleave. Wait for it, or pass concurrency: 'queue'.`,
-      { details: { sessionId: session.id, reason: 'running' } },
-    )
-  }
-  let release!: () => void
-  const mine = new Promise<void>((resolve) => {
-    release = resolve
-  })
-  const tail = (previous ?? Promise.resolve()).then(() => mine)
-  byId.set(session.id, tail)
-  try {
-    if (previous)
-      await raceSignal(previous, signal, `waiting for the run on session ${JSON.stringify(session.id)}`)
-    return await body()
-  } finally {
-    release()
-    void tail.then(() => {
-      if (byId.get(session.id) === tail) byId.delete(session.id)
-    })
-  }
-}
 
 interface CheckedRequest<App> {
   readonly session: SessionRef
@@ -290,7 +254,7 @@ export async function runSession<Answer = string, App = unknown>(
   const checked = readRequest<App>(request)
   const ctx = createOperationContext(context as OperationContextInit<App>) as OperationContext<App>
   const emit = (event: SessionEvent) => checked.onEvent?.(event)
-  return withSessionLock(checked.session, checked.concurrency, ctx.signal, () =>
+  return holdSession(checked.session, { concurrency: checked.concurrency, signal: ctx.signal }, () =>
     runLocked(agent, checked, ctx, emit),
   )
 }

@@ -335,6 +335,30 @@ function runnerTests(): Record<string, Test> {
         ['I am Ada.', 'Hi Ada.', 'Who am I?', 'You said 2 things before.'],
       )
     },
+    'agent.run({ session }) runs on the store too: it reads the history and appends its turn once': async ({
+      store,
+    }) => {
+      const model = createScriptedModel([
+        { text: 'Hi Ada.' },
+        (request) => ({ text: `You said ${request.messages.length - 1} things before.` }),
+      ])
+      const agent = defineAgent({ model })
+      const session = { store, id: 'loop-chat' }
+      await agent.run({ session, prompt: 'I am Ada.' })
+      const second = await agent.run({ session, prompt: 'Who am I?' })
+      assert.equal(second.text, 'You said 2 things before.')
+      const stored = await store.read('loop-chat')
+      assert.deepEqual(
+        stored.messages.map((entry) => [entry.seq, entry.message.content]),
+        [
+          [1, 'I am Ada.'],
+          [2, 'Hi Ada.'],
+          [3, 'Who am I?'],
+          [4, 'You said 2 things before.'],
+        ],
+      )
+      assert.equal(stored.revision, 2)
+    },
     'a suspended run appends nothing; its resume appends the whole turn once; a second resume is refused':
       async ({ store }) => {
         const approve = defineExternalTool({
