@@ -68,10 +68,18 @@ describe("VectorSearch precision: 'int8'", () => {
   })
 
   it('serves other dimensions with the JavaScript loop', () => {
-    const copy = new Int8Vectors(Float32Array.from({ length: 30 }, (_, i) => i - 15), 3, 10, 0)
+    const copy = new Int8Vectors(
+      Float32Array.from({ length: 30 }, (_, i) => i - 15),
+      3,
+      10,
+      0,
+    )
     expect(copy.kernel).toBe(false)
     const out = new Float64Array(3)
-    copy.scores(Float32Array.from({ length: 10 }, () => 1), out)
+    copy.scores(
+      Float32Array.from({ length: 10 }, () => 1),
+      out,
+    )
     expect(out.every(Number.isFinite)).toBe(true)
   })
 
@@ -110,7 +118,8 @@ describe("VectorSearch precision: 'int8'", () => {
     for (let q = 0; q < 20; q++) {
       const vector = Array.from({ length: 64 }, () => next() * 2 - 1)
       const exact = new Set(search.search({ vector, limit: 10 }).map((hit) => hit.id))
-      for (const hit of search.search({ vector, limit: 10, precision: 'int8' })) if (exact.has(hit.id)) found++
+      for (const hit of search.search({ vector, limit: 10, precision: 'int8' }))
+        if (exact.has(hit.id)) found++
     }
     expect(found / 200).toBeGreaterThanOrEqual(0.95)
   })

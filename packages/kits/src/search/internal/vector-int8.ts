@@ -44,7 +44,13 @@ function quantize(source: Float32Array, offset: number, dims: number, target: In
 }
 
 /** The integer dot products of `count` rows of `data` with `query` (the JavaScript path). */
-export function int8DotAll(data: Int8Array, count: number, dims: number, query: Int8Array, out: Int32Array): void {
+export function int8DotAll(
+  data: Int8Array,
+  count: number,
+  dims: number,
+  query: Int8Array,
+  out: Int32Array,
+): void {
   for (let row = 0, base = 0; row < count; row++, base += dims) {
     let sum = 0
     for (let j = 0; j < dims; j++) sum += data[base + j]! * query[j]!
