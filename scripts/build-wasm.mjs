@@ -5,13 +5,17 @@
  * from what its source builds to. The output is a pure function of the source and the wabt version.
  *
  *   packages/kits/src/search/internal/dot-f64x2.wat -> dot-f64x2-wasm.ts
+ *   packages/kits/src/search/internal/dot-i8x16.wat -> dot-i8x16-wasm.ts
  */
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import wabt from 'wabt'
 
 const root = join(import.meta.dirname, '..')
-const KERNELS = [{ source: 'packages/kits/src/search/internal/dot-f64x2.wat', name: 'DOT_F64X2_WASM' }]
+const KERNELS = [
+  { source: 'packages/kits/src/search/internal/dot-f64x2.wat', name: 'DOT_F64X2_WASM' },
+  { source: 'packages/kits/src/search/internal/dot-i8x16.wat', name: 'DOT_I8X16_WASM' },
+]
 
 /** The TypeScript module for one kernel: its bytes in base64, and where they come from. */
 export async function buildKernel(source, name) {

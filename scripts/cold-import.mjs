@@ -51,10 +51,12 @@ const cjs = Object.values(createRequire(import.meta.url).cache).map((m) => ({
 process.stdout.write(JSON.stringify({ ...hooked, cjs }))
 `
 
-const TIME = `const start = performance.now()
+const TIME = `const cpu = process.cpuUsage()
+const start = performance.now()
 await import(process.argv[2])
 const ms = performance.now() - start
-process.stdout.write(JSON.stringify({ ms }))
+const used = process.cpuUsage(cpu)
+process.stdout.write(JSON.stringify({ ms, cpuMs: (used.user + used.system) / 1000 }))
 `
 
 /**
@@ -113,6 +115,16 @@ const runNode = (dir, args) =>
 /** Milliseconds one fresh process spends in `await import(specifier)`. */
 export function timeColdImport(dir, specifier) {
   return runNode(dir, ['time.mjs', specifier]).ms
+}
+
+/**
+ * Like {@link timeColdImport}, with the CPU time (user + system) the process spent in the same span: on a
+ * loaded machine the wall time also counts the waits for a core, the CPU time does not.
+ * @returns {{ ms: number, cpuMs: number }}
+ */
+export function measureColdImport(dir, specifier) {
+  const { ms, cpuMs } = runNode(dir, ['time.mjs', specifier])
+  return { ms, cpuMs }
 }
 
 /** The package a module file belongs to: `@agent-core/kits`, `ajv`, `@scope/name`, or undefined. */

@@ -5,14 +5,10 @@ import {
   type JsonSchemaValidator,
   type SchemaIssue,
 } from '@agent-core/core'
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
-import { Ajv2020 } from 'ajv/dist/2020.js'
-import addFormatsImport from 'ajv-formats'
-
-// ajv-formats is CommonJS; its default export arrives either as the function or wrapped in `default`.
-const addFormats = ((addFormatsImport as unknown as { default?: unknown }).default ?? addFormatsImport) as (
-  ajv: Ajv,
-) => Ajv
+import type { Ajv, ErrorObject, ValidateFunction } from 'ajv'
+// ajv, its 2020-12 draft and ajv-formats bundled into one module whose code runs on the first `loadAjv()`
+// (scripts/build-ajv.mjs): importing this file costs one parse, and ajv runs only once a schema compiles.
+import loadAjv from './vendor/ajv.js'
 
 type Draft = '2020-12' | 'draft-07'
 
@@ -76,6 +72,7 @@ function ajv(draft: Draft, regExp: JsonSchemaRegExpEngine | undefined): Ajv {
       ownProperties: true,
       ...(regExp === undefined ? {} : { code: { regExp: regExp as never } }),
     } as const
+    const { Ajv, Ajv2020, addFormats } = loadAjv()
     instance = draft === '2020-12' ? new Ajv2020(options) : new Ajv(options)
     addFormats(instance)
     byDraft.set(draft, instance)

@@ -89,6 +89,32 @@ export async function acquireLease(
   }
 }
 
+/** A lease row this store still owns after its hold ended, until it is handed to the next hold or deleted. */
+export interface IdleLease {
+  readonly taskId: string
+  readonly ownerId: string
+}
+
+/**
+ * Takes the lease of `taskId` for `ownerId` with one write by handing it a row this store already owns:
+ * the task's own idle row (a new owner on it), or another task's idle row moved to `taskId` (an
+ * `UPDATE OR IGNORE` of its key, which changes nothing while another holder has a row for `taskId`, or
+ * once a waiter took the idle row over after it lapsed). True when the row is now `ownerId`'s.
+ */
+export function reuseIdleLease(
+  sql: SqliteStatements,
+  timing: LeaseTiming,
+  idle: IdleLease,
+  taskId: string,
+  ownerId: string,
+): boolean {
+  const expiresAtMs = Date.now() + timing.leaseMs
+  return (
+    sql.reassign.run(taskId, ownerId, expiresAtMs, HOST_ID, process.pid, idle.taskId, idle.ownerId)
+      .changes === 1
+  )
+}
+
 /**
  * A lease this process holds: renewed every `renewMs`, with a signal that aborts as soon as the store can
  * no longer vouch for it: a renewal finds another owner in the row (or no row), a renewal fails with an
@@ -127,14 +153,15 @@ export class HeldLease {
     return { ownerId: this.lease.ownerId, expiresAtMs: this.#expiresAtMs, host: HOST_ID, pid: process.pid }
   }
 
-  /** Stops renewing and deletes the row if it is still this holder's (a lapsed row expires on its own). */
-  release(): void {
+  /**
+   * Stops renewing. Returns the row for the store to keep idle (handed to its next hold, or deleted at the
+   * next turn of the event loop), or `undefined` when the lease was lost and the row is no longer this
+   * holder's.
+   */
+  end(): IdleLease | undefined {
     clearInterval(this.#renewal)
-    try {
-      this.#sql.release.run(this.lease.taskId, this.lease.ownerId)
-    } catch {
-      // The lease expires on its own; fencing protects the checkpoint meanwhile.
-    }
+    if (this.#controller.signal.aborted) return undefined
+    return { taskId: this.lease.taskId, ownerId: this.lease.ownerId }
   }
 
   #renew(): void {

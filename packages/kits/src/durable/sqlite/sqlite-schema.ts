@@ -38,6 +38,8 @@ export interface SqliteStatements {
   readonly takeOver: Database.Statement<[string, number, string, number, string, string]>
   readonly renew: Database.Statement<[number, string, string]>
   readonly release: Database.Statement<[string, string]>
+  /** Moves an idle row of this store to a task (new key, owner, expiry, host, pid) unless that task has a row. */
+  readonly reassign: Database.Statement<[string, string, number, string, number, string, string]>
 }
 
 function columnsOf(database: Database.Database, table: string): Set<string> {
@@ -110,5 +112,8 @@ export function prepareSqliteSchema(database: Database.Database, prefix: string)
     ),
     renew: database.prepare(`UPDATE ${leases} SET expires_at_ms = ? WHERE task_id = ? AND owner = ?`),
     release: database.prepare(`DELETE FROM ${leases} WHERE task_id = ? AND owner = ?`),
+    reassign: database.prepare(
+      `UPDATE OR IGNORE ${leases} SET task_id = ?, owner = ?, expires_at_ms = ?, host = ?, pid = ? WHERE task_id = ? AND owner = ?`,
+    ),
   }
 }

@@ -251,6 +251,106 @@ describe('sqlite store specifics', () => {
     }
   })
 
+  describe('lease rows of finished holds', () => {
+    const rows = (store: SqliteDurableStore) =>
+      store.database
+        .prepare('SELECT task_id, owner FROM agent_core_durable_leases ORDER BY task_id')
+        .all() as { task_id: string; owner: string }[]
+    const changes = (store: SqliteDurableStore) =>
+      (store.database.prepare('SELECT total_changes() AS n').get() as { n: number }).n
+    const nextTurn = () => new Promise((resolve) => setImmediate(resolve))
+
+    it('hands the row to the next hold with one write, and deletes what is left at the next turn', async () => {
+      const store = createSqliteDurableStore(file())
+      const before = changes(store)
+      const first = await store.exclusive('a', async (lease) => lease.ownerId)
+      expect(rows(store)).toEqual([{ task_id: 'a', owner: first }])
+      const second = await store.exclusive('b', async (lease) => {
+        // the row moved to "b": "a" is free for anyone
+        expect(rows(store)).toEqual([{ task_id: 'b', owner: lease.ownerId }])
+        return lease.ownerId
+      })
+      const third = await store.exclusive('b', async (lease) => lease.ownerId)
+      expect(new Set([first, second, third]).size).toBe(3)
+      // one insert, then one update per later hold; no delete yet
+      expect(changes(store) - before).toBe(3)
+      await nextTurn()
+      expect(rows(store)).toEqual([])
+      expect(changes(store) - before).toBe(4)
+      store.close()
+    })
+
+    it('a peer waiting for the task of an idle row gets it once the row is deleted', async () => {
+      const path = file()
+      const store = createSqliteDurableStore(path)
+      const peer = createSqliteDurableStore(path, { pollMs: 1 })
+      await store.exclusive('a', async () => {})
+      expect(rows(store).map((row) => row.task_id)).toEqual(['a'])
+      const waits: DurableLeaseWait[] = []
+      const ran = await peer.exclusive('a', async (lease) => lease.takenOver ?? 'fresh', {
+        onWait: (wait) => waits.push(wait),
+      })
+      expect(ran).toBe('fresh')
+      expect(waits.length).toBeLessThanOrEqual(1)
+      store.close()
+      peer.close()
+    })
+
+    it("does not reuse a row another owner took over, and leaves that owner's row alone", async () => {
+      const store = createSqliteDurableStore(file())
+      await store.exclusive('a', async () => {})
+      // another worker took the row over after it lapsed
+      store.database
+        .prepare("UPDATE agent_core_durable_leases SET owner = 'sqlite:other' WHERE task_id = 'a'")
+        .run()
+      const owner = await store.exclusive('b', async (lease) => {
+        expect(rows(store)).toEqual([
+          { task_id: 'a', owner: 'sqlite:other' },
+          { task_id: 'b', owner: lease.ownerId },
+        ])
+        return lease.ownerId
+      })
+      expect(owner).toMatch(/^sqlite:/)
+      await nextTurn()
+      expect(rows(store)).toEqual([{ task_id: 'a', owner: 'sqlite:other' }])
+      store.close()
+    })
+
+    it('does not move an idle row onto a task another holder has', async () => {
+      const path = file()
+      const store = createSqliteDurableStore(path)
+      const peer = createSqliteDurableStore(path, { pollMs: 1 })
+      await store.exclusive('a', async () => {})
+      let release!: () => void
+      const holding = peer.exclusive('b', () => new Promise<void>((resolve) => (release = resolve)))
+      await vi.waitFor(() => expect(rows(store).some((row) => row.task_id === 'b')).toBe(true))
+      let ran = false
+      const waiting = store.exclusive('b', async () => {
+        ran = true
+      })
+      await nextTurn()
+      expect(ran).toBe(false)
+      release()
+      await holding
+      await waiting
+      expect(ran).toBe(true)
+      await nextTurn()
+      expect(rows(store)).toEqual([])
+      store.close()
+      peer.close()
+    })
+
+    it('close deletes the idle rows at once', async () => {
+      const path = file()
+      const store = createSqliteDurableStore(path)
+      await store.exclusive('a', async () => {})
+      store.close()
+      const reader = new Database(path)
+      expect(reader.prepare('SELECT count(*) AS n FROM agent_core_durable_leases').get()).toEqual({ n: 0 })
+      reader.close()
+    })
+  })
+
   it('reports a closed database as DurableStoreError', async () => {
     const store = createSqliteDurableStore(file())
     store.close()

@@ -36,7 +36,14 @@ import {
   storedVersion,
   versionConflict,
 } from '../internal/store-support.js'
-import { acquireLease, HeldLease, type LeaseTiming } from './sqlite-lease.js'
+import {
+  acquireLease,
+  HeldLease,
+  type IdleLease,
+  isBusy,
+  type LeaseTiming,
+  reuseIdleLease,
+} from './sqlite-lease.js'
 import { prepareSqliteSchema, type SqliteStatements } from './sqlite-schema.js'
 
 /**
@@ -94,7 +101,9 @@ export function isDatabase(value: unknown): value is SqliteDatabase {
  * examples. Checkpoints are JSON text with a fencing version (it declares version fencing); `exclusive` is a
  * lease row (owner, expiry, host and process id) taken with one atomic statement, waited for with backoff,
  * renewed while the operation runs and released at the end, so it holds across processes sharing the file.
- * A waiter reports who holds the lease; a crashed holder's lease expires, and is taken over at once when
+ * A released row stays this store's until the next turn of the event loop: a hold that starts before then
+ * takes it over with one write (a new owner, or the row moved to its task) instead of a delete and an
+ * insert; then it is deleted. A waiter reports who holds the lease; a crashed holder's lease expires, and is taken over at once when
  * the holder was a process on this host that no longer exists. When the store opens the file itself it
  * enables WAL. It lists tasks by status.
  *
@@ -119,6 +128,12 @@ export class SqliteDurableStore implements DurableStore, DurableTaskListing {
   /** The lease this store holds per task, and the callers of this store waiting for it. */
   readonly #active = new Map<string, HeldLease>()
   readonly #localWaiters = new Map<string, Set<(holder: DurableLeaseHolder) => void>>()
+  /**
+   * Lease rows of finished holds, by task: the next hold of this store takes one over with one write
+   * instead of a delete and an insert; whatever is left is deleted at the next turn of the event loop.
+   */
+  readonly #idle = new Map<string, IdleLease>()
+  #idleFlush: ReturnType<typeof setImmediate> | undefined
   readonly #sql: SqliteStatements
 
   constructor(source: string | SqliteDatabase, options: SqliteDurableStoreOptions = {}) {
@@ -222,15 +237,11 @@ export class SqliteDurableStore implements DurableStore, DurableTaskListing {
     try {
       await this.#waitInProcess(taskId, previous, signal, report)
       const ownerId = newOwnerId('sqlite')
-      const { takenOver } = await acquireLease(
-        this.#sql,
-        this.#timing,
-        taskId,
-        ownerId,
-        signal,
-        report ?? noReport,
-        (error) => storeFailure('lock', taskId, error),
-      )
+      const { takenOver } = this.#reuseIdle(taskId, ownerId)
+        ? {}
+        : await acquireLease(this.#sql, this.#timing, taskId, ownerId, signal, report ?? noReport, (error) =>
+            storeFailure('lock', taskId, error),
+          )
       const held = new HeldLease(this.#sql, this.#timing, taskId, ownerId, takenOver)
       this.#active.set(taskId, held)
       for (const waiter of this.#localWaiters.get(taskId) ?? []) waiter(held.holder())
@@ -238,7 +249,8 @@ export class SqliteDurableStore implements DurableStore, DurableTaskListing {
         return await operation(held.lease)
       } finally {
         if (this.#active.get(taskId) === held) this.#active.delete(taskId)
-        held.release()
+        const idle = held.end()
+        if (idle !== undefined) this.#keepIdle(idle)
       }
     } finally {
       leave()
@@ -307,9 +319,54 @@ export class SqliteDurableStore implements DurableStore, DurableTaskListing {
     }))
   }
 
-  /** Closes the database when the store opened it; a database passed in stays open. */
+  /**
+   * Deletes the lease rows of finished holds, then closes the database when the store opened it; a
+   * database passed in stays open.
+   */
   close(): void {
+    this.#flushIdle()
     if (this.#owned && this.database.open) this.database.close()
+  }
+
+  /**
+   * Takes the lease of `taskId` with a row of a finished hold (the task's own first, else the oldest):
+   * one write. False when there is none or none could be moved (the caller then takes the lease anew).
+   */
+  #reuseIdle(taskId: string, ownerId: string): boolean {
+    const idle = this.#idle.get(taskId) ?? this.#idle.values().next().value
+    if (idle === undefined) return false
+    try {
+      if (!reuseIdleLease(this.#sql, this.#timing, idle, taskId, ownerId)) return false
+    } catch (error) {
+      if (isBusy(error)) return false
+      throw storeFailure('lock', taskId, error)
+    }
+    this.#idle.delete(idle.taskId)
+    return true
+  }
+
+  /** Keeps the row of a finished hold for the next hold, and schedules the deletion of what is left. */
+  #keepIdle(idle: IdleLease): void {
+    this.#idle.set(idle.taskId, idle)
+    if (this.#idleFlush === undefined) this.#idleFlush = setImmediate(() => this.#flushIdle())
+  }
+
+  /** Deletes the idle rows still this store's (a failed delete leaves the row to expire on its own). */
+  #flushIdle(): void {
+    if (this.#idleFlush !== undefined) clearImmediate(this.#idleFlush)
+    this.#idleFlush = undefined
+    if (!this.database.open) {
+      this.#idle.clear()
+      return
+    }
+    for (const idle of this.#idle.values()) {
+      try {
+        this.#sql.release.run(idle.taskId, idle.ownerId)
+      } catch {
+        // The lease expires on its own; fencing protects the checkpoint meanwhile.
+      }
+    }
+    this.#idle.clear()
   }
 
   async #loadVersioned(taskId: string, where: string): Promise<StoredCheckpoint | undefined> {
