@@ -102,3 +102,4 @@ export {
   type ToolResume,
   type ToolRunOptions,
 } from './tool-lifecycle-registry.js'
+export { type ToolRefusalInput, toolRefusal } from './tool-refusal.js'
