@@ -15,10 +15,13 @@ import {
 } from '@agent-core/core'
 import { type ModelTool, modelToolSchemas } from '@agent-core/core/tools'
 import {
+  assertToolPolicy,
   type DecisionKey,
+  isToolPermitted,
   type JsonValue,
   type ToolLifecycle,
   ToolLifecycleRegistry,
+  type ToolPolicy,
   type ToolRejection,
   type ToolTemplateProvider,
 } from '@agent-core/kits/tools'
@@ -233,6 +236,13 @@ export interface AgentDefinition<Answer = string, App = unknown> {
    * `createSqliteSuspensionLedger` or `createPostgresSuspensionLedger` when several processes resume runs.
    */
   readonly suspensionLedger?: SuspensionLedger | undefined
+  /**
+   * Which of the tools the model may see and call (`{ allow, deny }`: deny wins, an empty allow list means
+   * all that are not denied). A tool it does not permit is hidden, not refused: the model is never offered
+   * it, and a call to its name gets the very answer a call to a name no tool has gets (which lists only
+   * the permitted tools), so nothing reveals that it exists. A run's `toolPolicy` narrows it further.
+   */
+  readonly toolPolicy?: ToolPolicy | undefined
 }
 
 /**
@@ -339,6 +349,12 @@ export interface AgentRunRequest<App = unknown> {
   readonly session?: AgentSessionRef | undefined
   /** With `session`: a second run on a session that has one going in this process waits (`queue`, default) or is refused (`refuse`, a `SessionBusyError`). */
   readonly concurrency?: 'queue' | 'refuse' | undefined
+  /**
+   * This run's tool policy, on top of the agent's `toolPolicy` (both must permit a tool): the tools it
+   * does not permit are hidden from the model and answered like unknown names. Not kept in the state:
+   * give it again when you resume (like `tools`).
+   */
+  readonly toolPolicy?: ToolPolicy | undefined
 }
 
 /**
@@ -500,6 +516,16 @@ function compile(definition: unknown): {
   const decisionKeys = fields.get('decisionKeys')
   const stopStepOnRefusal = fields.boolean('stopStepOnRefusal') ?? true
   const ledger = readLedger(fields.get('suspensionLedger'))
+  const policyValue = fields.get('toolPolicy')
+  let toolPolicy: ToolPolicy | undefined
+  if (policyValue !== undefined) {
+    try {
+      toolPolicy = assertToolPolicy(policyValue, 'definition.toolPolicy')
+    } catch (error) {
+      const { message, details } = error as InvalidInputError
+      throw new InvalidDefinitionError(message, { details, cause: error })
+    }
+  }
   fields.done()
 
   const byId = new Map<string, AgentTool>()
@@ -546,6 +572,7 @@ function compile(definition: unknown): {
     registry = ToolLifecycleRegistry.create(tools.map(composeLifecycle), {
       timeoutMs: toolTimeoutMs,
       ...(providers.length > 0 ? { templates: providers } : {}),
+      ...(toolPolicy === undefined ? {} : { toolPolicy }),
       // No decision keys here: the run signs the pending calls it keeps and verifies outcomes from outside
       // once (checkResume); decisions made in the run are neither signed nor verified.
     })
@@ -575,7 +602,7 @@ function compile(definition: unknown): {
     registry,
     tools: byId,
     toolSpecs,
-    toolTokens: toolSpecs.length === 0 ? 0 : Math.ceil(JSON.stringify(toolSpecs).length / 4),
+    toolTokens: specTokens(toolSpecs),
     system: system2,
     request: request as CompiledAgent['request'],
     maxTurns,
@@ -589,10 +616,45 @@ function compile(definition: unknown): {
     keys: decisionKeys as readonly DecisionKey[] | undefined,
     stopStepOnRefusal,
   }
-  return { compiled, tools, ledger }
+  return {
+    compiled: toolPolicy === undefined ? compiled : hideTools(compiled, toolPolicy, false),
+    tools,
+    ledger,
+  }
 }
 
-function readRequest(value: unknown): Omit<ParsedRun, 'runId'> & { runId: string | undefined } {
+function specTokens(specs: CompiledAgent['toolSpecs']): number {
+  return specs.length === 0 ? 0 : Math.ceil(JSON.stringify(specs).length / 4)
+}
+
+/**
+ * The agent as a run under a tool policy sees it: only the permitted tools, offered and known; a call of
+ * any other name goes to the lifecycle, which answers it as unknown. With `perRun`, the policy is also
+ * added to every call of the lifecycle (the agent's own policy is the registry's already).
+ */
+function hideTools(compiled: CompiledAgent, policy: ToolPolicy, perRun: boolean): CompiledAgent {
+  const permitted = (id: string) => isToolPermitted(id, policy)
+  const toolSpecs = compiled.toolSpecs.filter((spec) => permitted(spec.name))
+  const { registry } = compiled
+  return {
+    ...compiled,
+    tools: new Map([...compiled.tools].filter(([id]) => permitted(id))),
+    toolSpecs,
+    toolTokens: specTokens(toolSpecs),
+    registry: perRun
+      ? {
+          run: (request, context, options) =>
+            registry.run(request, context, { ...options, toolPolicy: policy }),
+          resume: (state, decision, context, options) =>
+            registry.resume(state, decision, context, { ...options, toolPolicy: policy }),
+        }
+      : registry,
+  }
+}
+
+function readRequest(
+  value: unknown,
+): Omit<ParsedRun, 'runId'> & { runId: string | undefined; toolPolicy: ToolPolicy | undefined } {
   const fields: Fields = new Fields(value, 'request', 'a run request { prompt?, messages?, resume?, ... }')
   const prompt = fields.string('prompt', { optional: true, empty: true })
   const given = fields.get('messages')
@@ -607,6 +669,9 @@ function readRequest(value: unknown): Omit<ParsedRun, 'runId'> & { runId: string
   const onEvent = fields.func<ParsedRun['onEvent']>('onEvent')
   const onHistoryAppend = fields.func<ParsedRun['onHistoryAppend']>('onHistoryAppend')
   const onProgress = fields.func<ParsedRun['onProgress']>('onProgress')
+  const policyValue = fields.get('toolPolicy')
+  const toolPolicy =
+    policyValue === undefined ? undefined : assertToolPolicy(policyValue, 'request.toolPolicy')
   fields.done()
   let messages: ChatMessage[]
   const added: ChatMessage[] = []
@@ -653,6 +718,7 @@ function readRequest(value: unknown): Omit<ParsedRun, 'runId'> & { runId: string
     onEvent,
     onHistoryAppend,
     onProgress,
+    toolPolicy,
   }
 }
 
@@ -761,7 +827,8 @@ class AgentImpl<Answer, App> implements Agent<Answer, App> {
     context: OperationContext<App> | OperationContextInit<App>,
     heldBy: string | undefined,
   ): Promise<AgentResult<Answer>> {
-    const parsed = readRequest(request)
+    const { toolPolicy, ...parsed } = readRequest(request)
+    const compiled = toolPolicy === undefined ? this.#compiled : hideTools(this.#compiled, toolPolicy, true)
     if (parsed.tools !== undefined) assertKnownTools(parsed.tools, this.#compiled.tools, 'request.tools')
     const ctx = createOperationContext(context as OperationContextInit<unknown>)
     if (parsed.resumed) {
@@ -772,7 +839,12 @@ class AgentImpl<Answer, App> implements Agent<Answer, App> {
       }
     }
     const runId = parsed.runId ?? newId('run')
-    const run = new AgentRun(this.#compiled, { ...parsed, runId }, ctx)
+    // `request.tools` may name a tool the run's policy hides: it stays hidden.
+    const tools =
+      toolPolicy === undefined || parsed.tools === undefined
+        ? parsed.tools
+        : new Set([...parsed.tools].filter((id) => compiled.tools.has(id)))
+    const run = new AgentRun(compiled, { ...parsed, tools, runId }, ctx)
     return toResult<Answer>(await run.execute(), runId)
   }
 

@@ -73,6 +73,7 @@ export {
   type QuestionToolDefinition,
   type ToolReplayPolicy,
 } from './agent-tool.js'
+export { agentTrace } from './agent-trace.js'
 export {
   type AnswerControl,
   type AnswerFlow,
@@ -82,6 +83,7 @@ export {
   structuredAnswer,
   textAnswer,
 } from './answer-flow.js'
+export { AgentRunError, type AgentRunErrorDetails, ask } from './ask.js'
 export {
   type AgentRunStepOptions,
   agentRunStep,

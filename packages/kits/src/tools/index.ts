@@ -102,3 +102,5 @@ export {
   type ToolResume,
   type ToolRunOptions,
 } from './tool-lifecycle-registry.js'
+export { assertToolPolicy, isToolPermitted, type ToolPolicy } from './tool-policy.js'
+export { type ToolRefusalInput, toolRefusal } from './tool-refusal.js'

@@ -82,6 +82,7 @@ import {
 import { assertDecision, type ToolDecision } from './tool-decision.js'
 import { ApprovalRequiredError } from './tool-errors.js'
 import type { ToolLifecycle } from './tool-lifecycle.js'
+import { assertToolPolicy, isToolPermitted, type ToolPolicy } from './tool-policy.js'
 
 /** What one pass learns as it goes, read by the phases after the settlement (render, finalize). */
 interface Pass<App> {
@@ -163,6 +164,13 @@ export interface ToolLifecycleRegistryPolicy<App = unknown>
    * (made with the first key) and `resume` refuses a decision whose `signature` no key verifies.
    */
   readonly decisionKeys?: readonly DecisionKey[] | undefined
+  /**
+   * Which registered tools calls may reach ({@link ToolPolicy}: deny wins, an empty allow list means all
+   * that are not denied). Checked before the registry is looked up: a call to a tool it does not permit
+   * fails in `select` with the very answer a call to an unregistered name gets, which names only the
+   * permitted tools. A run's `toolPolicy` option narrows it further.
+   */
+  readonly toolPolicy?: ToolPolicy | undefined
 }
 
 /**
@@ -231,6 +239,11 @@ export interface ToolRunOptions {
         context: OperationContext<unknown>,
       ) => ToolResume | undefined | Promise<ToolResume | undefined>)
     | undefined
+  /**
+   * This call's {@link ToolPolicy}, on top of the registry's (both must permit the tool): a run's
+   * narrower set. A tool it does not permit is answered like a name nobody registered.
+   */
+  readonly toolPolicy?: ToolPolicy | undefined
 }
 
 /**
@@ -305,6 +318,7 @@ export class ToolLifecycleRegistry<App = unknown> {
   readonly #templates: readonly ToolTemplateProvider[]
   readonly #timeoutMs: number | undefined
   readonly #keys: readonly DecisionKey[] | undefined
+  readonly #toolPolicy: ToolPolicy | undefined
   #cryptoKeys: Promise<CryptoKey[]> | undefined
   #participants: readonly Entry[] | undefined
 
@@ -322,6 +336,14 @@ export class ToolLifecycleRegistry<App = unknown> {
       })
     }
     this.#timeoutMs = policy.timeoutMs
+    if (policy.toolPolicy !== undefined) {
+      try {
+        this.#toolPolicy = assertToolPolicy(policy.toolPolicy, 'policy.toolPolicy')
+      } catch (error) {
+        const { message, details } = error as InvalidInputError
+        throw new InvalidDefinitionError(message, { details, cause: error })
+      }
+    }
     if (policy.decisionKeys !== undefined) {
       try {
         assertDecisionKeys(policy.decisionKeys, 'policy.decisionKeys')
@@ -386,6 +408,16 @@ export class ToolLifecycleRegistry<App = unknown> {
   /** Registered tool ids in registration order. */
   ids(): readonly string[] {
     return this.#registry.ids()
+  }
+
+  /**
+   * The ids of the registered tools that the registry's `toolPolicy` and the given one permit, in
+   * registration order: the tools to offer a model.
+   * @throws `InvalidInputError` for a malformed policy
+   */
+  permittedIds(toolPolicy?: ToolPolicy): readonly string[] {
+    const extra = toolPolicy === undefined ? undefined : assertToolPolicy(toolPolicy, 'toolPolicy')
+    return Object.freeze(this.ids().filter((id) => isToolPermitted(id, this.#toolPolicy, extra)))
   }
 
   /** True when a lifecycle is registered for this tool id. */
@@ -798,11 +830,13 @@ export class ToolLifecycleRegistry<App = unknown> {
   async #settle(pass: Pass<App>): Promise<Settlement> {
     const { start, context } = pass
     enterPhase(context, 'select')
-    const definition = this.get(start.toolId)
+    // The policy first: a name it does not permit gets the answer of a name nobody registered.
+    const policies = [this.#toolPolicy, start.options.toolPolicy] as const
+    const definition = isToolPermitted(start.toolId, ...policies) ? this.get(start.toolId) : undefined
     if (definition === undefined) {
-      const known = this.ids()
+      const known = this.ids().filter((id) => isToolPermitted(id, ...policies))
       const error = new UnknownIdError(
-        `No tool "${start.toolId}" is registered. Known tools: ${known.length ? known.map((k) => `"${k}"`).join(', ') : '(none)'}.`,
+        `No tool "${start.toolId}" is available. The tools available are: ${known.length ? known.map((k) => `"${k}"`).join(', ') : '(none)'}.`,
         { details: { id: start.toolId, kind: 'tool', known } },
       )
       return failed('select', error)

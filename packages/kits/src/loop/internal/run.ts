@@ -32,7 +32,8 @@ import { readTurnControl, uniqueCalls } from './turn-control.js'
 /** The agent as a run needs it: everything checked and compiled once by `defineAgent`. */
 export interface CompiledAgent {
   readonly model: ChatModel<unknown>
-  readonly registry: ToolLifecycleRegistry<unknown>
+  /** The tools lifecycle (a run with its own tool policy gets a view that adds it to every call). */
+  readonly registry: Pick<ToolLifecycleRegistry<unknown>, 'run' | 'resume'>
   readonly tools: ReadonlyMap<string, AgentTool>
   readonly toolSpecs: readonly ToolSpec[]
   readonly toolTokens: number

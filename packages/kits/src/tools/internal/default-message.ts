@@ -1,10 +1,5 @@
 import type { ToolTemplateInput } from '../tool-call-outcome.js'
-
-const WHO = {
-  person: 'the person reviewing it',
-  policy: 'policy',
-  'earlier-refusal': 'an earlier refusal in the same step',
-} as const
+import { toolRefusal } from '../tool-refusal.js'
 
 /** A readable text for any thrown value, even one whose `toString` throws. */
 export function errorText(error: unknown): string {
@@ -25,9 +20,7 @@ export function defaultMessage(input: ToolTemplateInput): { content: string; isE
     }
     case 'rejected': {
       const { reason, by, instruction } = input.rejection
-      const lines = [`The call to ${input.call.toolId} was not run: it was refused by ${WHO[by]}. ${reason}`]
-      if (instruction !== undefined) lines.push(`Instruction from the person who refused it: ${instruction}`)
-      return { content: lines.join('\n'), isError: true }
+      return { content: toolRefusal({ by, reason, instruction, toolId: input.call.toolId }), isError: true }
     }
     case 'failed':
       return { content: `The call to ${input.call.toolId} failed: ${errorText(input.error)}`, isError: true }

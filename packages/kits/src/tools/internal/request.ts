@@ -3,6 +3,7 @@ import { isJournal, type ToolCallJournal } from '../tool-call-journal.js'
 import type { FailedToolCall, ToolCallState, ToolWaitKind } from '../tool-call-state.js'
 import type { ToolDecision } from '../tool-decision.js'
 import type { ToolCallRequest, ToolHostResult, ToolRunOptions } from '../tool-lifecycle-registry.js'
+import { assertToolPolicy, type ToolPolicy } from '../tool-policy.js'
 import { canonicalJson, type JsonValue, jsonProblem } from './json.js'
 import { timeoutProblem } from './lifecycle-entry.js'
 
@@ -32,6 +33,7 @@ export interface PassOptions {
   readonly result: ToolHostResult | undefined
   readonly saveBeforeRun: ToolRunOptions['saveBeforeRun']
   readonly decide: ToolRunOptions['decide']
+  readonly toolPolicy: ToolPolicy | undefined
 }
 
 const NO_OPTIONS: PassOptions = {
@@ -39,6 +41,7 @@ const NO_OPTIONS: PassOptions = {
   result: undefined,
   saveBeforeRun: undefined,
   decide: undefined,
+  toolPolicy: undefined,
 }
 
 export function fingerprint(input: PassStart['input']): string {
@@ -104,11 +107,11 @@ export function readOptions(options: unknown, resuming: boolean): PassOptions {
   if (options === undefined) return NO_OPTIONS
   if (typeof options !== 'object' || options === null) {
     throw new InvalidInputError(
-      `options must be an object { journal?, saveBeforeRun?, decide?, result? }, but got ${describeValue(options)}.`,
+      `options must be an object { journal?, saveBeforeRun?, decide?, result?, toolPolicy? }, but got ${describeValue(options)}.`,
       { details: { field: 'options', received: describeValue(options) } },
     )
   }
-  const { journal, result, saveBeforeRun, decide } = options as ToolRunOptions
+  const { journal, result, saveBeforeRun, decide, toolPolicy } = options as ToolRunOptions
   if (journal !== undefined && !isJournal(journal)) {
     throw new InvalidInputError(
       `options.journal must be a ToolCallJournal (new ToolCallJournal()), but got ${describeValue(journal)}.`,
@@ -149,5 +152,11 @@ export function readOptions(options: unknown, resuming: boolean): PassOptions {
       if (problem !== undefined) bad(`must hold plain JSON output, but ${problem}`)
     } else if (result.ok !== false) bad('must have ok: true or ok: false')
   }
-  return { journal, result, saveBeforeRun, decide }
+  return {
+    journal,
+    result,
+    saveBeforeRun,
+    decide,
+    toolPolicy: toolPolicy === undefined ? undefined : assertToolPolicy(toolPolicy, 'options.toolPolicy'),
+  }
 }
