@@ -22,6 +22,7 @@
  * @module
  */
 export { compileJsonSchema } from './compile-json-schema.js'
+export type { ToolProgressReporter, ToolProgressUpdate } from './tool-progress.js'
 export {
   type CompiledSchema,
   type CompileSchemaOptions,

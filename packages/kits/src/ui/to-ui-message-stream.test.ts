@@ -3,7 +3,13 @@ import { defineModelTool } from '@agent-core/core/tools'
 import { type AgentEvent, createScriptedModel, defineAgent, type ScriptedTurn } from '@agent-core/kits/loop'
 import { readUIMessageStream, type UIMessage, type UIMessageChunk } from 'ai'
 import { describe, expect, it } from 'vitest'
-import { type AgentUIChunk, type AgentUIMetadata, toUIMessageStream, toUIMessageStreamResponse } from './index.js'
+import {
+  type AgentUIChunk,
+  type AgentUIMetadata,
+  fromUIMessages,
+  toUIMessageStream,
+  toUIMessageStreamResponse,
+} from './index.js'
 
 type Message = UIMessage<AgentUIMetadata>
 
@@ -144,6 +150,53 @@ describe('toUIMessageStream, read by the AI SDK', () => {
     }
     expect(malformed.state).toBe('output-error')
     expect(last.parts.at(-1)).toMatchObject({ type: 'text', text: 'The sensor is offline.' })
+  })
+
+  it('sends tool progress as one data part per call, updated in place, and never as history', async () => {
+    const survey = defineModelTool<Record<string, never>, string>({
+      id: 'survey',
+      description: 'Reads three sources',
+      inputSchema: { type: 'object' },
+      execute: async (_input, context) => {
+        for (let n = 1; n <= 3; n++) {
+          await new Promise((resolve) => setImmediate(resolve))
+          context.progress({ message: `source ${n}/3`, ratio: n / 3, data: { n } })
+        }
+        return 'read 3 sources'
+      },
+    })
+    const make = () =>
+      defineAgent({
+        model: createScriptedModel([{ toolCalls: [{ id: 'call_s', name: 'survey' }] }, { text: 'Done.' }]),
+        tools: [survey],
+      }).stream({ prompt: 'Survey' })
+    const all = await snapshots(toUIMessageStream(make()))
+    const progressOf = (m: Message) =>
+      m.parts.filter((p) => p.type === 'data-tool-progress') as { id: string; data: { message: string; sequence: number } }[]
+    const seen = all.flatMap((m) => progressOf(m).map((p) => p.data.message))
+    expect([...new Set(seen)]).toEqual(['source 1/3', 'source 2/3', 'source 3/3'])
+    const last = all.at(-1)!
+    expect(progressOf(last)).toEqual([
+      {
+        type: 'data-tool-progress',
+        id: 'progress-call_s',
+        data: { toolCallId: 'call_s', toolId: 'survey', sequence: 3, message: 'source 3/3', ratio: 1, data: { n: 3 } },
+      },
+    ])
+    // The progress part sits in the step of its call, before the output.
+    expect(last.parts.map((p) => p.type)).toEqual([
+      'step-start',
+      'tool-survey',
+      'data-tool-progress',
+      'step-start',
+      'text',
+    ])
+    expect(JSON.stringify(fromUIMessages([last as never]))).not.toContain('source 3/3')
+    // Transient: the client's onData sees the chunks, the message keeps none.
+    const transient = (await snapshots(toUIMessageStream(make(), { progress: 'transient' }))).at(-1)!
+    expect(progressOf(transient)).toEqual([])
+    const none = await chunksOf(toUIMessageStream(make(), { progress: 'none' }))
+    expect(none.some((c) => c.type === 'data-tool-progress')).toBe(false)
   })
 
   it('sends a stopped run as an abort, its running call as an error, and stopped in the metadata', async () => {

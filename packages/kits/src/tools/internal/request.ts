@@ -32,12 +32,14 @@ export interface PassOptions {
   readonly result: ToolHostResult | undefined
   readonly saveBeforeRun: ToolRunOptions['saveBeforeRun']
   readonly decide: ToolRunOptions['decide']
+  readonly progress: ToolRunOptions['progress']
 }
 
 const NO_OPTIONS: PassOptions = {
   journal: undefined,
   result: undefined,
   saveBeforeRun: undefined,
+  progress: undefined,
   decide: undefined,
 }
 
@@ -108,7 +110,13 @@ export function readOptions(options: unknown, resuming: boolean): PassOptions {
       { details: { field: 'options', received: describeValue(options) } },
     )
   }
-  const { journal, result, saveBeforeRun, decide } = options as ToolRunOptions
+  const { journal, result, saveBeforeRun, decide, progress } = options as ToolRunOptions
+  if (progress !== undefined && typeof progress !== 'function') {
+    throw new InvalidInputError(
+      `options.progress must be a function (update) that receives the tool's progress reports, but got ${describeValue(progress)}.`,
+      { details: { field: 'options.progress', received: describeValue(progress) } },
+    )
+  }
   if (journal !== undefined && !isJournal(journal)) {
     throw new InvalidInputError(
       `options.journal must be a ToolCallJournal (new ToolCallJournal()), but got ${describeValue(journal)}.`,
@@ -149,5 +157,5 @@ export function readOptions(options: unknown, resuming: boolean): PassOptions {
       if (problem !== undefined) bad(`must hold plain JSON output, but ${problem}`)
     } else if (result.ok !== false) bad('must have ok: true or ok: false')
   }
-  return { journal, result, saveBeforeRun, decide }
+  return { journal, result, saveBeforeRun, decide, progress }
 }
