@@ -42,7 +42,13 @@ describe('example chat page in headless Chromium', () => {
     context = await chromium.launchPersistentContext(profile, {
       executablePath: CHROMIUM,
       headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--no-first-run',
+        '--disable-background-networking',
+      ],
     })
   })
 
@@ -87,9 +93,9 @@ describe('example chat page in headless Chromium', () => {
     await approve.click()
     await page.locator('.message.assistant[data-reason="final"]').waitFor({ timeout: 20_000 })
     expect(await page.locator('.message.assistant').count()).toBe(1) // the same message, continued
-    expect(await page.locator('.tool[data-state="output-available"] .tool-output').last().textContent()).toContain(
-      'is on the harbour board',
-    )
+    expect(
+      await page.locator('.tool[data-state="output-available"] .tool-output').last().textContent(),
+    ).toContain('is on the harbour board')
     expect(await page.locator('.message.assistant .text').last().textContent()).toBe(
       'The spring tides report is published on the harbour board.',
     )

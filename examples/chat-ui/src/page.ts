@@ -20,7 +20,10 @@ interface ProgressData {
   message?: string
   ratio?: number
 }
-type Message = UIMessage<{ reason?: string; usage?: { totalTokens: number } }, { 'tool-progress': ProgressData }>
+type Message = UIMessage<
+  { reason?: string; usage?: { totalTokens: number } },
+  { 'tool-progress': ProgressData }
+>
 
 /** A chat state that redraws the page after every change. */
 class PageState implements ChatState<Message> {
@@ -97,7 +100,8 @@ function drawPart(part: Message['parts'][number]): HTMLElement | undefined {
       const approve = el('button', 'approve', 'Approve') as HTMLButtonElement
       approve.onclick = () => void chat.addToolApprovalResponse({ id, approved: true })
       const refuse = el('button', 'refuse', 'Refuse') as HTMLButtonElement
-      refuse.onclick = () => void chat.addToolApprovalResponse({ id, approved: false, reason: 'Refused on the page.' })
+      refuse.onclick = () =>
+        void chat.addToolApprovalResponse({ id, approved: false, reason: 'Refused on the page.' })
       box.append(approve, refuse)
     } else if (tool.state === 'output-available') {
       box.append(el('pre', 'tool-output', JSON.stringify(tool.output)))

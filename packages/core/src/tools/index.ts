@@ -22,7 +22,6 @@
  * @module
  */
 export { compileJsonSchema } from './compile-json-schema.js'
-export type { ToolProgressReporter, ToolProgressUpdate } from './tool-progress.js'
 export {
   type CompiledSchema,
   type CompileSchemaOptions,
@@ -44,3 +43,4 @@ export {
   type ToolExecutionContext,
   type ToolInvocation,
 } from './model-tool.js'
+export type { ToolProgressReporter, ToolProgressUpdate } from './tool-progress.js'

@@ -39,9 +39,12 @@ export type ToolProgressReporter = (update: ToolProgressUpdate) => void
 const FIELDS = new Set(['message', 'ratio', 'data', 'keep'])
 
 function refuse(toolId: string, field: string, message: string, value: unknown): never {
-  throw new InvalidInputError(`Tool "${toolId}" reported progress whose ${field} ${message}, but got ${describeValue(value)}.`, {
-    details: { toolId, field, received: describeValue(value) },
-  })
+  throw new InvalidInputError(
+    `Tool "${toolId}" reported progress whose ${field} ${message}, but got ${describeValue(value)}.`,
+    {
+      details: { toolId, field, received: describeValue(value) },
+    },
+  )
 }
 
 /** Checks a progress update; returns it frozen. */
@@ -50,7 +53,8 @@ export function readProgressUpdate(update: unknown, toolId: string): ToolProgres
     refuse(toolId, 'update', 'must be an object { message?, ratio?, data?, keep? }', update)
   const given = update as Record<string, unknown>
   for (const key of Object.keys(given)) {
-    if (!FIELDS.has(key)) refuse(toolId, `update.${key}`, 'is not a field (message, ratio, data, keep)', given[key])
+    if (!FIELDS.has(key))
+      refuse(toolId, `update.${key}`, 'is not a field (message, ratio, data, keep)', given[key])
   }
   if (given.message !== undefined && typeof given.message !== 'string')
     refuse(toolId, 'update.message', 'must be a string', given.message)

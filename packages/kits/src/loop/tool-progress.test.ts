@@ -53,7 +53,11 @@ describe('tool progress', () => {
             const report = () => {
               const message = `${id}#${reports.length + 1}`
               reports.push({ message, afterEnd: settled.has(id), beforeReturn: !returned })
-              context.progress({ message, ratio: Math.min(1, reports.length / 10), data: { n: reports.length } })
+              context.progress({
+                message,
+                ratio: Math.min(1, reports.length / 10),
+                data: { n: reports.length },
+              })
             }
             for (const step of script.steps) {
               if (step.kind === 'report') report()
@@ -165,7 +169,14 @@ describe('tool progress', () => {
         description: 'Syncs',
         inputSchema: { type: 'object' },
         execute: (_input, context) => {
-          for (const bad of [{ ratio: 2 }, { ratio: Number.NaN }, { message: 4 }, { colour: 'red' }, 'x', { data: () => 1 }]) {
+          for (const bad of [
+            { ratio: 2 },
+            { ratio: Number.NaN },
+            { message: 4 },
+            { colour: 'red' },
+            'x',
+            { data: () => 1 },
+          ]) {
             try {
               context.progress(bad as never)
             } catch (error) {
@@ -183,7 +194,14 @@ describe('tool progress', () => {
       model: createScriptedModel([{ toolCalls: [{ id: 's1', name: 'sync' }] }, { text: 'ok' }]),
       tools: [lifecycle],
     }).run({ prompt: 'sync', onEvent: (e) => void events.push(e) })
-    expect(problems).toEqual(['update.ratio', 'update.ratio', 'update.message', 'update.colour', 'update', 'update.data'])
+    expect(problems).toEqual([
+      'update.ratio',
+      'update.ratio',
+      'update.message',
+      'update.colour',
+      'update',
+      'update.data',
+    ])
     expect(events.filter((e) => e.type === 'tool-progress')).toEqual([
       { type: 'tool-progress', toolCallId: 's1', toolId: 'sync', sequence: 1, message: 'synced', ratio: 1 },
     ])
@@ -212,7 +230,9 @@ describe('tool progress', () => {
     expect(first.reason).toBe('final')
     // The save right after call "a" settled, as a crashed process would have left it.
     const afterA = saves.find(
-      (s) => s.messages.some((m) => m.role === 'tool' && m.toolCallId === 'a') && !s.messages.some((m) => m.role === 'tool' && m.toolCallId === 'b'),
+      (s) =>
+        s.messages.some((m) => m.role === 'tool' && m.toolCallId === 'a') &&
+        !s.messages.some((m) => m.role === 'tool' && m.toolCallId === 'b'),
     ) as AgentRunState
     expect(afterA).toBeDefined()
     expect(JSON.stringify(afterA)).not.toContain('working')

@@ -1,6 +1,6 @@
+import type { ToolProgressUpdate } from '@agent-core/core/tools'
 import { connectMcpServer, type McpConnection } from '@agent-core/kits/mcp'
 import { ToolLifecycleRegistry } from '@agent-core/kits/tools'
-import type { ToolProgressUpdate } from '@agent-core/core/tools'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { everythingOverStdio } from './testing/servers.js'
 

@@ -31,10 +31,42 @@ return [a.length, b.length]`
     expect(result.reason).toBe('final')
     const progress = events.filter((e) => e.type === 'tool-progress')
     expect(progress).toEqual([
-      { type: 'tool-progress', toolCallId: 'code_1', toolId: 'run_code', sequence: 1, message: 'connecting to a.test', ratio: 0.5, data: { hostCall: 1, toolId: 'fetch_page' } },
-      { type: 'tool-progress', toolCallId: 'code_1', toolId: 'run_code', sequence: 2, message: 'read a.test', ratio: 1, data: { hostCall: 1, toolId: 'fetch_page', data: { bytes: 6 } } },
-      { type: 'tool-progress', toolCallId: 'code_1', toolId: 'run_code', sequence: 3, message: 'connecting to b.test', ratio: 0.5, data: { hostCall: 2, toolId: 'fetch_page' } },
-      { type: 'tool-progress', toolCallId: 'code_1', toolId: 'run_code', sequence: 4, message: 'read b.test', ratio: 1, data: { hostCall: 2, toolId: 'fetch_page', data: { bytes: 6 } } },
+      {
+        type: 'tool-progress',
+        toolCallId: 'code_1',
+        toolId: 'run_code',
+        sequence: 1,
+        message: 'connecting to a.test',
+        ratio: 0.5,
+        data: { hostCall: 1, toolId: 'fetch_page' },
+      },
+      {
+        type: 'tool-progress',
+        toolCallId: 'code_1',
+        toolId: 'run_code',
+        sequence: 2,
+        message: 'read a.test',
+        ratio: 1,
+        data: { hostCall: 1, toolId: 'fetch_page', data: { bytes: 6 } },
+      },
+      {
+        type: 'tool-progress',
+        toolCallId: 'code_1',
+        toolId: 'run_code',
+        sequence: 3,
+        message: 'connecting to b.test',
+        ratio: 0.5,
+        data: { hostCall: 2, toolId: 'fetch_page' },
+      },
+      {
+        type: 'tool-progress',
+        toolCallId: 'code_1',
+        toolId: 'run_code',
+        sequence: 4,
+        message: 'read b.test',
+        ratio: 1,
+        data: { hostCall: 2, toolId: 'fetch_page', data: { bytes: 6 } },
+      },
     ])
     const resolved = events.findIndex((e) => e.type === 'tool-resolved')
     expect(events.findLastIndex((e) => e.type === 'tool-progress')).toBeLessThan(resolved)

@@ -940,7 +940,8 @@ export class ToolLifecycleRegistry<App = unknown> {
       }
     } else {
       try {
-        output = (await this.#execute(selected, view, context, start.timeoutMs, start.options.progress)).output
+        output = (await this.#execute(selected, view, context, start.timeoutMs, start.options.progress))
+          .output
       } catch (error) {
         // A tool that learns only while it runs that it needs a person (a sandbox script reaching a host
         // call that asks) waits like a call its authorize hook stopped: resumed with an approval, it runs
@@ -995,7 +996,11 @@ export class ToolLifecycleRegistry<App = unknown> {
       open = false
     }
     if (timeoutMs === undefined) {
-      const running = raceSignal(invokeModelTool(entry.tool, view.input, context, options), context.signal, point)
+      const running = raceSignal(
+        invokeModelTool(entry.tool, view.input, context, options),
+        context.signal,
+        point,
+      )
       running.then(close, close)
       return running
     }

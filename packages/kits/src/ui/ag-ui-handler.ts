@@ -48,7 +48,10 @@ export interface AgUiMessage {
   readonly id: string
   readonly role: string
   readonly content?: unknown
-  readonly toolCalls?: readonly { readonly id: string; readonly function: { readonly name: string; readonly arguments: string } }[]
+  readonly toolCalls?: readonly {
+    readonly id: string
+    readonly function: { readonly name: string; readonly arguments: string }
+  }[]
   readonly toolCallId?: string
 }
 
@@ -63,7 +66,9 @@ function textOf(content: unknown): string {
   if (typeof content === 'string') return content
   if (Array.isArray(content))
     return content
-      .filter((part) => typeof part === 'object' && part !== null && (part as { type?: unknown }).type === 'text')
+      .filter(
+        (part) => typeof part === 'object' && part !== null && (part as { type?: unknown }).type === 'text',
+      )
       .map((part) => String((part as { text?: unknown }).text ?? ''))
       .join('')
   return ''
@@ -89,7 +94,11 @@ export function fromAgUiMessages(messages: readonly AgUiMessage[]): ChatMessage[
         name: call.function.name,
         arguments: call.function.arguments,
       }))
-      out.push({ role: 'assistant', content: textOf(message.content), ...(toolCalls.length > 0 ? { toolCalls } : {}) })
+      out.push({
+        role: 'assistant',
+        content: textOf(message.content),
+        ...(toolCalls.length > 0 ? { toolCalls } : {}),
+      })
     } else if (message.role === 'tool' && typeof message.toolCallId === 'string')
       out.push({ role: 'tool', toolCallId: message.toolCallId, content: textOf(message.content) })
   }
@@ -106,25 +115,32 @@ function readInput(value: unknown): AgUiRunInput {
     bad('body', 'must be an AG-UI RunAgentInput { threadId, runId, messages }', value)
   const input = value as Record<string, unknown>
   for (const key of ['threadId', 'runId'] as const)
-    if (typeof input[key] !== 'string' || input[key] === '') bad(`body.${key}`, 'must be a non-empty string', input[key])
+    if (typeof input[key] !== 'string' || input[key] === '')
+      bad(`body.${key}`, 'must be a non-empty string', input[key])
   if (!Array.isArray(input.messages)) bad('body.messages', 'must be an array of messages', input.messages)
   ;(input.messages as unknown[]).forEach((message, index) => {
     const m = message as Record<string, unknown>
     if (typeof message !== 'object' || message === null || typeof m.role !== 'string')
       bad(`body.messages[${index}]`, 'must be a message { id, role, content }', message)
     if (m.toolCalls !== undefined) {
-      if (!Array.isArray(m.toolCalls)) bad(`body.messages[${index}].toolCalls`, 'must be an array', m.toolCalls)
+      if (!Array.isArray(m.toolCalls))
+        bad(`body.messages[${index}].toolCalls`, 'must be an array', m.toolCalls)
       for (const call of m.toolCalls as Record<string, unknown>[]) {
         const fn = call?.function as Record<string, unknown> | undefined
         if (typeof call?.id !== 'string' || typeof fn?.name !== 'string' || typeof fn?.arguments !== 'string')
-          bad(`body.messages[${index}].toolCalls`, 'must hold calls { id, function: { name, arguments } }', call)
+          bad(
+            `body.messages[${index}].toolCalls`,
+            'must hold calls { id, function: { name, arguments } }',
+            call,
+          )
       }
     }
   })
   if (input.resume !== undefined) {
     if (!Array.isArray(input.resume)) bad('body.resume', 'must be an array of resume entries', input.resume)
     for (const entry of input.resume as Record<string, unknown>[]) {
-      if (typeof entry?.interruptId !== 'string') bad('body.resume[].interruptId', 'must be a string', entry?.interruptId)
+      if (typeof entry?.interruptId !== 'string')
+        bad('body.resume[].interruptId', 'must be a string', entry?.interruptId)
       if (entry.status !== 'resolved' && entry.status !== 'cancelled')
         bad('body.resume[].status', 'must be "resolved" or "cancelled"', entry.status)
     }
@@ -133,7 +149,10 @@ function readInput(value: unknown): AgUiRunInput {
 }
 
 /** The outcomes the resume entries give the pending calls of a suspended run. */
-function outcomesOf(state: AgentRunState, entries: NonNullable<AgUiRunInput['resume']>): Record<string, AgentCallOutcome> {
+function outcomesOf(
+  state: AgentRunState,
+  entries: NonNullable<AgUiRunInput['resume']>,
+): Record<string, AgentCallOutcome> {
   const outcomes: Record<string, AgentCallOutcome> = {}
   for (const pending of state.pending) {
     const entry = entries.find((e) => e.interruptId === pending.toolCallId)
@@ -146,11 +165,23 @@ function outcomesOf(state: AgentRunState, entries: NonNullable<AgUiRunInput['res
       outcomes[toolCallId] =
         pending.waitingFor === 'external'
           ? { type: 'failure', toolCallId, message: reason ?? 'The call was cancelled.', ...signature }
-          : { type: 'reject', toolCallId, by: 'person', reason: reason ?? 'The user cancelled this call.', ...signature }
+          : {
+              type: 'reject',
+              toolCallId,
+              by: 'person',
+              reason: reason ?? 'The user cancelled this call.',
+              ...signature,
+            }
     } else if (pending.waitingFor === 'approval') {
       outcomes[toolCallId] =
         payload.approved === false
-          ? { type: 'reject', toolCallId, by: 'person', reason: reason ?? 'The user refused this call.', ...signature }
+          ? {
+              type: 'reject',
+              toolCallId,
+              by: 'person',
+              reason: reason ?? 'The user refused this call.',
+              ...signature,
+            }
           : { type: 'approve', toolCallId, by: 'person', ...signature }
     } else if (pending.waitingFor === 'question') {
       outcomes[toolCallId] = { type: 'answer', toolCallId, value: entry.payload as never, ...signature }
@@ -179,7 +210,9 @@ function outcomesOf(state: AgentRunState, entries: NonNullable<AgUiRunInput['res
 export function createAgUiHandler<App = unknown>(
   options: Omit<ChatHandlerOptions<App>, 'context' | 'stream'> & {
     /** The run's context for one request; its signal is combined with the request's. */
-    readonly context?: ((request: Request, input: AgUiRunInput) => MaybePromise<OperationContextInit<App>>) | undefined
+    readonly context?:
+      | ((request: Request, input: AgUiRunInput) => MaybePromise<OperationContextInit<App>>)
+      | undefined
   },
 ): (request: Request) => Promise<Response> {
   if (typeof options !== 'object' || options === null || typeof options.agent?.stream !== 'function')
@@ -196,7 +229,11 @@ export function createAgUiHandler<App = unknown>(
     try {
       input = readInput(await request.json())
     } catch (error) {
-      return refusal(400, 'invalid-input', InvalidInputError.isInstance(error) ? error.message : 'The body is not JSON.')
+      return refusal(
+        400,
+        'invalid-input',
+        InvalidInputError.isInstance(error) ? error.message : 'The body is not JSON.',
+      )
     }
     try {
       const init = context ? await context(request, input) : {}
@@ -207,7 +244,11 @@ export function createAgUiHandler<App = unknown>(
       if (input.resume !== undefined && input.resume.length > 0) {
         const outcomes = saved?.status === 'suspended' ? outcomesOf(saved, input.resume) : {}
         if (saved === undefined || Object.keys(outcomes).length === 0)
-          return refusal(409, 'nothing-to-resume', 'No interrupt of this thread matches the resume entries: start a new run.')
+          return refusal(
+            409,
+            'nothing-to-resume',
+            'No interrupt of this thread matches the resume entries: start a new run.',
+          )
         run = agent.stream({ resume: saved, outcomes, defer: true }, ctx)
       } else {
         if (saved !== undefined) await store.delete(input.threadId)
@@ -238,7 +279,9 @@ export function createAgUiHandler<App = unknown>(
             else controller.enqueue(encoder.encode(`data: ${JSON.stringify(next.value)}\n\n`))
           } catch {
             controller.enqueue(
-              encoder.encode(`data: ${JSON.stringify({ type: 'RUN_ERROR', message: 'The run failed.', code: 'run-failed' })}\n\n`),
+              encoder.encode(
+                `data: ${JSON.stringify({ type: 'RUN_ERROR', message: 'The run failed.', code: 'run-failed' })}\n\n`,
+              ),
             )
             controller.close()
           }
@@ -248,11 +291,16 @@ export function createAgUiHandler<App = unknown>(
         },
       })
       return new Response(body, {
-        headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' },
+        headers: {
+          'content-type': 'text/event-stream',
+          'cache-control': 'no-cache',
+          connection: 'keep-alive',
+        },
       })
     } catch (error) {
       const code = AgentCoreError.isInstance(error) ? error.code : 'internal'
-      const status = code === 'suspension-consumed' || code === 'conflict' ? 409 : code === 'invalid-input' ? 400 : 500
+      const status =
+        code === 'suspension-consumed' || code === 'conflict' ? 409 : code === 'invalid-input' ? 400 : 500
       return refusal(status, code, status === 500 ? 'The run could not start.' : (error as Error).message)
     }
   }

@@ -1,6 +1,6 @@
+import { EventSchemas } from '@ag-ui/core/schemas'
 import { defineModelTool } from '@agent-core/core/tools'
 import { createScriptedModel, defineAgent, defineAgentTool, type ScriptedTurn } from '@agent-core/kits/loop'
-import { EventSchemas } from '@ag-ui/core/schemas'
 import { describe, expect, it } from 'vitest'
 import { type AgUiEvent, createAgUiHandler, fromAgUiMessages, toAgUiEvents } from './index.js'
 
@@ -53,7 +53,9 @@ describe('AG-UI events', () => {
       { text: 'Sunny in Lyon.' },
     ]
     const agent = defineAgent({ model: createScriptedModel(turns), tools: [weather] })
-    const events = await collect(toAgUiEvents(agent.stream({ prompt: 'Weather?' }), { threadId: 't1', runId: 'r1' }))
+    const events = await collect(
+      toAgUiEvents(agent.stream({ prompt: 'Weather?' }), { threadId: 't1', runId: 'r1' }),
+    )
     expect(events.map((e) => e.type)).toEqual([
       'RUN_STARTED',
       'STEP_STARTED',
@@ -79,26 +81,41 @@ describe('AG-UI events', () => {
     ])
     const text = events.flatMap((e) => (e.type === 'TEXT_MESSAGE_CONTENT' ? [e.delta] : [])).join('')
     expect(text).toBe('Sunny in Lyon.')
-    expect(events.find((e) => e.type === 'TOOL_CALL_RESULT')).toMatchObject({ toolCallId: 'c1', content: 'sunny in Lyon' })
+    expect(events.find((e) => e.type === 'TOOL_CALL_RESULT')).toMatchObject({
+      toolCallId: 'c1',
+      content: 'sunny in Lyon',
+    })
     expect(events.find((e) => e.type === 'ACTIVITY_SNAPSHOT')).toMatchObject({
       activityType: 'tool-progress',
       content: { toolCallId: 'c1', message: 'asking the station', ratio: 0.5, sequence: 1 },
     })
-    expect(events.at(-1)).toMatchObject({ type: 'RUN_FINISHED', threadId: 't1', runId: 'r1', outcome: { type: 'success' }, result: 'Sunny in Lyon.' })
+    expect(events.at(-1)).toMatchObject({
+      type: 'RUN_FINISHED',
+      threadId: 't1',
+      runId: 'r1',
+      outcome: { type: 'success' },
+      result: 'Sunny in Lyon.',
+    })
   })
 
   it('ends a failed run with RUN_ERROR and a stopped one as cancelled', async () => {
     const failed = await collect(
-      toAgUiEvents(defineAgent({ model: createScriptedModel([{ error: new Error('down') }]) }).stream({ prompt: 'x' }), {
-        threadId: 't',
-      }),
+      toAgUiEvents(
+        defineAgent({ model: createScriptedModel([{ error: new Error('down') }]) }).stream({ prompt: 'x' }),
+        {
+          threadId: 't',
+        },
+      ),
     )
     expect(failed.at(-1)).toEqual({ type: 'RUN_ERROR', message: 'The run failed.', code: 'run-failed' })
     const controller = new AbortController()
     controller.abort()
     const stopped = await collect(
       toAgUiEvents(
-        defineAgent({ model: createScriptedModel([{ text: 'never' }]) }).stream({ prompt: 'x' }, { signal: controller.signal }),
+        defineAgent({ model: createScriptedModel([{ text: 'never' }]) }).stream(
+          { prompt: 'x' },
+          { signal: controller.signal },
+        ),
         { threadId: 't' },
       ),
     )
@@ -115,14 +132,20 @@ describe('AG-UI events', () => {
     const post = (body: unknown) =>
       handle(new Request('http://app.local/agent', { method: 'POST', body: JSON.stringify(body) }))
     const first = await readSse(
-      await post({ threadId: 'th', runId: 'r1', messages: [{ id: 'u1', role: 'user', content: 'Refund order 7' }] }),
+      await post({
+        threadId: 'th',
+        runId: 'r1',
+        messages: [{ id: 'u1', role: 'user', content: 'Refund order 7' }],
+      }),
     )
     expect(first.at(-1)).toMatchObject({
       type: 'RUN_FINISHED',
       runId: 'r1',
       outcome: {
         type: 'interrupt',
-        interrupts: [{ id: 'call_r', reason: 'tool-approval', message: 'Refunds need a person.', toolCallId: 'call_r' }],
+        interrupts: [
+          { id: 'call_r', reason: 'tool-approval', message: 'Refunds need a person.', toolCallId: 'call_r' },
+        ],
       },
     })
     expect(paid).toEqual([])
@@ -134,11 +157,24 @@ describe('AG-UI events', () => {
         resume: [{ interruptId: 'call_r', status: 'resolved', payload: { approved: true } }],
       }),
     )
-    expect(second.find((e) => e.type === 'TOOL_CALL_RESULT')).toMatchObject({ toolCallId: 'call_r', content: 'refunded 30' })
-    expect(second.at(-1)).toMatchObject({ type: 'RUN_FINISHED', runId: 'r2', outcome: { type: 'success' }, result: 'Done: refunded 30' })
+    expect(second.find((e) => e.type === 'TOOL_CALL_RESULT')).toMatchObject({
+      toolCallId: 'call_r',
+      content: 'refunded 30',
+    })
+    expect(second.at(-1)).toMatchObject({
+      type: 'RUN_FINISHED',
+      runId: 'r2',
+      outcome: { type: 'success' },
+      result: 'Done: refunded 30',
+    })
     expect(paid).toEqual([30])
     // The same answer again: nothing waits any more.
-    const again = await post({ threadId: 'th', runId: 'r3', messages: [], resume: [{ interruptId: 'call_r', status: 'resolved' }] })
+    const again = await post({
+      threadId: 'th',
+      runId: 'r3',
+      messages: [],
+      resume: [{ interruptId: 'call_r', status: 'resolved' }],
+    })
     expect(again.status).toBe(409)
     model.assertDone()
   })
@@ -146,7 +182,12 @@ describe('AG-UI events', () => {
   it('refuses malformed inputs and converts AG-UI messages to the history', async () => {
     const handle = createAgUiHandler({ agent: defineAgent({ model: createScriptedModel([]) }) })
     expect((await handle(new Request('http://a.local/'))).status).toBe(405)
-    for (const body of ['nope', '{}', '{"threadId":"t","runId":"r"}', '{"threadId":"t","runId":"r","messages":[1]}']) {
+    for (const body of [
+      'nope',
+      '{}',
+      '{"threadId":"t","runId":"r"}',
+      '{"threadId":"t","runId":"r","messages":[1]}',
+    ]) {
       const response = await handle(new Request('http://a.local/', { method: 'POST', body }))
       expect(response.status).toBe(400)
     }
@@ -156,7 +197,12 @@ describe('AG-UI events', () => {
       fromAgUiMessages([
         { id: '1', role: 'system', content: 'x' },
         { id: '2', role: 'user', content: [{ type: 'text', text: 'Hi' }] },
-        { id: '3', role: 'assistant', content: '', toolCalls: [{ id: 'c', function: { name: 'f', arguments: '{}' } }] },
+        {
+          id: '3',
+          role: 'assistant',
+          content: '',
+          toolCalls: [{ id: 'c', function: { name: 'f', arguments: '{}' } }],
+        },
         { id: '4', role: 'tool', toolCallId: 'c', content: 'ok' },
       ]),
     ).toEqual([

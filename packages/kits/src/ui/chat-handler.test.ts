@@ -15,7 +15,12 @@ import {
   type UIMessage,
 } from 'ai'
 import { describe, expect, it } from 'vitest'
-import { type AgentUIMetadata, type ChatRunStore, createChatHandler, createMemoryChatRunStore } from './index.js'
+import {
+  type AgentUIMetadata,
+  type ChatRunStore,
+  createChatHandler,
+  createMemoryChatRunStore,
+} from './index.js'
 import { VanillaChat } from './testing/vanilla-chat.js'
 
 type Message = UIMessage<AgentUIMetadata>
@@ -158,9 +163,16 @@ describe('createChatHandler with the AI SDK client', () => {
     await chat.sendMessage({ text: 'Where am I?' })
     await settled(1)
     expect(toolPart(chat.messages.at(-1), 'call_l')?.state).toBe('input-available')
-    await chat.addToolOutput({ tool: 'locate' as never, toolCallId: 'call_l', output: { lat: 45.7 } as never })
+    await chat.addToolOutput({
+      tool: 'locate' as never,
+      toolCallId: 'call_l',
+      output: { lat: 45.7 } as never,
+    })
     await settled(2)
-    expect(chat.messages.at(-1)!.parts.at(-1)).toMatchObject({ type: 'text', text: 'You are at {"lat":45.7}.' })
+    expect(chat.messages.at(-1)!.parts.at(-1)).toMatchObject({
+      type: 'text',
+      text: 'You are at {"lat":45.7}.',
+    })
     model.assertDone()
   })
 
@@ -190,7 +202,11 @@ describe('createChatHandler with the AI SDK client', () => {
     expect(await again.json()).toMatchObject({ error: { code: 'nothing-to-resume' } })
     // A store that still hands out the consumed state: the agent's ledger refuses it.
     const { agent: agent2 } = refundAgent(
-      [{ toolCalls: [{ id: 'call_r', name: 'refund', input: { amount: 5 } }] }, { text: 'ok' }, { text: 'ok' }],
+      [
+        { toolCalls: [{ id: 'call_r', name: 'refund', input: { amount: 5 } }] },
+        { text: 'ok' },
+        { text: 'ok' },
+      ],
       paid,
     )
     const suspended = await agent2.run({ prompt: 'Refund', defer: true })
@@ -209,7 +225,13 @@ describe('createChatHandler with the AI SDK client', () => {
     const handle = createChatHandler({ agent: defineAgent({ model: createScriptedModel([]) }) })
     const get = await handle(new Request('http://app.local/api/chat'))
     expect(get.status).toBe(405)
-    for (const body of ['not json', '42', '{}', '{"id":"c","messages":[]}', '{"id":"c","messages":[{"role":"user"}]}']) {
+    for (const body of [
+      'not json',
+      '42',
+      '{}',
+      '{"id":"c","messages":[]}',
+      '{"id":"c","messages":[{"role":"user"}]}',
+    ]) {
       const response = await handle(new Request('http://app.local/api/chat', { method: 'POST', body }))
       expect(response.status).toBe(400)
       const json = (await response.json()) as { error: { code: string; message: string } }

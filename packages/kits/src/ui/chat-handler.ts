@@ -96,7 +96,9 @@ function readBody(value: unknown): ChatRequestBody {
     throw bodyError(`The body must be a chat request { id, messages }, but got ${describeValue(value)}.`)
   }
   if (typeof record.id !== 'string' || record.id === '')
-    throw bodyError(`body.id must be the chat's id (a non-empty string), but got ${describeValue(record.id)}.`)
+    throw bodyError(
+      `body.id must be the chat's id (a non-empty string), but got ${describeValue(record.id)}.`,
+    )
   try {
     readUIMessages(record.messages, 'body.messages')
   } catch (error) {
@@ -137,7 +139,8 @@ function outcomesOf(state: AgentRunState, last: ChatUIMessage): Record<string, A
             ? { type: 'answer', toolCallId, value: part.output as never, ...signature }
             : { type: 'result', toolCallId, output: part.output as never, ...signature }
       } else if (part.state === 'output-error') {
-        const message = part.errorText === undefined || part.errorText === '' ? 'The call failed.' : part.errorText
+        const message =
+          part.errorText === undefined || part.errorText === '' ? 'The call failed.' : part.errorText
         outcomes[toolCallId] =
           pending.waitingFor === 'question'
             ? { type: 'reject', toolCallId, by: 'person', reason: message, ...signature }
@@ -202,8 +205,9 @@ export function createChatHandler<App = unknown>(
     try {
       body = readBody(await request.json())
     } catch (error) {
-      const message =
-        InvalidInputError.isInstance(error) ? error.message : 'The body is not JSON: send the chat request as JSON.'
+      const message = InvalidInputError.isInstance(error)
+        ? error.message
+        : 'The body is not JSON: send the chat request as JSON.'
       return refusal(400, 'invalid-input', message)
     }
     try {

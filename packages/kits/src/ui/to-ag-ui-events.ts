@@ -165,7 +165,12 @@ export async function* toAgUiEvents(
       { details: { field: 'events', received: describeValue(events) } },
     )
   }
-  if (typeof options !== 'object' || options === null || typeof options.threadId !== 'string' || options.threadId === '')
+  if (
+    typeof options !== 'object' ||
+    options === null ||
+    typeof options.threadId !== 'string' ||
+    options.threadId === ''
+  )
     throw new InvalidInputError(
       `toAgUiEvents needs options { threadId } (a non-empty string), but got ${describeValue(options?.threadId)}.`,
       { details: { field: 'options.threadId', received: describeValue(options?.threadId) } },
@@ -185,7 +190,10 @@ export async function* toAgUiEvents(
   }
   const closeReasoning = () => {
     if (reasoning === undefined) return
-    out.push({ type: 'REASONING_MESSAGE_END', messageId: reasoning }, { type: 'REASONING_END', messageId: reasoning })
+    out.push(
+      { type: 'REASONING_MESSAGE_END', messageId: reasoning },
+      { type: 'REASONING_END', messageId: reasoning },
+    )
     reasoning = undefined
   }
   const closeStep = () => {
@@ -282,7 +290,10 @@ export async function* toAgUiEvents(
           type: 'RUN_FINISHED',
           threadId,
           runId,
-          outcome: { type: 'interrupt', interrupts: event.pending.filter((p) => p.waitingFor !== 'running').map(interrupt) },
+          outcome: {
+            type: 'interrupt',
+            interrupts: event.pending.filter((p) => p.waitingFor !== 'running').map(interrupt),
+          },
           usage: usageOf(event.usage),
         })
         break
@@ -290,7 +301,11 @@ export async function* toAgUiEvents(
         closeStep()
         if (event.reason === 'error') {
           const message = onError(event.error)
-          out.push({ type: 'RUN_ERROR', message: typeof message === 'string' ? message : 'The run failed.', code: 'run-failed' })
+          out.push({
+            type: 'RUN_ERROR',
+            message: typeof message === 'string' ? message : 'The run failed.',
+            code: 'run-failed',
+          })
         } else {
           out.push({
             type: 'RUN_FINISHED',

@@ -74,8 +74,13 @@ describe('toUIMessageStream, read by the AI SDK', () => {
   })
 
   it('sends a reply that did not stream as one text part', async () => {
-    const last = (await snapshots(toUIMessageStream(run([{ text: 'Whole reply.' }], { stream: false })))).at(-1)!
-    expect(last.parts).toEqual([{ type: 'step-start' }, { type: 'text', text: 'Whole reply.', state: 'done' }])
+    const last = (await snapshots(toUIMessageStream(run([{ text: 'Whole reply.' }], { stream: false })))).at(
+      -1,
+    )!
+    expect(last.parts).toEqual([
+      { type: 'step-start' },
+      { type: 'text', text: 'Whole reply.', state: 'done' },
+    ])
   })
 
   it('sends reasoning before the text, or leaves it out', async () => {
@@ -121,7 +126,9 @@ describe('toUIMessageStream, read by the AI SDK', () => {
     })
     // Both calls were shown with their input before either had its output.
     const both = all.find(
-      (m) => m.parts.filter((p) => p.type === 'tool-weather' && 'state' in p && p.state === 'input-available').length === 2,
+      (m) =>
+        m.parts.filter((p) => p.type === 'tool-weather' && 'state' in p && p.state === 'input-available')
+          .length === 2,
     )
     expect(both).toBeDefined()
     expect(last.metadata).toMatchObject({ reason: 'final', turns: 2 })
@@ -172,7 +179,10 @@ describe('toUIMessageStream, read by the AI SDK', () => {
       }).stream({ prompt: 'Survey' })
     const all = await snapshots(toUIMessageStream(make()))
     const progressOf = (m: Message) =>
-      m.parts.filter((p) => p.type === 'data-tool-progress') as { id: string; data: { message: string; sequence: number } }[]
+      m.parts.filter((p) => p.type === 'data-tool-progress') as {
+        id: string
+        data: { message: string; sequence: number }
+      }[]
     const seen = all.flatMap((m) => progressOf(m).map((p) => p.data.message))
     expect([...new Set(seen)]).toEqual(['source 1/3', 'source 2/3', 'source 3/3'])
     const last = all.at(-1)!
@@ -180,7 +190,14 @@ describe('toUIMessageStream, read by the AI SDK', () => {
       {
         type: 'data-tool-progress',
         id: 'progress-call_s',
-        data: { toolCallId: 'call_s', toolId: 'survey', sequence: 3, message: 'source 3/3', ratio: 1, data: { n: 3 } },
+        data: {
+          toolCallId: 'call_s',
+          toolId: 'survey',
+          sequence: 3,
+          message: 'source 3/3',
+          ratio: 1,
+          data: { n: 3 },
+        },
       },
     ])
     // The progress part sits in the step of its call, before the output.
@@ -225,16 +242,23 @@ describe('toUIMessageStream, read by the AI SDK', () => {
     const [chunks, all] = await Promise.all([chunksOf(forChunks), snapshots(forClient)])
     expect(chunks.filter((c) => c.type === 'abort')).toEqual([{ type: 'abort', reason: 'the user left' }])
     const last = all.at(-1)!
-    expect(last.parts.find((p) => 'toolCallId' in p)).toMatchObject({ toolCallId: 'call_w', state: 'output-error' })
+    expect(last.parts.find((p) => 'toolCallId' in p)).toMatchObject({
+      toolCallId: 'call_w',
+      state: 'output-error',
+    })
     expect(last.metadata?.reason).toBe('stopped')
     expect(chunks.at(-1)).toMatchObject({ type: 'finish', finishReason: 'other' })
   })
 
   it('sends a failed run as an error chunk with the text onError gives', async () => {
-    const agent = defineAgent({ model: createScriptedModel([{ error: new Error('provider down: key sk-123') }]) })
+    const agent = defineAgent({
+      model: createScriptedModel([{ error: new Error('provider down: key sk-123') }]),
+    })
     const errors: unknown[] = []
     const chunks = await chunksOf(toUIMessageStream(agent.stream({ prompt: 'Hi' })))
-    expect(chunks.filter((c) => c.type === 'error')).toEqual([{ type: 'error', errorText: 'The run failed.' }])
+    expect(chunks.filter((c) => c.type === 'error')).toEqual([
+      { type: 'error', errorText: 'The run failed.' },
+    ])
     const custom = toUIMessageStream(
       defineAgent({ model: createScriptedModel([{ error: new Error('down') }]) }).stream({ prompt: 'Hi' }),
       { onError: (error) => `sorry: ${(error as Error).message}` },
@@ -293,7 +317,9 @@ describe('toUIMessageStream, read by the AI SDK', () => {
     }
     const events = run([{ text: 'x' }])
     expect(() => toUIMessageStream(events, { progress: 'loud' } as never)).toThrow(/options.progress/)
-    expect(() => toUIMessageStream(events, { sendReasoning: 'yes' } as never)).toThrow(/options.sendReasoning/)
+    expect(() => toUIMessageStream(events, { sendReasoning: 'yes' } as never)).toThrow(
+      /options.sendReasoning/,
+    )
     expect(() => toUIMessageStream(events, { messageId: '' })).toThrow(/options.messageId/)
     expect(() => toUIMessageStream(events, { colour: 'red' } as never)).toThrow(/no field "colour"/)
     expect(() => toUIMessageStream(events, 7 as never)).toThrow(InvalidInputError)

@@ -2,8 +2,8 @@ import { type ChatMessage, InvalidInputError, type ToolMessage } from '@agent-co
 import type { ToolProgressReporter, ToolProgressUpdate } from '@agent-core/core/tools'
 import type {
   ToolCallOutcome,
-  ToolCallState,
   ToolCallRequest,
+  ToolCallState,
   ToolLifecycleRegistry,
   ToolRunOptions,
 } from '@agent-core/kits/tools'
