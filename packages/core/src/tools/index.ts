@@ -47,3 +47,4 @@ export {
   type ToolExecutionContext,
   type ToolInvocation,
 } from './model-tool.js'
+export type { ToolProgressReporter, ToolProgressUpdate } from './tool-progress.js'

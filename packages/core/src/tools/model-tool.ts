@@ -14,6 +14,7 @@ import {
   throwIfAborted,
 } from '@agent-core/core'
 import { type CompiledSchema, compileSchema, type ToJSONSchema } from './compile-schema.js'
+import { invocationProgress, type ToolProgressReporter } from './tool-progress.js'
 
 /**
  * Ids of tools: letters, digits, `_` and `-`, 1 to 64 characters (what model providers accept).
@@ -27,7 +28,8 @@ import { type CompiledSchema, compileSchema, type ToJSONSchema } from './compile
 export const TOOL_ID_PATTERN: RegExp = /^[A-Za-z0-9_-]{1,64}$/
 
 /**
- * The context a tool's `execute` receives: the run's context plus the invocation id core allocated.
+ * The context a tool's `execute` receives: the run's context, the invocation id core allocated, and
+ * `progress` to report how the call is going while it runs.
  * @example
  * ```ts
  * import { defineModelTool, type ToolExecutionContext } from '@agent-core/core/tools'
@@ -42,6 +44,11 @@ export const TOOL_ID_PATTERN: RegExp = /^[A-Za-z0-9_-]{1,64}$/
  */
 export interface ToolExecutionContext<App = unknown> extends OperationContext<App> {
   readonly invocationId: string
+  /**
+   * Reports progress while the call runs (`{ message?, ratio?, data?, keep? }`): the agent loop emits each
+   * report as a `tool-progress` event, in order; reports after the call settled are dropped.
+   */
+  readonly progress: ToolProgressReporter
 }
 
 /**
@@ -290,6 +297,8 @@ export interface InvokeModelToolOptions {
    * lifecycle does, in its protocol phase): the input is then not validated a second time.
    */
   readonly inputValidated?: boolean | undefined
+  /** Receives the tool's progress reports while it runs (checked; none after it settled). */
+  readonly progress?: ToolProgressReporter | undefined
 }
 
 /**
@@ -334,9 +343,11 @@ export async function invokeModelTool<Input, Output, App>(
   const startedAtMs = context.now()
   context.diagnostics.emit('tool-invocation-start', { toolId: tool.id, invocationId })
   let output: Output
+  const reports = invocationProgress(options.progress, tool.id)
   try {
-    output = await tool.execute(checked.value, { ...context, invocationId })
+    output = await tool.execute(checked.value, { ...context, invocationId, progress: reports.progress })
   } catch (error) {
+    reports.settle()
     context.diagnostics.emit(
       'tool-invocation-fail',
       { toolId: tool.id, invocationId, error: String(error) },
@@ -344,6 +355,7 @@ export async function invokeModelTool<Input, Output, App>(
     )
     throw error
   }
+  reports.settle()
   if (compiled.output) {
     const result = await compiled.output.validate(output)
     if (!result.ok) {

@@ -24,7 +24,8 @@ export type ToolAbortCause = 'stopped' | 'timeout' | 'no-handler' | 'no-resolver
 /**
  * Every event of a run, discriminated by `type` (noun-verb). In order: `run-start`; per turn `turn-start`,
  * the reply's `text-delta` and `thinking-delta` events, `text-flush`; per tool call `tool-start`, then
- * `tool-awaiting-approval` / `tool-awaiting-answer`, `tool-approved` or `tool-rejected`, and its end:
+ * `tool-awaiting-approval` / `tool-awaiting-answer`, `tool-approved` or `tool-rejected`, the reports of a
+ * running tool (`tool-progress`, in the order it made them, never after the call settled), and its end:
  * `tool-resolved`, `tool-failed` or `tool-aborted`; caps: `turn-limit-exceeded`, `token-limit-exceeded`;
  * `answer-retried` when the AnswerFlow sends an answer back; at the end `run-aborted` (then `run-done`),
  * `run-suspended` (in place of `run-done`) or `run-done`.
@@ -87,6 +88,19 @@ export type AgentEvent =
       readonly by: DecisionMaker
       /** What the person who refused asked for instead. */
       readonly instruction?: string | undefined
+    }
+  | {
+      readonly type: 'tool-progress'
+      readonly toolCallId: string
+      readonly toolId: string
+      /** The report's number in its call, from 1 (reports dropped after the call settled are not counted). */
+      readonly sequence: number
+      /** What the tool says it is doing. */
+      readonly message?: string | undefined
+      /** How far along it is, from 0 to 1. */
+      readonly ratio?: number | undefined
+      /** The tool's own data (plain JSON). */
+      readonly data?: JsonValue | undefined
     }
   | {
       readonly type: 'tool-resolved'

@@ -22,6 +22,8 @@ import {
   invokeModelTool,
   type ModelTool,
   type ToolInvocation,
+  type ToolProgressReporter,
+  type ToolProgressUpdate,
 } from '@agent-core/core/tools'
 import { defaultMessage, errorText } from './internal/default-message.js'
 import { canonicalJson, copyJson, type JsonValue, jsonProblem } from './internal/json.js'
@@ -244,6 +246,11 @@ export interface ToolRunOptions {
    * narrower set. A tool it does not permit is answered like a name nobody registered.
    */
   readonly toolPolicy?: ToolPolicy | undefined
+  /**
+   * Receives the progress the tool reports while it executes (`context.progress` in its `execute`), each
+   * update checked, none after the execution settled (late results of a timed-out call included).
+   */
+  readonly progress?: ToolProgressReporter | undefined
 }
 
 /**
@@ -972,7 +979,8 @@ export class ToolLifecycleRegistry<App = unknown> {
       }
     } else {
       try {
-        output = (await this.#execute(selected, view, context, start.timeoutMs)).output
+        output = (await this.#execute(selected, view, context, start.timeoutMs, start.options.progress))
+          .output
       } catch (error) {
         // A tool that learns only while it runs that it needs a person (a sandbox script reaching a host
         // call that asks) waits like a call its authorize hook stopped: resumed with an approval, it runs
@@ -1009,13 +1017,31 @@ export class ToolLifecycleRegistry<App = unknown> {
     view: ToolCallView,
     context: OperationContext<App>,
     requestTimeoutMs: number | undefined,
+    progress: ToolProgressReporter | undefined,
   ): Promise<ToolInvocation<unknown>> {
     const timeoutMs = requestTimeoutMs ?? entry.timeoutMs ?? this.#timeoutMs
     const point = `running tool "${entry.id}"`
-    // The protocol phase validated the input against the schema: core does not check it again.
-    const options = { invocationId: view.invocationId, inputValidated: true }
+    // The protocol phase validated the input against the schema: core does not check it again. Progress
+    // stops with the race: a late report of a call that timed out or was stopped is dropped.
+    let open = true
+    const options = {
+      invocationId: view.invocationId,
+      inputValidated: true,
+      ...(progress === undefined
+        ? {}
+        : { progress: (update: ToolProgressUpdate) => (open ? progress(update) : undefined) }),
+    }
+    const close = (): void => {
+      open = false
+    }
     if (timeoutMs === undefined) {
-      return raceSignal(invokeModelTool(entry.tool, view.input, context, options), context.signal, point)
+      const running = raceSignal(
+        invokeModelTool(entry.tool, view.input, context, options),
+        context.signal,
+        point,
+      )
+      running.then(close, close)
+      return running
     }
     const deadline = deadlineSignal(context.signal, timeoutMs, `tool "${entry.id}"`)
     const running = raceSignal(
@@ -1023,7 +1049,11 @@ export class ToolLifecycleRegistry<App = unknown> {
       deadline.signal,
       point,
     )
-    running.then(deadline.dispose, deadline.dispose)
+    const settle = (): void => {
+      close()
+      deadline.dispose()
+    }
+    running.then(settle, settle)
     return running
   }
 

@@ -23,6 +23,7 @@ import type { Journal } from './journal.js'
 import { checkAnswer, checkEdit, readResolution } from './resume-checks.js'
 import type { CompiledAgent, ParsedRun } from './run.js'
 import type { Slots } from './slots.js'
+import type { ProgressRegistry, ToolProgressChannel } from './tool-progress.js'
 
 /** What a tool step uses of its run. */
 export interface StepHost {
@@ -35,6 +36,10 @@ export interface StepHost {
   /** False without an `onEvent` listener: hot paths then build no event objects. */
   readonly listening: boolean
   emit(event: AgentEvent): void
+  /** The run's tool progress (internal/tool-progress.ts): reports as events until each call settles. */
+  readonly progress: ToolProgressChannel
+  /** The agent's registry, each call given its progress reporter. */
+  readonly registry: ProgressRegistry
 }
 
 /** The calls of one step (the tool calls of one reply) and what happened among them. */
@@ -96,7 +101,7 @@ export class CallDriver {
 
   /** Moves a call through its states until it is settled or kept: the only driver of a resumed call. */
   async carry(from: CallState, step: Step, ctx: OperationContext<unknown>): Promise<void> {
-    const { journal, registry } = { journal: this.#host.journal, registry: this.#host.agent.registry }
+    const { journal, registry } = { journal: this.#host.journal, registry: this.#host.registry }
     let state = from
     for (;;) {
       switch (state.kind) {
@@ -243,7 +248,8 @@ export class CallDriver {
   async settle(state: Extract<CallState, { kind: 'settled' }>, step: Step): Promise<void> {
     const { outcome, cause } = state
     const { journal, listening } = this.#host
-    const item = outcome.message
+    // Later progress reports of the call are dropped; those it kept go before its result.
+    const item = this.#host.progress.settle(outcome.toolCallId, outcome.message)
     if (outcome.status === 'rejected' && cause === undefined) {
       this.#host.emit(rejectedEvent(item, outcome))
       if (outcome.rejection.by === 'person') {

@@ -26,6 +26,7 @@ import { Journal } from './journal.js'
 import { CallDeadline, callModel, type ModelReply, type ReplySink } from './model-call.js'
 import { openCalls } from './resume-checks.js'
 import { Slots } from './slots.js'
+import { ToolProgressChannel } from './tool-progress.js'
 import { ToolSteps } from './tool-step.js'
 import { readTurnControl, uniqueCalls } from './turn-control.js'
 
@@ -188,8 +189,11 @@ export class AgentRun {
     this.#listening = request.onEvent !== undefined
     this.#turnTools = request.tools
     this.#journal = new Journal(request, request.messages, request.resumed, request.outcomes)
+    const progress = new ToolProgressChannel((event) => this.#emit(event))
     this.#steps = new ToolSteps({
       agent,
+      progress,
+      registry: progress.registry(agent.registry),
       request,
       journal: this.#journal,
       slots: new Slots(agent.toolConcurrency),

@@ -183,7 +183,7 @@ export class ToolSteps {
         ? {}
         : { saveBeforeRun: (record: PendingToolCall) => this.#saveBeforeRun(record, flow) }),
     }
-    return agent.registry.run(request, ctx, options)
+    return this.#host.registry.run(request, ctx, options)
   }
 
   /** The save-before-run stage: a call of a tool that is not replay-safe, or an approved call, is saved as running. */
@@ -287,11 +287,7 @@ export class ToolSteps {
       waitingFor: 'approval',
       reason: rejection.reason,
     }
-    return this.#host.agent.registry.resume(
-      pending,
-      { type: 'reject', toolCallId: call.id, ...rejection },
-      ctx,
-    )
+    return this.#host.registry.resume(pending, { type: 'reject', toolCallId: call.id, ...rejection }, ctx)
   }
 
   /** Settles the calls still waiting when the run is stopped, so the history answers every call. */
@@ -303,7 +299,7 @@ export class ToolSteps {
     for (const state of waiting) {
       const refusing = advance(state, { type: 'abandon' }, this.#calls.facts)
       if (refusing.kind !== 'refusing') continue
-      const outcome = await this.#host.agent.registry.resume(
+      const outcome = await this.#host.registry.resume(
         kitPending(refusing.pending),
         refusing.rejection,
         stopped,

@@ -346,6 +346,23 @@ function toContent(part: Record<string, unknown>): McpContent {
   }
 }
 
+/** One MCP progress notification as a progress report: its message, `progress / total` as the ratio. */
+function reportMcpProgress(
+  context: ToolExecutionContext,
+  progress: { progress: number; total?: number | undefined; message?: string | undefined },
+): void {
+  const { total } = progress
+  const ratio =
+    total !== undefined && total > 0 && Number.isFinite(progress.progress)
+      ? Math.min(1, Math.max(0, progress.progress / total))
+      : undefined
+  context.progress?.({
+    ...(progress.message === undefined ? {} : { message: progress.message }),
+    ...(ratio === undefined ? {} : { ratio }),
+    data: total === undefined ? { progress: progress.progress } : { progress: progress.progress, total },
+  })
+}
+
 async function callTool(
   session: Session,
   toolId: string,
@@ -364,7 +381,8 @@ async function callTool(
         session.client.callTool(
           { name: info.name, arguments: input as Record<string, unknown> },
           CallToolResultSchema,
-          options,
+          // The server's progress notifications become the call's progress reports (tool-progress events).
+          { ...options, onprogress: (progress) => reportMcpProgress(context, progress) },
         ),
       { signal: context.signal, timeoutMs: session.callTimeoutMs, tool: info.name, toolId },
     )

@@ -12,6 +12,7 @@ import {
   type OperationContext,
   TimeoutError,
 } from '@agent-core/core'
+import type { ToolExecutionContext, ToolProgressReporter } from '@agent-core/core/tools'
 import {
   type JsonValue,
   type PendingToolCall,
@@ -539,17 +540,23 @@ async function execute(input: ExecutionInput, context: OperationContext<unknown>
       const request = { toolCallId, toolId: call.toolId, input: value, runId: start.id }
       // The save-before-run stage: in an execution that saves progress, a call allowed to run is saved
       // (pending, with its invocation id, in the journal) before it runs, in the same lifecycle pass.
+      // The host tool's progress reports become the code call's own (its tool-progress events).
+      const progress = hostProgress(context, call.number, call.toolId)
       const options = writeAhead
         ? {
             journal,
+            ...progress,
             saveBeforeRun: async () => {
               running.add(toolCallId)
               await save()
             },
           }
-        : { journal }
+        : { journal, ...progress }
       const release = (pending: PendingToolCall) =>
-        registry.resume(pending, { type: 'approve', toolCallId, by: 'policy' }, callContext, { journal })
+        registry.resume(pending, { type: 'approve', toolCallId, by: 'policy' }, callContext, {
+          journal,
+          ...progress,
+        })
       let outcome: ToolCallOutcome
       try {
         if (recorded?.status === 'pending' && running.has(toolCallId)) {
@@ -688,4 +695,21 @@ function scriptError(
     }
   }
   return { kind: 'runtime', name, message, ...at }
+}
+
+/** Hands a host call's progress reports to the code call's reporter, tagged with the host call. */
+function hostProgress(
+  context: OperationContext<unknown>,
+  hostCall: number,
+  toolId: string,
+): { progress?: ToolProgressReporter } {
+  const report = (context as Partial<ToolExecutionContext>).progress
+  if (typeof report !== 'function') return {}
+  return {
+    progress: (update) =>
+      report({
+        ...update,
+        data: { hostCall, toolId, ...(update.data === undefined ? {} : { data: update.data }) },
+      }),
+  }
 }

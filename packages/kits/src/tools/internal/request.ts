@@ -34,12 +34,14 @@ export interface PassOptions {
   readonly saveBeforeRun: ToolRunOptions['saveBeforeRun']
   readonly decide: ToolRunOptions['decide']
   readonly toolPolicy: ToolPolicy | undefined
+  readonly progress: ToolRunOptions['progress']
 }
 
 const NO_OPTIONS: PassOptions = {
   journal: undefined,
   result: undefined,
   saveBeforeRun: undefined,
+  progress: undefined,
   decide: undefined,
   toolPolicy: undefined,
 }
@@ -111,7 +113,13 @@ export function readOptions(options: unknown, resuming: boolean): PassOptions {
       { details: { field: 'options', received: describeValue(options) } },
     )
   }
-  const { journal, result, saveBeforeRun, decide, toolPolicy } = options as ToolRunOptions
+  const { journal, result, saveBeforeRun, decide, toolPolicy, progress } = options as ToolRunOptions
+  if (progress !== undefined && typeof progress !== 'function') {
+    throw new InvalidInputError(
+      `options.progress must be a function (update) that receives the tool's progress reports, but got ${describeValue(progress)}.`,
+      { details: { field: 'options.progress', received: describeValue(progress) } },
+    )
+  }
   if (journal !== undefined && !isJournal(journal)) {
     throw new InvalidInputError(
       `options.journal must be a ToolCallJournal (new ToolCallJournal()), but got ${describeValue(journal)}.`,
@@ -158,5 +166,6 @@ export function readOptions(options: unknown, resuming: boolean): PassOptions {
     saveBeforeRun,
     decide,
     toolPolicy: toolPolicy === undefined ? undefined : assertToolPolicy(toolPolicy, 'options.toolPolicy'),
+    progress,
   }
 }

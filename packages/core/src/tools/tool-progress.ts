@@ -1,0 +1,89 @@
+import { describeValue, InvalidInputError } from '@agent-core/core'
+
+/**
+ * What a running tool reports through `context.progress(update)`: what it is doing, how far along it is,
+ * and data of its own. Every field is optional. A report reaches the run's events (the agent loop's
+ * `tool-progress`) and its UIs; it is not part of the conversation unless `keep` is true, and a report
+ * made after the call settled (finished, failed, timed out, stopped) is dropped.
+ * @example
+ * ```ts
+ * import type { ToolProgressUpdate } from '@agent-core/core/tools'
+ * const update: ToolProgressUpdate = { message: 'Indexed 40 of 120 files', ratio: 40 / 120, data: { files: 40 } }
+ * ```
+ */
+export interface ToolProgressUpdate {
+  /** What the tool is doing, in words for a person. */
+  readonly message?: string | undefined
+  /** How far along it is: a number from 0 to 1. */
+  readonly ratio?: number | undefined
+  /** The tool's own data: plain JSON (checked by the run that receives it). */
+  readonly data?: unknown
+  /**
+   * Keep this report in the history: the model reads its `message` with the call's result. Default false
+   * (progress is for people watching, not for the model).
+   */
+  readonly keep?: boolean | undefined
+}
+
+/**
+ * How a running tool reports progress: `context.progress` in its `execute`. Synchronous; it refuses a
+ * malformed update with `InvalidInputError` and does nothing once the call settled or when nobody listens.
+ * @example
+ * ```ts
+ * import type { ToolProgressReporter } from '@agent-core/core/tools'
+ * const halfway = (progress: ToolProgressReporter) => progress({ message: 'Halfway', ratio: 0.5 })
+ * ```
+ */
+export type ToolProgressReporter = (update: ToolProgressUpdate) => void
+
+const FIELDS = new Set(['message', 'ratio', 'data', 'keep'])
+
+function refuse(toolId: string, field: string, message: string, value: unknown): never {
+  throw new InvalidInputError(
+    `Tool "${toolId}" reported progress whose ${field} ${message}, but got ${describeValue(value)}.`,
+    {
+      details: { toolId, field, received: describeValue(value) },
+    },
+  )
+}
+
+/** Checks a progress update; returns it frozen. */
+export function readProgressUpdate(update: unknown, toolId: string): ToolProgressUpdate {
+  if (typeof update !== 'object' || update === null || Array.isArray(update))
+    refuse(toolId, 'update', 'must be an object { message?, ratio?, data?, keep? }', update)
+  const given = update as Record<string, unknown>
+  for (const key of Object.keys(given)) {
+    if (!FIELDS.has(key))
+      refuse(toolId, `update.${key}`, 'is not a field (message, ratio, data, keep)', given[key])
+  }
+  if (given.message !== undefined && typeof given.message !== 'string')
+    refuse(toolId, 'update.message', 'must be a string', given.message)
+  if (
+    given.ratio !== undefined &&
+    (typeof given.ratio !== 'number' || !Number.isFinite(given.ratio) || given.ratio < 0 || given.ratio > 1)
+  )
+    refuse(toolId, 'update.ratio', 'must be a number from 0 to 1', given.ratio)
+  if (given.keep !== undefined && typeof given.keep !== 'boolean')
+    refuse(toolId, 'update.keep', 'must be a boolean', given.keep)
+  return Object.freeze({ ...given }) as ToolProgressUpdate
+}
+
+/**
+ * The reporter one invocation hands its tool: checks each update and passes it on until `settle()`;
+ * after that, and without a listener, updates are checked and dropped.
+ */
+export function invocationProgress(
+  listener: ToolProgressReporter | undefined,
+  toolId: string,
+): { readonly progress: ToolProgressReporter; settle(): void } {
+  let settled = false
+  return {
+    progress: (update) => {
+      const checked = readProgressUpdate(update, toolId)
+      if (!settled && listener !== undefined) listener(checked)
+    },
+    settle: () => {
+      settled = true
+    },
+  }
+}
