@@ -23,6 +23,8 @@ export interface ColdImportProbe {
 export function publicSubpaths(): PublicSubpath[]
 export function createConsumer(): { readonly dir: string; dispose(): void }
 export function timeColdImport(dir: string, specifier: string): number
+/** Wall and CPU (user + system) milliseconds one fresh process spends in `await import(specifier)`. */
+export function measureColdImport(dir: string, specifier: string): { ms: number; cpuMs: number }
 export function probeColdImport(dir: string, specifier: string): ColdImportProbe
 export function ownerOf(file: string): string | undefined
 export function median(values: readonly number[]): number
