@@ -17,8 +17,6 @@
  * `pnpm bench knowledge-postgres -- --passages 50000` passes flags through `BENCH_ARGS` too.
  */
 import { performance } from 'node:perf_hooks'
-import { PGlite } from '@electric-sql/pglite'
-import { vector } from '@electric-sql/pglite/vector'
 import type { KnowledgeDocumentChange } from '@agent-core/kits/knowledge'
 import {
   PostgresKnowledgeIndex,
@@ -26,6 +24,8 @@ import {
   singleConnectionPool,
 } from '@agent-core/kits/knowledge/postgres'
 import type { Embedder } from '@agent-core/kits/search'
+import { PGlite } from '@electric-sql/pglite'
+import { vector } from '@electric-sql/pglite/vector'
 
 const args = [...process.argv.slice(2), ...(process.env.BENCH_ARGS?.split(/\s+/).filter(Boolean) ?? [])]
 function flag(name: string, fallback: number): number {
@@ -95,7 +95,9 @@ const embedder: Embedder = {
   },
 }
 
-console.log(`PGlite + pgvector: ${N.toLocaleString('en')} passages, ${D} dimensions, ${clusters} clusters, ${QUERIES} queries`)
+console.log(
+  `PGlite + pgvector: ${N.toLocaleString('en')} passages, ${D} dimensions, ${clusters} clusters, ${QUERIES} queries`,
+)
 const opened = await timed(() => PGlite.create({ extensions: { vector } }))
 console.log(`PGlite start: ${(opened.ms / 1000).toFixed(1)} s`)
 const db = opened.value
@@ -117,11 +119,25 @@ while (written < N) {
     const passages = Array.from({ length: count }, (_, p) => {
       const n = written + i + p
       const cluster = Math.floor(random() * clusters)
-      const words = Array.from({ length: 12 }, (_, w) => (w < 4 ? topic(cluster, w) : word(Math.floor(random() * VOCABULARY))))
+      const words = Array.from({ length: 12 }, (_, w) =>
+        w < 4 ? topic(cluster, w) : word(Math.floor(random() * VOCABULARY)),
+      )
       const text = `${words.join(' ')}.`
       const hash = `h${n}`
       vectors.push({ hash, vector: noisy(centres[cluster]!) })
-      return { id: `${id}@1#${p + 1}`, documentId: id, revision: 1, number: p + 1, headingPath: [], text, start: 0, end: text.length, startLine: 1, endLine: 1, hash }
+      return {
+        id: `${id}@1#${p + 1}`,
+        documentId: id,
+        revision: 1,
+        number: p + 1,
+        headingPath: [],
+        text,
+        start: 0,
+        end: text.length,
+        startLine: 1,
+        endLine: 1,
+        hash,
+      }
     })
     documents.push({
       expectedRevision: 0,
@@ -129,26 +145,45 @@ while (written < N) {
       passages,
     })
   }
-  await store.write({ publicationId: 'bench', space: { identity: embedder.identity, dimensions: D }, documents, vectors }, live)
+  await store.write(
+    { publicationId: 'bench', space: { identity: embedder.identity, dimensions: D }, documents, vectors },
+    live,
+  )
   written += size
   if (written % 50_000 === 0) console.log(`  ${written.toLocaleString('en')} passages`)
 }
 const ingestSeconds = (performance.now() - ingestStart) / 1000
-console.log(`ingest: ${(N / ingestSeconds).toFixed(0)} passages/s (${ingestSeconds.toFixed(1)} s, batches of ${BATCH} in one transaction each)`)
+console.log(
+  `ingest: ${(N / ingestSeconds).toFixed(0)} passages/s (${ingestSeconds.toFixed(1)} s, batches of ${BATCH} in one transaction each)`,
+)
 
-const index = new PostgresKnowledgeIndex({ store, publicationId: 'bench', embedder, fusion: { candidates: 50 } })
+const index = new PostgresKnowledgeIndex({
+  store,
+  publicationId: 'bench',
+  embedder,
+  fusion: { candidates: 50 },
+})
 const build = await timed(() => index.createVectorIndex({ m: 16, efConstruction: 64 }))
 console.log(`HNSW build (m 16, ef_construction 64): ${(build.ms / 1000).toFixed(1)} s`)
 
 // ---- queries -------------------------------------------------------------------------------------------
-const latencies = { hnsw: [] as number[], exact: [] as number[], text: [] as number[], hybrid: [] as number[] }
+const latencies = {
+  hnsw: [] as number[],
+  exact: [] as number[],
+  text: [] as number[],
+  hybrid: [] as number[],
+}
 let recall = 0
 for (let q = 0; q < QUERIES; q++) {
   const cluster = Math.floor(random() * clusters)
   const text = `query ${q}`
   queryVectors.set(text, noisy(centres[cluster]!))
-  const approximate = await timed(() => index.search({ query: text, limit: 10, mode: 'vector', snippetChars: 0 }))
-  const exact = await timed(() => index.search({ query: text, limit: 10, mode: 'vector', snippetChars: 0, exact: true }))
+  const approximate = await timed(() =>
+    index.search({ query: text, limit: 10, mode: 'vector', snippetChars: 0 }),
+  )
+  const exact = await timed(() =>
+    index.search({ query: text, limit: 10, mode: 'vector', snippetChars: 0, exact: true }),
+  )
   latencies.hnsw.push(approximate.ms)
   latencies.exact.push(exact.ms)
   const truth = new Set(exact.value.map((hit) => hit.id))
@@ -161,7 +196,9 @@ for (let q = 0; q < QUERIES; q++) {
 recall /= QUERIES
 for (const list of Object.values(latencies)) list.sort((a, b) => a - b)
 const row = (name: string, list: number[]) =>
-  console.log(`  ${name.padEnd(28)} p50 ${percentile(list, 0.5).toFixed(1).padStart(8)} ms   p95 ${percentile(list, 0.95).toFixed(1).padStart(8)} ms`)
+  console.log(
+    `  ${name.padEnd(28)} p50 ${percentile(list, 0.5).toFixed(1).padStart(8)} ms   p95 ${percentile(list, 0.95).toFixed(1).padStart(8)} ms`,
+  )
 console.log(`query latency over ${QUERIES} queries (limit 10; ef_search 50):`)
 row('vector, HNSW', latencies.hnsw)
 row('vector, exact scan', latencies.exact)
@@ -169,6 +206,8 @@ row('text (tsvector, ts_rank)', latencies.text)
 row('hybrid (RRF in SQL)', latencies.hybrid)
 const speedup = percentile(latencies.exact, 0.5) / percentile(latencies.hnsw, 0.5)
 console.log(`HNSW vs exact scan, p50: ${speedup.toFixed(1)}x faster`)
-console.log(`recall@10 of HNSW against the exact scan: ${recall.toFixed(3)} (limit 0.90: ${recall >= 0.9 ? 'PASS' : 'FAIL'})`)
+console.log(
+  `recall@10 of HNSW against the exact scan: ${recall.toFixed(3)} (limit 0.90: ${recall >= 0.9 ? 'PASS' : 'FAIL'})`,
+)
 await db.close()
 if (recall < 0.9) process.exitCode = 1

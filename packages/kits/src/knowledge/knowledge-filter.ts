@@ -104,7 +104,8 @@ export function checkKnowledgeFilter(filter: unknown, field = 'filter'): Checked
 }
 
 function matches(stored: unknown, values: readonly KnowledgeFilterValue[]): boolean {
-  if (Array.isArray(stored)) return stored.some((element) => !Array.isArray(element) && matches(element, values))
+  if (Array.isArray(stored))
+    return stored.some((element) => !Array.isArray(element) && matches(element, values))
   return stored !== undefined && values.some((value) => value === stored)
 }
 

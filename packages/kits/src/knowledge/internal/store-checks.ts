@@ -85,7 +85,8 @@ export function checkBatch(batch: unknown, where: string): KnowledgeStoreBatch {
     assertNonEmptyString(record.contentHash, `${field}.record.contentHash`, { where })
     assertSafeInteger(record.passageCount, `${field}.record.passageCount`, { where, min: 0 })
     checkTime(record.publishedAtMs, `${field}.record.publishedAtMs`, where)
-    if (record.retractedAtMs !== undefined) checkTime(record.retractedAtMs, `${field}.record.retractedAtMs`, where)
+    if (record.retractedAtMs !== undefined)
+      checkTime(record.retractedAtMs, `${field}.record.retractedAtMs`, where)
     if (record.title !== undefined && typeof record.title !== 'string') {
       throw new InvalidInputError(
         `${where}: ${field}.record.title must be a string or left out, but got ${describeValue(record.title)}.`,
@@ -138,4 +139,3 @@ export function checkBatch(batch: unknown, where: string): KnowledgeStoreBatch {
   })
   return batch as unknown as KnowledgeStoreBatch
 }
-

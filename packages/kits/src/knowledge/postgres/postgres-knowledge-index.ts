@@ -118,7 +118,15 @@ function finite(value: unknown, field: string, min: number, exclusive = false): 
 }
 
 function resolveFusion(fusion: HybridFusionOptions | undefined): Resolved {
-  if (fusion === undefined) return { k: 60, textWeight: 1, vectorWeight: 1, lookups: 'text-first', candidates: 50, documentSupport: 0.5 }
+  if (fusion === undefined)
+    return {
+      k: 60,
+      textWeight: 1,
+      vectorWeight: 1,
+      lookups: 'text-first',
+      candidates: 50,
+      documentSupport: 0.5,
+    }
   assertObject(fusion, 'options.fusion', { where: WHERE, arrays: false })
   const lookups = fusion.lookups ?? 'text-first'
   if (lookups !== 'text-first' && lookups !== 'fuse') {
@@ -157,7 +165,8 @@ class Params {
 function filterSql(filter: CheckedKnowledgeFilter | undefined, params: Params): string {
   if (filter === undefined) return ''
   let sql = ''
-  if (filter.documentIds !== undefined) sql += ` AND p.document_id = ANY(${params.add(filter.documentIds)}::text[])`
+  if (filter.documentIds !== undefined)
+    sql += ` AND p.document_id = ANY(${params.add(filter.documentIds)}::text[])`
   if (filter.documentIdPrefix !== undefined)
     sql += ` AND starts_with(p.document_id, ${params.add(filter.documentIdPrefix)})`
   for (const { key, values } of filter.metadata) {
@@ -238,12 +247,19 @@ export class PostgresKnowledgeIndex {
   readonly #fusion: Resolved
 
   constructor(options: PostgresKnowledgeIndexOptions) {
-    assertObject(options, 'options', { where: WHERE, arrays: false, hint: "Pass { store, publicationId: 'docs' }." })
+    assertObject(options, 'options', {
+      where: WHERE,
+      arrays: false,
+      hint: "Pass { store, publicationId: 'docs' }.",
+    })
     const { store, publicationId, embedder, boost, fusion, analyzer } = options
     if (typeof store !== 'object' || store === null || typeof store.checkSchema !== 'function') {
-      throw new InvalidInputError(`${WHERE}: options.store must be a PostgresKnowledgeStore, but got ${describeValue(store)}.`, {
-        details: { field: 'options.store', received: describeValue(store) },
-      })
+      throw new InvalidInputError(
+        `${WHERE}: options.store must be a PostgresKnowledgeStore, but got ${describeValue(store)}.`,
+        {
+          details: { field: 'options.store', received: describeValue(store) },
+        },
+      )
     }
     assertNonEmptyString(publicationId, 'options.publicationId', { where: WHERE })
     if (embedder !== undefined) {
@@ -283,7 +299,11 @@ export class PostgresKnowledgeIndex {
     const m = options.m ?? 16
     assertSafeInteger(m, 'options.m', { where: `${WHERE}.createVectorIndex`, min: 2, max: 100 })
     const ef = options.efConstruction ?? 64
-    assertSafeInteger(ef, 'options.efConstruction', { where: `${WHERE}.createVectorIndex`, min: 2 * m, max: 1000 })
+    assertSafeInteger(ef, 'options.efConstruction', {
+      where: `${WHERE}.createVectorIndex`,
+      min: 2 * m,
+      max: 1000,
+    })
     const embedder = this.embedder
     const schema = await this.store.checkSchema()
     if (embedder === undefined || schema.vectors !== 'pgvector') {
@@ -295,13 +315,18 @@ export class PostgresKnowledgeIndex {
     const name = this.#vectorIndexName(embedder)
     const t = tablesOf(this.store.tablePrefix)
     const d = embedder.dimensions
-    await runTransaction(this.store.pool, 'BEGIN', async (client) => {
-      await client.query(
-        `CREATE INDEX IF NOT EXISTS "${name}" ON ${t.embeddings} USING hnsw ((vector::vector(${d})) vector_cosine_ops)
+    await runTransaction(
+      this.store.pool,
+      'BEGIN',
+      async (client) => {
+        await client.query(
+          `CREATE INDEX IF NOT EXISTS "${name}" ON ${t.embeddings} USING hnsw ((vector::vector(${d})) vector_cosine_ops)
          WITH (m = ${m}, ef_construction = ${ef})
          WHERE publication_id = ${literal(this.publicationId)} AND identity = ${literal(embedder.identity)} AND dimensions = ${d}`,
-      )
-    }, (error) => error)
+        )
+      },
+      (error) => error,
+    )
   }
 
   #vectorIndexName(embedder: Embedder): string {
@@ -325,13 +350,22 @@ export class PostgresKnowledgeIndex {
    * console.log(best?.contributions[0]?.sourceId) // "text"
    * ```
    */
-  async search(request: PostgresKnowledgeSearchRequest): Promise<readonly HybridSearchHit<KnowledgePassage>[]> {
-    assertObject(request, 'request', { where: `${WHERE} search`, arrays: false, hint: "Pass { query: 'words', limit: 10 }." })
+  async search(
+    request: PostgresKnowledgeSearchRequest,
+  ): Promise<readonly HybridSearchHit<KnowledgePassage>[]> {
+    assertObject(request, 'request', {
+      where: `${WHERE} search`,
+      arrays: false,
+      hint: "Pass { query: 'words', limit: 10 }.",
+    })
     const { query, limit, signal } = request
     if (typeof query !== 'string') {
-      throw new InvalidInputError(`${WHERE} search: request.query must be a string, but got ${describeValue(query)}.`, {
-        details: { field: 'request.query', received: describeValue(query) },
-      })
+      throw new InvalidInputError(
+        `${WHERE} search: request.query must be a string, but got ${describeValue(query)}.`,
+        {
+          details: { field: 'request.query', received: describeValue(query) },
+        },
+      )
     }
     assertSafeInteger(limit, 'request.limit', { where: `${WHERE} search`, min: 0 })
     const mode = request.mode ?? 'hybrid'
@@ -344,16 +378,23 @@ export class PostgresKnowledgeIndex {
     const snippetChars = request.snippetChars ?? 240
     assertSafeInteger(snippetChars, 'request.snippetChars', { where: `${WHERE} search`, min: 0 })
     if (signal !== undefined && !(signal instanceof AbortSignal)) {
-      throw new InvalidInputError(`${WHERE} search: request.signal must be an AbortSignal, but got ${describeValue(signal)}.`, {
-        details: { field: 'request.signal', received: describeValue(signal) },
-      })
+      throw new InvalidInputError(
+        `${WHERE} search: request.signal must be an AbortSignal, but got ${describeValue(signal)}.`,
+        {
+          details: { field: 'request.signal', received: describeValue(signal) },
+        },
+      )
     }
     if (request.exact !== undefined && typeof request.exact !== 'boolean') {
-      throw new InvalidInputError(`${WHERE} search: request.exact must be a boolean, but got ${describeValue(request.exact)}.`, {
-        details: { field: 'request.exact', received: describeValue(request.exact) },
-      })
+      throw new InvalidInputError(
+        `${WHERE} search: request.exact must be a boolean, but got ${describeValue(request.exact)}.`,
+        {
+          details: { field: 'request.exact', received: describeValue(request.exact) },
+        },
+      )
     }
-    const filter = request.filter === undefined ? undefined : checkKnowledgeFilter(request.filter, 'request.filter')
+    const filter =
+      request.filter === undefined ? undefined : checkKnowledgeFilter(request.filter, 'request.filter')
     if (limit === 0) return []
     const schema = await this.store.checkSchema()
     const embedder = this.embedder
@@ -386,23 +427,31 @@ export class PostgresKnowledgeIndex {
     const ctes: string[] = []
     if (useText) {
       const q = params.add(query)
-      ctes.push(`q AS (SELECT replace(plainto_tsquery(${config}, ${q})::text, ' & ', ' | ')::tsquery AS query)`)
+      ctes.push(
+        `q AS (SELECT replace(plainto_tsquery(${config}, ${q})::text, ' & ', ' | ')::tsquery AS query)`,
+      )
       ctes.push(`text_ranked AS (
         SELECT p.passage_id, ts_rank(${weights}, p.search, q.query)::float8 AS score,
           row_number() OVER (ORDER BY ts_rank(${weights}, p.search, q.query) DESC, p.passage_id COLLATE "C") AS rank
         FROM ${t.passages} p${joinDocuments}, q
         WHERE p.publication_id = ${pub} AND p.search @@ q.query${where}
         ORDER BY rank LIMIT ${window})`)
-    } else ctes.push(`text_ranked AS (SELECT NULL::text AS passage_id, NULL::float8 AS score, NULL::bigint AS rank WHERE false)`)
+    } else
+      ctes.push(
+        `text_ranked AS (SELECT NULL::text AS passage_id, NULL::float8 AS score, NULL::bigint AS rank WHERE false)`,
+      )
     if (queryVector !== undefined && embedder !== undefined) {
       const d = embedder.dimensions
       const identity = literal(embedder.identity)
       const vector = params.add(realArrayLiteral(queryVector))
-      const keep = where === '' ? '' : ` AND EXISTS (SELECT 1 FROM ${t.passages} p${joinDocuments} WHERE p.publication_id = e.publication_id AND p.hash = e.hash${where})`
+      const keep =
+        where === ''
+          ? ''
+          : ` AND EXISTS (SELECT 1 FROM ${t.passages} p${joinDocuments} WHERE p.publication_id = e.publication_id AND p.hash = e.hash${where})`
       const distance =
         schema.vectors === 'pgvector'
           ? request.exact === true
-            ? `((e.vector::vector(${d})) <=> (${vector}::real[])::vector(${d}) + 0)`
+            ? `(((e.vector::vector(${d})) <=> (${vector}::real[])::vector(${d})) + 0)`
             : `((e.vector::vector(${d})) <=> (${vector}::real[])::vector(${d}))`
           : `(1 - (SELECT sum(a * b) FROM unnest(e.vector, ${vector}::real[]) AS x(a, b)) / nullif(sqrt((SELECT sum(a * a) FROM unnest(e.vector) AS x(a)) * (SELECT sum(b * b) FROM unnest(${vector}::real[]) AS x(b))), 0))`
       ctes.push(`vector_candidates AS (
@@ -414,7 +463,10 @@ export class PostgresKnowledgeIndex {
         FROM vector_candidates c JOIN ${t.passages} p ON p.publication_id = ${pub} AND p.hash = c.hash${joinDocuments}
         WHERE true${where}
         ORDER BY rank LIMIT ${window})`)
-    } else ctes.push(`vector_ranked AS (SELECT NULL::text AS passage_id, NULL::float8 AS score, NULL::bigint AS rank WHERE false)`)
+    } else
+      ctes.push(
+        `vector_ranked AS (SELECT NULL::text AS passage_id, NULL::float8 AS score, NULL::bigint AS rank WHERE false)`,
+      )
     const tw = params.add(textWeight)
     const vw = params.add(vectorWeight)
     const kp = params.add(k)
@@ -496,11 +548,23 @@ export class PostgresKnowledgeIndex {
       const contributions: HybridContribution[] = []
       if (row.text_rank !== null) {
         const rank = Number(row.text_rank)
-        contributions.push({ sourceId: 'text', rank, weight: weights.textWeight, contribution: weights.textWeight / (weights.k + rank), score: Number(row.text_score) })
+        contributions.push({
+          sourceId: 'text',
+          rank,
+          weight: weights.textWeight,
+          contribution: weights.textWeight / (weights.k + rank),
+          score: Number(row.text_score),
+        })
       }
       if (row.vector_rank !== null) {
         const rank = Number(row.vector_rank)
-        contributions.push({ sourceId: 'vector', rank, weight: weights.vectorWeight, contribution: weights.vectorWeight / (weights.k + rank), score: Number(row.vector_score) })
+        contributions.push({
+          sourceId: 'vector',
+          rank,
+          weight: weights.vectorWeight,
+          contribution: weights.vectorWeight / (weights.k + rank),
+          score: Number(row.vector_score),
+        })
       }
       const detail = details.get(row.passage_id)
       const snippet =

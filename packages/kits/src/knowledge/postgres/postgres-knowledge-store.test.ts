@@ -3,7 +3,7 @@
  * as `real[]` searched exactly): the store and search conformance suites, the explicit versioned schema,
  * atomic batches under concurrent searches and conflicting writers. pgvector: `pgvector.test.ts`.
  */
-import { AgentCoreError, ConflictError } from '@agent-core/core'
+import { ConflictError } from '@agent-core/core'
 import type pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 // the repository's embedded PostgreSQL test harness (test-only, not a public subpath)
@@ -80,7 +80,9 @@ describe('PostgreSQL knowledge: schema', () => {
       const tablePrefix = freshPrefix()
       const store = new PostgresKnowledgeStore(pool, { tablePrefix })
       const live = { signal: new AbortController().signal }
-      const missing = await store.load({ publicationId: 'docs', space: undefined }, live).catch((e: unknown) => e)
+      const missing = await store
+        .load({ publicationId: 'docs', space: undefined }, live)
+        .catch((e: unknown) => e)
       expect(KnowledgeSchemaVersionError.isInstance(missing)).toBe(true)
       expect((missing as KnowledgeSchemaVersionError).details).toEqual({
         tablePrefix,
@@ -88,7 +90,10 @@ describe('PostgreSQL knowledge: schema', () => {
         foundVersion: 0,
       })
       // Concurrent first calls do not race; a second call leaves the tables alone and reports them.
-      const [a, b] = await Promise.all([store.createSchema(), new PostgresKnowledgeStore(pool, { tablePrefix }).createSchema({ textSearchConfig: 'simple' })])
+      const [a, b] = await Promise.all([
+        store.createSchema(),
+        new PostgresKnowledgeStore(pool, { tablePrefix }).createSchema({ textSearchConfig: 'simple' }),
+      ])
       expect(a).toEqual(b)
       expect((await store.load({ publicationId: 'docs', space: undefined }, live)).documents).toEqual([])
       await pool.query(`UPDATE "${tablePrefix}_schema" SET version = 2`)
@@ -96,7 +101,9 @@ describe('PostgreSQL knowledge: schema', () => {
       const error = await newer.checkSchema().catch((e: unknown) => e)
       expect(KnowledgeSchemaVersionError.isInstance(error)).toBe(true)
       expect((error as KnowledgeSchemaVersionError).details.foundVersion).toBe(2)
-      await expect(newer.createSchema()).rejects.toSatisfy((e: unknown) => KnowledgeSchemaVersionError.isInstance(e))
+      await expect(newer.createSchema()).rejects.toSatisfy((e: unknown) =>
+        KnowledgeSchemaVersionError.isInstance(e),
+      )
     } finally {
       await pool.end()
     }
@@ -112,9 +119,15 @@ describe('PostgreSQL knowledge: many writers and readers', () => {
       const writerStore = new PostgresKnowledgeStore(writerPool, { tablePrefix })
       await writerStore.createSchema()
       const writer = Knowledge.defineKnowledgePublication({ id: 'docs', store: writerStore })
-      const index = new PostgresKnowledgeIndex({ store: new PostgresKnowledgeStore(readerPool, { tablePrefix }), publicationId: 'docs' })
+      const index = new PostgresKnowledgeIndex({
+        store: new PostgresKnowledgeStore(readerPool, { tablePrefix }),
+        publicationId: 'docs',
+      })
       const materials = (round: number) =>
-        ['a.md', 'b.md', 'c.md'].map((id) => ({ id, text: `Round ${round} of the shared word quokka in ${id}.` }))
+        ['a.md', 'b.md', 'c.md'].map((id) => ({
+          id,
+          text: `Round ${round} of the shared word quokka in ${id}.`,
+        }))
       await writer.publish({ materials: materials(0) })
       let done = false
       const seen = new Set<string>()
@@ -132,16 +145,22 @@ describe('PostgreSQL knowledge: many writers and readers', () => {
       await reader
       expect(seen.size).toBeGreaterThanOrEqual(1)
       // A second writer that did not see the new revisions is refused whole, then catches up.
-      const late = Knowledge.defineKnowledgePublication({ id: 'docs', store: new PostgresKnowledgeStore(readerPool, { tablePrefix }) })
+      const late = Knowledge.defineKnowledgePublication({
+        id: 'docs',
+        store: new PostgresKnowledgeStore(readerPool, { tablePrefix }),
+      })
       await late.load()
       await writer.publish({ materials: [{ id: 'a.md', text: 'Newest.' }] })
-      const conflict = await late.publish({ materials: [{ id: 'a.md', text: 'Stale.' }] }).catch((e: unknown) => e)
+      const conflict = await late
+        .publish({ materials: [{ id: 'a.md', text: 'Stale.' }] })
+        .catch((e: unknown) => e)
       expect(ConflictError.isInstance(conflict)).toBe(true)
-      expect((await late.publish({ materials: [{ id: 'a.md', text: 'Stale.' }] })).published[0]?.revision).toBe(9)
+      expect(
+        (await late.publish({ materials: [{ id: 'a.md', text: 'Stale.' }] })).published[0]?.revision,
+      ).toBe(9)
     } finally {
       await writerPool.end()
       await readerPool.end()
     }
   })
 })
-

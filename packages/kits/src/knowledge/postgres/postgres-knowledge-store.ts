@@ -230,7 +230,9 @@ export class PostgresKnowledgeStore implements KnowledgeStore {
   async createSchema(options: PostgresKnowledgeSchemaOptions = {}): Promise<PostgresKnowledgeSchema> {
     const settings = checkSchemaOptions(options, `${WHERE}.createSchema`)
     const schema = await this.#transaction('open', undefined, 'BEGIN', async (client) => {
-      await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`agent-core-knowledge:${this.tablePrefix}`])
+      await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [
+        `agent-core-knowledge:${this.tablePrefix}`,
+      ])
       const found = await this.#readSchema(client)
       if (found !== undefined) return found
       if (settings.vectors === 'pgvector') await client.query('CREATE EXTENSION IF NOT EXISTS vector')
@@ -555,7 +557,8 @@ export class PostgresKnowledgeStore implements KnowledgeStore {
   ): Promise<T> {
     return runTransaction(this.pool, begin, body, (error) => {
       if (AgentCoreError.isInstance(error)) return error
-      const target = publicationId === undefined ? `its tables "${this.tablePrefix}_*"` : `publication "${publicationId}"`
+      const target =
+        publicationId === undefined ? `its tables "${this.tablePrefix}_*"` : `publication "${publicationId}"`
       return new KnowledgeStoreError(
         `${WHERE} failed to ${operation} ${target}: ${error instanceof Error ? error.message : describeValue(error)}.${operation === 'write' ? ' Nothing was written.' : ''} Retry; if it persists, check the database.`,
         {

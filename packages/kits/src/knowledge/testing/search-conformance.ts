@@ -193,7 +193,10 @@ const documentsOf = (hits: readonly HybridSearchHit<KnowledgePassage>[]) =>
  */
 export function describeKnowledgeSearchConformance(options: KnowledgeSearchConformanceOptions): void {
   const { describe, it, name, open } = options
-  const test = (title: string, body: (harness: KnowledgeSearchHarness, embedder: Embedder) => Promise<void>) =>
+  const test = (
+    title: string,
+    body: (harness: KnowledgeSearchHarness, embedder: Embedder) => Promise<void>,
+  ) =>
     it(title, async () => {
       const embedder = conformanceEmbedder()
       const harness = await open({ embedder })
@@ -206,17 +209,20 @@ export function describeKnowledgeSearchConformance(options: KnowledgeSearchConfo
     })
 
   describe(`${name}: knowledge search conformance`, () => {
-    test('a lookup is decided by text: the passage holding the identifier comes first', async ({ search }) => {
+    test('a lookup is decided by text: the passage holding the identifier comes first', async ({
+      search,
+    }) => {
       const hits = await search({ query: 'restore()', limit: 3 })
       assertWellFormed(hits, 'restore()')
       assert.equal(hits[0]?.id, 'guides/restore.md@1#1')
-      assert.deepStrictEqual(
-        hits[0]?.contributions.map((part) => [part.sourceId, part.rank]).slice(0, 1),
-        [['text', 1]],
-      )
+      assert.deepStrictEqual(hits[0]?.contributions.map((part) => [part.sourceId, part.rank]).slice(0, 1), [
+        ['text', 1],
+      ])
     })
 
-    test('text mode finds the passages holding a word, with terms, matches and a highlighted snippet', async ({ search }) => {
+    test('text mode finds the passages holding a word, with terms, matches and a highlighted snippet', async ({
+      search,
+    }) => {
       const hits = await search({ query: 'bananas', limit: 10, mode: 'text' })
       assertWellFormed(hits, 'bananas')
       assert.deepStrictEqual(
@@ -224,15 +230,22 @@ export function describeKnowledgeSearchConformance(options: KnowledgeSearchConfo
         ['notes/kitchen.md@1#1'],
       )
       const [hit] = hits
-      assert.deepStrictEqual(hit?.contributions.map((part) => part.sourceId), ['text'])
+      assert.deepStrictEqual(
+        hit?.contributions.map((part) => part.sourceId),
+        ['text'],
+      )
       assert.ok(hit?.terms.includes('banana'), `terms: ${JSON.stringify(hit?.terms)}`)
       assert.ok(hit?.snippet?.text.includes('Bananas'))
-      const highlighted = hit?.snippet?.highlights.map((range) => hit.document.text.slice(range.start, range.end))
+      const highlighted = hit?.snippet?.highlights.map((range) =>
+        hit.document.text.slice(range.start, range.end),
+      )
       assert.deepStrictEqual(highlighted, ['Bananas'])
       assert.deepStrictEqual(await search({ query: 'zebra', limit: 10, mode: 'text' }), [])
     })
 
-    test('text terms are ORed and a passage holding more of them ranks first; titles and headings lift', async ({ search }) => {
+    test('text terms are ORed and a passage holding more of them ranks first; titles and headings lift', async ({
+      search,
+    }) => {
       const both = await search({ query: 'snapshot nightly', limit: 10, mode: 'text' })
       assertWellFormed(both, 'snapshot nightly')
       assert.deepStrictEqual(
@@ -243,7 +256,10 @@ export function describeKnowledgeSearchConformance(options: KnowledgeSearchConfo
       assert.equal(leave[0]?.document.documentId, 'guides/leave.md')
     })
 
-    test('vector mode ranks by cosine similarity, as an exact computation does', async ({ search, publication }, embedder) => {
+    test('vector mode ranks by cosine similarity, as an exact computation does', async ({
+      search,
+      publication,
+    }, embedder) => {
       const query = 'Bananas are yellow. Apples are red.'
       const hits = await search({ query, limit: 10, mode: 'vector' })
       assertWellFormed(hits, 'vector')
@@ -266,13 +282,19 @@ export function describeKnowledgeSearchConformance(options: KnowledgeSearchConfo
       for (const hit of hits) {
         const part = hit.contributions[0]!
         assert.equal(part.sourceId, 'vector')
-        assert.ok(Math.abs(part.score - exact.get(hit.id)!) < 1e-4, `cosine of ${hit.id}: ${part.score} vs ${exact.get(hit.id)}`)
+        assert.ok(
+          Math.abs(part.score - exact.get(hit.id)!) < 1e-4,
+          `cosine of ${hit.id}: ${part.score} vs ${exact.get(hit.id)}`,
+        )
       }
       // The vector ranks follow the exact order (the fused order also lifts passages of one document).
-      const order = [...exact.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([id]) => id)
+      const order = [...exact.entries()]
+        .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+        .map(([id]) => id)
       assert.equal(order[0], 'notes/kitchen.md@1#1')
       const byRank = new Map(hits.map((hit) => [hit.contributions[0]!.rank, hit.id]))
-      for (let rank = 1; rank <= 3; rank++) assert.equal(byRank.get(rank), order[rank - 1], `vector rank ${rank}`)
+      for (let rank = 1; rank <= 3; rank++)
+        assert.equal(byRank.get(rank), order[rank - 1], `vector rank ${rank}`)
     })
 
     test('hybrid mode fuses both rankings', async ({ search }) => {
@@ -282,7 +304,10 @@ export function describeKnowledgeSearchConformance(options: KnowledgeSearchConfo
       assert.ok(leave >= 0 && leave <= 1, `the leave passage is among the first two: ${leave}`)
       assert.deepStrictEqual(
         hits[leave]?.contributions.map((part) => [part.sourceId, part.rank]),
-        [['text', 1], ['vector', 1]],
+        [
+          ['text', 1],
+          ['vector', 1],
+        ],
       )
       assert.ok(hits.length <= 4)
     })
@@ -290,10 +315,19 @@ export function describeKnowledgeSearchConformance(options: KnowledgeSearchConfo
     test('declared filters keep only what they name', async ({ search }) => {
       const all = async (filter: KnowledgeFilter) =>
         new Set(documentsOf(await search({ query: 'manager two weeks snapshot bananas', limit: 20, filter })))
-      assert.deepStrictEqual(await all({ documentIdPrefix: 'notes/' }), new Set(['notes/urlaub.md', 'notes/kitchen.md']))
-      assert.deepStrictEqual(await all({ metadata: { tags: 'hr' } }), new Set(['guides/leave.md', 'notes/urlaub.md']))
+      assert.deepStrictEqual(
+        await all({ documentIdPrefix: 'notes/' }),
+        new Set(['notes/urlaub.md', 'notes/kitchen.md']),
+      )
+      assert.deepStrictEqual(
+        await all({ metadata: { tags: 'hr' } }),
+        new Set(['guides/leave.md', 'notes/urlaub.md']),
+      )
       assert.deepStrictEqual(await all({ metadata: { lang: ['de'] } }), new Set(['notes/urlaub.md']))
-      assert.deepStrictEqual(await all({ metadata: { lang: 'en', tags: ['backup', 'nope'] } }), new Set(['guides/restore.md']))
+      assert.deepStrictEqual(
+        await all({ metadata: { lang: 'en', tags: ['backup', 'nope'] } }),
+        new Set(['guides/restore.md']),
+      )
       assert.deepStrictEqual(await all({ documentIds: ['notes/kitchen.md'] }), new Set(['notes/kitchen.md']))
       assert.deepStrictEqual(await all({ metadata: { missing: null } }), new Set())
       assert.deepStrictEqual(await all({}), new Set(conformanceMaterials.map((m) => m.id)))
@@ -333,7 +367,11 @@ export function describeKnowledgeSearchConformance(options: KnowledgeSearchConfo
         { query: 'x', limit: 1, filter: { documentIds: 'a.md' } },
       ]
       for (const [i, request] of bad.entries())
-        await rejects(() => search(request as KnowledgeSearchConformanceRequest), typed, `malformed request #${i}`)
+        await rejects(
+          () => search(request as KnowledgeSearchConformanceRequest),
+          typed,
+          `malformed request #${i}`,
+        )
     })
   })
 }

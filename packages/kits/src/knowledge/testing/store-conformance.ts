@@ -159,7 +159,6 @@ function batch(
   return { publicationId: 'docs', space: s, documents, vectors }
 }
 
-
 /** Expects `call` to reject (or throw) with an error `accept` accepts. */
 export async function rejects(
   call: () => unknown,
@@ -203,7 +202,10 @@ const sortedKeys = (map: ReadonlyMap<string, unknown>) => [...map.keys()].sort()
 export function describeKnowledgeStoreConformance(options: KnowledgeStoreConformanceOptions): void {
   const { describe, it, name, open } = options
   /** Runs `body` on a fresh harness, closing it afterwards. */
-  const test = (title: string, body: (store: KnowledgeStore, harness: KnowledgeStoreHarness) => Promise<void>) =>
+  const test = (
+    title: string,
+    body: (store: KnowledgeStore, harness: KnowledgeStoreHarness) => Promise<void>,
+  ) =>
     it(title, async () => {
       const harness = await open()
       try {
@@ -417,7 +419,12 @@ export function describeKnowledgeStoreConformance(options: KnowledgeStoreConform
       assert.equal(embedded, 3)
       const reloaded = harness.reopen !== undefined ? await harness.reopen() : store
       const second = Knowledge.defineKnowledgePublication({ id: 'docs', store: reloaded, embedder })
-      assert.deepStrictEqual(await second.load(), { publicationId: 'docs', documents: 2, passages: 3, embedded: 0 })
+      assert.deepStrictEqual(await second.load(), {
+        publicationId: 'docs',
+        documents: 2,
+        passages: 3,
+        embedded: 0,
+      })
       assert.deepStrictEqual(await second.list(), await first.list())
       const [hit] = await second.search({ query: 'bananas', limit: 1, mode: 'text' })
       assert.equal(hit?.document.id, 'b.md@1#1')

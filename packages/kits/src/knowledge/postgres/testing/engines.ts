@@ -8,7 +8,11 @@ import { vector } from '@electric-sql/pglite/vector'
 import { type PostgresKnowledgePool, singleConnectionPool } from '../index.js'
 
 /** A PGlite database with pgvector, and a pool over it. */
-export async function openPglite(): Promise<{ db: PGlite; pool: PostgresKnowledgePool; close(): Promise<void> }> {
+export async function openPglite(): Promise<{
+  db: PGlite
+  pool: PostgresKnowledgePool
+  close(): Promise<void>
+}> {
   const db = await PGlite.create({ extensions: { vector } })
   return { db, pool: singleConnectionPool(db), close: () => db.close() }
 }

@@ -31,15 +31,28 @@ const embedder = {
   identity: 'letters',
   dimensions: 4,
   async embed(texts: readonly string[]) {
-    return texts.map((text) => [text.length % 7, text.charCodeAt(0) % 5, 1, (text.charCodeAt(text.length - 1) % 3) + 0.5])
+    return texts.map((text) => [
+      text.length % 7,
+      text.charCodeAt(0) % 5,
+      1,
+      (text.charCodeAt(text.length - 1) % 3) + 0.5,
+    ])
   },
 }
-const publication = Knowledge.defineKnowledgePublication({ id: 'shared', store, embedder, passagesPerBatch: 4 })
+const publication = Knowledge.defineKnowledgePublication({
+  id: 'shared',
+  store,
+  embedder,
+  passagesPerBatch: 4,
+})
 const text = (n: number) =>
   `# Doc ${n} of writer ${writer}\n\nFirst part ${writer}-${n}.\n\n## Two\n\nSecond part ${writer}-${n}.\n\n## Three\n\nThird part ${writer}-${n}.\n`
 let conflicts = 0
 try {
-  const materials = Array.from({ length: documents }, (_, n) => ({ id: `w${writer}/doc-${n}.md`, text: text(n) }))
+  const materials = Array.from({ length: documents }, (_, n) => ({
+    id: `w${writer}/doc-${n}.md`,
+    text: text(n),
+  }))
   for (let i = 0; i < materials.length; i += 5) {
     for (;;) {
       try {
@@ -54,7 +67,9 @@ try {
   let sharedRevision = 0
   for (;;) {
     try {
-      const receipt = await publication.publish({ materials: [{ id: 'shared.md', text: `Shared, as writer ${writer} wrote it.` }] })
+      const receipt = await publication.publish({
+        materials: [{ id: 'shared.md', text: `Shared, as writer ${writer} wrote it.` }],
+      })
       sharedRevision = receipt.published[0]?.revision ?? 0
       break
     } catch (error) {
