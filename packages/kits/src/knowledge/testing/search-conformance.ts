@@ -50,7 +50,7 @@ export interface KnowledgeSearchHarness {
   /** The search under test, over the publication's passages. */
   search(request: KnowledgeSearchConformanceRequest): Promise<readonly HybridSearchHit<KnowledgePassage>[]>
   /** Releases what the harness opened. */
-  readonly close?: (() => void | Promise<void>) | undefined
+  readonly close?: (() => unknown) | undefined
 }
 
 /**

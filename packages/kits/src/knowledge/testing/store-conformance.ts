@@ -34,7 +34,7 @@ export interface KnowledgeStoreHarness {
    */
   readonly reopen?: (() => KnowledgeStore | Promise<KnowledgeStore>) | undefined
   /** Releases what the harness opened (connections, files). */
-  readonly close?: (() => void | Promise<void>) | undefined
+  readonly close?: (() => unknown) | undefined
 }
 
 /**
