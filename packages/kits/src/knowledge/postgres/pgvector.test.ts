@@ -27,7 +27,7 @@ const freshPrefix = () => `v_${++tables}`
 
 beforeAll(async () => {
   engine = await openPglite()
-}, 300_000)
+}, 600_000)
 
 afterAll(async () => {
   await engine?.close()
