@@ -23,6 +23,7 @@ const PRIVATE_FOLDERS = new Set(['internal', '__fixtures__', 'test', 'testing'])
  */
 const PUBLIC_FOLDERS = new Set([
   'kits/src/durable/testing',
+  'kits/src/knowledge/testing',
   'kits/src/memory/testing',
   'kits/src/models/testing',
 ])

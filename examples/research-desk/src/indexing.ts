@@ -1,20 +1,21 @@
 /**
  * Indexing: the corpus goes through a knowledge publication (`@agent-core/kits/knowledge`): passages cut
  * by the text-blocks kit, the search kit's hybrid index with the offline embedder, stored in SQLite
- * (`@agent-core/kits/knowledge/sqlite`). An unchanged file is skipped, an unchanged passage of a changed
+ * (`@agent-core/kits/knowledge/sqlite`) or a shared PostgreSQL database (`./knowledge-store.ts`). An unchanged file is skipped, an unchanged passage of a changed
  * file keeps its vector, a deleted file is retracted: a second run embeds nothing that did not change.
  */
 import { createHash } from 'node:crypto'
+import { ConflictError } from '@agent-core/core'
 import {
   Knowledge,
   type KnowledgePassage,
   type KnowledgeProgress,
   type KnowledgePublication,
+  type KnowledgeReceipt,
 } from '@agent-core/kits/knowledge'
-import { createSqliteKnowledgeStore } from '@agent-core/kits/knowledge/sqlite'
 import type { Embedder } from '@agent-core/kits/search'
-import Database from 'better-sqlite3'
 import type { Corpus } from './corpus.js'
+import { openDeskKnowledgeStore } from './knowledge-store.js'
 
 /** What indexing did. */
 export interface IndexSummary {
@@ -45,18 +46,21 @@ export interface CorpusIndex {
   /** The best passages for `query`; only those of `file` (a document id) when it is given. */
   search(query: string, limit: number, file?: string): Promise<readonly KnowledgePassage[]>
   passage(id: string): Promise<KnowledgePassage | undefined>
-  close(): void
+  close(): Promise<void>
 }
 
-/** One publication per corpus folder, all in one SQLite file. */
-export function openCorpusIndex(options: {
+/**
+ * One publication per corpus folder, all in one SQLite file, or in one PostgreSQL database (`database`,
+ * a `postgres://` URL) that desks in other processes share.
+ */
+export async function openCorpusIndex(options: {
   file: string
+  database?: string | undefined
   corpusRoot: string
   embedder: Embedder
-}): CorpusIndex {
-  const database = new Database(options.file)
-  database.pragma('journal_mode = WAL')
-  const store = createSqliteKnowledgeStore(database)
+}): Promise<CorpusIndex> {
+  const opened = await openDeskKnowledgeStore(options)
+  const store = opened.store
   const id = `corpus-${createHash('sha256').update(options.corpusRoot).digest('hex').slice(0, 16)}`
   const publication = Knowledge.defineKnowledgePublication({
     id,
@@ -82,7 +86,16 @@ export function openCorpusIndex(options: {
         )
         retracted = receipt.retracted.length
       }
-      const receipt = await publication.publish({ materials: corpus.materials, onProgress }, { signal })
+      // Another desk sharing the database may publish the same files at once: its ConflictError means the
+      // publication reloads, and the next attempt skips what the other desk already published.
+      let receipt: KnowledgeReceipt | undefined
+      for (let attempt = 1; receipt === undefined; attempt++) {
+        try {
+          receipt = await publication.publish({ materials: corpus.materials, onProgress }, { signal })
+        } catch (error) {
+          if (!ConflictError.isInstance(error) || attempt >= 5) throw error
+        }
+      }
       embedded += receipt.embedded
       const documents = await publication.list({ signal })
       const fingerprint = createHash('sha256')
@@ -108,6 +121,6 @@ export function openCorpusIndex(options: {
       return hits.map((hit) => hit.document)
     },
     passage: (passageId) => publication.passage(passageId),
-    close: () => database.close(),
+    close: () => opened.close(),
   }
 }

@@ -109,7 +109,12 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
     output.info(model.description)
     output.info(`corpus: ${corpus.root}`)
     const embedder = createOfflineEmbedder()
-    index = openCorpusIndex({ file: join(options.data, 'knowledge.db'), corpusRoot: corpus.root, embedder })
+    index = await openCorpusIndex({
+      file: join(options.data, 'knowledge.db'),
+      database: options.database,
+      corpusRoot: corpus.root,
+      embedder,
+    })
     const started = performance.now()
     const summary = await index.update(
       corpus,
@@ -243,7 +248,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
     await web?.close()
     store?.close()
     session?.close()
-    index?.close()
+    await index?.close()
     await model?.close()
   }
 }

@@ -19,6 +19,8 @@ export interface DeskOptions {
   readonly question: string
   readonly corpus: string
   readonly data: string
+  /** A PostgreSQL URL for the knowledge base, shared with other desks (instead of `<data>/knowledge.db`). */
+  readonly database?: string | undefined
   readonly approve: boolean
   readonly defer: boolean
   readonly decisions: ReadonlyMap<string, Decision>
@@ -64,6 +66,10 @@ export function parseOptions(argv: readonly string[], cwd: string): DeskOptions 
     .argument('[question]', 'the question', BUILT_IN_QUESTION)
     .option('--corpus <path>', 'the folder of .md/.txt files (searched recursively)', REPOSITORY_DOCS)
     .option('--data <path>', 'where the desk keeps its SQLite files', '.agent-core')
+    .option(
+      '--database <url>',
+      'keep the knowledge base in PostgreSQL (postgres://...) instead of <data>/knowledge.db; desks on other machines share it',
+    )
     .option('--approve', 'ask in the terminal before each read: y, n, or an instruction for the model')
     .option(
       '--defer',
@@ -108,6 +114,7 @@ export function parseOptions(argv: readonly string[], cwd: string): DeskOptions 
   const options = program.opts<{
     corpus: string
     data: string
+    database?: string
     approve?: boolean
     defer?: boolean
     decide: Map<string, Decision>
@@ -148,11 +155,19 @@ export function parseOptions(argv: readonly string[], cwd: string): DeskOptions 
       { field: '--web-host', received: options.webHost },
     )
   }
+  if (options.database !== undefined && !/^postgres(?:ql)?:\/\/\S+$/.test(options.database)) {
+    throw new DeskError(
+      'usage',
+      `--database takes a PostgreSQL URL such as postgres://user:password@host:5432/desk, but got ${JSON.stringify(options.database)}.`,
+      { field: '--database', received: JSON.stringify(options.database) },
+    )
+  }
   const absolute = (path: string) => (isAbsolute(path) ? path : resolve(cwd, path))
   return {
     question,
     corpus: absolute(options.corpus),
     data: absolute(options.data),
+    ...(options.database !== undefined ? { database: options.database } : {}),
     approve: options.approve === true,
     defer: options.defer === true,
     decisions: options.decide,

@@ -37,6 +37,11 @@ export type {
   KnowledgeSearchOptions,
 } from './knowledge-definition.js'
 export { KnowledgeStoreError, type KnowledgeStoreErrorDetails } from './knowledge-errors.js'
+export {
+  type KnowledgeFilter,
+  type KnowledgeFilterValue,
+  knowledgeFilterPredicate,
+} from './knowledge-filter.js'
 export type {
   KnowledgeDocumentChange,
   KnowledgeDocumentRecord,

@@ -33,24 +33,34 @@ function openFile(file: string): Database.Database {
   return database
 }
 
-describeKnowledgeStoreConformance('SQLite store (file)', () => {
-  const file = tempFile()
-  let current = openFile(file)
-  return {
-    store: createSqliteKnowledgeStore(current),
-    reopen: () => {
-      current.close()
-      current = openFile(file)
-      return createSqliteKnowledgeStore(current)
-    },
-    close: () => current.close(),
-  }
+describeKnowledgeStoreConformance({
+  describe,
+  it,
+  name: 'SQLite store (file)',
+  open: async () => {
+    const file = tempFile()
+    let current = openFile(file)
+    return {
+      store: createSqliteKnowledgeStore(current),
+      reopen: () => {
+        current.close()
+        current = openFile(file)
+        return createSqliteKnowledgeStore(current)
+      },
+      close: () => current.close(),
+    }
+  },
 })
 
-describeKnowledgeStoreConformance('SQLite store (in memory, table prefix)', () => {
-  const database = new Database(':memory:')
-  const store = new SqliteKnowledgeStore(database, { tablePrefix: 'kb' })
-  return { store, close: () => database.close() }
+describeKnowledgeStoreConformance({
+  describe,
+  it,
+  name: 'SQLite store (in memory, table prefix)',
+  open: async () => {
+    const database = new Database(':memory:')
+    const store = new SqliteKnowledgeStore(database, { tablePrefix: 'kb' })
+    return { store, close: () => database.close() }
+  },
 })
 
 describe('SQLite knowledge store', () => {

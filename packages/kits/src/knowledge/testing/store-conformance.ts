@@ -1,8 +1,8 @@
 /**
- * The rules every KnowledgeStore keeps, run on the memory store and the SQLite store alike (private to
- * the tests: `testing/` is not a subpath). `open` gives a fresh store; `reopen`, when the store is
- * persistent, opens the same data again as a restarted process would.
+ * The rules every KnowledgeStore keeps, run on the memory, SQLite and PostgreSQL stores alike, with any
+ * test runner (`describe` and `it` are passed in; assertions use `node:assert/strict`).
  */
+import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
 import { AgentCoreError, ConflictError } from '@agent-core/core'
 import {
@@ -14,21 +14,74 @@ import {
   type KnowledgeStoreBatch,
 } from '@agent-core/kits/knowledge'
 import type { Embedder } from '@agent-core/kits/search'
-import { afterEach, describe, expect, it } from 'vitest'
 
-/** What a conformance run needs of a store. */
+/**
+ * What the store factory of {@link describeKnowledgeStoreConformance} hands to each test.
+ * @example
+ * ```ts
+ * import { createMemoryKnowledgeStore } from '@agent-core/kits/knowledge'
+ * import type { KnowledgeStoreHarness } from '@agent-core/kits/knowledge/testing'
+ * const store = createMemoryKnowledgeStore()
+ * const harness: KnowledgeStoreHarness = { store, reopen: async () => store }
+ * ```
+ */
 export interface KnowledgeStoreHarness {
+  /** The store under test, over empty storage. */
   readonly store: KnowledgeStore
-  /** The same data through a new handle (a restart); the old handle is closed first. */
-  readonly reopen?: () => KnowledgeStore
-  /** Releases the store (and its files). */
-  readonly close: () => void
+  /**
+   * The same data through a new handle, as a restarted process sees it (the old handle may be closed
+   * first). Omit it for a store that does not persist; the tests then use `store` again.
+   */
+  readonly reopen?: (() => KnowledgeStore | Promise<KnowledgeStore>) | undefined
+  /** Releases what the harness opened (connections, files). */
+  readonly close?: (() => unknown) | undefined
+}
+
+/**
+ * The test functions of a runner: `describe(name, body)` and `it(name, body)` as vitest, `node:test`,
+ * jest and mocha provide them.
+ * @example
+ * ```ts no-run
+ * import { suite, test } from 'node:test'
+ * import type { KnowledgeConformanceRunner } from '@agent-core/kits/knowledge/testing'
+ * const runner: KnowledgeConformanceRunner = { describe: suite, it: test }
+ * ```
+ */
+export interface KnowledgeConformanceRunner {
+  /** Groups tests: the runner's `describe` (or `suite`). */
+  readonly describe: (name: string, body: () => void) => unknown
+  /** Registers one asynchronous test: the runner's `it` (or `test`). */
+  readonly it: (name: string, body: () => Promise<void>) => unknown
+}
+
+/**
+ * Options of {@link describeKnowledgeStoreConformance}.
+ * @example
+ * ```ts no-run
+ * import { describe, it } from 'node:test'
+ * import { createMemoryKnowledgeStore } from '@agent-core/kits/knowledge'
+ * import type { KnowledgeStoreConformanceOptions } from '@agent-core/kits/knowledge/testing'
+ * const options: KnowledgeStoreConformanceOptions = {
+ *   describe,
+ *   it,
+ *   name: 'memory store',
+ *   open: async () => ({ store: createMemoryKnowledgeStore() }),
+ * }
+ * ```
+ */
+export interface KnowledgeStoreConformanceOptions extends KnowledgeConformanceRunner {
+  /** Names the group of tests. */
+  readonly name: string
+  /** A store over empty storage, for one test. */
+  readonly open: () => Promise<KnowledgeStoreHarness>
 }
 
 const live = { signal: new AbortController().signal }
+/** The embedding space of the suite's vectors (3 dimensions). */
 export const space: KnowledgeEmbeddingSpace = Object.freeze({ identity: 'toy', dimensions: 3 })
 const otherSpace: KnowledgeEmbeddingSpace = Object.freeze({ identity: 'toy', dimensions: 4 })
 
+/** SHA-256 (base64url) of a text, as the kit hashes embedded texts. */
 export const hashOf = (text: string): string => createHash('sha256').update(text).digest('base64url')
 
 /** A passage record of `documentId` at `revision`. */
@@ -75,6 +128,7 @@ export function change(
   }
 }
 
+/** A vector of `dimensions` numbers derived from `seed`. */
 export const vector = (seed: number, dimensions = 3) =>
   Float32Array.from({ length: dimensions }, (_, i) => seed + i * 0.25 + 0.1)
 
@@ -105,29 +159,71 @@ function batch(
   return { publicationId: 'docs', space: s, documents, vectors }
 }
 
-/** Registers the conformance tests of a store. */
-export function describeKnowledgeStoreConformance(name: string, open: () => KnowledgeStoreHarness): void {
+/** Expects `call` to reject (or throw) with an error `accept` accepts. */
+export async function rejects(
+  call: () => unknown,
+  accept: (error: unknown) => boolean,
+  what: string,
+): Promise<unknown> {
+  const outcome = await Promise.resolve()
+    .then(call)
+    .then(
+      () => ({ failed: false as const, error: undefined }),
+      (error: unknown) => ({ failed: true as const, error }),
+    )
+  assert.ok(outcome.failed, `${what} should fail, but it succeeded`)
+  assert.ok(accept(outcome.error), `${what} failed with an unexpected error: ${String(outcome.error)}`)
+  return outcome.error
+}
+
+const vectorValues = (v: Float32Array | undefined) => [...(v ?? [])]
+const sortedKeys = (map: ReadonlyMap<string, unknown>) => [...map.keys()].sort()
+
+/**
+ * Registers, with any test runner's `describe` and `it`, the tests a `KnowledgeStore` must pass: what
+ * it gives back, publications kept apart, vectors per embedding space (first one kept, unreferenced ones
+ * swept), retractions, whole-batch `ConflictError`s, aborted and malformed calls refused, copies, and a
+ * real publication served through it (reloaded without re-embedding). Each test opens a fresh harness
+ * and closes it.
+ * @example
+ * ```ts no-run
+ * import { describe, it } from 'node:test'
+ * import { createMemoryKnowledgeStore } from '@agent-core/kits/knowledge'
+ * import { describeKnowledgeStoreConformance } from '@agent-core/kits/knowledge/testing'
+ *
+ * describeKnowledgeStoreConformance({
+ *   describe,
+ *   it,
+ *   name: 'memory store',
+ *   open: async () => ({ store: createMemoryKnowledgeStore() }),
+ * })
+ * ```
+ */
+export function describeKnowledgeStoreConformance(options: KnowledgeStoreConformanceOptions): void {
+  const { describe, it, name, open } = options
+  /** Runs `body` on a fresh harness, closing it afterwards. */
+  const test = (
+    title: string,
+    body: (store: KnowledgeStore, harness: KnowledgeStoreHarness) => Promise<void>,
+  ) =>
+    it(title, async () => {
+      const harness = await open()
+      try {
+        await body(harness.store, harness)
+      } finally {
+        await harness.close?.()
+      }
+    })
+
   describe(`${name}: KnowledgeStore conformance`, () => {
-    let harness: KnowledgeStoreHarness | undefined
-    const fresh = () => {
-      harness = open()
-      return harness.store
-    }
-    afterEach(() => {
-      harness?.close()
-      harness = undefined
-    })
-
-    it('loads an empty publication', async () => {
-      const store = fresh()
+    test('loads an empty publication', async (store) => {
       const contents = await store.load({ publicationId: 'docs', space }, live)
-      expect(contents.documents).toEqual([])
-      expect(contents.passages).toEqual([])
-      expect(contents.vectors.size).toBe(0)
+      assert.deepStrictEqual(contents.documents, [])
+      assert.deepStrictEqual(contents.passages, [])
+      assert.equal(contents.vectors.size, 0)
     })
 
-    it('gives back exactly what it was given: records, passages in order, vectors of the space', async () => {
-      const store = fresh()
+    test('gives back exactly what it was given: records, passages in order, vectors of the space', async (store) => {
       const b = change('b.md', 1, 0, ['beta one', 'beta two'])
       const a = change('a.md', 1, 0, ['alpha'])
       const vectors = [
@@ -137,31 +233,29 @@ export function describeKnowledgeStoreConformance(name: string, open: () => Know
       ]
       await store.write(batch([b, a], vectors), live)
       const contents = await store.load({ publicationId: 'docs', space }, live)
-      expect(contents.documents).toEqual([a.record, b.record])
-      expect(contents.passages).toEqual([...a.passages, ...b.passages])
-      expect([...contents.vectors.keys()].sort()).toEqual(vectors.map((v) => v.hash).sort())
+      assert.deepStrictEqual(contents.documents, [a.record, b.record])
+      assert.deepStrictEqual(contents.passages, [...a.passages, ...b.passages])
+      assert.deepStrictEqual(sortedKeys(contents.vectors), vectors.map((v) => v.hash).sort())
       for (const { hash, vector: v } of vectors)
-        expect([...(contents.vectors.get(hash) ?? [])]).toEqual([...v])
+        assert.deepStrictEqual(vectorValues(contents.vectors.get(hash)), [...v])
       // Another space sees none of them; no space sees none either.
-      expect((await store.load({ publicationId: 'docs', space: otherSpace }, live)).vectors.size).toBe(0)
-      expect((await store.load({ publicationId: 'docs', space: undefined }, live)).vectors.size).toBe(0)
+      assert.equal((await store.load({ publicationId: 'docs', space: otherSpace }, live)).vectors.size, 0)
+      assert.equal((await store.load({ publicationId: 'docs', space: undefined }, live)).vectors.size, 0)
     })
 
-    it('keeps publications apart', async () => {
-      const store = fresh()
+    test('keeps publications apart', async (store) => {
       await store.write(
         batch([change('a.md', 1, 0, ['alpha'])], [{ hash: hashOf('alpha'), vector: vector(1) }]),
         live,
       )
       const other = await store.load({ publicationId: 'other', space }, live)
-      expect(other.documents).toEqual([])
-      expect(other.vectors.size).toBe(0)
+      assert.deepStrictEqual(other.documents, [])
+      assert.equal(other.vectors.size, 0)
       const found = await store.vectors({ publicationId: 'other', space, hashes: [hashOf('alpha')] }, live)
-      expect(found.size).toBe(0)
+      assert.equal(found.size, 0)
     })
 
-    it('reads the vectors of given hashes, leaving out missing ones and other spaces', async () => {
-      const store = fresh()
+    test('reads the vectors of given hashes, leaving out missing ones and other spaces', async (store) => {
       await store.write(
         batch(
           [change('a.md', 1, 0, ['alpha', 'beta'])],
@@ -177,28 +271,26 @@ export function describeKnowledgeStoreConformance(name: string, open: () => Know
         { publicationId: 'docs', space, hashes: [hashOf('alpha'), hashOf('nope')] },
         live,
       )
-      expect([...found.keys()]).toEqual([hashOf('alpha')])
-      expect([...(found.get(hashOf('alpha')) ?? [])]).toEqual([...vector(1)])
+      assert.deepStrictEqual([...found.keys()], [hashOf('alpha')])
+      assert.deepStrictEqual(vectorValues(found.get(hashOf('alpha'))), [...vector(1)])
       const wide = await store.vectors(
         { publicationId: 'docs', space: otherSpace, hashes: [hashOf('alpha')] },
         live,
       )
-      expect([...(wide.get(hashOf('alpha')) ?? [])]).toEqual([...vector(7, 4)])
+      assert.deepStrictEqual(vectorValues(wide.get(hashOf('alpha'))), [...vector(7, 4)])
     })
 
-    it('keeps the first vector written for a hash', async () => {
-      const store = fresh()
+    test('keeps the first vector written for a hash', async (store) => {
       await store.write(
         batch([change('a.md', 1, 0, ['alpha'])], [{ hash: hashOf('alpha'), vector: vector(1) }]),
         live,
       )
       await store.write(batch([], [{ hash: hashOf('alpha'), vector: vector(9) }]), live)
       const found = await store.vectors({ publicationId: 'docs', space, hashes: [hashOf('alpha')] }, live)
-      expect([...(found.get(hashOf('alpha')) ?? [])]).toEqual([...vector(1)])
+      assert.deepStrictEqual(vectorValues(found.get(hashOf('alpha'))), [...vector(1)])
     })
 
-    it('replaces all passages of a document on a new revision and sweeps unreferenced vectors', async () => {
-      const store = fresh()
+    test('replaces all passages of a document on a new revision and sweeps unreferenced vectors', async (store) => {
       await store.write(
         batch(
           [change('a.md', 1, 0, ['keep', 'drop'])],
@@ -212,63 +304,66 @@ export function describeKnowledgeStoreConformance(name: string, open: () => Know
       const next = change('a.md', 2, 1, ['keep', 'new'])
       await store.write(batch([next], [{ hash: hashOf('new'), vector: vector(3) }]), live)
       const contents = await store.load({ publicationId: 'docs', space }, live)
-      expect(contents.documents).toEqual([next.record])
-      expect(contents.passages).toEqual(next.passages)
-      expect([...contents.vectors.keys()].sort()).toEqual([hashOf('keep'), hashOf('new')].sort())
+      assert.deepStrictEqual(contents.documents, [next.record])
+      assert.deepStrictEqual(contents.passages, next.passages)
+      assert.deepStrictEqual(sortedKeys(contents.vectors), [hashOf('keep'), hashOf('new')].sort())
     })
 
-    it('keeps a retracted document row (its revision is never reused) without passages', async () => {
-      const store = fresh()
+    test('keeps a retracted document row (its revision is never reused) without passages', async (store) => {
       const first = change('a.md', 1, 0, ['alpha'])
       await store.write(batch([first], [{ hash: hashOf('alpha'), vector: vector(1) }]), live)
       const retracted = { ...first.record, passageCount: 0, retractedAtMs: 5_000 }
       await store.write(batch([{ expectedRevision: 1, record: retracted, passages: [] }]), live)
       const contents = await store.load({ publicationId: 'docs', space }, live)
-      expect(contents.documents).toEqual([retracted])
-      expect(contents.passages).toEqual([])
-      expect(contents.vectors.size).toBe(0)
+      assert.deepStrictEqual(contents.documents, [retracted])
+      assert.deepStrictEqual(contents.passages, [])
+      assert.equal(contents.vectors.size, 0)
       // Publishing it again expects the retracted revision.
-      await expect(store.write(batch([change('a.md', 1, 0, ['alpha'])]), live)).rejects.toThrow(ConflictError)
+      await rejects(
+        () => store.write(batch([change('a.md', 1, 0, ['alpha'])]), live),
+        (e) => ConflictError.isInstance(e),
+        'a write expecting no row over a retracted one',
+      )
       await store.write(batch([change('a.md', 2, 1, ['alpha'])]), live)
-      expect((await store.load({ publicationId: 'docs', space }, live)).documents[0]?.revision).toBe(2)
+      assert.equal((await store.load({ publicationId: 'docs', space }, live)).documents[0]?.revision, 2)
     })
 
-    it('refuses a whole batch with a ConflictError when one expected revision is stale, writing nothing', async () => {
-      const store = fresh()
+    test('refuses a whole batch with a ConflictError when one expected revision is stale, writing nothing', async (store) => {
       await store.write(batch([change('a.md', 1, 0, ['alpha'])]), live)
       const before = await store.load({ publicationId: 'docs', space }, live)
       const stale = batch(
         [change('b.md', 1, 0, ['beta']), change('a.md', 2, 0, ['alpha two'])],
         [{ hash: hashOf('beta'), vector: vector(4) }],
       )
-      const error = await store.write(stale, live).then(
-        () => undefined,
-        (e: unknown) => e,
+      const error = await rejects(
+        () => store.write(stale, live),
+        (e) => ConflictError.isInstance(e),
+        'a stale batch',
       )
-      expect(ConflictError.isInstance(error)).toBe(true)
-      expect((error as ConflictError).details).toMatchObject({
-        documentId: 'a.md',
-        expectedRevision: 0,
-        storedRevision: 1,
-      })
-      expect(await store.load({ publicationId: 'docs', space }, live)).toEqual(before)
-      expect(
+      const details = (error as ConflictError).details as Record<string, unknown>
+      assert.equal(details.documentId, 'a.md')
+      assert.equal(details.expectedRevision, 0)
+      assert.equal(details.storedRevision, 1)
+      assert.deepStrictEqual(await store.load({ publicationId: 'docs', space }, live), before)
+      assert.equal(
         (await store.vectors({ publicationId: 'docs', space, hashes: [hashOf('beta')] }, live)).size,
-      ).toBe(0)
+        0,
+      )
     })
 
-    it('refuses an aborted call before it writes', async () => {
-      const store = fresh()
+    test('refuses an aborted call before it writes', async (store) => {
       const controller = new AbortController()
       controller.abort()
-      await expect(
-        store.write(batch([change('a.md', 1, 0, ['alpha'])]), { signal: controller.signal }),
-      ).rejects.toSatisfy((e: unknown) => AgentCoreError.isInstance(e) && e.code === 'aborted')
-      expect((await store.load({ publicationId: 'docs', space }, live)).documents).toEqual([])
+      await rejects(
+        () => store.write(batch([change('a.md', 1, 0, ['alpha'])]), { signal: controller.signal }),
+        (e) => AgentCoreError.isInstance(e) && e.code === 'aborted',
+        'an aborted write',
+      )
+      assert.deepStrictEqual((await store.load({ publicationId: 'docs', space }, live)).documents, [])
     })
 
-    it('refuses malformed calls with typed errors and changes nothing', async () => {
-      const store = fresh()
+    test('refuses malformed calls with typed errors and changes nothing', async (store) => {
+      const typed = (e: unknown) => AgentCoreError.isInstance(e)
       const bad: unknown[] = [
         undefined,
         { publicationId: '', space, documents: [], vectors: [] },
@@ -282,25 +377,19 @@ export function describeKnowledgeStoreConformance(name: string, open: () => Know
         },
         batch([change('a.md', 1, 0, ['alpha']), change('a.md', 1, 0, ['alpha'])]),
       ]
-      for (const value of bad) {
-        await expect(store.write(value as KnowledgeStoreBatch, live)).rejects.toSatisfy((e: unknown) =>
-          AgentCoreError.isInstance(e),
-        )
-      }
-      await expect(store.write(batch([]), undefined as never)).rejects.toSatisfy((e: unknown) =>
-        AgentCoreError.isInstance(e),
+      for (const [i, value] of bad.entries())
+        await rejects(() => store.write(value as KnowledgeStoreBatch, live), typed, `malformed batch #${i}`)
+      await rejects(() => store.write(batch([]), undefined as never), typed, 'a write without options')
+      await rejects(() => store.load(null as never, live), typed, 'a load of null')
+      await rejects(
+        () => store.vectors({ publicationId: 'docs', space, hashes: 'x' } as never, live),
+        typed,
+        'a vectors call with hashes "x"',
       )
-      await expect(store.load(null as never, live)).rejects.toSatisfy((e: unknown) =>
-        AgentCoreError.isInstance(e),
-      )
-      await expect(
-        store.vectors({ publicationId: 'docs', space, hashes: 'x' } as never, live),
-      ).rejects.toSatisfy((e: unknown) => AgentCoreError.isInstance(e))
-      expect((await store.load({ publicationId: 'docs', space }, live)).documents).toEqual([])
+      assert.deepStrictEqual((await store.load({ publicationId: 'docs', space }, live)).documents, [])
     })
 
-    it('copies: changing what was written or loaded does not change the store', async () => {
-      const store = fresh()
+    test('copies: changing what was written or loaded does not change the store', async (store) => {
       const a = change('a.md', 1, 0, ['alpha'])
       const v = vector(1)
       await store.write(batch([a], [{ hash: hashOf('alpha'), vector: v }]), live)
@@ -309,12 +398,11 @@ export function describeKnowledgeStoreConformance(name: string, open: () => Know
       ;(first.vectors.get(hashOf('alpha')) as Float32Array)[1] = 42
       ;(first.documents as unknown as { title?: string }[])[0]!.title = 'changed'
       const second = await store.load({ publicationId: 'docs', space }, live)
-      expect([...(second.vectors.get(hashOf('alpha')) ?? [])]).toEqual([...vector(1)])
-      expect(second.documents[0]?.title).toBe('Title of a.md')
+      assert.deepStrictEqual(vectorValues(second.vectors.get(hashOf('alpha'))), [...vector(1)])
+      assert.equal(second.documents[0]?.title, 'Title of a.md')
     })
 
-    it('serves a publication: a second publication over the store loads it without embedding', async () => {
-      const store = fresh()
+    test('serves a publication: a second publication over the store loads it without embedding', async (store, harness) => {
       const embedder = countingEmbedder()
       const first = Knowledge.defineKnowledgePublication({ id: 'docs', store, embedder })
       await first.publish({
@@ -328,32 +416,38 @@ export function describeKnowledgeStoreConformance(name: string, open: () => Know
         ],
       })
       const embedded = embedder.texts.length
-      expect(embedded).toBe(3)
-      let reloaded = store
-      if (harness?.reopen !== undefined) reloaded = harness.reopen()
+      assert.equal(embedded, 3)
+      const reloaded = harness.reopen !== undefined ? await harness.reopen() : store
       const second = Knowledge.defineKnowledgePublication({ id: 'docs', store: reloaded, embedder })
-      expect(await second.load()).toEqual({ publicationId: 'docs', documents: 2, passages: 3, embedded: 0 })
-      expect(await second.list()).toEqual(await first.list())
+      assert.deepStrictEqual(await second.load(), {
+        publicationId: 'docs',
+        documents: 2,
+        passages: 3,
+        embedded: 0,
+      })
+      assert.deepStrictEqual(await second.list(), await first.list())
       const [hit] = await second.search({ query: 'bananas', limit: 1, mode: 'text' })
-      expect(hit?.document).toMatchObject({ id: 'b.md@1#1', title: 'B', text: 'Bananas are yellow.' })
+      assert.equal(hit?.document.id, 'b.md@1#1')
+      assert.equal(hit?.document.title, 'B')
+      assert.equal(hit?.document.text, 'Bananas are yellow.')
       const [vectorHit] = await second.search({ query: 'Bananas are yellow.', limit: 1, mode: 'vector' })
-      expect(vectorHit?.score).toBeGreaterThan(0)
+      assert.ok((vectorHit?.score ?? 0) > 0, 'a vector search finds the passage')
       // The vector search embedded its query, and nothing else.
-      expect(embedder.texts.slice(embedded)).toEqual(['Bananas are yellow.'])
+      assert.deepStrictEqual(embedder.texts.slice(embedded), ['Bananas are yellow.'])
       // Publishing the same material again through the reloaded store embeds and writes nothing.
       const again = await second.publish({
         materials: [{ id: 'b.md', title: 'B', text: 'Bananas are yellow.' }],
       })
-      expect(again.skipped).toEqual([{ id: 'b.md', reason: 'unchanged', revision: 1 }])
-      expect(again.batches).toBe(0)
-      expect(embedder.texts.length).toBe(embedded + 1)
+      assert.deepStrictEqual(again.skipped, [{ id: 'b.md', reason: 'unchanged', revision: 1 }])
+      assert.equal(again.batches, 0)
+      assert.equal(embedder.texts.length, embedded + 1)
       // A new embedding model re-embeds at load, once.
       const wider = countingEmbedder('toy-wide', 5)
       const third = Knowledge.defineKnowledgePublication({ id: 'docs', store: reloaded, embedder: wider })
-      expect((await third.load()).embedded).toBe(3)
+      assert.equal((await third.load()).embedded, 3)
       const fourth = Knowledge.defineKnowledgePublication({ id: 'docs', store: reloaded, embedder: wider })
-      expect((await fourth.load()).embedded).toBe(0)
-      expect(wider.texts.length).toBe(3)
+      assert.equal((await fourth.load()).embedded, 0)
+      assert.equal(wider.texts.length, 3)
     })
   })
 }

@@ -1,0 +1,141 @@
+/**
+ * The argument checks of a database-backed store (\`where\` names the store in messages): what the SQL
+ * statements bind is refused before a transaction starts. The PostgreSQL store uses them.
+ */
+import {
+  assertNonEmptyString,
+  assertObject,
+  assertSafeInteger,
+  describeValue,
+  InvalidInputError,
+  throwIfAborted,
+} from '@agent-core/core'
+import type { KnowledgeEmbeddingSpace, KnowledgeStoreBatch } from '../knowledge-store.js'
+
+export function checkCallOptions(options: unknown, point: string, where: string): AbortSignal {
+  assertObject(options, 'options', { where, arrays: false, hint: 'Pass { signal }.' })
+  const { signal } = options
+  if (!(signal instanceof AbortSignal)) {
+    throw new InvalidInputError(
+      `${where}: options.signal must be an AbortSignal, but got ${describeValue(signal)}.`,
+      {
+        details: { field: 'options.signal', received: describeValue(signal) },
+      },
+    )
+  }
+  throwIfAborted(signal, point)
+  return signal
+}
+
+export function checkSpace(space: unknown, field: string, where: string): KnowledgeEmbeddingSpace {
+  assertObject(space, field, { where, arrays: false })
+  assertNonEmptyString(space.identity, `${field}.identity`, { where })
+  assertSafeInteger(space.dimensions, `${field}.dimensions`, { where, min: 1 })
+  return space as unknown as KnowledgeEmbeddingSpace
+}
+
+export function checkArray(value: unknown, field: string, where: string): readonly unknown[] {
+  if (!Array.isArray(value)) {
+    throw new InvalidInputError(`${where}: ${field} must be an array, but got ${describeValue(value)}.`, {
+      details: { field, received: describeValue(value) },
+    })
+  }
+  return value
+}
+
+function checkTime(value: unknown, field: string, where: string): void {
+  if (typeof value !== 'number' || !Number.isFinite(value)) {
+    throw new InvalidInputError(
+      `${where}: ${field} must be a finite number of epoch milliseconds, but got ${describeValue(value)}.`,
+      {
+        details: { field, received: describeValue(value) },
+      },
+    )
+  }
+}
+
+/** Checks the parts of a batch the SQL statements bind, so that a wrong call is refused before the transaction. */
+export function checkBatch(batch: unknown, where: string): KnowledgeStoreBatch {
+  assertObject(batch, 'batch', {
+    where: where,
+    arrays: false,
+    hint: 'Pass { publicationId, space, documents, vectors }.',
+  })
+  assertNonEmptyString(batch.publicationId, 'batch.publicationId', { where })
+  const space = batch.space === undefined ? undefined : checkSpace(batch.space, 'batch.space', where)
+  const documents = checkArray(batch.documents, 'batch.documents', where)
+  const seen = new Set<string>()
+  documents.forEach((change, i) => {
+    const field = `batch.documents[${i}]`
+    assertObject(change, field, { where, arrays: false })
+    assertSafeInteger(change.expectedRevision, `${field}.expectedRevision`, { where, min: 0 })
+    const record = change.record
+    assertObject(record, `${field}.record`, { where, arrays: false })
+    assertNonEmptyString(record.id, `${field}.record.id`, { where })
+    if (seen.has(record.id)) {
+      throw new InvalidInputError(
+        `${where}: ${field} changes "${record.id}" a second time. Change each document once per batch.`,
+        {
+          details: { field: `${field}.record.id`, received: describeValue(record.id) },
+        },
+      )
+    }
+    seen.add(record.id)
+    assertSafeInteger(record.revision, `${field}.record.revision`, { where, min: 1 })
+    assertNonEmptyString(record.contentHash, `${field}.record.contentHash`, { where })
+    assertSafeInteger(record.passageCount, `${field}.record.passageCount`, { where, min: 0 })
+    checkTime(record.publishedAtMs, `${field}.record.publishedAtMs`, where)
+    if (record.retractedAtMs !== undefined)
+      checkTime(record.retractedAtMs, `${field}.record.retractedAtMs`, where)
+    if (record.title !== undefined && typeof record.title !== 'string') {
+      throw new InvalidInputError(
+        `${where}: ${field}.record.title must be a string or left out, but got ${describeValue(record.title)}.`,
+        {
+          details: { field: `${field}.record.title`, received: describeValue(record.title) },
+        },
+      )
+    }
+    const passages = checkArray(change.passages, `${field}.passages`, where)
+    passages.forEach((passage, j) => {
+      const at = `${field}.passages[${j}]`
+      assertObject(passage, at, { where, arrays: false })
+      assertNonEmptyString(passage.id, `${at}.id`, { where })
+      if (passage.documentId !== record.id) {
+        throw new InvalidInputError(
+          `${where}: ${at}.documentId must be "${String(record.id)}", the document it is written with, but got ${describeValue(passage.documentId)}.`,
+          {
+            details: { field: `${at}.documentId`, received: describeValue(passage.documentId) },
+          },
+        )
+      }
+      for (const key of ['revision', 'number', 'start', 'end', 'startLine', 'endLine'] as const)
+        assertSafeInteger(passage[key], `${at}.${key}`, { where, min: 0 })
+      if (typeof passage.text !== 'string') {
+        throw new InvalidInputError(
+          `${where}: ${at}.text must be a string, but got ${describeValue(passage.text)}.`,
+          {
+            details: { field: `${at}.text`, received: describeValue(passage.text) },
+          },
+        )
+      }
+      checkArray(passage.headingPath, `${at}.headingPath`, where)
+      assertNonEmptyString(passage.hash, `${at}.hash`, { where })
+    })
+  })
+  const vectors = checkArray(batch.vectors, 'batch.vectors', where)
+  vectors.forEach((entry, i) => {
+    assertObject(entry, `batch.vectors[${i}]`, { where, arrays: false })
+    assertNonEmptyString(entry.hash, `batch.vectors[${i}].hash`, { where })
+    if (
+      space === undefined ||
+      !(entry.vector instanceof Float32Array) ||
+      entry.vector.length !== space.dimensions
+    ) {
+      throw new InvalidInputError(
+        `${where}: batch.vectors[${i}].vector must be a Float32Array of batch.space.dimensions numbers, but got ${describeValue(entry.vector)}.`,
+        { details: { field: `batch.vectors[${i}].vector`, received: describeValue(entry.vector) } },
+      )
+    }
+  })
+  return batch as unknown as KnowledgeStoreBatch
+}
