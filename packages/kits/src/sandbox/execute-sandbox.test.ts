@@ -10,7 +10,7 @@ import {
   type SandboxRecording,
   type SandboxResult,
 } from './index.js'
-import { retiredModules } from './internal/engine.js'
+import { engineStats } from './internal/engine.js'
 import { shop } from './testing/fixtures.js'
 
 const value = (result: SandboxResult) => (result.status === 'completed' ? result.value : result)
@@ -237,13 +237,13 @@ describe('limits', () => {
     })
     // JSON.stringify of a deeply nested array recurses in C, past QuickJS's own stack check: the engine
     // module is retired and the next script gets a fresh one.
-    const retired = retiredModules()
+    const failed = engineStats().failed
     const nested = await executeSandbox(
       'let a: unknown[] = []\nfor (let i = 0; i < 300000; i++) a = [a]\nreturn JSON.stringify(a).length',
       [],
     )
     expect(failure(nested)).toMatchObject({ kind: 'limit', limit: 'stack' })
-    expect(retiredModules()).toBe(retired + 1)
+    expect(engineStats().failed).toBe(failed + 1)
     expect(value(await executeSandbox('return "still fine"', []))).toBe('still fine')
   })
 
@@ -264,14 +264,14 @@ describe('limits', () => {
     expect(result.recording.calls).toEqual([expect.objectContaining({ status: 'failed', toolId: 'hang' })])
   })
 
-  it('refuses host calls past the limit inside the script', async () => {
+  it('ends the execution at the host call past the limit, even one the script would catch', async () => {
     const { tools, runs } = shop()
     const result = await executeSandbox(
       `for (let i = 0; i < 5; i++) await lookup_order({ orderId: 'B-' + i })`,
       tools,
       { limits: { maxHostCalls: 3 } },
     )
-    expect(failure(result)).toMatchObject({ kind: 'limit', limit: 'hostCalls', toolId: 'lookup_order' })
+    expect(failure(result)).toMatchObject({ kind: 'limit', limit: 'hostCalls' })
     expect(runs).toHaveLength(3)
     const caught = await executeSandbox(
       `const out: string[] = []
@@ -280,7 +280,7 @@ return out`,
       tools,
       { limits: { maxHostCalls: 1 } },
     )
-    expect(value(caught)).toEqual(['ok', 'sandbox-limit', 'sandbox-limit'])
+    expect(failure(caught)).toMatchObject({ kind: 'limit', limit: 'hostCalls' })
   })
 
   it('refuses output past the limit and cuts the console output at its limit', async () => {

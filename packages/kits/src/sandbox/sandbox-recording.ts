@@ -146,9 +146,37 @@ export interface SandboxRecordingStore {
 }
 
 /**
+ * Options of a {@link MemoryRecordingStore}.
+ * @example
+ * ```ts
+ * import type { MemoryRecordingStoreOptions } from '@agent-core/kits/sandbox'
+ * const options: MemoryRecordingStoreOptions = { maxRecordings: 100 }
+ * ```
+ */
+export interface MemoryRecordingStoreOptions {
+  /**
+   * Recordings kept at most (default 1,000). Past it, the store forgets the least recently saved recording
+   * of an execution that is over (no host call waits or runs); only when every one still waits does it
+   * forget the oldest waiting one (a code call resumed after that is refused, never run from scratch).
+   */
+  readonly maxRecordings?: number | undefined
+}
+
+/** What a {@link MemoryRecordingStore} keeps where no bound is given. */
+const DEFAULT_MAX_RECORDINGS = 1_000
+
+/** Whether an execution could still go on from this recording (a host call waits or was running). */
+function goesOn(recording: SandboxRecording): boolean {
+  return (
+    (recording.running?.length ?? 0) > 0 || recording.calls.some((call) => call.status === 'pending')
+  )
+}
+
+/**
  * A {@link SandboxRecordingStore} in memory, and plain JSON: `JSON.stringify(store)` writes every recording
  * and `new MemoryRecordingStore(JSON.parse(text))` restores them in another process (each is checked with
- * {@link assertSandboxRecording}). The default store of a code tool.
+ * {@link assertSandboxRecording}). The default store of a code tool. It keeps at most `maxRecordings`
+ * (default 1,000), forgetting finished executions first.
  * @example
  * ```ts
  * import { MemoryRecordingStore } from '@agent-core/kits/sandbox'
@@ -159,12 +187,25 @@ export interface SandboxRecordingStore {
  */
 export class MemoryRecordingStore implements SandboxRecordingStore {
   readonly #recordings = new Map<string, SandboxRecording>()
+  readonly #max: number
 
   /**
    * @param entries - recordings by key, as `toJSON()` wrote them
-   * @throws `InvalidInputError` for entries that are not an object of recordings
+   * @param options - `maxRecordings`: how many are kept at most (default 1,000)
+   * @throws `InvalidInputError` for entries that are not an object of recordings, or a bad bound
    */
-  constructor(entries: Readonly<Record<string, SandboxRecording>> = {}) {
+  constructor(
+    entries: Readonly<Record<string, SandboxRecording>> = {},
+    options: MemoryRecordingStoreOptions = {},
+  ) {
+    const max = options?.maxRecordings ?? DEFAULT_MAX_RECORDINGS
+    if (typeof max !== 'number' || !Number.isSafeInteger(max) || max < 1) {
+      throw new InvalidInputError(
+        `options.maxRecordings must be a positive safe integer, but got ${describeValue(max)}.`,
+        { details: { field: 'options.maxRecordings', received: describeValue(max) } },
+      )
+    }
+    this.#max = max
     if (typeof entries !== 'object' || entries === null || Array.isArray(entries)) {
       throw new InvalidInputError(
         `A MemoryRecordingStore starts from an object of recordings keyed by invocation id, but got ${describeValue(entries)}.`,
@@ -174,6 +215,21 @@ export class MemoryRecordingStore implements SandboxRecordingStore {
     for (const [key, recording] of Object.entries(entries)) {
       assertSandboxRecording(recording, `entries.${key}`)
       this.#recordings.set(key, recording)
+    }
+    this.#trim()
+  }
+
+  /** Forgets recordings past the bound: finished ones first, least recently saved first. */
+  #trim(): void {
+    while (this.#recordings.size > this.#max) {
+      let victim: string | undefined
+      for (const [key, recording] of this.#recordings) {
+        if (!goesOn(recording)) {
+          victim = key
+          break
+        }
+      }
+      this.#recordings.delete(victim ?? this.#recordings.keys().next().value!)
     }
   }
 
@@ -203,7 +259,9 @@ export class MemoryRecordingStore implements SandboxRecordingStore {
         { details: { field: 'key', received: describeValue(key) } },
       )
     }
+    this.#recordings.delete(key)
     this.#recordings.set(key, JSON.parse(JSON.stringify(recording)) as SandboxRecording)
+    this.#trim()
   }
 
   /** Forgets the recording under `key` (once its run is over). Returns whether one was kept. */
