@@ -38,6 +38,7 @@ import {
   type RunOutcome,
 } from './internal/run.js'
 import { EventQueue } from './internal/slots.js'
+import { signState } from './internal/state-signature.js'
 import { assertKnownTools, readToolIds } from './internal/tool-ids.js'
 import {
   type AgentCallOutcome,
@@ -755,7 +756,9 @@ class AgentImpl<Answer, App> implements Agent<Answer, App> {
     }
     const runId = parsed.runId ?? newId('run')
     const run = new AgentRun(this.#compiled, { ...parsed, runId }, ctx)
-    return toResult<Answer>(await run.execute(), runId)
+    const result = toResult<Answer>(await run.execute(), runId)
+    if (result.reason !== 'suspended' || this.#compiled.keys === undefined) return result
+    return Object.freeze({ ...result, state: await signState(result.state, this.#compiled.keys) })
   }
 
   stream(

@@ -241,11 +241,12 @@ describe('limits', () => {
     const nested = await executeSandbox(
       'let a: unknown[] = []\nfor (let i = 0; i < 300000; i++) a = [a]\nreturn JSON.stringify(a).length',
       [],
+      { limits: { cpuTimeMs: 25_000 } },
     )
     expect(failure(nested)).toMatchObject({ kind: 'limit', limit: 'stack' })
     expect(engineStats().failed).toBe(failed + 1)
     expect(value(await executeSandbox('return "still fine"', []))).toBe('still fine')
-  })
+  }, 90_000)
 
   it('stops at the wall time while a host call hangs, and cancels the call', async () => {
     let signal: AbortSignal | undefined

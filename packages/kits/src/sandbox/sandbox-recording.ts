@@ -40,6 +40,11 @@ export interface SandboxRecording {
    * decide, but so that an execution re-entered after a crash runs them again with the same invocation id.
    */
   readonly running?: readonly string[] | undefined
+  /**
+   * Set by a code tool with `decisionKeys`: an HMAC (`signToolCall`) over the rest of the recording, checked
+   * before the recording is used again.
+   */
+  readonly signature?: string | undefined
 }
 
 function fail(field: string, problem: string, value: unknown): never {
@@ -70,7 +75,7 @@ export function assertSandboxRecording(
   const prototype = Object.getPrototypeOf(value)
   if (prototype !== Object.prototype && prototype !== null) fail(field, 'must be a plain object', value)
   const record = value as Record<string, unknown>
-  const known = ['version', 'id', 'code', 'seed', 'now', 'calls', 'running']
+  const known = ['version', 'id', 'code', 'seed', 'now', 'calls', 'running', 'signature']
   for (const key of Object.keys(record)) {
     if (!known.includes(key))
       fail(`${field}.${key}`, `is not a field of a recording (${known.join(', ')})`, record[key])
@@ -103,6 +108,8 @@ export function assertSandboxRecording(
     }
     last = number
   })
+  if (record.signature !== undefined && typeof record.signature !== 'string')
+    fail(`${field}.signature`, 'must be a string', record.signature)
   if (record.running !== undefined) {
     if (!Array.isArray(record.running))
       fail(`${field}.running`, 'must be an array of tool-call ids', record.running)

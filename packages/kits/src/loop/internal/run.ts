@@ -25,6 +25,7 @@ import {
   UnauthorizedError,
   ZERO_USAGE,
 } from '@agent-core/core'
+import { verifyState } from './state-signature.js'
 import { createInvocationId, type ModelTool, modelToolSchemas } from '@agent-core/core/tools'
 import {
   type ApproveDecision,
@@ -1525,6 +1526,7 @@ export async function checkResume(
   state: AgentRunState,
   outcomes: ReadonlyMap<string, AgentCallOutcome>,
 ): Promise<void> {
+  await verifyState(state, agent.keys)
   if (state.status === 'done') {
     throw new InvalidInputError(
       `Run "${state.runId}" already ended (reason "${state.reason}"); a finished run cannot be resumed. Start a new run with its messages to continue the conversation.`,

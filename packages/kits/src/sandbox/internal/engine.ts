@@ -95,9 +95,12 @@ export class Engine {
       eval: true,
       workerData: { quickjsUrl: resolveQuickjs(), wasmPages: pages },
       resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB, maxYoungGenerationSizeMb: 8, stackSizeMb: 4 },
-      stdout: false,
-      stderr: false,
+      // The engine's own diagnostics (an abort's assertion text) are not the host's output: dropped.
+      stdout: true,
+      stderr: true,
     })
+    this.#worker.stdout.resume()
+    this.#worker.stderr.resume()
     this.ready = new Promise<void>((resolve, reject) => {
       const onMessage = (message: { t: string; message?: string }) => {
         if (message.t === 'ready') resolve()
@@ -175,11 +178,12 @@ export class Engine {
         return
       case 'end': {
         lastEngineBytes = message.engineBytes as number
+        // The end first: a worker whose engine could not be freed is dropped after it reported.
+        this.#settle(message as unknown as EngineEnd)
         if (message.reusable !== true) {
           failed++
           this.terminate()
         }
-        this.#settle(message as unknown as EngineEnd)
         return
       }
     }

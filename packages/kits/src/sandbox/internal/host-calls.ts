@@ -86,7 +86,7 @@ export class HostCalls {
       .states()
       .filter((state) => hostCallNumber(state.toolCallId) !== undefined)
       .sort((a, b) => hostCallNumber(a.toolCallId)! - hostCallNumber(b.toolCallId)!)
-    const { running: _previous, ...rest } = this.#input.start
+    const { running: _previous, signature: _signature, ...rest } = this.#input.start
     return Object.freeze({
       ...rest,
       calls: Object.freeze(states),
