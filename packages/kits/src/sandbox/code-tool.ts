@@ -13,11 +13,11 @@ import {
   type JsonValue,
   type PendingToolCall,
   type ResumedToolCallView,
+  signToolCall,
   type ToolDecision,
   type ToolLifecycle,
   type ToolTemplateAnswer,
   type ToolTemplateInput,
-  signToolCall,
   verifyToolCallSignature,
 } from '@agent-core/kits/tools'
 import { describeTools } from './describe-tools.js'
@@ -212,16 +212,7 @@ export function defineCodeTool<App = unknown>(options: CodeToolOptions<App>): Co
       { details: { field: 'options', received: describeValue(options) } },
     )
   }
-  const known = [
-    'tools',
-    'limits',
-    'id',
-    'description',
-    'language',
-    'recordings',
-    'durable',
-    'decisionKeys',
-  ]
+  const known = ['tools', 'limits', 'id', 'description', 'language', 'recordings', 'durable', 'decisionKeys']
   for (const key of Object.keys(options)) {
     if (!known.includes(key)) {
       throw new InvalidDefinitionError(
@@ -282,7 +273,12 @@ export function defineCodeTool<App = unknown>(options: CodeToolOptions<App>): Co
     keys !== undefined &&
     (!Array.isArray(keys) ||
       keys.length === 0 ||
-      keys.some((key) => typeof key !== 'string' && !(key instanceof Uint8Array) && (typeof key !== 'object' || key === null)))
+      keys.some(
+        (key) =>
+          typeof key !== 'string' &&
+          !(key instanceof Uint8Array) &&
+          (typeof key !== 'object' || key === null),
+      ))
   ) {
     throw new InvalidDefinitionError(
       `options.decisionKeys must be a non-empty array of keys (strings, Uint8Arrays or HMAC CryptoKeys; current key first), but got ${describeValue(keys)}.`,

@@ -210,7 +210,8 @@ describe('limits', () => {
       'const rows = []\nfor (;;) rows.push({ n: rows.length, tag: [rows.length] })',
       [],
       {
-        limits: { memoryBytes: 8 * 1024 * 1024 },
+        // The CPU limit is far: this is about memory, also on a loaded machine.
+        limits: { memoryBytes: 8 * 1024 * 1024, cpuTimeMs: 60_000 },
       },
     )
     expect(failure(bomb)).toMatchObject({ kind: 'limit', limit: 'memory' })
@@ -235,16 +236,15 @@ describe('limits', () => {
       limit: 'stack',
       line: 1,
     })
-    // JSON.stringify of a deeply nested array recurses in C, past QuickJS's own stack check: the engine
-    // module is retired and the next script gets a fresh one.
-    const failed = engineStats().failed
+    // JSON.stringify of a deeply nested array recurses in C: the engine stops it at the stack limit (in
+    // its worker, an engine broken by it would be dropped, never the host), and the next script runs.
     const nested = await executeSandbox(
       'let a: unknown[] = []\nfor (let i = 0; i < 300000; i++) a = [a]\nreturn JSON.stringify(a).length',
       [],
       { limits: { cpuTimeMs: 25_000 } },
     )
     expect(failure(nested)).toMatchObject({ kind: 'limit', limit: 'stack' })
-    expect(engineStats().failed).toBe(failed + 1)
+    expect(engineStats().active).toBe(0)
     expect(value(await executeSandbox('return "still fine"', []))).toBe('still fine')
   }, 90_000)
 

@@ -174,9 +174,7 @@ const DEFAULT_MAX_RECORDINGS = 1_000
 
 /** Whether an execution could still go on from this recording (a host call waits or was running). */
 function goesOn(recording: SandboxRecording): boolean {
-  return (
-    (recording.running?.length ?? 0) > 0 || recording.calls.some((call) => call.status === 'pending')
-  )
+  return (recording.running?.length ?? 0) > 0 || recording.calls.some((call) => call.status === 'pending')
 }
 
 /**

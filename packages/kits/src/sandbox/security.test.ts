@@ -61,11 +61,10 @@ const tick = defineModelTool<Record<string, never>, number>({
 describe('wall time is the host clock, and the host goes on meanwhile', () => {
   it('ends one long builtin call (lastIndexOf over a 40M array-like) at timeMs', async () => {
     const run = await timed(() =>
-      executeSandbox(
-        'const a = { length: 4e7 }\nfor (;;) Array.prototype.lastIndexOf.call(a, 1)',
-        [],
-        { limits: { cpuTimeMs: 200, timeMs: 1_000 }, language: 'javascript' },
-      ),
+      executeSandbox('const a = { length: 4e7 }\nfor (;;) Array.prototype.lastIndexOf.call(a, 1)', [], {
+        limits: { cpuTimeMs: 200, timeMs: 1_000 },
+        language: 'javascript',
+      }),
     )
     expect(failure(run.result)).toMatchObject({ kind: 'limit' })
     expect(['time', 'cpuTime']).toContain(failure(run.result).limit)
@@ -163,11 +162,15 @@ describe('re-entrancy is bounded', () => {
       description: 'Runs a sandbox that never ends',
       inputSchema: {},
       execute: async () => {
-        const result = await executeSandbox('for (;;) {}', [], { limits: { cpuTimeMs: 60_000, timeMs: 60_000 } })
+        const result = await executeSandbox('for (;;) {}', [], {
+          limits: { cpuTimeMs: 60_000, timeMs: 60_000 },
+        })
         return result.status === 'failed' ? result.error.kind : result.status
       },
     })
-    const run = await timed(() => executeSandbox('return await nest_hang()', [hang], { limits: { timeMs: 500 } }))
+    const run = await timed(() =>
+      executeSandbox('return await nest_hang()', [hang], { limits: { timeMs: 500 } }),
+    )
     expect(failure(run.result)).toMatchObject({ kind: 'limit', limit: 'time' })
     expect(run.ms).toBeLessThan(500 + MARGIN_MS)
   })
@@ -308,7 +311,8 @@ describe("the code tool's default recording store is bounded", () => {
       ],
     }
     store.set('waiting', waitingRecording as never)
-    for (let i = 0; i < 5; i++) store.set(`done_${i}`, { version: 1, id: `d${i}`, code: 'x', seed: 1, now: 0, calls: [] })
+    for (let i = 0; i < 5; i++)
+      store.set(`done_${i}`, { version: 1, id: `d${i}`, code: 'x', seed: 1, now: 0, calls: [] })
     expect(store.size).toBe(3)
     expect(store.get('waiting')).toBeDefined()
     expect(store.get('done_4')).toBeDefined()

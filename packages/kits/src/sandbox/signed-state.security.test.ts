@@ -41,7 +41,8 @@ function build(effects: string[], recordings: MemoryRecordingStore, turns: Scrip
     }),
     {
       authorize(call) {
-        if (call.input.amount > 100) throw new ApprovalRequiredError(`A refund of ${call.input.amount} needs a manager.`)
+        if (call.input.amount > 100)
+          throw new ApprovalRequiredError(`A refund of ${call.input.amount} needs a manager.`)
       },
     },
   )
@@ -56,7 +57,12 @@ function build(effects: string[], recordings: MemoryRecordingStore, turns: Scrip
 async function suspend(keys: string[] | undefined) {
   const effects: string[] = []
   const recordings = new MemoryRecordingStore()
-  const first = await build(effects, recordings, [{ toolCalls: [{ name: 'run_code', input: { code } }] }], keys).run({
+  const first = await build(
+    effects,
+    recordings,
+    [{ toolCalls: [{ name: 'run_code', input: { code } }] }],
+    keys,
+  ).run({
     prompt: 'Refund A-17 in full.',
     defer: true,
   })
@@ -110,9 +116,10 @@ describe('signed code-call approvals cover the recording', () => {
     const { effects, pending, saved } = await suspend([KEY])
     const result = await resume(effects, { ...saved, recordings: tamper(saved.recordings) }, pending, [KEY])
     expect(effects).toEqual(['lookup A-17'])
-    const text = JSON.stringify(result.state)
-    expect(text).toContain(new UnauthorizedError('x').code)
-    expect(text).not.toContain('B-99 25000')
+    // The code call failed with the code tool's UnauthorizedError, which the model reads as the tool's error.
+    const answer = result.messages.find((message) => message.role === 'tool')
+    expect(answer).toMatchObject({ isError: true })
+    expect(JSON.stringify(answer)).toContain('is not the one this code tool saved')
   })
 
   it('refuses a recording whose signature was removed or moved to another code call', async () => {

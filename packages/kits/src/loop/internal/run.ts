@@ -25,7 +25,6 @@ import {
   UnauthorizedError,
   ZERO_USAGE,
 } from '@agent-core/core'
-import { verifyState } from './state-signature.js'
 import { createInvocationId, type ModelTool, modelToolSchemas } from '@agent-core/core/tools'
 import {
   type ApproveDecision,
@@ -59,6 +58,7 @@ import { canonicalJson, jsonProblem, parseArguments } from './json.js'
 import { readMessages } from './messages.js'
 import { CallDeadline, callModel, type ModelReply, type ReplySink } from './model-call.js'
 import { Slots } from './slots.js'
+import { verifyState } from './state-signature.js'
 import { readToolIds } from './tool-ids.js'
 
 /** The agent as a run needs it: everything checked and compiled once by `defineAgent`. */
@@ -1526,7 +1526,6 @@ export async function checkResume(
   state: AgentRunState,
   outcomes: ReadonlyMap<string, AgentCallOutcome>,
 ): Promise<void> {
-  await verifyState(state, agent.keys)
   if (state.status === 'done') {
     throw new InvalidInputError(
       `Run "${state.runId}" already ended (reason "${state.reason}"); a finished run cannot be resumed. Start a new run with its messages to continue the conversation.`,
@@ -1615,6 +1614,8 @@ export async function checkResume(
     }
     await checkSignature(agent, call, outcome, field)
   }
+  // Last: the state as a whole (its history and counters) is the one the agent suspended.
+  await verifyState(state, agent.keys)
 }
 
 async function checkSignature(

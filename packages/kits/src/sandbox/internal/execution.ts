@@ -6,11 +6,7 @@
  * the order in which a script sees them never depends on which tool answered first, and a replay sees
  * them in the same order.
  */
-import {
-  AbortedError,
-  AgentCoreError,
-  type OperationContext,
-} from '@agent-core/core'
+import { AbortedError, AgentCoreError, type OperationContext } from '@agent-core/core'
 import type { JsonValue, ToolDecision, ToolLifecycleRegistry } from '@agent-core/kits/tools'
 import type { ResolvedSandboxLimits } from '../sandbox-limits.js'
 import type { SandboxRecording } from '../sandbox-recording.js'

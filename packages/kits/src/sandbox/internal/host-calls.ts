@@ -220,12 +220,9 @@ export class HostCalls {
       if (recorded?.status === 'pending' && this.#running.has(toolCallId)) {
         // Saved before it ran, and the execution stopped before it settled: it runs again, same id.
         if (recorded.input !== undefined) sameInput(recorded.input, value, call, toolCallId)
-        return await registry.resume(
-          recorded,
-          { type: 'approve', toolCallId, by: 'policy' },
-          callContext,
-          { journal },
-        )
+        return await registry.resume(recorded, { type: 'approve', toolCallId, by: 'policy' }, callContext, {
+          journal,
+        })
       }
       const decision = recorded?.status === 'pending' ? decisions.get(toolCallId) : undefined
       return decision !== undefined && recorded?.status === 'pending'
