@@ -1,10 +1,4 @@
-import {
-  ConflictError,
-  describeValue,
-  InvalidDefinitionError,
-  type JsonSchema,
-  UnauthorizedError,
-} from '@agent-core/core'
+import { describeValue, InvalidDefinitionError, type JsonSchema, UnauthorizedError } from '@agent-core/core'
 import { defineModelTool, type ModelTool, type ToolExecutionContext } from '@agent-core/core/tools'
 import {
   ApprovalRequiredError,
@@ -321,12 +315,6 @@ export function defineCodeTool<App = unknown>(options: CodeToolOptions<App>): Co
     const decision = decided.get(key)
     decided.delete(key)
     const stored = await load(key)
-    if (stored === undefined && decision !== undefined) {
-      throw new ConflictError(
-        `Code call "${key}" was approved, but its recording is gone from the store (forgotten, or never saved there); it is refused rather than run from the start, which would repeat host calls that already ran.`,
-        { details: { field: 'recordings', toolCallId: key } },
-      )
-    }
     const decisions: Record<string, ToolDecision> = {}
     for (const call of stored?.calls ?? []) {
       if (call.status !== 'pending' || stored?.running?.includes(call.toolCallId)) continue

@@ -259,7 +259,8 @@ describe('limits', () => {
         return new Promise(() => {})
       },
     })
-    const result = await executeSandbox('await hang()', [hang], { limits: { timeMs: 50 } })
+    // The wall time is the host's clock from the script's start: long enough for the call to start.
+    const result = await executeSandbox('await hang()', [hang], { limits: { timeMs: 2_000 } })
     expect(failure(result)).toMatchObject({ kind: 'limit', limit: 'time' })
     expect(signal?.aborted).toBe(true)
     expect(result.recording.calls).toEqual([expect.objectContaining({ status: 'failed', toolId: 'hang' })])

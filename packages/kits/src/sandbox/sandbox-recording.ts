@@ -164,7 +164,8 @@ export interface MemoryRecordingStoreOptions {
   /**
    * Recordings kept at most (default 1,000). Past it, the store forgets the least recently saved recording
    * of an execution that is over (no host call waits or runs); only when every one still waits does it
-   * forget the oldest waiting one (a code call resumed after that is refused, never run from scratch).
+   * forget the oldest waiting one, and a code call resumed after that runs from the start (its host calls
+   * run again). Keep it above the number of code calls that may wait at once, or use a persistent store.
    */
   readonly maxRecordings?: number | undefined
 }

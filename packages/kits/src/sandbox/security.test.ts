@@ -141,7 +141,11 @@ describe('re-entrancy is bounded', () => {
             context: { signal: context.signal },
             limits: { timeMs: 20_000 },
           })
-          return result.status === 'failed' ? result.error : result.status
+          return result.status === 'completed'
+            ? (result.value ?? null)
+            : result.status === 'failed'
+              ? result.error
+              : null
         } finally {
           depth--
         }
