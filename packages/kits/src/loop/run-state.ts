@@ -128,6 +128,11 @@ export interface AgentRunState {
    * agent's suspension ledger, so one suspended state is resumed once.
    */
   readonly suspensionId?: string | undefined
+  /**
+   * `suspended` only, when the agent has `decisionKeys`: an HMAC over the rest of the state (history,
+   * counters, pending calls), checked before a resume runs anything.
+   */
+  readonly signature?: string | undefined
   /** `done` only: why the run ended. */
   readonly reason?: Exclude<StopReason, 'suspended'> | undefined
   /** `done` only: the best answer text so far. */
@@ -303,6 +308,10 @@ export function assertAgentRunState(value: unknown, field = 'state'): asserts va
   const suspensionId = fields.string('suspensionId', { optional: true })
   if (suspensionId !== undefined && status !== 'suspended') {
     fields.fail('suspensionId', `is only present in a suspended run (status is "${status}")`, suspensionId)
+  }
+  const signature = fields.string('signature', { optional: true })
+  if (signature !== undefined && status !== 'suspended') {
+    fields.fail('signature', `is only present in a suspended run (status is "${status}")`, signature)
   }
   if (status === 'done') {
     fields.oneOf('reason', ['final', 'turn-limit', 'token-limit', 'stopped', 'error'])

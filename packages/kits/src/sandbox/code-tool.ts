@@ -1,15 +1,18 @@
-import { describeValue, InvalidDefinitionError, type JsonSchema } from '@agent-core/core'
+import { describeValue, InvalidDefinitionError, type JsonSchema, UnauthorizedError } from '@agent-core/core'
 import { defineModelTool, type ModelTool, type ToolExecutionContext } from '@agent-core/core/tools'
 import {
   ApprovalRequiredError,
   type ApproveDecision,
+  type DecisionKey,
   type JsonValue,
   type PendingToolCall,
   type ResumedToolCallView,
+  signToolCall,
   type ToolDecision,
   type ToolLifecycle,
   type ToolTemplateAnswer,
   type ToolTemplateInput,
+  verifyToolCallSignature,
 } from '@agent-core/kits/tools'
 import { describeTools } from './describe-tools.js'
 import { prepareExecution, runPrepared, type SandboxTools } from './execute-sandbox.js'
@@ -79,6 +82,15 @@ export interface CodeToolOptions<App = unknown> {
    * writes per host call. Default false: the recording is saved when the call ends or waits.
    */
   readonly durable?: boolean | undefined
+  /**
+   * Signs every recording the code tool saves, and refuses (with an `UnauthorizedError`) a recording that
+   * was changed or lost its signature before the code call runs again. Give it the agent's own
+   * `decisionKeys` (current key first): the agent's signed approval of a code call covers the code, and
+   * this signature covers the recording of the host calls the approval lets run (the same HMAC scheme,
+   * `signToolCall`, over the whole recording). Without keys, whoever can write the store decides what an
+   * approved code call runs: keep the store on the server.
+   */
+  readonly decisionKeys?: readonly DecisionKey[] | undefined
 }
 
 /**
@@ -197,7 +209,7 @@ export function defineCodeTool<App = unknown>(options: CodeToolOptions<App>): Co
       { details: { field: 'options', received: describeValue(options) } },
     )
   }
-  const known = ['tools', 'limits', 'id', 'description', 'language', 'recordings', 'durable']
+  const known = ['tools', 'limits', 'id', 'description', 'language', 'recordings', 'durable', 'decisionKeys']
   for (const key of Object.keys(options)) {
     if (!known.includes(key)) {
       throw new InvalidDefinitionError(
@@ -253,14 +265,59 @@ export function defineCodeTool<App = unknown>(options: CodeToolOptions<App>): Co
       },
     )
   }
+  const keys = options.decisionKeys
+  if (
+    keys !== undefined &&
+    (!Array.isArray(keys) ||
+      keys.length === 0 ||
+      keys.some(
+        (key) =>
+          typeof key !== 'string' &&
+          !(key instanceof Uint8Array) &&
+          (typeof key !== 'object' || key === null),
+      ))
+  ) {
+    throw new InvalidDefinitionError(
+      `options.decisionKeys must be a non-empty array of keys (strings, Uint8Arrays or HMAC CryptoKeys; current key first), but got ${describeValue(keys)}.`,
+      { details: { field: 'options.decisionKeys', received: describeValue(keys) } },
+    )
+  }
   /** The decision a resumed pass carries, handed from the resume hook to the execution that follows it. */
   const decided = new Map<string, ApproveDecision>()
+  /** What a recording's signature covers: the whole recording, under its key, for this tool. */
+  const signable = (key: string, recording: SandboxRecording) => ({
+    runId: recording.id,
+    toolCallId: 'sandbox-recording',
+    invocationId: key,
+    toolId: codeTool.id,
+    input: recording as unknown as JsonValue,
+  })
+  /** Saves a recording, signed when the tool has keys. */
+  async function save(key: string, recording: SandboxRecording): Promise<void> {
+    if (keys === undefined) return recordings.set(key, recording)
+    const { signature: _old, ...rest } = recording
+    const signature = await signToolCall(signable(key, rest), keys[0]!)
+    return recordings.set(key, { ...rest, signature })
+  }
+  /** Reads a recording, refusing one whose signature does not cover it (when the tool has keys). */
+  async function load(key: string): Promise<SandboxRecording | undefined> {
+    const stored = await recordings.get(key)
+    if (stored === undefined || keys === undefined) return stored
+    const { signature, ...rest } = stored
+    if (!(await verifyToolCallSignature(signable(key, rest), signature, keys))) {
+      throw new UnauthorizedError(
+        `The recording of code call "${key}" is not the one this code tool saved (it was changed, or its signature is missing or made with another key); it is refused, and none of its host calls runs.`,
+        { details: { field: 'recordings', toolCallId: key } },
+      )
+    }
+    return rest
+  }
 
   async function execute(input: CodeToolInput, context: ToolExecutionContext<App>): Promise<CodeToolOutput> {
     const key = context.invocationId
     const decision = decided.get(key)
     decided.delete(key)
-    const stored = await recordings.get(key)
+    const stored = await load(key)
     const decisions: Record<string, ToolDecision> = {}
     for (const call of stored?.calls ?? []) {
       if (call.status !== 'pending' || stored?.running?.includes(call.toolCallId)) continue
@@ -279,10 +336,10 @@ export function defineCodeTool<App = unknown>(options: CodeToolOptions<App>): Co
       language,
       context,
       ...(stored === undefined ? { id: key } : { recording: stored, decisions }),
-      ...(durable ? { onProgress: (recording: SandboxRecording) => recordings.set(key, recording) } : {}),
+      ...(durable ? { onProgress: (recording: SandboxRecording) => save(key, recording) } : {}),
     })
     const result = await runPrepared(prepared, false)
-    await recordings.set(key, result.recording)
+    await save(key, result.recording)
     switch (result.status) {
       case 'completed':
         return result.value === undefined

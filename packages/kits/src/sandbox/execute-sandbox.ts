@@ -13,11 +13,11 @@ import {
   type ToolLifecycle,
   type ToolLifecycleRegistry,
 } from '@agent-core/kits/tools'
-import { quickjs } from './internal/engine.js'
+import { warmEngine } from './internal/engine.js'
 import { runExecution } from './internal/execution.js'
 import { loadSucrase } from './internal/strip-types.js'
 import { readToolSet, type ToolSet } from './internal/tool-set.js'
-import { resolveLimits, type SandboxLimits } from './sandbox-limits.js'
+import { DEFAULT_SANDBOX_LIMITS, resolveLimits, type SandboxLimits } from './sandbox-limits.js'
 import { assertSandboxRecording, type SandboxRecording } from './sandbox-recording.js'
 import type { SandboxResult } from './sandbox-result.js'
 
@@ -318,5 +318,8 @@ export async function preloadSandbox(
   const language = options.language ?? 'typescript'
   if (language !== 'typescript' && language !== 'javascript')
     fail('options.language', 'must be "typescript" or "javascript"', language)
-  await Promise.all([quickjs(), language === 'typescript' ? loadSucrase() : undefined])
+  await Promise.all([
+    warmEngine(DEFAULT_SANDBOX_LIMITS.memoryBytes),
+    language === 'typescript' ? loadSucrase() : undefined,
+  ])
 }

@@ -61,6 +61,7 @@ export {
 export {
   assertSandboxRecording,
   MemoryRecordingStore,
+  type MemoryRecordingStoreOptions,
   type SandboxRecording,
   type SandboxRecordingStore,
 } from './sandbox-recording.js'

@@ -11,20 +11,40 @@ import { describeValue, InvalidDefinitionError } from '@agent-core/core'
  * ```
  */
 export interface SandboxLimits {
-  /** Heap of the script's runtime, in bytes (allocation beyond it throws `out of memory` in the script). */
+  /**
+   * Heap of the script's runtime, in bytes (allocation beyond it throws `out of memory` in the script).
+   * The engine's whole WebAssembly memory is capped at twice this plus 16 MiB; its worker thread adds its
+   * own V8 heap (capped at 48 MiB) and about 10 MiB of baseline.
+   */
   readonly memoryBytes?: number | undefined
   /**
    * Stack of the script's runtime, in bytes. Deep recursion throws `stack overflow` in the script. Kept
    * small: the engine's own frames run on the host's native stack.
    */
   readonly stackBytes?: number | undefined
-  /** Time the script itself may spend running (not waiting for host calls), in ms; an infinite loop ends here. */
+  /**
+   * Time the script itself may spend running (not waiting for host calls), in ms, measured by the engine's
+   * thread; an infinite loop ends here. A single long builtin call ends at `timeMs` instead.
+   */
   readonly cpuTimeMs?: number | undefined
-  /** Wall time of the whole execution, host calls included, in ms. Host calls still running are cancelled. */
+  /**
+   * Wall time of the whole execution, host calls included (and the wait for a free engine), in ms,
+   * measured by the host: at the deadline the engine's worker is terminated wherever it is, and host calls
+   * still running are cancelled.
+   */
   readonly timeMs?: number | undefined
-  /** Host calls per execution; the next one rejects in the script with a limit error. */
+  /** Host calls per execution; the next one ends the execution with a limit failure (a script cannot catch it). */
   readonly maxHostCalls?: number | undefined
-  /** Size of the returned value as JSON, in UTF-8 bytes. */
+  /**
+   * Bytes of host-call inputs and results the recording may hold, in UTF-8 JSON. An input is measured in
+   * the engine before it is copied out; a result that crosses the limit ends the execution before it reaches
+   * the script (it stays in the recording, which is then at most this plus that one result).
+   */
+  readonly maxRecordingBytes?: number | undefined
+  /**
+   * Size of the returned value as JSON, in UTF-8 bytes (measured in the engine before it is copied out). An
+   * error message is cut at this many characters too.
+   */
   readonly maxOutputBytes?: number | undefined
   /** Size of the captured console output, in UTF-8 bytes; later output is dropped and the cut is marked. */
   readonly maxLogBytes?: number | undefined
@@ -47,7 +67,7 @@ export type ResolvedSandboxLimits = Required<Omit<SandboxLimits, 'hostCallTimeou
 
 /**
  * The limits used where none are given: 32 MiB of heap, a 192 KiB stack, 1 s of script time, 30 s of wall
- * time, 50 host calls, 64 KiB of output and 16 KiB of console output.
+ * time, 50 host calls, 8 MiB of host-call inputs and results, 64 KiB of output and 16 KiB of console output.
  * @example
  * ```ts
  * import { DEFAULT_SANDBOX_LIMITS } from '@agent-core/kits/sandbox'
@@ -60,6 +80,7 @@ export const DEFAULT_SANDBOX_LIMITS: ResolvedSandboxLimits = Object.freeze({
   cpuTimeMs: 1_000,
   timeMs: 30_000,
   maxHostCalls: 50,
+  maxRecordingBytes: 8 * 1024 * 1024,
   maxOutputBytes: 64 * 1024,
   maxLogBytes: 16 * 1024,
   hostCallTimeoutMs: undefined,
@@ -67,11 +88,12 @@ export const DEFAULT_SANDBOX_LIMITS: ResolvedSandboxLimits = Object.freeze({
 
 /** Bounds of each limit: the engine needs some heap and stack; the stack must stay well inside the host's. */
 const BOUNDS: Record<keyof SandboxLimits, readonly [number, number]> = {
-  memoryBytes: [1024 * 1024, 2 ** 31],
+  memoryBytes: [1024 * 1024, 512 * 1024 * 1024],
   stackBytes: [32 * 1024, 256 * 1024],
   cpuTimeMs: [1, 2_147_483_647],
   timeMs: [1, 2_147_483_647],
   maxHostCalls: [0, 1_000_000],
+  maxRecordingBytes: [1024, 2 ** 30],
   maxOutputBytes: [2, 2 ** 30],
   maxLogBytes: [0, 2 ** 30],
   hostCallTimeoutMs: [1, 2_147_483_647],

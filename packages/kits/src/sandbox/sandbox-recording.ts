@@ -40,6 +40,11 @@ export interface SandboxRecording {
    * decide, but so that an execution re-entered after a crash runs them again with the same invocation id.
    */
   readonly running?: readonly string[] | undefined
+  /**
+   * Set by a code tool with `decisionKeys`: an HMAC (`signToolCall`) over the rest of the recording, checked
+   * before the recording is used again.
+   */
+  readonly signature?: string | undefined
 }
 
 function fail(field: string, problem: string, value: unknown): never {
@@ -71,7 +76,7 @@ export function assertSandboxRecording(
   const prototype = Object.getPrototypeOf(value)
   if (prototype !== Object.prototype && prototype !== null) fail(field, 'must be a plain object', value)
   const record = value as Record<string, unknown>
-  const known = ['version', 'id', 'code', 'seed', 'now', 'calls', 'running']
+  const known = ['version', 'id', 'code', 'seed', 'now', 'calls', 'running', 'signature']
   for (const key of Object.keys(record)) {
     if (!known.includes(key))
       fail(`${field}.${key}`, `is not a field of a recording (${known.join(', ')})`, record[key])
@@ -104,6 +109,8 @@ export function assertSandboxRecording(
     }
     last = number
   })
+  if (record.signature !== undefined && typeof record.signature !== 'string')
+    fail(`${field}.signature`, 'must be a string', record.signature)
   if (record.running !== undefined) {
     if (!Array.isArray(record.running))
       fail(`${field}.running`, 'must be an array of tool-call ids', record.running)
@@ -147,9 +154,36 @@ export interface SandboxRecordingStore {
 }
 
 /**
+ * Options of a {@link MemoryRecordingStore}.
+ * @example
+ * ```ts
+ * import type { MemoryRecordingStoreOptions } from '@agent-core/kits/sandbox'
+ * const options: MemoryRecordingStoreOptions = { maxRecordings: 100 }
+ * ```
+ */
+export interface MemoryRecordingStoreOptions {
+  /**
+   * Recordings kept at most (default 1,000). Past it, the store forgets the least recently saved recording
+   * of an execution that is over (no host call waits or runs); only when every one still waits does it
+   * forget the oldest waiting one, and a code call resumed after that runs from the start (its host calls
+   * run again). Keep it above the number of code calls that may wait at once, or use a persistent store.
+   */
+  readonly maxRecordings?: number | undefined
+}
+
+/** What a {@link MemoryRecordingStore} keeps where no bound is given. */
+const DEFAULT_MAX_RECORDINGS = 1_000
+
+/** Whether an execution could still go on from this recording (a host call waits or was running). */
+function goesOn(recording: SandboxRecording): boolean {
+  return (recording.running?.length ?? 0) > 0 || recording.calls.some((call) => call.status === 'pending')
+}
+
+/**
  * A {@link SandboxRecordingStore} in memory, and plain JSON: `JSON.stringify(store)` writes every recording
  * and `new MemoryRecordingStore(JSON.parse(text))` restores them in another process (each is checked with
- * {@link assertSandboxRecording}). The default store of a code tool.
+ * {@link assertSandboxRecording}). The default store of a code tool. It keeps at most `maxRecordings`
+ * (default 1,000), forgetting finished executions first.
  * @example
  * ```ts
  * import { MemoryRecordingStore } from '@agent-core/kits/sandbox'
@@ -160,12 +194,25 @@ export interface SandboxRecordingStore {
  */
 export class MemoryRecordingStore implements SandboxRecordingStore {
   readonly #recordings = new Map<string, SandboxRecording>()
+  readonly #max: number
 
   /**
    * @param entries - recordings by key, as `toJSON()` wrote them
-   * @throws `InvalidInputError` for entries that are not an object of recordings
+   * @param options - `maxRecordings`: how many are kept at most (default 1,000)
+   * @throws `InvalidInputError` for entries that are not an object of recordings, or a bad bound
    */
-  constructor(entries: Readonly<Record<string, SandboxRecording>> = {}) {
+  constructor(
+    entries: Readonly<Record<string, SandboxRecording>> = {},
+    options: MemoryRecordingStoreOptions = {},
+  ) {
+    const max = options?.maxRecordings ?? DEFAULT_MAX_RECORDINGS
+    if (typeof max !== 'number' || !Number.isSafeInteger(max) || max < 1) {
+      throw new InvalidInputError(
+        `options.maxRecordings must be a positive safe integer, but got ${describeValue(max)}.`,
+        { details: { field: 'options.maxRecordings', received: describeValue(max) } },
+      )
+    }
+    this.#max = max
     if (typeof entries !== 'object' || entries === null || Array.isArray(entries)) {
       throw new InvalidInputError(
         `A MemoryRecordingStore starts from an object of recordings keyed by invocation id, but got ${describeValue(entries)}.`,
@@ -175,6 +222,21 @@ export class MemoryRecordingStore implements SandboxRecordingStore {
     for (const [key, recording] of Object.entries(entries)) {
       assertSandboxRecording(recording, `entries.${key}`)
       this.#recordings.set(key, recording)
+    }
+    this.#trim()
+  }
+
+  /** Forgets recordings past the bound: finished ones first, least recently saved first. */
+  #trim(): void {
+    while (this.#recordings.size > this.#max) {
+      let victim: string | undefined
+      for (const [key, recording] of this.#recordings) {
+        if (!goesOn(recording)) {
+          victim = key
+          break
+        }
+      }
+      this.#recordings.delete(victim ?? this.#recordings.keys().next().value!)
     }
   }
 
@@ -204,7 +266,9 @@ export class MemoryRecordingStore implements SandboxRecordingStore {
         { details: { field: 'key', received: describeValue(key) } },
       )
     }
+    this.#recordings.delete(key)
     this.#recordings.set(key, JSON.parse(JSON.stringify(recording)) as SandboxRecording)
+    this.#trim()
   }
 
   /** Forgets the recording under `key` (once its run is over). Returns whether one was kept. */

@@ -17,14 +17,24 @@ export interface SandboxLog {
 }
 
 /**
- * The limit a script crossed: `memory`, `stack`, `cpuTime`, `time` (wall time), `hostCalls`, `output`.
+ * The limit a script crossed: `memory`, `stack`, `cpuTime`, `time` (wall time), `hostCalls`, `output`,
+ * `recording` (bytes of host-call inputs and results), `nesting` (a sandbox started by a tool of a sandbox,
+ * too deep).
  * @example
  * ```ts
  * import type { SandboxLimitName } from '@agent-core/kits/sandbox'
  * const limit: SandboxLimitName = 'cpuTime'
  * ```
  */
-export type SandboxLimitName = 'memory' | 'stack' | 'cpuTime' | 'time' | 'hostCalls' | 'output'
+export type SandboxLimitName =
+  | 'memory'
+  | 'stack'
+  | 'cpuTime'
+  | 'time'
+  | 'hostCalls'
+  | 'output'
+  | 'recording'
+  | 'nesting'
 
 /**
  * Why a script failed, as plain JSON the model can read:

@@ -17,6 +17,7 @@ import { fits, REFUSAL_TEXT } from './call-state.js'
 import { isRecord } from './check.js'
 import { canonicalJson, jsonProblem, parseArguments } from './json.js'
 import type { CompiledAgent } from './run.js'
+import { verifyState } from './state-signature.js'
 
 // The checks of what comes into a run from outside it before anything runs: a resume request against its
 // state, a resolver's answer, an approved edit, an answer against its schema.
@@ -177,6 +178,8 @@ export async function checkResume(
     }
     await checkSignature(agent, call, outcome, field)
   }
+  // Last: the state as a whole (its history and counters) is the one the agent suspended.
+  await verifyState(state, agent.keys)
 }
 
 async function checkSignature(

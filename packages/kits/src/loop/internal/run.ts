@@ -26,6 +26,7 @@ import { Journal } from './journal.js'
 import { CallDeadline, callModel, type ModelReply, type ReplySink } from './model-call.js'
 import { openCalls } from './resume-checks.js'
 import { Slots } from './slots.js'
+import { signState } from './state-signature.js'
 import { ToolProgressChannel } from './tool-progress.js'
 import { ToolSteps } from './tool-step.js'
 import { readTurnControl, uniqueCalls } from './turn-control.js'
@@ -254,7 +255,7 @@ export class AgentRun {
         end = { reason: 'error', error }
       }
     }
-    const outcome = this.#outcome(end)
+    const outcome = await this.#outcome(end)
     const data = { reason: end.reason, turns: journal.turns, ...journal.usage }
     if (end.reason === 'error') span.fail(end.error, data)
     else span.end(end.reason === 'stopped' ? 'aborted' : 'ok', data)
@@ -279,9 +280,13 @@ export class AgentRun {
     return outcome
   }
 
-  #outcome(end: RunEnd): RunOutcome {
+  /** How the run ended; a suspended state is signed here (with the agent's keys), whatever entry ran it. */
+  async #outcome(end: RunEnd): Promise<RunOutcome> {
     const journal = this.#journal
-    const state = end.reason === 'suspended' ? journal.snapshot('suspended') : journal.snapshot('done', end)
+    const state =
+      end.reason === 'suspended'
+        ? await signState(journal.snapshot('suspended'), this.#agent.keys)
+        : journal.snapshot('done', end)
     return {
       end,
       state,

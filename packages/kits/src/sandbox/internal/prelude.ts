@@ -15,7 +15,7 @@
  * - it returns `run(main)`, which awaits the script and serializes its value (or its error) to JSON text
  *   inside the sandbox, and `describe(error)` for errors thrown while compiling.
  */
-export const PRELUDE = String.raw`(function (hostCall, hostLog, idsJson, declarableJson, seed, now) {
+export const PRELUDE = String.raw`(function (hostCall, hostLog, idsJson, declarableJson, seed, now, maxText) {
   'use strict'
   const g = globalThis
   const { defineProperty, freeze, getOwnPropertyDescriptor, getPrototypeOf } = Object
@@ -245,6 +245,11 @@ export const PRELUDE = String.raw`(function (hostCall, hostLog, idsJson, declara
     } catch (problem) {
       info.message = 'an error that could not be read'
     }
+    // A message reaches the model through the result: it is cut like any output (and a stack is only read
+    // for its line).
+    if (info.message.length > maxText) info.message = info.message.slice(0, maxText) + ' [cut at ' + maxText + ' characters]'
+    if (typeof info.stack === 'string' && info.stack.length > 2048) info.stack = info.stack.slice(0, 2048)
+    if (info.name.length > 200) info.name = info.name.slice(0, 200)
     return stringify(info)
   }
   const run = (main) =>

@@ -1,11 +1,11 @@
 /**
  * The child process of the leak test (started with --expose-gc): runs sandboxes in a row and prints the
- * host's JS heap, the engine's WebAssembly memory and the process's resident size after a warm-up and after
- * 100 more runs, as one JSON line.
+ * host's JS heap, the engine's WebAssembly memory (as its worker last reported it), the process's resident
+ * size and the engines in use after a warm-up and after 200 more runs, as one JSON line.
  */
 import { defineModelTool } from '@agent-core/core/tools'
 import { executeSandbox } from '../index.js'
-import { quickjs, retiredModules } from '../internal/engine.js'
+import { engineStats } from '../internal/engine.js'
 
 const gc = (globalThis as { gc?: () => void }).gc
 if (gc === undefined) throw new Error('run with --expose-gc')
@@ -39,13 +39,18 @@ async function measure() {
     gc!()
     await new Promise((resolve) => setTimeout(resolve, 10))
   }
-  const module = await quickjs()
   const usage = process.memoryUsage()
-  return { heapUsed: usage.heapUsed, rss: usage.rss, wasm: module.getWasmMemory().buffer.byteLength }
+  const stats = engineStats()
+  return {
+    heapUsed: usage.heapUsed,
+    rss: usage.rss,
+    wasm: stats.engineBytes,
+    engines: stats.active + stats.idle,
+  }
 }
 
 await runMany(40)
 const before = await measure()
-await runMany(100)
+await runMany(200)
 const after = await measure()
-process.stdout.write(`${JSON.stringify({ before, after, retired: retiredModules() })}\n`)
+process.stdout.write(`${JSON.stringify({ before, after, failed: engineStats().failed })}\n`)
