@@ -17,6 +17,7 @@ import type { StopReason, WaitingFor } from './run-state.js'
  * @example
  * ```ts
  * import { AgentRunError } from '@agent-core/kits/loop'
+ * declare const error: unknown // a caught error
  * if (AgentRunError.isInstance(error) && error.details.reason === 'suspended') console.log(error.details.pending)
  * ```
  */
@@ -39,6 +40,10 @@ export interface AgentRunErrorDetails extends ErrorDetails {
  * @example
  * ```ts
  * import { AgentRunError, ask } from '@agent-core/kits/loop'
+ * import type { Agent } from '@agent-core/kits/loop'
+ * import type { AgentRunState } from '@agent-core/kits/loop'
+ * declare const agent: Agent
+ * declare function save(state: AgentRunState): Promise<void> // the App's store
  * try {
  *   await ask(agent, 'Refund order 7')
  * } catch (error) {

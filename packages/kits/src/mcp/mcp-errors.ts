@@ -189,6 +189,7 @@ export interface McpLimitErrorDetails extends McpErrorDetails {
  * @example
  * ```ts
  * import { McpLimitError } from '@agent-core/kits/mcp'
+ * declare const error: unknown // a caught error
  * if (McpLimitError.isInstance(error)) console.log(error.details.limit, error.details.bound)
  * ```
  */

@@ -186,7 +186,7 @@ export function groundedPrompt(
  * @example
  * ```ts
  * import { parseCitations, type CitedAnswer } from '@agent-core/kits/prompts'
- * const cited: CitedAnswer = parseCitations('At 06:12 [1].', ['High tide is at 06:12.'])
+ * const cited: CitedAnswer<{ text: string }> = parseCitations('At 06:12 [1].', [{ text: 'High tide is at 06:12.' }])
  * cited.citations[0]?.passage.text // 'High tide is at 06:12.'
  * ```
  */

@@ -28,6 +28,7 @@ export interface MissingPromptVariablesErrorDetails extends ErrorDetails {
  * @example
  * ```ts
  * import { MissingPromptVariablesError } from '@agent-core/kits/prompts'
+ * declare const error: unknown // a caught error
  * if (MissingPromptVariablesError.isInstance(error)) console.log(`ask the user for ${error.details.missing.join(', ')}`)
  * ```
  */

@@ -51,7 +51,7 @@ function optionalText(value: unknown, field: string): string | undefined {
  * @example
  * ```ts
  * import { toolRefusal } from '@agent-core/kits/tools'
- * toolRefusal({ type: 'reject', toolCallId: 'call_1', by: 'person', reason: 'Too large.', instruction: 'Offer a voucher.', toolId: 'refund' })
+ * toolRefusal({ by: 'person', reason: 'Too large.', instruction: 'Offer a voucher.', toolId: 'refund' })
  * // 'The call to refund was not run: it was refused by the person reviewing it. Too large.\n'
  * //   + 'Instruction from the person who refused it: Offer a voucher.'
  * ```

@@ -203,6 +203,8 @@ function outcomesOf(
  * @example
  * ```ts
  * import { createAgUiHandler } from '@agent-core/kits/ui'
+ * import type { Agent } from '@agent-core/kits/loop'
+ * declare const agent: Agent
  * const handle = createAgUiHandler({ agent })
  * // Deno.serve(handle), Bun.serve({ fetch: handle }), export const POST = handle (Next.js), ...
  * ```

@@ -40,6 +40,8 @@ export interface ChatRequestBody {
  * @example
  * ```ts
  * import type { ChatHandlerOptions } from '@agent-core/kits/ui'
+ * import type { Agent } from '@agent-core/kits/loop'
+ * declare const agent: Agent
  * const options: ChatHandlerOptions = { agent, context: (request) => ({ app: { user: request.headers.get('x-user') } }) }
  * ```
  */
@@ -165,6 +167,8 @@ function outcomesOf(state: AgentRunState, last: ChatUIMessage): Record<string, A
  * @example
  * ```ts
  * import { createChatHandler } from '@agent-core/kits/ui'
+ * import type { Agent } from '@agent-core/kits/loop'
+ * declare const agent: Agent
  * const handle = createChatHandler({ agent })
  * // Deno.serve(handle), Bun.serve({ fetch: handle }), export const POST = handle (Next.js), ...
  * ```

@@ -26,7 +26,8 @@ async function snapshots(stream: ReadableStream<AgentUIChunk>, errors: unknown[]
 
 async function chunksOf(stream: ReadableStream<AgentUIChunk>): Promise<AgentUIChunk[]> {
   const out: AgentUIChunk[] = []
-  for await (const chunk of stream) out.push(chunk)
+  const reader = stream.getReader()
+  for (let next = await reader.read(); !next.done; next = await reader.read()) out.push(next.value)
   return out
 }
 
