@@ -26,8 +26,12 @@ async function snapshots(stream: ReadableStream<AgentUIChunk>, errors: unknown[]
 
 async function chunksOf(stream: ReadableStream<AgentUIChunk>): Promise<AgentUIChunk[]> {
   const out: AgentUIChunk[] = []
-  for await (const chunk of stream) out.push(chunk)
-  return out
+  const reader = stream.getReader()
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) return out
+    out.push(value)
+  }
 }
 
 const weather = defineModelTool<{ city: string }, { city: string; sky: string }>({

@@ -341,7 +341,9 @@ class ChunkWriter {
  * import { toUIMessageStream } from '@agent-core/kits/ui'
  * const agent = defineAgent({ model: createScriptedModel([{ text: 'Hello!' }]) })
  * const stream = toUIMessageStream(agent.stream({ prompt: 'Hi' }))
- * for await (const chunk of stream) if (chunk.type === 'text-delta') process.stdout.write(chunk.delta)
+ * const reader = stream.getReader()
+ * for (let next = await reader.read(); !next.done; next = await reader.read())
+ *   if (next.value.type === 'text-delta') process.stdout.write(next.value.delta)
  * ```
  */
 export function toUIMessageStream(
