@@ -118,7 +118,9 @@ describe('PostgreSQL knowledge on PGlite', () => {
       const actual = await index.search({ query, limit: 10, mode: 'vector' })
       expect(ids(actual), query).toEqual(ids(expected))
       // An exact scan (the HNSW index skipped) gives the same answer on this small corpus.
-      expect(ids(await index.search({ query, limit: 10, mode: 'vector', exact: true })), query).toEqual(ids(expected))
+      expect(ids(await index.search({ query, limit: 10, mode: 'vector', exact: true })), query).toEqual(
+        ids(expected),
+      )
       actual.forEach((hit, i) => {
         expect(hit.score).toBeCloseTo(expected[i]!.score, 6)
       })
