@@ -136,6 +136,14 @@ for (const s of subpaths) {
       const name = packageNameOf(imp.path)
       thirdParty.set(name, [...(thirdParty.get(name) ?? []), input])
     }
+    // A package loaded at run time by its resolved path (`createRequire(...).resolve('quickjs-emscripten')`,
+    // handed to a worker) is a use too, though no import names it.
+    if (!input.startsWith('packages/')) continue
+    for (const m of readFileSync(join(root, input), 'utf8').matchAll(/\.resolve\(\s*'([^'./][^']*)'\s*\)/g)) {
+      const name = packageNameOf(m[1])
+      if (isBuiltin(name)) continue
+      thirdParty.set(name, [...(thirdParty.get(name) ?? []), input])
+    }
   }
   staticImports.set(s.specifier, { subpaths: [...new Set(ours)], thirdParty })
 

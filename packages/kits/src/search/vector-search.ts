@@ -119,7 +119,7 @@ export interface VectorSearchRequest<Document extends object> {
    * vectors (a quarter of the memory to read; a WebAssembly SIMD kernel when the dimension is a multiple of
    * 16), then scores the best `4 * limit` (at least `limit + 32`) candidates exactly and returns them by
    * that exact score, so every returned score is the exact cosine and only the choice of candidates is
-   * approximate (recall@10 against exact: see `pnpm bench search`). `filter` and `groupBy` see the
+   * approximate (recall at 10 against exact: see `pnpm bench search`). `filter` and `groupBy` see the
    * candidates in approximate order. The int8 copy is built on the first such search after a change.
    */
   readonly precision?: 'exact' | 'int8'

@@ -154,7 +154,7 @@ function outcomesOf(state: AgentRunState, last: ChatUIMessage): Record<string, A
 }
 
 /**
- * A web-standard fetch handler (`Request` -> streaming `Response`: Node with `@hono/node-server` or
+ * A web-standard fetch handler (from a `Request` to a streaming `Response`: Node with `@hono/node-server` or
  * `http` glue, Deno, Bun, edge runtimes) that runs an agent for a `useChat` request and streams the run as
  * the AI SDK UI message stream. A request ending on a user message starts a run on the conversation
  * ({@link fromUIMessages}); when the run waits for approvals it suspends, its state kept in the `store`

@@ -170,8 +170,8 @@ export function searchVectorSql(config: string, title: string, headings: string,
  * - **Writes**: each `write` is one transaction that first takes a transaction-level advisory lock of
  *   its publication (so writers of one publication take turns; readers never wait), checks the expected
  *   revisions (`ConflictError`, nothing written), replaces the documents' rows and passages (each with its
- *   `tsvector`), adds the new vectors (the first one written for a hash is kept: `ON CONFLICT DO
- *   NOTHING`) and deletes the vectors no passage references any more. A search in another transaction
+ *   `tsvector`), adds the new vectors (the first one written for a hash is kept,
+ *   `ON CONFLICT DO NOTHING`) and deletes the vectors no passage references any more. A search in another transaction
  *   sees all of a batch or none of it.
  * - **Loads**: one `REPEATABLE READ` read-only transaction, a consistent snapshot while others write.
  *

@@ -6,7 +6,14 @@ import {
   InvalidInputError,
 } from '@agent-core/core'
 
-/** The version of the tables this release reads and writes. */
+/**
+ * The version of the tables this release reads and writes.
+ * @example
+ * ```ts
+ * import { POSTGRES_KNOWLEDGE_SCHEMA_VERSION } from '@agent-core/kits/knowledge/postgres'
+ * console.log(`migrating to knowledge schema v${POSTGRES_KNOWLEDGE_SCHEMA_VERSION}`)
+ * ```
+ */
 export const POSTGRES_KNOWLEDGE_SCHEMA_VERSION = 1
 
 const PREFIX_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,40}$/

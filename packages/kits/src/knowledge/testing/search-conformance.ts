@@ -77,7 +77,14 @@ export interface KnowledgeSearchConformanceOptions extends KnowledgeConformanceR
   readonly open: (setup: { readonly embedder: Embedder }) => Promise<KnowledgeSearchHarness>
 }
 
-/** The suite's corpus: four documents in two folders, two languages, tags. */
+/**
+ * The suite's corpus: four documents in two folders, two languages, tags.
+ * @example
+ * ```ts
+ * import { conformanceMaterials } from '@agent-core/kits/knowledge/testing'
+ * const ids = conformanceMaterials.map((material) => material.id)
+ * ```
+ */
 export const conformanceMaterials: readonly KnowledgeMaterial[] = Object.freeze([
   {
     id: 'guides/restore.md',
