@@ -755,11 +755,9 @@ function toResult<Answer>(outcome: RunOutcome, runId: string): AgentResult<Answe
   switch (end.reason) {
     case 'final':
       return Object.freeze({ ...base, reason: 'final', answer: end.answer as Answer })
-    case 'suspended': {
-      // Each suspension gets its own id: the key a resume claims, so this state is resumed once.
-      const state = Object.freeze({ ...outcome.state, suspensionId: newId('suspension') })
-      return Object.freeze({ ...base, state, reason: 'suspended', pending: outcome.pending })
-    }
+    case 'suspended':
+      // The state carries its suspension id and, with keys, its signature (both given where the run ended).
+      return Object.freeze({ ...base, reason: 'suspended', pending: outcome.pending })
     case 'error':
       return Object.freeze({ ...base, reason: 'error', error: end.error })
     default:

@@ -285,7 +285,12 @@ export class AgentRun {
     const journal = this.#journal
     const state =
       end.reason === 'suspended'
-        ? await signState(journal.snapshot('suspended'), this.#agent.keys)
+        ? // Each suspension gets its own id (the key a resume claims, so this state is resumed once), then
+          // the signature over the whole state, id included.
+          await signState(
+            Object.freeze({ ...journal.snapshot('suspended'), suspensionId: newId('suspension') }),
+            this.#agent.keys,
+          )
         : journal.snapshot('done', end)
     return {
       end,
