@@ -199,11 +199,18 @@ const withDraft = fc.tuple(
     'http://example.com/my-draft',
   ),
 )
+// Values as a tool receives them: parsed JSON, whose objects always have Object.prototype (a
+// null-prototype object never comes out of JSON.parse, so it is not generated).
 const valueArb = fc.oneof(
   scalar,
-  fc.jsonValue({ maxDepth: 3 }),
-  fc.dictionary(names, fc.oneof(scalar, fc.array(scalar, { maxLength: 3 })), { maxKeys: 4 }),
-  fc.array(fc.oneof(scalar, fc.dictionary(names, scalar, { maxKeys: 2 })), { maxLength: 4 }),
+  fc.jsonValue({ maxDepth: 3 }).map((value) => JSON.parse(JSON.stringify(value)) as unknown),
+  fc.dictionary(names, fc.oneof(scalar, fc.array(scalar, { maxLength: 3 })), {
+    maxKeys: 4,
+    noNullPrototype: true,
+  }),
+  fc.array(fc.oneof(scalar, fc.dictionary(names, scalar, { maxKeys: 2, noNullPrototype: true })), {
+    maxLength: 4,
+  }),
   fc.constantFrom('a@b.co', '2024-02-30', '2024-01-01T10:00:00Z', 'http://x.y/z', '127.0.0.1', 'éé', 'ab1'),
   fc.constant({ valueOf: 1, toString: 'x' }),
 )
