@@ -7,9 +7,10 @@ import {
   type MaybePromise,
   type OperationContextInit,
 } from '@agent-core/core'
-import type { Agent, AgentCallOutcome, AgentEvent, AgentRunState } from '@agent-core/kits/loop'
+import type { Agent, AgentCallOutcome, AgentRunState } from '@agent-core/kits/loop'
 import type { ChatHandlerOptions } from './chat-handler.js'
 import { createMemoryChatRunStore } from './chat-run-store.js'
+import { storedRunEvents } from './internal/stored-run.js'
 import { toAgUiEvents } from './to-ag-ui-events.js'
 
 /**
@@ -256,23 +257,10 @@ export function createAgUiHandler<App = unknown>(
         if (saved !== undefined) await store.delete(input.threadId)
         run = agent.stream({ messages: fromAgUiMessages(input.messages), defer: true }, ctx)
       }
-      const iterator = run[Symbol.asyncIterator]()
-      const first = await iterator.next()
       const threadId = input.threadId
-      const events = async function* (): AsyncGenerator<AgentEvent> {
-        let next = first
-        while (!next.done) {
-          if (next.value.type === 'run-suspended' || next.value.type === 'run-done') {
-            const result = await run.result
-            if (result.reason === 'suspended') await store.save(threadId, result.state)
-            else await store.delete(threadId)
-          }
-          yield next.value
-          next = await iterator.next()
-        }
-      }
+      const events = await storedRunEvents(run, store, threadId)
       const encoder = new TextEncoder()
-      const agUi = toAgUiEvents(events(), { threadId, runId: input.runId })[Symbol.asyncIterator]()
+      const agUi = toAgUiEvents(events, { threadId, runId: input.runId })[Symbol.asyncIterator]()
       const body = new ReadableStream<Uint8Array>({
         async pull(controller) {
           try {

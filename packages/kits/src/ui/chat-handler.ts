@@ -6,7 +6,7 @@ import {
   type MaybePromise,
   type OperationContextInit,
 } from '@agent-core/core'
-import type { Agent, AgentCallOutcome, AgentEvent, AgentRunState } from '@agent-core/kits/loop'
+import type { Agent, AgentCallOutcome, AgentRunState } from '@agent-core/kits/loop'
 import { type ChatRunStore, createMemoryChatRunStore } from './chat-run-store.js'
 import {
   type ChatUIMessage,
@@ -15,6 +15,7 @@ import {
   isToolPart,
   readUIMessages,
 } from './from-ui-messages.js'
+import { storedRunEvents } from './internal/stored-run.js'
 import { type ToUIMessageStreamOptions, toUIMessageStream } from './to-ui-message-stream.js'
 import { toUIMessageStreamResponse } from './to-ui-message-stream-response.js'
 
@@ -242,26 +243,10 @@ export function createChatHandler<App = unknown>(
         if (saved !== undefined) await store.delete(body.id)
         run = agent.stream({ messages: fromUIMessages(body.messages), defer: true }, ctx)
       }
-      const iterator = run[Symbol.asyncIterator]()
-      // The first event says whether the run started: a refused resume (already resumed, forged) throws here.
-      const first = await iterator.next()
-      const chatId = body.id
-      const events = async function* (): AsyncGenerator<AgentEvent> {
-        let next = first
-        while (!next.done) {
-          const event = next.value
-          if (event.type === 'run-suspended' || event.type === 'run-done') {
-            // Kept before the page hears the run ended: its answer may come at once.
-            const result = await run.result
-            if (result.reason === 'suspended') await store.save(chatId, result.state)
-            else await store.delete(chatId)
-          }
-          yield event
-          next = await iterator.next()
-        }
-      }
+      // A refused resume (already resumed, forged) throws here, before a response is made.
+      const events = await storedRunEvents(run, store, body.id)
       return toUIMessageStreamResponse(
-        toUIMessageStream(events(), {
+        toUIMessageStream(events, {
           ...streamOptions,
           ...(messageId === undefined ? {} : { messageId }),
         }),
