@@ -95,12 +95,9 @@ export class Engine {
       eval: true,
       workerData: { quickjsUrl: resolveQuickjs(), wasmPages: pages },
       resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB, maxYoungGenerationSizeMb: 8, stackSizeMb: 4 },
-      // The engine's own diagnostics (an abort's assertion text) are not the host's output: dropped.
-      stdout: true,
-      stderr: true,
+      // The engine's own diagnostics (an abort's assertion text) are dropped inside the worker (see
+      // worker-source.ts): capturing its streams here would keep an idle engine's process alive.
     })
-    this.#worker.stdout.resume()
-    this.#worker.stderr.resume()
     this.ready = new Promise<void>((resolve, reject) => {
       const onMessage = (message: { t: string; message?: string }) => {
         if (message.t === 'ready') resolve()

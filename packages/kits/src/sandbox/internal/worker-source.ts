@@ -37,6 +37,12 @@ parentPort.on('message', (message) => {
   if (resume) resume()
 })
 
+// The engine's own diagnostics (an abort's assertion text) are not the host's output: the worker's stdout
+// and stderr write nothing (console writes go through them too). Done here rather than by capturing the
+// worker's streams in the host, whose open stream ports would keep an idle engine's process alive.
+process.stdout.write = () => true
+process.stderr.write = () => true
+
 import(workerData.quickjsUrl).then(async (lib) => {
   const memory = new WebAssembly.Memory({ initial: 256, maximum: workerData.wasmPages })
   module = await lib.newQuickJSWASMModule(lib.newVariant(lib.RELEASE_SYNC, { wasmMemory: memory }))
