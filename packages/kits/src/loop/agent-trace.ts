@@ -34,6 +34,10 @@ export function stopSentence(result: AgentResult<unknown>): string {
       return "the run's signal stopped it"
     case 'error':
       return `it failed: ${errorText(result.error)}`
+    case 'guardrail':
+      return `the ${result.guardrail.kind} guardrail "${result.guardrail.guardrail}" tripped${
+        result.guardrail.info === undefined ? '' : ` (${JSON.stringify(result.guardrail.info)})`
+      }`
   }
 }
 

@@ -28,6 +28,12 @@ import {
 import { type AgentTool, composeLifecycle, toAgentTool } from './agent-tool.js'
 import { type AnswerFlow, defineAnswerFlow, isAnswerFlow, textAnswer } from './answer-flow.js'
 import type { AgentEvent } from './events.js'
+import {
+  type GuardrailTrip,
+  type InputGuardrail,
+  type OutputGuardrail,
+  readGuardrails,
+} from './guardrails.js'
 import { Fields, isRecord } from './internal/check.js'
 import { consumeSuspension, consumes, readLedger } from './internal/consume-suspension.js'
 import { jsonProblem } from './internal/json.js'
@@ -243,6 +249,13 @@ export interface AgentDefinition<Answer = string, App = unknown> {
    * the permitted tools), so nothing reveals that it exists. A run's `toolPolicy` narrows it further.
    */
   readonly toolPolicy?: ToolPolicy | undefined
+  /**
+   * Checks of the run's input (the conversation it starts with); one that trips ends the run with reason
+   * `guardrail`. `parallel` ones (the default) run beside the first model call; see {@link InputGuardrail}.
+   */
+  readonly inputGuardrails?: readonly InputGuardrail<App>[] | undefined
+  /** Checks of the accepted final answer; one that trips ends the run with reason `guardrail`. */
+  readonly outputGuardrails?: readonly OutputGuardrail<App>[] | undefined
 }
 
 /**
@@ -384,7 +397,7 @@ export interface AgentResultBase {
 
 /**
  * How a run ended, discriminated by `reason`: `final` carries the accepted `answer`, `suspended` the
- * `pending` calls, `error` the `error`; `turn-limit`, `token-limit` and `stopped` carry the best text so far.
+ * `pending` calls, `error` the `error`, `guardrail` the tripped guardrail; `turn-limit`, `token-limit` and `stopped` carry the best text so far.
  * @example
  * ```ts
  * import type { AgentResult } from '@agent-core/kits/loop'
@@ -403,6 +416,7 @@ export type AgentResult<Answer = string> =
   | (AgentResultBase & { readonly reason: 'suspended'; readonly pending: readonly AgentPendingCall[] })
   | (AgentResultBase & { readonly reason: 'turn-limit' | 'token-limit' | 'stopped' })
   | (AgentResultBase & { readonly reason: 'error'; readonly error: unknown })
+  | (AgentResultBase & { readonly reason: 'guardrail'; readonly guardrail: GuardrailTrip })
 
 /**
  * A run's events as an async iterable (iterate once; stopping early leaves the run going), and its result.
@@ -526,6 +540,8 @@ function compile(definition: unknown): {
       throw new InvalidDefinitionError(message, { details, cause: error })
     }
   }
+  const inputGuardrails = readGuardrails(fields.get('inputGuardrails'), 'input')
+  const outputGuardrails = readGuardrails(fields.get('outputGuardrails'), 'output')
   fields.done()
 
   const byId = new Map<string, AgentTool>()
@@ -615,6 +631,9 @@ function compile(definition: unknown): {
     estimate,
     keys: decisionKeys as readonly DecisionKey[] | undefined,
     stopStepOnRefusal,
+    ...(inputGuardrails.length + outputGuardrails.length > 0
+      ? { guardrails: { input: inputGuardrails, output: outputGuardrails } }
+      : {}),
   }
   return {
     compiled: toolPolicy === undefined ? compiled : hideTools(compiled, toolPolicy, false),
@@ -760,6 +779,8 @@ function toResult<Answer>(outcome: RunOutcome, runId: string): AgentResult<Answe
       return Object.freeze({ ...base, reason: 'suspended', pending: outcome.pending })
     case 'error':
       return Object.freeze({ ...base, reason: 'error', error: end.error })
+    case 'guardrail':
+      return Object.freeze({ ...base, reason: 'guardrail', guardrail: end.trip })
     default:
       return Object.freeze({ ...base, reason: end.reason })
   }

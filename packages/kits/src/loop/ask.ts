@@ -8,6 +8,7 @@ import {
 } from '@agent-core/core'
 import type { Agent, AgentResult, AgentRunRequest } from './agent.js'
 import { pendingText, stopSentence } from './agent-trace.js'
+import type { GuardrailTrip } from './guardrails.js'
 import { isRecord } from './internal/check.js'
 import type { StopReason, WaitingFor } from './run-state.js'
 
@@ -31,6 +32,8 @@ export interface AgentRunErrorDetails extends ErrorDetails {
     readonly toolId: string
     readonly waitingFor: WaitingFor
   }[]
+  /** Reason `guardrail`: which guardrail stopped the run and why. */
+  readonly guardrail?: GuardrailTrip | undefined
 }
 
 /**
@@ -73,6 +76,8 @@ function advice(result: AgentResult<unknown>): string {
       return "Raise the agent's maxTokens, trim the history (beforeTurn with trimMessages), or shorten the prompt."
     case 'stopped':
       return 'It was cancelled through context.signal; run again without aborting it to get an answer.'
+    case 'guardrail':
+      return `The ${result.guardrail.kind} guardrail "${result.guardrail.guardrail}" stopped it (error.details.guardrail has its info); change the input, or the guardrail if it was wrong to trip.`
     case 'error':
       return 'See the cause: fix what it names (a model or provider failure is retried with the models kit withRetry).'
     default:
@@ -152,6 +157,7 @@ export async function ask<Answer, App>(
           Object.freeze({ toolCallId: call.toolCallId, toolId: call.toolId, waitingFor: call.waitingFor }),
         ),
       ),
+      ...(result.reason === 'guardrail' ? { guardrail: result.guardrail } : {}),
     },
     result.reason === 'error' ? result.error : undefined,
   )

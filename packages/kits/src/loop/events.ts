@@ -27,7 +27,8 @@ export type ToolAbortCause = 'stopped' | 'timeout' | 'no-handler' | 'no-resolver
  * `tool-awaiting-approval` / `tool-awaiting-answer`, `tool-approved` or `tool-rejected`, the reports of a
  * running tool (`tool-progress`, in the order it made them, never after the call settled), and its end:
  * `tool-resolved`, `tool-failed` or `tool-aborted`; caps: `turn-limit-exceeded`, `token-limit-exceeded`;
- * `answer-retried` when the AnswerFlow sends an answer back; at the end `run-aborted` (then `run-done`),
+ * `answer-retried` when the AnswerFlow sends an answer back; `guardrail-start` and `guardrail-end` around
+ * each input and output guardrail (input ones in `parallel` mode overlap the first turn's events); at the end `run-aborted` (then `run-done`),
  * `run-suspended` (in place of `run-done`) or `run-done`.
  * @example
  * ```ts
@@ -144,6 +145,22 @@ export type AgentEvent =
       readonly estimate?: number | undefined
     }
   | { readonly type: 'answer-retried'; readonly turn: number; readonly feedback: string }
+  | {
+      readonly type: 'guardrail-start'
+      readonly guardrail: string
+      readonly kind: 'input' | 'output'
+    }
+  | {
+      readonly type: 'guardrail-end'
+      readonly guardrail: string
+      readonly kind: 'input' | 'output'
+      /** True when it stopped the run (reason `guardrail`). */
+      readonly tripped: boolean
+      /** What the guardrail found (its verdict's `info`). */
+      readonly info: JsonValue | undefined
+      /** The check failed (the run then ends with reason `error`). */
+      readonly error?: unknown
+    }
   | { readonly type: 'run-aborted'; readonly reason: unknown }
   | {
       readonly type: 'run-suspended'

@@ -92,6 +92,17 @@ export {
 } from './durable-agent.js'
 export type { AgentEvent, AgentEventType, ToolAbortCause } from './events.js'
 export {
+  type GuardrailAgent,
+  type GuardrailCheck,
+  type GuardrailTrip,
+  GuardrailTrippedError,
+  type GuardrailVerdict,
+  type InputGuardrail,
+  type InputGuardrailInput,
+  type OutputGuardrail,
+  type OutputGuardrailInput,
+} from './guardrails.js'
+export {
   type AgentCallOutcome,
   type AgentPendingCall,
   type AgentRunState,

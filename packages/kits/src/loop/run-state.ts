@@ -6,6 +6,7 @@ import {
   type ModelUsage,
 } from '@agent-core/core'
 import type { ApproveDecision, JsonValue, ToolDecision } from '@agent-core/kits/tools'
+import type { GuardrailTrip } from './guardrails.js'
 import { Fields, isRecord } from './internal/check.js'
 import { jsonProblem } from './internal/json.js'
 import { readMessages } from './internal/messages.js'
@@ -90,7 +91,14 @@ export interface AnswerRetry {
  * const reason: StopReason = 'turn-limit'
  * ```
  */
-export type StopReason = 'final' | 'turn-limit' | 'token-limit' | 'stopped' | 'error' | 'suspended'
+export type StopReason =
+  | 'final'
+  | 'turn-limit'
+  | 'token-limit'
+  | 'stopped'
+  | 'error'
+  | 'suspended'
+  | 'guardrail'
 
 /**
  * A run as plain JSON: what a suspended run returns, what progress saves write, and what a later run (in
@@ -135,6 +143,8 @@ export interface AgentRunState {
   readonly signature?: string | undefined
   /** `done` only: why the run ended. */
   readonly reason?: Exclude<StopReason, 'suspended'> | undefined
+  /** `done` only, reason `guardrail`: which guardrail stopped the run and why. */
+  readonly guardrail?: GuardrailTrip | undefined
   /** `done` only: the best answer text so far. */
   readonly text?: string | undefined
   /** `done` only, reason `final`: the accepted answer, when it is JSON. */
@@ -314,11 +324,12 @@ export function assertAgentRunState(value: unknown, field = 'state'): asserts va
     fields.fail('signature', `is only present in a suspended run (status is "${status}")`, signature)
   }
   if (status === 'done') {
-    fields.oneOf('reason', ['final', 'turn-limit', 'token-limit', 'stopped', 'error'])
+    fields.oneOf('reason', ['final', 'turn-limit', 'token-limit', 'stopped', 'error', 'guardrail'])
     fields.string('text', { empty: true })
     readJson(fields, 'answer', true)
+    readJson(fields, 'guardrail', true)
   } else {
-    for (const key of ['reason', 'text', 'answer']) {
+    for (const key of ['reason', 'text', 'answer', 'guardrail']) {
       if (fields.get(key) !== undefined)
         fields.fail(key, `is only present once a run is done (status is "${status}")`, fields.get(key))
     }

@@ -41,6 +41,7 @@ const FINISH: Record<NonNullable<AgentUIMetadata['reason']>, FinishReason> = {
   stopped: 'other',
   error: 'error',
   suspended: 'tool-calls',
+  guardrail: 'other',
 }
 
 function readOptions(options: unknown): Required<Omit<ToUIMessageStreamOptions, 'messageId'>> & {

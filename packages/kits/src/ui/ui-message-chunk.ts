@@ -15,7 +15,15 @@ export interface AgentUIMetadata {
   /** The run the message comes from. */
   readonly runId?: string | undefined
   /** Why the run ended (`suspended` when it waits for an approval, an answer or the host). */
-  readonly reason?: 'final' | 'turn-limit' | 'token-limit' | 'stopped' | 'error' | 'suspended' | undefined
+  readonly reason?:
+    | 'final'
+    | 'turn-limit'
+    | 'token-limit'
+    | 'stopped'
+    | 'error'
+    | 'suspended'
+    | 'guardrail'
+    | undefined
   /** Tokens the model reported for the whole run (resumed runs included). */
   readonly usage?: ModelUsage | undefined
   /** Model calls made in all. */

@@ -1,5 +1,6 @@
 import type { ChatMessage, ModelUsage } from '@agent-core/core'
 import { ZERO_USAGE } from '@agent-core/core'
+import type { GuardrailTrip } from '../guardrails.js'
 import type { AgentCallOutcome, AgentPendingCall, AgentRunState, AnswerRetry } from '../run-state.js'
 import { type CallState, initialState, pendingOf } from './call-state.js'
 import { jsonProblem } from './json.js'
@@ -9,6 +10,7 @@ export type RecordedEnd =
   | { readonly reason: 'final'; readonly answer: unknown }
   | { readonly reason: 'turn-limit' | 'token-limit' | 'stopped' }
   | { readonly reason: 'error'; readonly error: unknown }
+  | { readonly reason: 'guardrail'; readonly trip: GuardrailTrip }
 
 /** Where the journal reports what it records. */
 export interface JournalHost {
@@ -137,6 +139,7 @@ export class Journal {
       ) {
         state.answer = end.answer
       }
+      if (end.reason === 'guardrail') state.guardrail = end.trip
     }
     return state as unknown as AgentRunState
   }

@@ -21,7 +21,9 @@ import type { AgentTool } from '../agent-tool.js'
 import type { AnswerFlow } from '../answer-flow.js'
 import { readControl } from '../answer-flow.js'
 import type { AgentEvent } from '../events.js'
+import type { CompiledGuardrail, GuardrailTrip } from '../guardrails.js'
 import type { AgentCallOutcome, AgentPendingCall, AgentRunState, StopReason } from '../run-state.js'
+import { GuardrailRun } from './guardrails-run.js'
 import { Journal } from './journal.js'
 import { CallDeadline, callModel, type ModelReply, type ReplySink } from './model-call.js'
 import { openCalls } from './resume-checks.js'
@@ -51,6 +53,11 @@ export interface CompiledAgent {
   readonly estimate: (messages: readonly ChatMessage[]) => number
   readonly keys: readonly DecisionKey[] | undefined
   readonly stopStepOnRefusal: boolean
+  /** Input and output guardrails (`guardrails.ts`); undefined when the agent has none. */
+  readonly guardrails?: {
+    readonly input: readonly CompiledGuardrail[]
+    readonly output: readonly CompiledGuardrail[]
+  }
 }
 
 /** The `beforeTurn` hook with the object it is called on. */
@@ -98,6 +105,8 @@ export type NextStep =
   | { readonly kind: 'limit'; readonly limit: 'turn-limit' | 'token-limit' }
   /** It cannot go on (the AnswerFlow failed the answer, a call nobody can carry on). */
   | { readonly kind: 'error'; readonly error: unknown }
+  /** A guardrail tripped. */
+  | { readonly kind: 'guardrail'; readonly trip: GuardrailTrip }
 
 /** How a run ended (before the result is assembled). */
 export type RunEnd =
@@ -105,6 +114,7 @@ export type RunEnd =
   | { readonly reason: 'suspended' }
   | { readonly reason: 'turn-limit' | 'token-limit' | 'stopped' }
   | { readonly reason: 'error'; readonly error: unknown }
+  | { readonly reason: 'guardrail'; readonly trip: GuardrailTrip }
 
 /** What the run hands back to `Agent.run`. */
 export interface RunOutcome {
@@ -145,6 +155,8 @@ function endOf(next: Exclude<NextStep, { kind: 'next-model-call' }>): RunEnd {
       return { reason: next.limit }
     case 'error':
       return { reason: 'error', error: next.error }
+    case 'guardrail':
+      return { reason: 'guardrail', trip: next.trip }
     default:
       return { reason: next.kind }
   }
@@ -182,6 +194,8 @@ export class AgentRun {
   #turnTools: ReadonlySet<string> | undefined
   /** The `toolChoice` of the first model call, used once. */
   #firstChoice: ToolChoice | undefined
+  /** The run's guardrails; undefined when the agent has none. */
+  readonly #guards: GuardrailRun | undefined
 
   constructor(agent: CompiledAgent, request: ParsedRun, context: OperationContext<unknown>) {
     this.#agent = agent
@@ -190,6 +204,17 @@ export class AgentRun {
     this.#listening = request.onEvent !== undefined
     this.#turnTools = request.tools
     this.#journal = new Journal(request, request.messages, request.resumed, request.outcomes)
+    const guardrails = agent.guardrails
+    this.#guards =
+      guardrails &&
+      new GuardrailRun(
+        request.resumed ? [] : guardrails.input,
+        guardrails.output,
+        (event) => this.#emit(event),
+        (reason) => {
+          for (const call of this.#calls) call.stop(reason)
+        },
+      )
     const progress = new ToolProgressChannel((event) => this.#emit(event))
     this.#steps = new ToolSteps({
       agent,
@@ -244,7 +269,12 @@ export class AgentRun {
       while (next.kind === 'next-model-call') next = await this.#turn(ctx)
       end = endOf(next)
     } catch (error) {
-      end = this.#signal.aborted ? { reason: 'stopped' } : { reason: 'error', error }
+      const guarded = this.#guards?.stop
+      end = this.#signal.aborted
+        ? { reason: 'stopped' }
+        : guarded
+          ? endOf(guarded)
+          : { reason: 'error', error }
     } finally {
       outer.removeEventListener('abort', stop)
     }
@@ -318,8 +348,12 @@ export class AgentRun {
   async #start(ctx: OperationContext<unknown>): Promise<NextStep> {
     const journal = this.#journal
     for (const message of this.#request.added) await journal.append(message)
+    const guarded = await this.#guards?.startInput(ctx, journal.messages)
+    if (guarded) return guarded
     const choice = this.#request.toolChoice
     if (choice !== undefined && typeof choice === 'object' && 'input' in choice) {
+      const gated = await this.#guards?.gate()
+      if (gated) return gated
       const call: ToolCall = { id: newId('call'), name: choice.name, arguments: JSON.stringify(choice.input) }
       await journal.append(
         Object.freeze({ role: 'assistant', content: '', toolCalls: Object.freeze([call]) }),
@@ -375,6 +409,12 @@ export class AgentRun {
       if (this.#listening) this.#emit({ type: 'turn-start', turn })
       const reply = await this.#callModel(request, turn, turnCtx)
       journal.usage = addUsage(journal.usage, reply.usage)
+      // Parallel input guardrails gate the first reply: nothing of it is kept or run before they pass.
+      const gated = this.#guards && (await this.#guards.gate())
+      if (gated) {
+        span.end('ok', { end: endOf(gated).reason })
+        return gated
+      }
       const made = reply.message.toolCalls ?? []
       const calls = uniqueCalls(made, turn)
       const message =
@@ -496,8 +536,12 @@ export class AgentRun {
     })
     const control = readControl<unknown>(await this.#agent.answer.decide(input, ctx), 'answer.decide')
     switch (control.type) {
-      case 'accept':
-        return { kind: 'final', answer: control.value }
+      case 'accept': {
+        const guarded =
+          this.#guards?.hasOutput &&
+          (await this.#guards.checkOutput(ctx, control.value, reply.message.content, journal.messages))
+        return guarded || { kind: 'final', answer: control.value }
+      }
       case 'fail':
         return { kind: 'error', error: control.error }
       case 'retry': {
