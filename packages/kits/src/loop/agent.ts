@@ -30,9 +30,12 @@ import { type AnswerFlow, defineAnswerFlow, isAnswerFlow, textAnswer } from './a
 import type { AgentEvent } from './events.js'
 import {
   type GuardrailTrip,
+  guardTool,
   type InputGuardrail,
   type OutputGuardrail,
   readGuardrails,
+  readToolGuardrails,
+  type ToolGuardrail,
 } from './guardrails.js'
 import { Fields, isRecord } from './internal/check.js'
 import { consumeSuspension, consumes, readLedger } from './internal/consume-suspension.js'
@@ -256,6 +259,11 @@ export interface AgentDefinition<Answer = string, App = unknown> {
   readonly inputGuardrails?: readonly InputGuardrail<App>[] | undefined
   /** Checks of the accepted final answer; one that trips ends the run with reason `guardrail`. */
   readonly outputGuardrails?: readonly OutputGuardrail<App>[] | undefined
+  /**
+   * Checks of tool calls: before a tool executes (refuse the call with a message the model reads, or stop
+   * the run) and after (replace or refuse its output, or stop the run). See {@link ToolGuardrail}.
+   */
+  readonly toolGuardrails?: readonly ToolGuardrail<App>[] | undefined
 }
 
 /**
@@ -542,9 +550,16 @@ function compile(definition: unknown): {
   }
   const inputGuardrails = readGuardrails(fields.get('inputGuardrails'), 'input')
   const outputGuardrails = readGuardrails(fields.get('outputGuardrails'), 'output')
+  const toolGuardrailsValue = fields.get('toolGuardrails')
   fields.done()
 
   const byId = new Map<string, AgentTool>()
+  const toolGuardrails = readToolGuardrails(toolGuardrailsValue, new Set(tools.map((tool) => tool.id)))
+  const guardedLifecycle = (tool: AgentTool) => {
+    const lifecycle = composeLifecycle(tool)
+    if (toolGuardrails.length === 0) return lifecycle
+    return Object.freeze({ ...lifecycle, tool: guardTool(lifecycle.tool, toolGuardrails) })
+  }
   tools.forEach((tool, index) => {
     if (byId.has(tool.id)) {
       throw new InvalidDefinitionError(
@@ -585,7 +600,7 @@ function compile(definition: unknown): {
   }
   let registry: ToolLifecycleRegistry<unknown>
   try {
-    registry = ToolLifecycleRegistry.create(tools.map(composeLifecycle), {
+    registry = ToolLifecycleRegistry.create(tools.map(guardedLifecycle), {
       timeoutMs: toolTimeoutMs,
       ...(providers.length > 0 ? { templates: providers } : {}),
       ...(toolPolicy === undefined ? {} : { toolPolicy }),
@@ -631,8 +646,14 @@ function compile(definition: unknown): {
     estimate,
     keys: decisionKeys as readonly DecisionKey[] | undefined,
     stopStepOnRefusal,
-    ...(inputGuardrails.length + outputGuardrails.length > 0
-      ? { guardrails: { input: inputGuardrails, output: outputGuardrails } }
+    ...(inputGuardrails.length + outputGuardrails.length + toolGuardrails.length > 0
+      ? {
+          guardrails: {
+            input: inputGuardrails,
+            output: outputGuardrails,
+            tool: toolGuardrails.length > 0,
+          },
+        }
       : {}),
   }
   return {

@@ -317,3 +317,150 @@ describe('bad guardrail definitions', () => {
     ).toThrow(/not a field of an output guardrail/)
   })
 })
+
+describe('tool guardrails', () => {
+  const remove = defineModelTool<{ path: string }, string>({
+    id: 'remove',
+    description: 'Deletes a file',
+    inputSchema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+    execute: ({ path }) => `removed ${path}`,
+  })
+  const tmpOnly = {
+    name: 'tmp-only',
+    tools: ['remove'],
+    input: ({ input }: { input: unknown }) =>
+      (input as { path: string }).path.startsWith('/tmp/')
+        ? undefined
+        : ({ type: 'refuse', message: 'Only files under /tmp/ may be removed.' } as const),
+  }
+
+  it('input pass: the tool runs', async () => {
+    const model = createScriptedModel([
+      { toolCalls: [{ name: 'remove', input: { path: '/tmp/a' } }] },
+      { text: 'Done.' },
+    ])
+    const result = await defineAgent({ model, tools: [remove], toolGuardrails: [tmpOnly] }).run({
+      prompt: 'rm',
+    })
+    expect(result.reason).toBe('final')
+    expect(model.calls[1]!.messages.at(-1)!.content).toContain('removed /tmp/a')
+  })
+
+  it('input refuse: the tool does not run and the model reads the message', async () => {
+    let ran = false
+    const spy = defineModelTool<{ path: string }, string>({
+      ...remove,
+      execute: () => {
+        ran = true
+        return 'removed'
+      },
+    })
+    const model = createScriptedModel([
+      { toolCalls: [{ name: 'remove', input: { path: '/etc/passwd' } }] },
+      { text: 'I may not.' },
+    ])
+    const events: AgentEvent[] = []
+    const result = await defineAgent({ model, tools: [spy], toolGuardrails: [tmpOnly] }).run({
+      prompt: 'rm',
+      onEvent: (event) => void events.push(event),
+    })
+    expect(result.reason).toBe('final')
+    expect(ran).toBe(false)
+    const toolMessage = model.calls[1]!.messages.at(-1)!
+    expect(toolMessage.role).toBe('tool')
+    expect(toolMessage.content).toContain('Only files under /tmp/ may be removed.')
+    const failed = events.find((event) => event.type === 'tool-failed')
+    expect(failed?.type === 'tool-failed' && failed.error.code).toBe('tool-guardrail')
+  })
+
+  it('input stop: the run ends with reason guardrail after the step; no further model call', async () => {
+    const model = createScriptedModel([{ toolCalls: [{ name: 'remove', input: { path: '/' } }] }])
+    const agent = defineAgent({
+      model,
+      tools: [remove],
+      toolGuardrails: [{ name: 'root', input: () => ({ type: 'stop', info: { path: '/' } }) }],
+    })
+    const result = await agent.run({ prompt: 'rm -rf' })
+    expect(result.reason).toBe('guardrail')
+    if (result.reason !== 'guardrail') return
+    expect(result.guardrail).toEqual({
+      guardrail: 'root',
+      kind: 'tool-input',
+      info: { path: '/' },
+      toolId: 'remove',
+    })
+    expect(model.calls).toHaveLength(1)
+    expect(() => assertAgentRunState(JSON.parse(JSON.stringify(result.state)))).not.toThrow()
+  })
+
+  it('output replace: the model reads the replacement', async () => {
+    const model = createScriptedModel([
+      { toolCalls: [{ name: 'remove', input: { path: '/tmp/a' } }] },
+      { text: 'ok' },
+    ])
+    const agent = defineAgent({
+      model,
+      tools: [remove],
+      toolGuardrails: [{ name: 'redact', output: () => ({ type: 'replace', output: '[redacted]' }) }],
+    })
+    await agent.run({ prompt: 'rm' })
+    const content = model.calls[1]!.messages.at(-1)!.content
+    expect(content).toContain('[redacted]')
+    expect(content).not.toContain('removed')
+  })
+
+  it('output refuse: the output is dropped and the call fails with the message', async () => {
+    const model = createScriptedModel([
+      { toolCalls: [{ name: 'remove', input: { path: '/tmp/a' } }] },
+      { text: 'ok' },
+    ])
+    const agent = defineAgent({
+      model,
+      tools: [remove],
+      toolGuardrails: [
+        { name: 'hide', output: () => ({ type: 'refuse', message: 'The result is withheld.' }) },
+      ],
+    })
+    await agent.run({ prompt: 'rm' })
+    const content = model.calls[1]!.messages.at(-1)!.content
+    expect(content).toContain('The result is withheld.')
+    expect(content).not.toContain('removed /tmp/a')
+  })
+
+  it('a bad answer from a tool guardrail fails the call with InvalidOutputError', async () => {
+    const model = createScriptedModel([
+      { toolCalls: [{ name: 'remove', input: { path: '/tmp/a' } }] },
+      { text: 'ok' },
+    ])
+    const events: AgentEvent[] = []
+    const agent = defineAgent({
+      model,
+      tools: [remove],
+      toolGuardrails: [{ name: 'odd', input: () => 'yes' as never }],
+    })
+    await agent.run({ prompt: 'rm', onEvent: (event) => void events.push(event) })
+    const failed = events.find((event) => event.type === 'tool-failed')
+    expect(failed?.type === 'tool-failed' && failed.error.name).toBe('InvalidOutputError')
+  })
+
+  it('refuses bad definitions', () => {
+    const model = createScriptedModel([])
+    const bad: unknown[] = [
+      'x',
+      [{ name: 'a' }],
+      [{ name: 'a', input: 3 }],
+      [{ name: 'a', input: () => undefined, tools: ['nope'] }],
+      [{ name: 'a', input: () => undefined, tools: 'remove' }],
+      [{ name: 'a', input: () => undefined, extra: 1 }],
+      [
+        { name: 'a', input: () => undefined },
+        { name: 'a', output: () => undefined },
+      ],
+    ]
+    for (const value of bad) {
+      expect(() => defineAgent({ model, tools: [remove], toolGuardrails: value as never })).toThrow(
+        InvalidDefinitionError,
+      )
+    }
+  })
+})

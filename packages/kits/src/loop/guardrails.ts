@@ -4,11 +4,13 @@ import {
   describeValue,
   type ErrorDetails,
   InvalidDefinitionError,
+  InvalidOutputError,
   type MaybePromise,
   type OperationContext,
 } from '@agent-core/core'
 import type { JsonValue } from '@agent-core/kits/tools'
 import { isRecord } from './internal/check.js'
+import { jsonProblem } from './internal/json.js'
 
 /**
  * What a guardrail's check answers: whether it trips (stops the run), and what it found (plain JSON, kept
@@ -37,8 +39,11 @@ export interface GuardrailVerdict {
  */
 export interface GuardrailTrip {
   readonly guardrail: string
-  readonly kind: 'input' | 'output'
+  /** What it checked: the run's input, its final answer, or a tool call's input or output. */
+  readonly kind: 'input' | 'output' | 'tool-input' | 'tool-output'
   readonly info: JsonValue | undefined
+  /** Kinds `tool-input` and `tool-output`: the guarded tool. */
+  readonly toolId?: string | undefined
 }
 
 /**
@@ -239,4 +244,280 @@ export function readGuardrails(value: unknown, kind: 'input' | 'output'): readon
       holder: entry,
     })
   })
+}
+
+/**
+ * A tool call as a tool guardrail sees it: the tool, the call's invocation id and its input (checked
+ * against the tool's schema).
+ * @example
+ * ```ts
+ * import type { ToolGuardrailCall } from '@agent-core/kits/loop'
+ * const big = (call: ToolGuardrailCall) => JSON.stringify(call.input).length > 1_000
+ * ```
+ */
+export interface ToolGuardrailCall {
+  readonly toolId: string
+  readonly invocationId: string
+  readonly input: JsonValue
+}
+
+/**
+ * What a tool input guardrail answers: nothing (or `allow`) lets the call run; `refuse` fails the call
+ * without running it, with `message` as what the model reads; `stop` ends the run with reason `guardrail`.
+ * @example
+ * ```ts
+ * import type { ToolGuardrailAnswer } from '@agent-core/kits/loop'
+ * const answer: ToolGuardrailAnswer = { type: 'refuse', message: 'Only paths under /tmp may be deleted.' }
+ * ```
+ */
+export type ToolGuardrailAnswer =
+  | undefined
+  | { readonly type: 'allow' }
+  | { readonly type: 'refuse'; readonly message: string }
+  | { readonly type: 'stop'; readonly info?: JsonValue | undefined }
+
+/**
+ * What a tool output guardrail answers: a {@link ToolGuardrailAnswer} (`refuse` then drops the output:
+ * the call fails with `message`), or `replace` to give the model other output (plain JSON).
+ * @example
+ * ```ts
+ * import type { ToolOutputGuardrailAnswer } from '@agent-core/kits/loop'
+ * const answer: ToolOutputGuardrailAnswer = { type: 'replace', output: '[redacted]' }
+ * ```
+ */
+export type ToolOutputGuardrailAnswer =
+  | ToolGuardrailAnswer
+  | { readonly type: 'replace'; readonly output: JsonValue }
+
+/**
+ * A guardrail on tool calls: `input` runs before the tool executes (after its approval), `output` after
+ * it returned. Applies to the tools named in `tools` (default: every tool the agent runs itself; tools the
+ * host runs or a person answers are not executed in the run and are not checked).
+ * @example
+ * ```ts
+ * import { defineAgent, type ToolGuardrail } from '@agent-core/kits/loop'
+ * import type { ChatModel } from '@agent-core/core'
+ * declare const model: ChatModel
+ * const tmpOnly: ToolGuardrail = {
+ *   name: 'tmp-only',
+ *   tools: ['delete'],
+ *   input: ({ input }) =>
+ *     String((input as { path?: unknown }).path).startsWith('/tmp/')
+ *       ? undefined
+ *       : { type: 'refuse', message: 'Only paths under /tmp/ may be deleted.' },
+ * }
+ * const agent = defineAgent({ model, toolGuardrails: [tmpOnly] })
+ * ```
+ */
+export interface ToolGuardrail<App = unknown> {
+  /** Unique among the agent's tool guardrails. */
+  readonly name: string
+  /** The tools it guards (ids); default all. */
+  readonly tools?: readonly string[] | undefined
+  readonly input?:
+    | ((call: ToolGuardrailCall, context: OperationContext<App>) => MaybePromise<ToolGuardrailAnswer>)
+    | undefined
+  readonly output?:
+    | ((
+        call: ToolGuardrailCall & { readonly output: JsonValue | undefined },
+        context: OperationContext<App>,
+      ) => MaybePromise<ToolOutputGuardrailAnswer>)
+    | undefined
+}
+
+/**
+ * What a tool fails with when a tool guardrail refused its input or its output: the message is what the
+ * model reads about the call.
+ * @example
+ * ```ts
+ * import { ToolGuardrailError } from '@agent-core/kits/loop'
+ * declare const error: unknown // a failed call's error
+ * if (ToolGuardrailError.isInstance(error)) console.log(error.details.guardrail)
+ * ```
+ */
+export class ToolGuardrailError extends AgentCoreError<
+  ErrorDetails & {
+    readonly guardrail: string
+    readonly toolId: string
+    readonly kind: 'tool-input' | 'tool-output'
+  }
+> {
+  static override readonly code = 'tool-guardrail'
+  declare readonly code: 'tool-guardrail'
+}
+
+interface CompiledToolGuardrail {
+  readonly name: string
+  readonly tools: ReadonlySet<string> | undefined
+  readonly input: ToolGuardrail['input']
+  readonly output: ToolGuardrail['output']
+  readonly holder: unknown
+}
+
+/** Reads `definition.toolGuardrails`; typed errors for what is wrong. */
+export function readToolGuardrails(
+  value: unknown,
+  toolIds: ReadonlySet<string>,
+): readonly CompiledToolGuardrail[] {
+  if (value === undefined) return []
+  const fail = (path: string, problem: string, received: unknown): never => {
+    throw new InvalidDefinitionError(`definition.${path} ${problem}.`, {
+      details: { field: path, received: describeValue(received) },
+    })
+  }
+  if (!Array.isArray(value))
+    fail('toolGuardrails', 'must be an array of tool guardrails { name, tools?, input?, output? }', value)
+  const seen = new Set<string>()
+  return (value as unknown[]).map((entry, index) => {
+    const path = `toolGuardrails[${index}]`
+    if (!isRecord(entry)) fail(path, 'must be a tool guardrail { name, tools?, input?, output? }', entry)
+    const record = entry as Record<string, unknown>
+    for (const key of Object.keys(record)) {
+      if (!['name', 'tools', 'input', 'output'].includes(key))
+        fail(`${path}.${key}`, 'is not a field of a tool guardrail (name, tools, input, output)', record[key])
+    }
+    const { name, tools, input, output } = record
+    if (typeof name !== 'string' || name === '')
+      fail(`${path}.name`, 'must be a non-empty string naming the guardrail', name)
+    if (seen.has(name as string))
+      fail(`${path}.name`, `is a second tool guardrail "${String(name)}"; give each a unique name`, name)
+    seen.add(name as string)
+    if (input !== undefined && typeof input !== 'function')
+      fail(`${path}.input`, 'must be a function of the call', input)
+    if (output !== undefined && typeof output !== 'function')
+      fail(`${path}.output`, 'must be a function of the call and its output', output)
+    if (input === undefined && output === undefined)
+      fail(path, 'needs an input or an output check (or both)', entry)
+    let ids: Set<string> | undefined
+    if (tools !== undefined) {
+      if (!Array.isArray(tools)) fail(`${path}.tools`, 'must be an array of tool ids', tools)
+      ids = new Set()
+      ;(tools as unknown[]).forEach((id, at) => {
+        if (typeof id !== 'string' || !toolIds.has(id))
+          fail(
+            `${path}.tools[${at}]`,
+            `must name one of the agent's tools (${[...toolIds].join(', ') || 'none'})`,
+            id,
+          )
+        ids!.add(id as string)
+      })
+    }
+    return Object.freeze({
+      name: name as string,
+      tools: ids,
+      input: input as ToolGuardrail['input'],
+      output: output as ToolGuardrail['output'],
+      holder: entry,
+    })
+  })
+}
+
+function readToolAnswer(
+  value: unknown,
+  guardrail: CompiledToolGuardrail,
+  stage: 'input' | 'output',
+): Exclude<ToolOutputGuardrailAnswer, undefined> {
+  const hook = `toolGuardrails "${guardrail.name}" ${stage}`
+  if (value === undefined) return { type: 'allow' }
+  if (isRecord(value)) {
+    if (value.type === 'allow') return { type: 'allow' }
+    if (value.type === 'refuse' && typeof value.message === 'string' && value.message !== '')
+      return { type: 'refuse', message: value.message }
+    if (value.type === 'stop') {
+      const problem = value.info === undefined ? undefined : jsonProblem(value.info, 'info')
+      if (problem === undefined) return { type: 'stop', info: value.info as JsonValue | undefined }
+    }
+    if (stage === 'output' && value.type === 'replace' && jsonProblem(value.output, 'output') === undefined)
+      return { type: 'replace', output: value.output as JsonValue }
+  }
+  throw new InvalidOutputError(
+    `The ${hook} must answer nothing, { type: 'allow' }, { type: 'refuse', message }, { type: 'stop', info? }${
+      stage === 'output' ? " or { type: 'replace', output } (plain JSON)" : ''
+    }, but answered ${describeValue(value)}.`,
+    { details: { hook, received: describeValue(value) } },
+  )
+}
+
+/**
+ * The tool with its guardrails around `execute`: a refusal fails the call with a {@link ToolGuardrailError}
+ * (its message is what the model reads), a stop with a {@link GuardrailTrippedError} that the run turns
+ * into its end (reason `guardrail`).
+ */
+export function guardTool<T extends { readonly id: string; readonly execute: (...args: never[]) => unknown }>(
+  tool: T,
+  guardrails: readonly CompiledToolGuardrail[],
+): T {
+  const mine = guardrails.filter((guardrail) => guardrail.tools === undefined || guardrail.tools.has(tool.id))
+  if (mine.length === 0) return tool
+  const execute = tool.execute as unknown as (
+    input: unknown,
+    context: OperationContext<unknown> & { invocationId: string },
+  ) => unknown
+  const guarded = async (input: unknown, context: OperationContext<unknown> & { invocationId: string }) => {
+    const call = Object.freeze({
+      toolId: tool.id,
+      invocationId: context.invocationId,
+      input: input as JsonValue,
+    })
+    for (const guardrail of mine) {
+      if (guardrail.input === undefined) continue
+      await check(guardrail, 'tool-input', context, tool.id, (ctx) =>
+        Reflect.apply(guardrail.input!, guardrail.holder, [call, ctx]),
+      )
+    }
+    let output = (await Reflect.apply(execute, tool, [input, context])) as JsonValue | undefined
+    for (const guardrail of mine) {
+      if (guardrail.output === undefined) continue
+      const seen = Object.freeze({ ...call, output })
+      const replaced = await check(guardrail, 'tool-output', context, tool.id, (ctx) =>
+        Reflect.apply(guardrail.output!, guardrail.holder, [seen, ctx]),
+      )
+      if (replaced !== undefined) output = replaced.output
+    }
+    return output
+  }
+  return Object.freeze({ ...tool, execute: guarded }) as T
+}
+
+/** One tool guardrail check in its span: refuses, stops, or answers a replacement output. */
+async function check(
+  guardrail: CompiledToolGuardrail,
+  kind: 'tool-input' | 'tool-output',
+  context: OperationContext<unknown>,
+  toolId: string,
+  run: (context: OperationContext<unknown>) => unknown,
+): Promise<{ readonly output: JsonValue } | undefined> {
+  const span = context.diagnostics.span('guardrail', { guardrail: guardrail.name, kind, toolId })
+  try {
+    const answer = readToolAnswer(
+      await run({ ...context, diagnostics: span.diagnostics }),
+      guardrail,
+      kind === 'tool-input' ? 'input' : 'output',
+    )
+    span.end('ok', { answer: answer.type })
+    if (answer.type === 'replace') return { output: answer.output }
+    settle(answer, guardrail, toolId, kind)
+    return undefined
+  } catch (error) {
+    if (!ToolGuardrailError.isInstance(error) && !GuardrailTrippedError.isInstance(error)) span.fail(error)
+    throw error
+  }
+}
+
+function settle(
+  answer: Exclude<ToolOutputGuardrailAnswer, undefined>,
+  guardrail: CompiledToolGuardrail,
+  toolId: string,
+  kind: 'tool-input' | 'tool-output',
+): void {
+  if (answer.type === 'refuse') {
+    throw new ToolGuardrailError('tool-guardrail', answer.message, {
+      details: { guardrail: guardrail.name, toolId, kind },
+    })
+  }
+  if (answer.type === 'stop') {
+    throw new GuardrailTrippedError(
+      Object.freeze({ guardrail: guardrail.name, kind, info: answer.info, toolId }),
+    )
+  }
 }

@@ -1,9 +1,10 @@
 import { type ChatMessage, describeValue, InvalidOutputError, type OperationContext } from '@agent-core/core'
-import type { JsonValue } from '@agent-core/kits/tools'
+import type { JsonValue, ToolCallOutcome } from '@agent-core/kits/tools'
 import type { AgentEvent } from '../events.js'
 import { type CompiledGuardrail, type GuardrailTrip, GuardrailTrippedError } from '../guardrails.js'
 import { isRecord } from './check.js'
 import { jsonProblem } from './json.js'
+import type { ProgressRegistry } from './tool-progress.js'
 
 /** How the guardrails stopped a run: one tripped, or one's check failed. */
 export type GuardrailStop =
@@ -55,6 +56,8 @@ export class GuardrailRun {
   readonly #output: readonly CompiledGuardrail[]
   readonly #emit: (event: AgentEvent) => void
   readonly #stopCalls: (reason: unknown) => void
+  /** Whether the agent's tools run with guardrails. */
+  readonly tool: boolean
   #parallel: Promise<void> | undefined
   /** Set once a guardrail stopped the run. */
   stop: GuardrailStop | undefined
@@ -64,11 +67,33 @@ export class GuardrailRun {
     output: readonly CompiledGuardrail[],
     emit: (event: AgentEvent) => void,
     stopCalls: (reason: unknown) => void,
+    tool: boolean,
   ) {
+    this.tool = tool
     this.#input = input
     this.#output = output
     this.#emit = emit
     this.#stopCalls = stopCalls
+  }
+
+  /** The agent's registry, where a tool guardrail that stops the run (a failed call) is seen. */
+  registry(registry: ProgressRegistry): ProgressRegistry {
+    const seen = (outcome: ToolCallOutcome): ToolCallOutcome => {
+      if (
+        outcome.status === 'failed' &&
+        this.stop === undefined &&
+        GuardrailTrippedError.isInstance(outcome.error)
+      ) {
+        const { guardrail, kind, info, toolId } = outcome.error.details
+        this.stop = { kind: 'guardrail', trip: Object.freeze({ guardrail, kind, info, toolId }) }
+      }
+      return outcome
+    }
+    return {
+      run: async (request, context, options) => seen(await registry.run(request, context, options)),
+      resume: async (state, decision, context, options) =>
+        seen(await registry.resume(state, decision, context, options)),
+    } as ProgressRegistry
   }
 
   get hasOutput(): boolean {

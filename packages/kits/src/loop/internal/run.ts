@@ -57,6 +57,8 @@ export interface CompiledAgent {
   readonly guardrails?: {
     readonly input: readonly CompiledGuardrail[]
     readonly output: readonly CompiledGuardrail[]
+    /** Whether tools run with guardrails (a stop from one is seen in the registry's outcomes). */
+    readonly tool: boolean
   }
 }
 
@@ -214,12 +216,14 @@ export class AgentRun {
         (reason) => {
           for (const call of this.#calls) call.stop(reason)
         },
+        guardrails.tool,
       )
     const progress = new ToolProgressChannel((event) => this.#emit(event))
+    const registry = progress.registry(agent.registry)
     this.#steps = new ToolSteps({
       agent,
       progress,
-      registry: progress.registry(agent.registry),
+      registry: this.#guards?.tool ? this.#guards.registry(registry) : registry,
       request,
       journal: this.#journal,
       slots: new Slots(agent.toolConcurrency),
@@ -266,8 +270,9 @@ export class AgentRun {
         turns: journal.turns,
       })
       let next = await this.#start(ctx)
-      while (next.kind === 'next-model-call') next = await this.#turn(ctx)
-      end = endOf(next)
+      while (next.kind === 'next-model-call' && this.#guards?.stop === undefined) next = await this.#turn(ctx)
+      // A tool guardrail that stops the run ends it after its step, whatever the step said.
+      end = endOf(this.#guards?.stop ?? (next as Exclude<NextStep, { kind: 'next-model-call' }>))
     } catch (error) {
       const guarded = this.#guards?.stop
       end = this.#signal.aborted
