@@ -162,6 +162,33 @@ describe('input guardrails', () => {
     expect(result.messages.map((m) => m.role)).toEqual(['user'])
   })
 
+  it('a model failure waits for the parallel guardrails: no guardrail event comes after run-done', async () => {
+    const modelFailed = deferred()
+    const events: string[] = []
+    const agent = defineAgent({
+      model: createScriptedModel([
+        () => {
+          modelFailed.resolve()
+          return { error: new Error('provider down') }
+        },
+      ]),
+      inputGuardrails: [
+        {
+          name: 'slow',
+          check: async () => {
+            await modelFailed.promise
+            await new Promise((resolve) => setImmediate(resolve))
+            return false
+          },
+        },
+      ],
+    })
+    const result = await agent.run({ prompt: 'Hi', onEvent: (event) => void events.push(event.type) })
+    expect(result.reason).toBe('error')
+    expect(events.indexOf('guardrail-end')).toBeLessThan(events.indexOf('run-done'))
+    expect(events.at(-1)).toBe('run-done')
+  })
+
   it('a resumed run does not run its input guardrails again', async () => {
     let checks = 0
     const refund = defineAgentTool(

@@ -101,6 +101,11 @@ export {
   type InputGuardrailInput,
   type OutputGuardrail,
   type OutputGuardrailInput,
+  type ToolGuardrail,
+  type ToolGuardrailAnswer,
+  type ToolGuardrailCall,
+  ToolGuardrailError,
+  type ToolOutputGuardrailAnswer,
 } from './guardrails.js'
 export {
   type AgentCallOutcome,

@@ -271,10 +271,16 @@ export class AgentRun {
       })
       let next = await this.#start(ctx)
       while (next.kind === 'next-model-call' && this.#guards?.stop === undefined) next = await this.#turn(ctx)
-      // A tool guardrail that stops the run ends it after its step, whatever the step said.
-      end = endOf(this.#guards?.stop ?? (next as Exclude<NextStep, { kind: 'next-model-call' }>))
+      // Parallel input guardrails still running (the run ended before its first reply) finish first; a tool
+      // guardrail that stops the run ends it after its step, whatever the step said.
+      const guarded = this.#guards && (await this.#guards.gate())
+      end = endOf(
+        guarded && next.kind !== 'stopped'
+          ? guarded
+          : (next as Exclude<NextStep, { kind: 'next-model-call' }>),
+      )
     } catch (error) {
-      const guarded = this.#guards?.stop
+      const guarded = this.#guards && (await this.#guards.gate())
       end = this.#signal.aborted
         ? { reason: 'stopped' }
         : guarded
