@@ -107,6 +107,23 @@ describe('the OpenTelemetry sink', () => {
     expect(fetch.attributes).toMatchObject({ 'agent_core.outcome': 'timeout', 'error.type': 'timeout' })
   })
 
+  it('names guardrail spans after the guardrail, with what it checked and the guarded tool', () => {
+    const tracer = sink()
+    const diagnostics = createDiagnostics({ sink: tracer.sink })
+    diagnostics.span('guardrail', { guardrail: 'no-secrets', kind: 'input' }).end('ok', { tripped: true })
+    diagnostics.span('guardrail', { guardrail: 'tmp-only', kind: 'tool-input', toolId: 'remove' }).end('ok')
+    const spans = tracing.spans()
+    expect(only(spans, 'guardrail no-secrets').attributes).toMatchObject({
+      'agent_core.guardrail.name': 'no-secrets',
+      'agent_core.guardrail.kind': 'input',
+      'agent_core.guardrail.tripped': true,
+    })
+    expect(only(spans, 'guardrail tmp-only').attributes).toMatchObject({
+      'gen_ai.tool.name': 'remove',
+      'agent_core.guardrail.kind': 'tool-input',
+    })
+  })
+
   it('maps model spans onto the GenAI conventions, and counts usage once when model requests are inside', () => {
     const tracer = sink()
     const diagnostics = createDiagnostics({ sink: tracer.sink })

@@ -343,6 +343,17 @@ function mcp(kind: SpanKindName, method: string, extra: Record<string, string | 
   }
 }
 
+/** A loop guardrail check (`guardrail {name}`): its name, what it checked, the guarded tool. */
+const guardrail: SpanMapping = {
+  kind: 'internal',
+  namespace: 'agent_core.guardrail',
+  keys: { guardrail: 'agent_core.guardrail.name', toolId: ATTR_GEN_AI_TOOL_NAME },
+  name: (data) => {
+    const name = str(data.guardrail)
+    return name === undefined ? 'guardrail' : `guardrail ${name}`
+  },
+}
+
 /** The mapping of every span name agent-core kits emit; others get {@link GENERIC}. */
 export const MAPPINGS: ReadonlyMap<string, SpanMapping> = new Map([
   ['run', run],
@@ -355,6 +366,7 @@ export const MAPPINGS: ReadonlyMap<string, SpanMapping> = new Map([
   ['step', durable('step', 'stepId')],
   ['lease-wait', durable('lease-wait')],
   ['retrieval', retrieval],
+  ['guardrail', guardrail],
   ['mcp-call', mcp('client', 'tools/call')],
   ['mcp-connect', mcp('client', 'initialize', { transport: 'agent_core.mcp.transport' })],
   ['mcp-serve-call', mcp('server', 'tools/call', { sessionId: ATTR_MCP_SESSION_ID })],
