@@ -97,6 +97,9 @@ interface Pass<App> {
   selected: Entry | undefined
 }
 
+/** The finalize errors of a call no participant finalizes. */
+const NO_FINALIZE_ERRORS: readonly unknown[] = Object.freeze([])
+
 /** A pending call's stored form, unsigned. */
 function pendingShape(
   start: PassStart,
@@ -806,7 +809,11 @@ export class ToolLifecycleRegistry<App = unknown> {
         settlement = failed('authorize', error)
       }
     }
-    const finalizeErrors: unknown[] = []
+    // One array per call only when a participant finalizes (it collects their errors after the outcome
+    // is built); otherwise the outcome shares one frozen empty list.
+    let finalizing = false
+    for (const entry of participants) if (entry.hooks.finalize) finalizing = true
+    const finalizeErrors: unknown[] = finalizing ? [] : (NO_FINALIZE_ERRORS as unknown[])
     let outcome: ToolCallOutcome
     try {
       outcome = this.#conclude(last, settlement, view, selected, hookContext, record, finalizeErrors)
@@ -817,6 +824,8 @@ export class ToolLifecycleRegistry<App = unknown> {
     }
     if (participants.length > 0) {
       enterPhase(hookContext, 'finalize')
+    }
+    if (finalizing) {
       for (const entry of participants) {
         const hook = entry.hooks.finalize
         if (!hook) continue
@@ -828,7 +837,7 @@ export class ToolLifecycleRegistry<App = unknown> {
         }
       }
     }
-    Object.freeze(finalizeErrors)
+    if (finalizing) Object.freeze(finalizeErrors)
     endSpan(span, outcome)
     return outcome
   }
@@ -1022,24 +1031,27 @@ export class ToolLifecycleRegistry<App = unknown> {
     const timeoutMs = requestTimeoutMs ?? entry.timeoutMs ?? this.#timeoutMs
     const point = `running tool "${entry.id}"`
     // The protocol phase validated the input against the schema: core does not check it again. Progress
-    // stops with the race: a late report of a call that timed out or was stopped is dropped.
+    // stops with the race: a late report of a call that timed out or was stopped is dropped. Without a
+    // progress listener nothing needs closing, so a plain call makes no closures here.
     let open = true
-    const options = {
-      invocationId: view.invocationId,
-      inputValidated: true,
-      ...(progress === undefined
-        ? {}
-        : { progress: (update: ToolProgressUpdate) => (open ? progress(update) : undefined) }),
-    }
-    const close = (): void => {
-      open = false
-    }
+    const options =
+      progress === undefined
+        ? { invocationId: view.invocationId, inputValidated: true }
+        : {
+            invocationId: view.invocationId,
+            inputValidated: true,
+            progress: (update: ToolProgressUpdate) => (open ? progress(update) : undefined),
+          }
     if (timeoutMs === undefined) {
       const running = raceSignal(
         invokeModelTool(entry.tool, view.input, context, options),
         context.signal,
         point,
       )
+      if (progress === undefined) return running
+      const close = (): void => {
+        open = false
+      }
       running.then(close, close)
       return running
     }
@@ -1050,7 +1062,7 @@ export class ToolLifecycleRegistry<App = unknown> {
       point,
     )
     const settle = (): void => {
-      close()
+      open = false
       deadline.dispose()
     }
     running.then(settle, settle)
