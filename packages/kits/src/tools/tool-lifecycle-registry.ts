@@ -1,8 +1,10 @@
 import {
+  abortedError,
   assertNotThenable,
   ConflictError,
   consumeRejection,
   createOperationContext,
+  type DiagnosticSpan,
   deadlineSignal,
   describeValue,
   InvalidDefinitionError,
@@ -13,6 +15,7 @@ import {
   Registry,
   type RegistryPolicy,
   raceSignal,
+  TimeoutError,
   throwIfAborted,
   UnauthorizedError,
   UnknownIdError,
@@ -95,6 +98,11 @@ interface Pass<App> {
   participants: readonly Entry[]
   view: ToolCallView | undefined
   selected: Entry | undefined
+}
+
+/** Ends an execution span that the time limit or the run's stop cut short. */
+function stopSpan(span: DiagnosticSpan, error: unknown): void {
+  span.end('aborted', { reason: TimeoutError.isInstance(error) ? 'timeout' : 'stopped' }, error)
 }
 
 /** The finalize errors of a call no participant finalizes. */
@@ -988,8 +996,7 @@ export class ToolLifecycleRegistry<App = unknown> {
       }
     } else {
       try {
-        output = (await this.#execute(selected, view, context, start.timeoutMs, start.options.progress))
-          .output
+        output = (await this.#traced(selected, view, context, start.timeoutMs, start.options.progress)).output
       } catch (error) {
         // A tool that learns only while it runs that it needs a person (a sandbox script reaching a host
         // call that asks) waits like a call its authorize hook stopped: resumed with an approval, it runs
@@ -1020,6 +1027,43 @@ export class ToolLifecycleRegistry<App = unknown> {
     return { status: 'completed', output }
   }
 
+  /**
+   * The execution as its own span `tool-execution` inside the call's span (when diagnostics are on). It
+   * ends when the race ends: `ok`, failed with the tool's error, or `aborted` the moment the time limit or
+   * the run's stop wins (what the tool emits afterwards no longer belongs to it).
+   */
+  #traced(
+    entry: Entry,
+    view: ToolCallView,
+    context: OperationContext<App>,
+    requestTimeoutMs: number | undefined,
+    progress: ToolProgressReporter | undefined,
+  ): Promise<ToolInvocation<unknown>> {
+    if (!context.diagnostics.enabled) {
+      return this.#execute(entry, view, context, requestTimeoutMs, progress, undefined)
+    }
+    const span = context.diagnostics.span('tool-execution', {
+      toolId: entry.id,
+      invocationId: view.invocationId,
+    })
+    const running = this.#execute(
+      entry,
+      view,
+      { ...context, diagnostics: span.diagnostics },
+      requestTimeoutMs,
+      progress,
+      span,
+    )
+    running.then(
+      () => span.end('ok'),
+      (error: unknown) => {
+        if (context.signal.aborted) stopSpan(span, error)
+        else span.fail(error)
+      },
+    )
+    return running
+  }
+
   /** Executes through core, within the time limit and the signal; a late result is dropped. */
   #execute(
     entry: Entry,
@@ -1027,6 +1071,7 @@ export class ToolLifecycleRegistry<App = unknown> {
     context: OperationContext<App>,
     requestTimeoutMs: number | undefined,
     progress: ToolProgressReporter | undefined,
+    span: DiagnosticSpan | undefined,
   ): Promise<ToolInvocation<unknown>> {
     const timeoutMs = requestTimeoutMs ?? entry.timeoutMs ?? this.#timeoutMs
     const point = `running tool "${entry.id}"`
@@ -1055,18 +1100,59 @@ export class ToolLifecycleRegistry<App = unknown> {
       running.then(close, close)
       return running
     }
-    const deadline = deadlineSignal(context.signal, timeoutMs, `tool "${entry.id}"`)
-    const running = raceSignal(
-      invokeModelTool(entry.tool, view.input, { ...context, signal: deadline.signal }, options),
-      deadline.signal,
-      point,
-    )
-    const settle = (): void => {
-      open = false
+    const parent = context.signal
+    if (parent.aborted) {
+      const deadline = deadlineSignal(parent, timeoutMs, `tool "${entry.id}"`)
+      const running = raceSignal(
+        invokeModelTool(entry.tool, view.input, { ...context, signal: deadline.signal }, options),
+        deadline.signal,
+        point,
+      )
       deadline.dispose()
+      return running
     }
-    running.then(settle, settle)
-    return running
+    // The deadline and the race in one: the call's own signal aborts with the run's or at the time limit,
+    // and that same stop rejects the wait (one listener on the run's signal, one timer, no second race).
+    const controller = new AbortController()
+    const own = controller.signal
+    return new Promise<ToolInvocation<unknown>>((resolve, reject) => {
+      const finish = (): void => {
+        open = false
+        clearTimeout(timer)
+        parent.removeEventListener('abort', onAbort)
+      }
+      const stop = (reason: unknown): void => {
+        if (own.aborted) return
+        finish()
+        controller.abort(reason)
+        const error = abortedError(own, point)
+        if (span !== undefined) stopSpan(span, error)
+        reject(error)
+      }
+      const onAbort = (): void => stop(parent.reason)
+      const timer = setTimeout(() => {
+        const what = `tool "${entry.id}"`
+        stop(
+          new TimeoutError(`${what} did not finish within ${timeoutMs} ms.`, {
+            details: { timeoutMs, what },
+          }),
+        )
+      }, timeoutMs)
+      parent.addEventListener('abort', onAbort, { once: true })
+      invokeModelTool(entry.tool, view.input, { ...context, signal: own }, options).then(
+        (value) => {
+          if (own.aborted) return
+          finish()
+          resolve(value)
+        },
+        (error: unknown) => {
+          // A late failure of a call that was stopped is consumed here.
+          if (own.aborted) return
+          finish()
+          reject(error)
+        },
+      )
+    })
   }
 
   /** The stored form of a call that waits, signed when the registry has `decisionKeys`. */
