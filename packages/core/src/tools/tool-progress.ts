@@ -76,14 +76,35 @@ export function invocationProgress(
   listener: ToolProgressReporter | undefined,
   toolId: string,
 ): { readonly progress: ToolProgressReporter; settle(): void } {
+  if (listener === undefined) return unheardProgress(toolId)
   let settled = false
   return {
     progress: (update) => {
       const checked = readProgressUpdate(update, toolId)
-      if (!settled && listener !== undefined) listener(checked)
+      if (!settled) listener(checked)
     },
     settle: () => {
       settled = true
     },
   }
+}
+
+const NO_SETTLE = (): void => undefined
+const MAX_UNHEARD = 256
+/** Reporters of tools whose invocation nobody listens to, by tool id: they check a report and drop it. */
+const unheard = new Map<string, { readonly progress: ToolProgressReporter; settle(): void }>()
+
+/** A reporter that only checks (no listener): shared per tool id, so a plain call allocates none. */
+function unheardProgress(toolId: string): { readonly progress: ToolProgressReporter; settle(): void } {
+  let reports = unheard.get(toolId)
+  if (reports === undefined) {
+    reports = Object.freeze({
+      progress: (update: ToolProgressUpdate) => {
+        readProgressUpdate(update, toolId)
+      },
+      settle: NO_SETTLE,
+    })
+    if (unheard.size < MAX_UNHEARD) unheard.set(toolId, reports)
+  }
+  return reports
 }

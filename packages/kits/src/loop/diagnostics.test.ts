@@ -51,6 +51,8 @@ describe('diagnostics', () => {
       'model-call',
       'tool-call',
       'tool-call',
+      'tool-execution',
+      'tool-execution',
       'turn',
       'model-call',
     ])

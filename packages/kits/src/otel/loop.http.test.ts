@@ -82,12 +82,19 @@ describe('agent runs as OpenTelemetry traces', () => {
                 name: 'execute_tool find_flights',
                 attributes: { 'gen_ai.tool.name': 'find_flights' },
                 status: 'error: error: the flight search service is down',
-                children: [],
+                // The execution is a span of its own inside the call: it fails with the tool's error.
+                children: [
+                  {
+                    name: 'tool-execution',
+                    status: 'error: error: the flight search service is down',
+                    children: [],
+                  },
+                ],
               },
               {
                 name: 'execute_tool get_weather',
                 attributes: { 'gen_ai.tool.name': 'get_weather' },
-                children: [],
+                children: [{ name: 'tool-execution', children: [] }],
               },
             ],
           },
@@ -182,8 +189,13 @@ describe('agent runs as OpenTelemetry traces', () => {
       'render',
       'finalize',
     ])
-    // Core's invocation events are span events of the tool call too.
-    expect(ok.events.map((event) => event.name)).toContain('tool-invocation-finish')
+    // Core's invocation events are span events of the call's execution span (a child of the call).
+    const executions = spans.filter((span) => span.name === 'tool-execution')
+    expect(executions).toHaveLength(2)
+    expect(executions.flatMap((span) => span.events.map((event) => event.name))).toContain(
+      'tool-invocation-finish',
+    )
+    expect(ok.events.map((event) => event.name)).not.toContain('tool-invocation-finish')
     expect(failed.events.map((event) => event.name)).toContain('exception')
     expect(ok.status.code).toBe(otel.SpanStatusCode.UNSET)
     expect(ok.attributes['agent_core.tool.status']).toBe('completed')
@@ -308,6 +320,15 @@ describe('agent runs as OpenTelemetry traces', () => {
     const tool = only(tracing.spans(), 'execute_tool slow')
     expect(tool.attributes).toMatchObject({ 'agent_core.outcome': 'timeout', 'error.type': 'timeout' })
     expect(tool.status.message).toMatch(/^timeout: /)
+    // The execution span ends aborted the moment the time limit wins, before the call's span ends (the
+    // tool's own late rejection no longer belongs to it).
+    const execution = only(tracing.spans(), 'tool-execution')
+    expect(execution.attributes).toMatchObject({
+      'agent_core.outcome': 'aborted',
+      'agent_core.reason': 'timeout',
+    })
+    const nanos = (time: readonly [number, number]) => time[0] * 1e9 + time[1]
+    expect(nanos(execution.endTime)).toBeLessThanOrEqual(nanos(tool.endTime))
     expect(only(tracing.spans(), 'invoke_agent').attributes['agent_core.outcome']).toBe('ok')
   })
 })

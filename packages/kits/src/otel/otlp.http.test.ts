@@ -140,6 +140,8 @@ describe('OTLP/HTTP export', () => {
       'execute_tool broken',
       'execute_tool lookup',
       'invoke_agent',
+      'tool-execution',
+      'tool-execution',
       'turn',
       'turn',
     ])
@@ -149,6 +151,10 @@ describe('OTLP/HTTP export', () => {
     expect(named('invoke_agent').map(parentName)).toEqual([undefined])
     expect(named('turn').map(parentName)).toEqual(['invoke_agent', 'invoke_agent'])
     expect(named('execute_tool lookup').map(parentName)).toEqual(['turn'])
+    expect(named('tool-execution').map(parentName).sort()).toEqual([
+      'execute_tool broken',
+      'execute_tool lookup',
+    ])
     expect(new Set(spans.map((span) => span.traceId)).size).toBe(1)
 
     const run = named('invoke_agent')[0]!

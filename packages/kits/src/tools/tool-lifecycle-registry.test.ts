@@ -686,7 +686,15 @@ describe('diagnostics', () => {
         'render',
         'finalize',
       ])
-      expect(inside.map((e) => e.kind)).toContain('tool-invocation-finish')
+      // The execution is a span inside the pass; core's invocation events are inside it.
+      const execution = inside.filter((e) => e.kind === 'tool-execution-start')
+      expect(execution).toHaveLength(1)
+      const executionId = execution[0]!.spanId
+      expect(
+        sink.events.filter((e) => e.kind === 'tool-execution-end' && e.spanId === executionId),
+      ).toHaveLength(1)
+      const ran = sink.events.filter((event) => event.parentSpanId === executionId)
+      expect(ran.map((e) => e.kind)).toContain('tool-invocation-finish')
     }
     expect(new Set(starts.map((s) => s.spanId)).size).toBe(2)
   })

@@ -1,8 +1,10 @@
 import {
+  abortedError,
   assertNotThenable,
   ConflictError,
   consumeRejection,
   createOperationContext,
+  type DiagnosticSpan,
   deadlineSignal,
   describeValue,
   InvalidDefinitionError,
@@ -13,6 +15,7 @@ import {
   Registry,
   type RegistryPolicy,
   raceSignal,
+  TimeoutError,
   throwIfAborted,
   UnauthorizedError,
   UnknownIdError,
@@ -96,6 +99,14 @@ interface Pass<App> {
   view: ToolCallView | undefined
   selected: Entry | undefined
 }
+
+/** Ends an execution span that the time limit or the run's stop cut short. */
+function stopSpan(span: DiagnosticSpan, error: unknown): void {
+  span.end('aborted', { reason: TimeoutError.isInstance(error) ? 'timeout' : 'stopped' }, error)
+}
+
+/** The finalize errors of a call no participant finalizes. */
+const NO_FINALIZE_ERRORS: readonly unknown[] = Object.freeze([])
 
 /** A pending call's stored form, unsigned. */
 function pendingShape(
@@ -806,7 +817,11 @@ export class ToolLifecycleRegistry<App = unknown> {
         settlement = failed('authorize', error)
       }
     }
-    const finalizeErrors: unknown[] = []
+    // One array per call only when a participant finalizes (it collects their errors after the outcome
+    // is built); otherwise the outcome shares one frozen empty list.
+    let finalizing = false
+    for (const entry of participants) if (entry.hooks.finalize) finalizing = true
+    const finalizeErrors: unknown[] = finalizing ? [] : (NO_FINALIZE_ERRORS as unknown[])
     let outcome: ToolCallOutcome
     try {
       outcome = this.#conclude(last, settlement, view, selected, hookContext, record, finalizeErrors)
@@ -817,6 +832,8 @@ export class ToolLifecycleRegistry<App = unknown> {
     }
     if (participants.length > 0) {
       enterPhase(hookContext, 'finalize')
+    }
+    if (finalizing) {
       for (const entry of participants) {
         const hook = entry.hooks.finalize
         if (!hook) continue
@@ -828,7 +845,7 @@ export class ToolLifecycleRegistry<App = unknown> {
         }
       }
     }
-    Object.freeze(finalizeErrors)
+    if (finalizing) Object.freeze(finalizeErrors)
     endSpan(span, outcome)
     return outcome
   }
@@ -979,8 +996,7 @@ export class ToolLifecycleRegistry<App = unknown> {
       }
     } else {
       try {
-        output = (await this.#execute(selected, view, context, start.timeoutMs, start.options.progress))
-          .output
+        output = (await this.#traced(selected, view, context, start.timeoutMs, start.options.progress)).output
       } catch (error) {
         // A tool that learns only while it runs that it needs a person (a sandbox script reaching a host
         // call that asks) waits like a call its authorize hook stopped: resumed with an approval, it runs
@@ -1011,6 +1027,43 @@ export class ToolLifecycleRegistry<App = unknown> {
     return { status: 'completed', output }
   }
 
+  /**
+   * The execution as its own span `tool-execution` inside the call's span (when diagnostics are on). It
+   * ends when the race ends: `ok`, failed with the tool's error, or `aborted` the moment the time limit or
+   * the run's stop wins (what the tool emits afterwards no longer belongs to it).
+   */
+  #traced(
+    entry: Entry,
+    view: ToolCallView,
+    context: OperationContext<App>,
+    requestTimeoutMs: number | undefined,
+    progress: ToolProgressReporter | undefined,
+  ): Promise<ToolInvocation<unknown>> {
+    if (!context.diagnostics.enabled) {
+      return this.#execute(entry, view, context, requestTimeoutMs, progress, undefined)
+    }
+    const span = context.diagnostics.span('tool-execution', {
+      toolId: entry.id,
+      invocationId: view.invocationId,
+    })
+    const running = this.#execute(
+      entry,
+      view,
+      { ...context, diagnostics: span.diagnostics },
+      requestTimeoutMs,
+      progress,
+      span,
+    )
+    running.then(
+      () => span.end('ok'),
+      (error: unknown) => {
+        if (context.signal.aborted) stopSpan(span, error)
+        else span.fail(error)
+      },
+    )
+    return running
+  }
+
   /** Executes through core, within the time limit and the signal; a late result is dropped. */
   #execute(
     entry: Entry,
@@ -1018,43 +1071,88 @@ export class ToolLifecycleRegistry<App = unknown> {
     context: OperationContext<App>,
     requestTimeoutMs: number | undefined,
     progress: ToolProgressReporter | undefined,
+    span: DiagnosticSpan | undefined,
   ): Promise<ToolInvocation<unknown>> {
     const timeoutMs = requestTimeoutMs ?? entry.timeoutMs ?? this.#timeoutMs
     const point = `running tool "${entry.id}"`
     // The protocol phase validated the input against the schema: core does not check it again. Progress
-    // stops with the race: a late report of a call that timed out or was stopped is dropped.
+    // stops with the race: a late report of a call that timed out or was stopped is dropped. Without a
+    // progress listener nothing needs closing, so a plain call makes no closures here.
     let open = true
-    const options = {
-      invocationId: view.invocationId,
-      inputValidated: true,
-      ...(progress === undefined
-        ? {}
-        : { progress: (update: ToolProgressUpdate) => (open ? progress(update) : undefined) }),
-    }
-    const close = (): void => {
-      open = false
-    }
+    const options =
+      progress === undefined
+        ? { invocationId: view.invocationId, inputValidated: true }
+        : {
+            invocationId: view.invocationId,
+            inputValidated: true,
+            progress: (update: ToolProgressUpdate) => (open ? progress(update) : undefined),
+          }
     if (timeoutMs === undefined) {
       const running = raceSignal(
         invokeModelTool(entry.tool, view.input, context, options),
         context.signal,
         point,
       )
+      if (progress === undefined) return running
+      const close = (): void => {
+        open = false
+      }
       running.then(close, close)
       return running
     }
-    const deadline = deadlineSignal(context.signal, timeoutMs, `tool "${entry.id}"`)
-    const running = raceSignal(
-      invokeModelTool(entry.tool, view.input, { ...context, signal: deadline.signal }, options),
-      deadline.signal,
-      point,
-    )
-    const settle = (): void => {
-      close()
+    const parent = context.signal
+    if (parent.aborted) {
+      const deadline = deadlineSignal(parent, timeoutMs, `tool "${entry.id}"`)
+      const running = raceSignal(
+        invokeModelTool(entry.tool, view.input, { ...context, signal: deadline.signal }, options),
+        deadline.signal,
+        point,
+      )
       deadline.dispose()
+      return running
     }
-    running.then(settle, settle)
-    return running
+    // The deadline and the race in one: the call's own signal aborts with the run's or at the time limit,
+    // and that same stop rejects the wait (one listener on the run's signal, one timer, no second race).
+    const controller = new AbortController()
+    const own = controller.signal
+    return new Promise<ToolInvocation<unknown>>((resolve, reject) => {
+      const finish = (): void => {
+        open = false
+        clearTimeout(timer)
+        parent.removeEventListener('abort', onAbort)
+      }
+      const stop = (reason: unknown): void => {
+        if (own.aborted) return
+        finish()
+        controller.abort(reason)
+        const error = abortedError(own, point)
+        if (span !== undefined) stopSpan(span, error)
+        reject(error)
+      }
+      const onAbort = (): void => stop(parent.reason)
+      const timer = setTimeout(() => {
+        const what = `tool "${entry.id}"`
+        stop(
+          new TimeoutError(`${what} did not finish within ${timeoutMs} ms.`, {
+            details: { timeoutMs, what },
+          }),
+        )
+      }, timeoutMs)
+      parent.addEventListener('abort', onAbort, { once: true })
+      invokeModelTool(entry.tool, view.input, { ...context, signal: own }, options).then(
+        (value) => {
+          if (own.aborted) return
+          finish()
+          resolve(value)
+        },
+        (error: unknown) => {
+          // A late failure of a call that was stopped is consumed here.
+          if (own.aborted) return
+          finish()
+          reject(error)
+        },
+      )
+    })
   }
 
   /** The stored form of a call that waits, signed when the registry has `decisionKeys`. */

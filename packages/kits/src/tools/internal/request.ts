@@ -56,6 +56,13 @@ export function stateFingerprint(state: ToolCallState): string {
     : `raw:${(state as FailedToolCall).arguments ?? ''}`
 }
 
+/** Throws the error of a malformed request field (module-level: no closure per call). */
+function bad(field: string, problem: string, value: unknown): never {
+  throw new InvalidInputError(`request.${field} ${problem}.`, {
+    details: { field: `request.${field}`, received: describeValue(value) },
+  })
+}
+
 /** Reads a run request strictly; a malformed request is the caller's mistake and is thrown. */
 export function readRequest(
   request: unknown,
@@ -67,11 +74,6 @@ export function readRequest(
     )
   }
   const { toolCallId, toolId, input, arguments: raw, runId, timeoutMs } = request as ToolCallRequest
-  const bad = (field: string, problem: string, value: unknown): never => {
-    throw new InvalidInputError(`request.${field} ${problem}.`, {
-      details: { field: `request.${field}`, received: describeValue(value) },
-    })
-  }
   if (typeof toolCallId !== 'string' || toolCallId.length === 0)
     bad('toolCallId', `must be a non-empty string, but got ${describeValue(toolCallId)}`, toolCallId)
   if (typeof toolId !== 'string' || toolId.length === 0)
