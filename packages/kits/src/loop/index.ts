@@ -92,6 +92,21 @@ export {
 } from './durable-agent.js'
 export type { AgentEvent, AgentEventType, ToolAbortCause } from './events.js'
 export {
+  defineHandoffAgent,
+  type Handoff,
+  type HandoffAgent,
+  type HandoffAgentDefinition,
+  type HandoffEvent,
+  type HandoffInputFilter,
+  type HandoffResult,
+  type HandoffRunRequest,
+  type HandoffRunState,
+  handoff,
+  removeToolCalls,
+  UnknownAgentError,
+  type UnknownAgentErrorDetails,
+} from './handoff.js'
+export {
   type AgentCallOutcome,
   type AgentPendingCall,
   type AgentRunState,
