@@ -51,6 +51,16 @@ export {
   type RefusalInput,
 } from './agent.js'
 export {
+  type AgentAsToolOptions,
+  type AgentBudget,
+  type AgentBudgetAmounts,
+  AgentToolBudgetError,
+  type AgentToolBudgetErrorDetails,
+  agentAsTool,
+  type ChildStateStore,
+  createAgentBudget,
+} from './agent-as-tool.js'
+export {
   type AgentRunTaskHead,
   type AgentRunTaskRequest,
   type AgentRunTaskResult,
