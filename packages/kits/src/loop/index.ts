@@ -51,6 +51,16 @@ export {
   type RefusalInput,
 } from './agent.js'
 export {
+  type AgentAsToolOptions,
+  type AgentBudget,
+  type AgentBudgetAmounts,
+  AgentToolBudgetError,
+  type AgentToolBudgetErrorDetails,
+  agentAsTool,
+  type ChildStateStore,
+  createAgentBudget,
+} from './agent-as-tool.js'
+export {
   type AgentRunTaskHead,
   type AgentRunTaskRequest,
   type AgentRunTaskResult,
@@ -107,6 +117,21 @@ export {
   ToolGuardrailError,
   type ToolOutputGuardrailAnswer,
 } from './guardrails.js'
+export {
+  defineHandoffAgent,
+  type Handoff,
+  type HandoffAgent,
+  type HandoffAgentDefinition,
+  type HandoffEvent,
+  type HandoffInputFilter,
+  type HandoffResult,
+  type HandoffRunRequest,
+  type HandoffRunState,
+  handoff,
+  removeToolCalls,
+  UnknownAgentError,
+  type UnknownAgentErrorDetails,
+} from './handoff.js'
 export {
   type AgentCallOutcome,
   type AgentPendingCall,
