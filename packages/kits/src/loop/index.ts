@@ -92,6 +92,13 @@ export {
 } from './durable-agent.js'
 export type { AgentEvent, AgentEventType, ToolAbortCause } from './events.js'
 export {
+  type DescribeRunOptions,
+  describeRun,
+  type Narration,
+  narrate,
+  narrationOf,
+} from './narration.js'
+export {
   type AgentCallOutcome,
   type AgentPendingCall,
   type AgentRunState,
