@@ -186,8 +186,8 @@ function statusOfEvents(events: readonly AgentEvent[]): string {
 /**
  * One line an App can show for a run: its narration (the phase and goal a tool reported with
  * {@link narrate}, or `options.narration`) joined with its state: `starting`, `thinking (turn 2)`,
- * `running: search_flights`, `waiting: book (approval)`, `failed: <message>`, `stopped: turn limit
- * reached`, `done`. Reads a run's result, a saved {@link AgentRunState}, or the events seen so far (the
+ * `running: search_flights`, `waiting: book (approval)`, `failed: <message>`,
+ * `stopped: turn limit reached`, `done`. Reads a run's result, a saved {@link AgentRunState}, or the events seen so far (the
  * last narration wins). Pure: it never touches the run. Refuses anything else with `InvalidInputError`.
  * @example
  * ```ts
