@@ -133,6 +133,13 @@ export {
   type UnknownAgentErrorDetails,
 } from './handoff.js'
 export {
+  type DescribeRunOptions,
+  describeRun,
+  type Narration,
+  narrate,
+  narrationOf,
+} from './narration.js'
+export {
   type AgentCallOutcome,
   type AgentPendingCall,
   type AgentRunState,
