@@ -140,6 +140,7 @@ const STOPPED: Record<Exclude<AgentResult['reason'], 'suspended' | 'error'>, str
   'turn-limit': 'stopped: turn limit reached',
   'token-limit': 'stopped: token limit reached',
   stopped: 'stopped',
+  guardrail: 'stopped: a guardrail tripped',
 }
 
 function statusOfReason(reason: string, pending: readonly AgentPendingCall[], error: unknown): string {
