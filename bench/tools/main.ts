@@ -10,9 +10,9 @@
  * The contenders run in interleaved rounds of many calls, and the best round of each counts (the machine is
  * shared, so load changes hit all of them alike). The bare call is about a microsecond: an `await` on a
  * validated, synchronous tool. The lifecycle adds a span, a race against the signal, the JSON checks and
- * frozen copies of the record, the message and the phase events. Target: the plain lifecycle costs at most
- * 20x the bare call, which keeps it to some ten or twenty microseconds a call, far below any real tool or
- * model call (on a busy shared machine the ratio swings widely; compare runs taken together).
+ * frozen copies of the record, the message and the phase events. Target (the tool-call seam issue): the
+ * plain lifecycle costs at most 5x the bare call (on a busy shared machine the ratio swings widely; compare
+ * runs taken together).
  * Run with `pnpm bench tools`.
  */
 import { createOperationContext } from '@agent-core/core'
@@ -127,10 +127,9 @@ const resumed = perCall('resume')
 if (inspected === 0) throw new Error('the hooked registry did not run its hooks')
 
 const ratio = lifecycle / bare
-console.log(`\nplain lifecycle / bare invokeModelTool: ${ratio.toFixed(2)}x (target <= 20x)`)
+console.log(
+  `\nplain lifecycle / bare invokeModelTool: ${ratio.toFixed(2)}x (target <= 5x): ${ratio <= 5 ? 'met' : 'NOT met'}`,
+)
 console.log(`hooked (20 tools, journal) / bare:      ${(withHooks / bare).toFixed(2)}x`)
 console.log(`resume from JSON / bare:                ${(resumed / bare).toFixed(2)}x`)
-if (ratio > 20) {
-  console.log('target missed')
-  process.exitCode = 1
-}
+if (ratio > 5) process.exitCode = 1
