@@ -176,7 +176,7 @@ describe('a handoff run that suspends in the second agent', () => {
       triage: [],
       billing: [],
     })
-    expect(answer).toMatchObject({ thrown: 'unknown-agent', details: { name: 'billing', known: ['lonely'] } })
+    expect(answer).toMatchObject({ thrown: 'unknown-agent', details: { id: 'billing', known: ['lonely'] } })
     const lonely = defineHandoffAgent({ name: 'lonely', model: createScriptedModel([]) })
     await expect(lonely.run({ resume: first.handoffState })).rejects.toSatisfy((error: unknown) =>
       UnknownAgentError.isInstance(error),

@@ -181,12 +181,12 @@ export interface HandoffAgent<App = unknown> {
  * @example
  * ```ts
  * import type { UnknownAgentErrorDetails } from '@agent-core/kits/loop'
- * const details: UnknownAgentErrorDetails = { name: 'billing', known: ['triage'] }
+ * const details: UnknownAgentErrorDetails = { id: 'billing', known: ['triage'] }
  * ```
  */
 export interface UnknownAgentErrorDetails extends ErrorDetails {
-  /** The name the state gives. */
-  readonly name: string
+  /** The agent name the state gives. */
+  readonly id: string
   /** The names the agent graph has. */
   readonly known: readonly string[]
 }
@@ -437,7 +437,7 @@ async function runHandoffs(
     if (found === undefined) {
       throw new UnknownAgentError(
         `The saved run is with agent ${JSON.stringify(resume.activeAgent)}, which the agent graph of ${JSON.stringify(start.name)} does not have; resume it with the same agents it was started with.`,
-        { details: { name: resume.activeAgent, known: [...graph.keys()] } },
+        { details: { id: resume.activeAgent, known: [...graph.keys()] } },
       )
     }
     node = found
