@@ -27,7 +27,7 @@ interface ChildAnswer {
   readonly text?: string
   readonly handoffState?: HandoffRunState
   readonly thrown?: string
-  readonly details?: { name?: string; known?: string[] }
+  readonly details?: { id?: string; known?: string[] }
 }
 
 function runChild(input: unknown): Promise<ChildAnswer> {

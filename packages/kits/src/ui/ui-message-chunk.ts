@@ -1,4 +1,5 @@
 import type { ModelUsage } from '@agent-core/core'
+import type { StopReason } from '@agent-core/kits/loop'
 import type { JsonValue } from '@agent-core/kits/tools'
 
 /**
@@ -15,15 +16,7 @@ export interface AgentUIMetadata {
   /** The run the message comes from. */
   readonly runId?: string | undefined
   /** Why the run ended (`suspended` when it waits for an approval, an answer or the host). */
-  readonly reason?:
-    | 'final'
-    | 'turn-limit'
-    | 'token-limit'
-    | 'stopped'
-    | 'error'
-    | 'suspended'
-    | 'guardrail'
-    | undefined
+  readonly reason?: StopReason | undefined
   /** Tokens the model reported for the whole run (resumed runs included). */
   readonly usage?: ModelUsage | undefined
   /** Model calls made in all. */
