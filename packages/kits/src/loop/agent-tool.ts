@@ -104,6 +104,15 @@ export interface AgentToolOptions<Input = unknown, Output = unknown, App = unkno
   readonly maxTurns?: number | undefined
   /** See {@link ToolReplayPolicy}. Default `keyed`. */
   readonly replayPolicy?: ToolReplayPolicy | undefined
+  /**
+   * Gives each call the tool's state in the run: read it in `execute` with the `tools` kit's
+   * `toolState(context)` (how many calls returned before, what the last one returned, what it kept with
+   * `keep`). The run saves it in its state (`AgentRunState.toolState`), so a resumed run, in this process
+   * or another, reads the same; the tool's calls in one run then run one at a time. Its results (and kept
+   * data) must be plain JSON. Local tools only. Default false (a tool that carries `keepsState: true`, such
+   * as a code tool with `keepGlobals`, keeps state without it).
+   */
+  readonly keepState?: boolean | undefined
 }
 
 /** A normalized approval: a constant answer or a function of the call. */
@@ -143,6 +152,8 @@ export interface AgentTool<Input = unknown, Output = unknown, App = unknown> {
   readonly replayPolicy: ToolReplayPolicy
   /** Question tools: the JSON Schema an answer must match (a Standard Schema's converted). */
   readonly answerSchema: JsonSchema | undefined
+  /** Whether its calls get the tool's state in the run (see {@link AgentToolOptions.keepState}). */
+  readonly keepState: boolean
 }
 
 /** What the agent keeps of an agent tool to compose its lifecycle. */
@@ -280,6 +291,20 @@ function build<Input, Output, App>(
   if (replayPolicy !== 'safe' && replayPolicy !== 'keyed') {
     fail('replayPolicy', `must be "safe" or "keyed", but got ${describeValue(replayPolicy)}`, replayPolicy)
   }
+  const keepStateValue = read('keepState')
+  if (keepStateValue !== undefined && typeof keepStateValue !== 'boolean') {
+    fail('keepState', `must be a boolean or be left out, but got ${describeValue(keepStateValue)}`, keepStateValue)
+  }
+  const carries = (value: unknown) => isRecord(value) && value.keepsState === true
+  const keepState =
+    keepStateValue ?? (carries(tool) || carries(lifecycle) || (lifecycle !== undefined && carries(lifecycle.tool)))
+  if (keepState && kind !== 'local') {
+    fail(
+      'keepState',
+      `is for tools the run executes; ${kind === 'external' ? 'the host runs' : 'a person answers'} this one, so it has no state in the run. Leave keepState out`,
+      keepState,
+    )
+  }
   fields?.done()
   const agentTool: AgentTool<Input, Output, App> = Object.freeze({
     id,
@@ -288,6 +313,7 @@ function build<Input, Output, App>(
     maxTurns: maxTurns as number | undefined,
     replayPolicy: replayPolicy as ToolReplayPolicy,
     answerSchema: extra.answer?.jsonSchema,
+    keepState,
   })
   specs.set(agentTool as AgentTool<unknown, unknown, unknown>, {
     hooks,

@@ -51,6 +51,7 @@ import {
 } from './internal/run.js'
 import { EventQueue } from './internal/slots.js'
 import { assertKnownTools, readToolIds } from './internal/tool-ids.js'
+import { statefulTool } from './internal/tool-state.js'
 import {
   type AgentCallOutcome,
   type AgentPendingCall,
@@ -556,7 +557,9 @@ function compile(definition: unknown): {
   const byId = new Map<string, AgentTool>()
   const toolGuardrails = readToolGuardrails(toolGuardrailsValue, new Set(tools.map((tool) => tool.id)))
   const guardedLifecycle = (tool: AgentTool) => {
-    const lifecycle = composeLifecycle(tool)
+    const composed = composeLifecycle(tool)
+    // A tool that keeps state runs inside its guardrails: its state is what execute itself returned.
+    const lifecycle = tool.keepState ? Object.freeze({ ...composed, tool: statefulTool(composed.tool) }) : composed
     if (toolGuardrails.length === 0) return lifecycle
     return Object.freeze({ ...lifecycle, tool: guardTool(lifecycle.tool, toolGuardrails) })
   }
@@ -646,6 +649,7 @@ function compile(definition: unknown): {
     estimate,
     keys: decisionKeys as readonly DecisionKey[] | undefined,
     stopStepOnRefusal,
+    keepsToolState: tools.some((tool) => tool.keepState),
     ...(inputGuardrails.length + outputGuardrails.length + toolGuardrails.length > 0
       ? {
           guardrails: {

@@ -5,7 +5,7 @@ import {
   type JsonSchema,
   type ModelUsage,
 } from '@agent-core/core'
-import type { ApproveDecision, JsonValue, ToolDecision } from '@agent-core/kits/tools'
+import type { ApproveDecision, JsonValue, ToolDecision, ToolStateRecord } from '@agent-core/kits/tools'
 import type { GuardrailTrip } from './guardrails.js'
 import { Fields, isRecord } from './internal/check.js'
 import { jsonProblem } from './internal/json.js'
@@ -132,6 +132,11 @@ export interface AgentRunState {
   /** The calls of the last assistant message that have a lifecycle state but no result yet. */
   readonly pending: readonly AgentPendingCall[]
   /**
+   * What the tools that keep state (`keepState`) left for their next call, by tool id: present once one
+   * of them returned. A resumed run gives it back to them (`toolState(context)` of the `tools` kit).
+   */
+  readonly toolState?: Readonly<Record<string, ToolStateRecord>> | undefined
+  /**
    * `suspended` only: this suspension's own id, new each time the run suspends. A resume claims it in the
    * agent's suspension ledger, so one suspended state is resumed once.
    */
@@ -248,6 +253,18 @@ function readPending(value: unknown, field: string, runId: string): AgentPending
   return value as AgentPendingCall
 }
 
+function readToolState(value: unknown, field: string): void {
+  const records: Fields = new Fields(value, field, 'a record of tool states { calls, lastResult?, kept? } by tool id')
+  for (const key of Object.keys(value as object)) {
+    const record: Fields = new Fields(records.get(key), records.path(key), 'a tool state { calls, lastResult?, kept? }')
+    record.integer('calls', { min: 1 }, false)
+    readJson(record, 'lastResult', true)
+    readJson(record, 'kept', true)
+    record.done()
+  }
+  records.done()
+}
+
 /**
  * Checks that `value` is an {@link AgentRunState} as the loop writes it, strictly (unknown fields, wrong
  * types and non-JSON values are refused), so a state that was corrupted or hand-edited in storage is caught
@@ -315,6 +332,8 @@ export function assertAgentRunState(value: unknown, field = 'state'): asserts va
   if (status === 'suspended' && pending.length === 0) {
     fields.fail('pending', 'must list the calls a suspended run waits for', pending)
   }
+  const toolState = fields.get('toolState')
+  if (toolState !== undefined) readToolState(toolState, fields.path('toolState'))
   const suspensionId = fields.string('suspensionId', { optional: true })
   if (suspensionId !== undefined && status !== 'suspended') {
     fields.fail('suspensionId', `is only present in a suspended run (status is "${status}")`, suspensionId)

@@ -104,3 +104,9 @@ export {
 } from './tool-lifecycle-registry.js'
 export { assertToolPolicy, isToolPermitted, type ToolPolicy } from './tool-policy.js'
 export { type ToolRefusalInput, toolRefusal } from './tool-refusal.js'
+export {
+  runWithToolState,
+  type ToolState,
+  type ToolStateRecord,
+  toolState,
+} from './tool-state.js'

@@ -1,5 +1,6 @@
 import type { ChatMessage, ModelUsage } from '@agent-core/core'
 import { ZERO_USAGE } from '@agent-core/core'
+import type { ToolStateRecord } from '@agent-core/kits/tools'
 import type { GuardrailTrip } from '../guardrails.js'
 import type { AgentCallOutcome, AgentPendingCall, AgentRunState, AnswerRetry } from '../run-state.js'
 import { type CallState, initialState, pendingOf } from './call-state.js'
@@ -32,6 +33,8 @@ export class Journal {
   usage: ModelUsage
   readonly toolTurns: Record<string, number>
   readonly answerRetries: AnswerRetry[]
+  /** What the tools that keep state left for their next call, by tool id (saved when not empty). */
+  readonly toolState: Record<string, ToolStateRecord>
   /** Each call that entered the lifecycle and is not settled yet: its state (see `call-state.ts`). */
   readonly #calls = new Map<string, CallState>()
   readonly #host: JournalHost
@@ -51,6 +54,7 @@ export class Journal {
     this.usage = resumed ? { ...resumed.usage } : ZERO_USAGE
     this.toolTurns = { ...(resumed?.toolTurns ?? {}) }
     this.answerRetries = [...(resumed?.answerRetries ?? [])]
+    this.toolState = { ...(resumed?.toolState ?? {}) }
     for (const call of resumed?.pending ?? []) {
       this.#calls.set(call.toolCallId, initialState(call, outcomes.get(call.toolCallId)))
     }
@@ -128,6 +132,10 @@ export class Journal {
       toolTurns: { ...this.toolTurns },
       answerRetries: [...this.answerRetries],
       pending,
+    }
+    for (const _ in this.toolState) {
+      state.toolState = { ...this.toolState }
+      break
     }
     if (end) {
       state.reason = end.reason

@@ -30,6 +30,7 @@ import { openCalls } from './resume-checks.js'
 import { Slots } from './slots.js'
 import { signState } from './state-signature.js'
 import { ToolProgressChannel } from './tool-progress.js'
+import { RUN_TOOL_STATE, RunToolState } from './tool-state.js'
 import { ToolSteps } from './tool-step.js'
 import { readTurnControl, uniqueCalls } from './turn-control.js'
 
@@ -53,6 +54,8 @@ export interface CompiledAgent {
   readonly estimate: (messages: readonly ChatMessage[]) => number
   readonly keys: readonly DecisionKey[] | undefined
   readonly stopStepOnRefusal: boolean
+  /** Whether a tool keeps state: runs then carry a {@link RunToolState} in their context. */
+  readonly keepsToolState: boolean
   /** Input and output guardrails (`guardrails.ts`); undefined when the agent has none. */
   readonly guardrails?: {
     readonly input: readonly CompiledGuardrail[]
@@ -260,6 +263,8 @@ export class AgentRun {
       ...this.#context,
       signal: this.#signal,
       diagnostics: span.diagnostics,
+      // The tools that keep state read and leave it through the run's context (the journal's records).
+      ...(this.#agent.keepsToolState ? { [RUN_TOOL_STATE]: new RunToolState(journal.toolState) } : {}),
     }
     let end: RunEnd
     try {
