@@ -1,4 +1,10 @@
-import { describeValue, InvalidDefinitionError, type JsonSchema, UnauthorizedError } from '@agent-core/core'
+import {
+  describeValue,
+  InvalidDefinitionError,
+  InvalidStateError,
+  type JsonSchema,
+  UnauthorizedError,
+} from '@agent-core/core'
 import { defineModelTool, type ModelTool, type ToolExecutionContext } from '@agent-core/core/tools'
 import {
   ApprovalRequiredError,
@@ -10,7 +16,9 @@ import {
   signToolCall,
   type ToolDecision,
   type ToolLifecycle,
+  type ToolState,
   type ToolTemplateAnswer,
+  toolState,
   type ToolTemplateInput,
   verifyToolCallSignature,
 } from '@agent-core/kits/tools'
@@ -91,6 +99,23 @@ export interface CodeToolOptions<App = unknown> {
    * approved code call runs: keep the store on the server.
    */
   readonly decisionKeys?: readonly DecisionKey[] | undefined
+  /**
+   * Keeps a script's globals across the code calls of one agent run: each script gets a `globals` object
+   * holding what the previous code call of the run left in it, and what it leaves (once it ran to its end,
+   * completed or failed) is saved as the tool's state in the run's state (the `tools` kit's `toolState`),
+   * so a run resumed in another process gives the next script the same globals. Only plain JSON data is
+   * kept: a key holding a function, a cycle, a `Map`, a `Date`, a class instance or `undefined` inside is
+   * dropped, and the script's logs say which and why (`[globals] not kept: ...`, a `warn` the model reads).
+   * A script stopped by a limit keeps nothing (the next one starts from the globals this one started with).
+   * The code calls of one run then run one at a time. Needs an agent run (the loop keeps the state);
+   * default false: every code call starts from a fresh global scope.
+   */
+  readonly keepGlobals?: boolean | undefined
+}
+
+/** What a code tool with `keepGlobals` keeps between its calls (its tool state's `kept`). */
+interface KeptGlobals {
+  readonly globals: Readonly<Record<string, JsonValue>>
 }
 
 /**
@@ -119,6 +144,8 @@ export interface CodeTool<App = unknown>
   readonly declarations: string
   /** Where the recordings of its calls are kept. */
   readonly recordings: SandboxRecordingStore
+  /** True with `keepGlobals`: an agent gives its calls their tool state (the kept globals). */
+  readonly keepsState: boolean
 }
 
 const INPUT_SCHEMA: JsonSchema = Object.freeze({
@@ -147,16 +174,30 @@ const OUTPUT_SCHEMA: JsonSchema = Object.freeze({
   },
 })
 
-function defaultDescription(declarations: string, language: string): string {
+function defaultDescription(declarations: string, language: string, keepGlobals: boolean): string {
   return [
     `Runs a ${language === 'typescript' ? 'TypeScript (or JavaScript)' : 'JavaScript'} script in a sandbox and returns { ok, value, logs }: the JSON value the script returns and what it printed with console.*. Use it to call the functions below, several at once and with your own logic in between, in one step.`,
     'The script is the body of an async function: use await, and return the result. Each function takes one object and returns a Promise; run independent calls together with Promise.all. A failed call rejects with a ToolCallError (code, toolId).',
-    'There is no network, file system, timer or module loading. Math.random and Date are deterministic, and every run starts from a fresh global scope: return what you need to keep. If the script fails you get { ok: false, error: { kind, name, message, line } }.',
+    keepGlobals
+      ? 'There is no network, file system, timer or module loading. Math.random and Date are deterministic. Store what the next script should see as properties of the `globals` object (plain JSON data: objects, arrays, strings, numbers, booleans, null); everything else starts fresh each time. If the script fails you get { ok: false, error: { kind, name, message, line } }.'
+      : 'There is no network, file system, timer or module loading. Math.random and Date are deterministic, and every run starts from a fresh global scope: return what you need to keep. If the script fails you get { ok: false, error: { kind, name, message, line } }.',
     '',
     '```ts',
     declarations.trimEnd(),
     '```',
   ].join('\n')
+}
+
+/** The tool state a code call with `keepGlobals` reads its globals from. */
+function globalsState(context: ToolExecutionContext<unknown>): ToolState<JsonValue, KeptGlobals & JsonValue> {
+  try {
+    return toolState<JsonValue, KeptGlobals & JsonValue>(context)
+  } catch (error) {
+    throw new InvalidStateError(
+      'A code tool with keepGlobals keeps its globals in the agent run it belongs to, and this call runs outside one (no tool state). Give the code tool to an agent (defineAgent({ tools: [codeTool] })), or leave keepGlobals out.',
+      { cause: error, details: { field: 'keepGlobals', received: 'no tool state' } },
+    )
+  }
 }
 
 /** The reason a person reads about a code call whose script waits for them. */
@@ -185,7 +226,8 @@ const POLICY_APPROVAL =
  * refusal by the person settles the code call as refused.
  *
  * Each call starts from a fresh global scope: nothing a script leaves behind is seen by the next call (the
- * model keeps what it needs through the values scripts return). Recordings are kept in `recordings` under
+ * model keeps what it needs through the values scripts return), unless `keepGlobals` keeps the plain-JSON
+ * `globals` of the calls of one agent run. Recordings are kept in `recordings` under
  * the call's invocation id, which a resumed or re-entered call keeps.
  * @throws `InvalidDefinitionError` for malformed options or tools
  * @example
@@ -209,7 +251,17 @@ export function defineCodeTool<App = unknown>(options: CodeToolOptions<App>): Co
       { details: { field: 'options', received: describeValue(options) } },
     )
   }
-  const known = ['tools', 'limits', 'id', 'description', 'language', 'recordings', 'durable', 'decisionKeys']
+  const known = [
+    'tools',
+    'limits',
+    'id',
+    'description',
+    'language',
+    'recordings',
+    'durable',
+    'decisionKeys',
+    'keepGlobals',
+  ]
   for (const key of Object.keys(options)) {
     if (!known.includes(key)) {
       throw new InvalidDefinitionError(
@@ -255,8 +307,21 @@ export function defineCodeTool<App = unknown>(options: CodeToolOptions<App>): Co
       },
     )
   }
+  const keepGlobals = options.keepGlobals ?? false
+  if (typeof keepGlobals !== 'boolean') {
+    throw new InvalidDefinitionError(
+      `options.keepGlobals must be a boolean, but got ${describeValue(keepGlobals)}.`,
+      { details: { field: 'options.keepGlobals', received: describeValue(keepGlobals) } },
+    )
+  }
+  if (keepGlobals && set.declarable.includes('globals')) {
+    throw new InvalidDefinitionError(
+      'options.keepGlobals gives scripts a global `globals`, which is also the name of one of the tools; rename that tool.',
+      { details: { field: 'options.tools', id: 'globals', received: 'a tool named "globals"' } },
+    )
+  }
   const declarations = describeTools(set.registry)
-  const description = options.description ?? defaultDescription(declarations, language)
+  const description = options.description ?? defaultDescription(declarations, language, keepGlobals)
   if (typeof description !== 'string') {
     throw new InvalidDefinitionError(
       `options.description must be a string, but got ${describeValue(description)}.`,
@@ -331,15 +396,20 @@ export function defineCodeTool<App = unknown>(options: CodeToolOptions<App>): Co
               reason: decision === undefined ? NO_DECISION : POLICY_APPROVAL,
             }
     }
+    const state = keepGlobals ? globalsState(context) : undefined
     const prepared = prepareExecution(input.code, set.registry, {
       limits: options.limits,
       language,
       context,
+      ...(state === undefined ? {} : { globals: state.kept?.globals ?? {} }),
       ...(stored === undefined ? { id: key } : { recording: stored, decisions }),
       ...(durable ? { onProgress: (recording: SandboxRecording) => save(key, recording) } : {}),
     })
     const result = await runPrepared(prepared, false)
     await save(key, result.recording)
+    // Applied only when this call returns: a code call that waits for a person runs again from the
+    // globals it started with.
+    if (state !== undefined && result.status !== 'suspended') state.keep({ globals: result.globals ?? {} })
     switch (result.status) {
       case 'completed':
         return result.value === undefined
@@ -363,6 +433,7 @@ export function defineCodeTool<App = unknown>(options: CodeToolOptions<App>): Co
     outputSchema: OUTPUT_SCHEMA,
     declarations,
     recordings,
+    keepsState: keepGlobals,
     execute,
     resume(call: ResumedToolCallView<CodeToolInput>): void {
       decided.set(call.invocationId, call.decision)

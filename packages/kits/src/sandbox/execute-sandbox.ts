@@ -9,6 +9,7 @@ import {
 import type { ModelTool } from '@agent-core/core/tools'
 import {
   assertDecision,
+  type JsonValue,
   type ToolDecision,
   type ToolLifecycle,
   type ToolLifecycleRegistry,
@@ -16,6 +17,7 @@ import {
 import { warmEngine } from './internal/engine.js'
 import { runExecution } from './internal/execution.js'
 import { loadSucrase } from './internal/strip-types.js'
+import { jsonProblem } from './internal/json-problem.js'
 import { readToolSet, type ToolSet } from './internal/tool-set.js'
 import { DEFAULT_SANDBOX_LIMITS, resolveLimits, type SandboxLimits } from './sandbox-limits.js'
 import { assertSandboxRecording, type SandboxRecording } from './sandbox-recording.js'
@@ -79,6 +81,13 @@ export interface ExecuteSandboxOptions<App = unknown> {
    * cannot be saved before they run).
    */
   readonly onProgress?: ((recording: SandboxRecording) => void | Promise<void>) | undefined
+  /**
+   * Keeps globals: the script gets a `globals` object holding these values (plain JSON, by name), may
+   * change it, and the result's `globals` is what it left, for the next execution. Only plain JSON data is
+   * kept (a function, a cycle, a `Map` or a `Date` under a key drops that key, with a `warn` log saying so).
+   * Default: none (no `globals` object, as every script starts from a fresh global scope).
+   */
+  readonly globals?: Readonly<Record<string, JsonValue>> | undefined
 }
 
 const OPTION_KEYS = [
@@ -91,6 +100,7 @@ const OPTION_KEYS = [
   'seed',
   'now',
   'onProgress',
+  'globals',
 ]
 
 function randomSeed(): number {
@@ -120,6 +130,28 @@ export interface PreparedExecution {
   readonly start: SandboxRecording
   readonly decisions: ReadonlyMap<string, ToolDecision>
   readonly onProgress: ((recording: SandboxRecording) => unknown) | undefined
+  readonly globals: Readonly<Record<string, JsonValue>> | undefined
+}
+
+/** Reads `options.globals`: a plain object of plain JSON values (copied, frozen). */
+function readGlobals(value: unknown, set: ToolSet): Readonly<Record<string, JsonValue>> | undefined {
+  if (value === undefined) return undefined
+  if (
+    value === null ||
+    typeof value !== 'object' ||
+    Array.isArray(value) ||
+    (Object.getPrototypeOf(value) !== Object.prototype && Object.getPrototypeOf(value) !== null)
+  )
+    fail('options.globals', 'must be a plain object of JSON values by name', value)
+  const problem = jsonProblem(value, 'options.globals')
+  if (problem !== undefined) fail('options.globals', `must hold plain JSON only (${problem})`, value)
+  if (set.declarable.includes('globals'))
+    fail(
+      'options.globals',
+      'cannot be given to scripts with a tool named "globals" (both would be the global `globals`); rename the tool',
+      value,
+    )
+  return Object.freeze(JSON.parse(JSON.stringify(value)) as Record<string, JsonValue>)
 }
 
 /** Checks the arguments of {@link executeSandbox} and builds what the execution runs with. */
@@ -193,7 +225,9 @@ export function prepareExecution(code: unknown, tools: unknown, options: unknown
   const onProgress = given.onProgress
   if (onProgress !== undefined && typeof onProgress !== 'function')
     fail('options.onProgress', 'must be a function of the recording', onProgress)
+  const globals = readGlobals(given.globals, set)
   return {
+    globals,
     code,
     language,
     set,
@@ -218,6 +252,7 @@ export function runPrepared(prepared: PreparedExecution, strict: boolean): Promi
     decisions: prepared.decisions,
     strict,
     onProgress: prepared.onProgress,
+    ...(prepared.globals === undefined ? {} : { globals: prepared.globals }),
   })
 }
 

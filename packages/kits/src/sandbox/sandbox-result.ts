@@ -83,6 +83,13 @@ export interface SandboxResultBase {
   readonly hostCalls: number
   /** Everything the execution took from outside: store it to resume or replay. */
   readonly recording: SandboxRecording
+  /**
+   * With `options.globals`: the globals the script left (the plain-JSON keys of its `globals` object) once
+   * it ran to its end, completed or failed; the globals it started with when it did not (a limit, a stop, a
+   * syntax error, a suspension). A key whose value is not plain JSON is left out, with a `warn` log naming
+   * it and why.
+   */
+  readonly globals?: Readonly<Record<string, JsonValue>> | undefined
 }
 
 /**

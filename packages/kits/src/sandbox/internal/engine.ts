@@ -23,7 +23,13 @@ const WORKER_HEAP_MB = 48
 
 /** What the worker posts when an execution ends. */
 export type EngineEnd =
-  | { readonly kind: 'compile' | 'fulfilled' | 'rejected'; readonly text: string }
+  | {
+      readonly kind: 'compile' | 'fulfilled' | 'rejected'
+      readonly text: string
+      /** With kept globals, after the script ran: their JSON text `{ values, dropped }`, or why they were not read. */
+      readonly globals?: string | undefined
+      readonly globalsProblem?: string | undefined
+    }
   | { readonly kind: 'output' | 'stuck' }
   | { readonly kind: 'limit'; readonly limit: 'cpuTime' | 'hostCalls' | 'recording' }
   | { readonly kind: 'engine'; readonly native: boolean; readonly message: string }
@@ -39,6 +45,8 @@ export interface EngineJob {
   readonly seed: number
   readonly now: number
   readonly maxText: number
+  /** With kept globals: the JSON text of the globals the script starts with. */
+  readonly globals?: string | undefined
   readonly limits: {
     readonly memoryBytes: number
     readonly stackBytes: number

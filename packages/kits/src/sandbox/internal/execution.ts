@@ -41,6 +41,8 @@ export interface ExecutionInput {
    * before the call runs, and before the script sees its result). Turns on the write-ahead stage.
    */
   readonly onProgress?: ((recording: SandboxRecording) => unknown) | undefined
+  /** Kept globals: the `globals` object the script starts with (checked plain JSON); none when absent. */
+  readonly globals?: Readonly<Record<string, JsonValue>> | undefined
 }
 
 function limitError(limit: SandboxLimitName, message: string): SandboxErrorInfo {
@@ -103,12 +105,42 @@ class Session {
   readonly #calls: HostCalls
   /** Cancels host calls still running when the execution ends early. */
   readonly #cancel = new AbortController()
+  /** Kept globals: those the script started with, then those it left (once it ran to its end). */
+  #globals: Readonly<Record<string, JsonValue>> | undefined
+  /** Whether the globals were read after the script (or the script never ran): nothing to report. */
+  #globalsSettled = false
 
   constructor(input: ExecutionInput, context: OperationContext<unknown>) {
     this.#input = input
     this.#context = context
     this.#limits = input.limits
     this.#calls = new HostCalls(input, context)
+    this.#globals = input.globals
+  }
+
+  /** Reads the globals the script left (`{ values, dropped }` JSON from the prelude) and reports the dropped ones. */
+  #takeGlobals(end: EngineEnd): void {
+    if (this.#globals === undefined) return
+    this.#globalsSettled = true
+    if (!('text' in end) || end.kind === 'compile') return
+    if (end.globals === undefined) {
+      this.#warn(
+        `[globals] not kept: ${end.globalsProblem ?? 'they could not be read'}; the next code call starts from the globals this one started with.`,
+      )
+      return
+    }
+    const { values, dropped } = JSON.parse(end.globals) as {
+      values: Record<string, JsonValue>
+      dropped: { key: string; problem: string }[]
+    }
+    this.#globals = Object.freeze(values)
+    for (const { problem } of dropped) {
+      this.#warn(`[globals] not kept: ${problem}; only plain JSON data (objects, arrays, strings, finite numbers, booleans, null) is kept for the next code call.`)
+    }
+  }
+
+  #warn(text: string): void {
+    this.#logs.push(Object.freeze({ level: 'warn', text }))
   }
 
   #finish(
@@ -118,9 +150,20 @@ class Session {
       | { status: 'suspended' },
   ): SandboxResult {
     const waiting = end.status === 'suspended' ? { waiting: this.#calls.waiting() } : {}
+    if (
+      this.#globals !== undefined &&
+      !this.#globalsSettled &&
+      end.status === 'failed' &&
+      end.error.kind !== 'syntax'
+    ) {
+      this.#warn(
+        '[globals] not kept: the code call failed before its globals could be read (a limit, a stop or a refused result); the next code call starts from the globals this one started with.',
+      )
+    }
     return Object.freeze({
       ...end,
       ...waiting,
+      ...(this.#globals === undefined ? {} : { globals: this.#globals }),
       logs: Object.freeze(this.#logs),
       hostCalls: this.#calls.calls.length,
       recording: this.#calls.recording(),
@@ -217,6 +260,7 @@ class Session {
         seed: this.#input.start.seed,
         now: this.#input.start.now,
         maxText: limits.maxOutputBytes,
+        ...(this.#globals === undefined ? {} : { globals: JSON.stringify(this.#globals) }),
         limits,
       }
       engine
@@ -236,6 +280,8 @@ class Session {
   /** The result of an engine's end. */
   #conclude(end: EngineEnd): SandboxResult {
     const limits = this.#limits
+    if (end.kind === 'compile' || ((end.kind === 'fulfilled' || end.kind === 'rejected') && this.#calls.waiting().length === 0))
+      this.#takeGlobals(end)
     const waiting = this.#calls.waiting().length > 0
     switch (end.kind) {
       case 'compile': {

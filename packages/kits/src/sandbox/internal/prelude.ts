@@ -12,10 +12,14 @@
  *   (async and generator functions, iterators) are frozen; the properties scripts commonly assign on their
  *   own objects (`name`, `message`, `toString`, ...) become accessors that define an own property on the
  *   receiver, so freezing the prototypes does not break `this.name = 'MyError'` (the "override mistake");
+ * - with kept globals (`globalsJson`, the JSON text of the globals the previous code call left), `globals`
+ *   is a plain object the script may change (the only thing on the global object that is not frozen);
  * - it returns `run(main)`, which awaits the script and serializes its value (or its error) to JSON text
- *   inside the sandbox, and `describe(error)` for errors thrown while compiling.
+ *   inside the sandbox, `describe(error)` for errors thrown while compiling, and `capture()`, which writes
+ *   the globals as JSON text `{ values, dropped }`: each key whose value is plain JSON in `values`, each
+ *   other one in `dropped` with the reason (a function, a cycle, a Map, undefined inside, ...).
  */
-export const PRELUDE = String.raw`(function (hostCall, hostLog, idsJson, declarableJson, seed, now, maxText) {
+export const PRELUDE = String.raw`(function (hostCall, hostLog, idsJson, declarableJson, seed, now, maxText, globalsJson) {
   'use strict'
   const g = globalThis
   const { defineProperty, freeze, getOwnPropertyDescriptor, getPrototypeOf } = Object
@@ -162,6 +166,8 @@ export const PRELUDE = String.raw`(function (hostCall, hostLog, idsJson, declara
   }
   for (const id of declarable) defineProperty(g, id, { value: tools[id], enumerable: true })
   g.tools = tools
+  const globals = globalsJson === undefined ? undefined : parse(globalsJson)
+  if (globals !== undefined) defineProperty(g, 'globals', { value: globals, enumerable: true })
 
   // Freeze every intrinsic, then the global object. First, the properties scripts assign on their own
   // objects become accessors that define an own property on the receiver (frozen prototypes would
@@ -216,7 +222,7 @@ export const PRELUDE = String.raw`(function (hostCall, hostLog, idsJson, declara
   ]
   for (const key of ownKeys(g)) {
     const descriptor = getOwnPropertyDescriptor(g, key)
-    if (descriptor !== undefined && 'value' in descriptor) roots.push(descriptor.value)
+    if (descriptor !== undefined && 'value' in descriptor && descriptor.value !== globals) roots.push(descriptor.value)
   }
   for (const root of roots) freezeChain(root)
   for (const name of ['Math', 'JSON', 'Reflect', 'console', 'tools']) {
@@ -273,5 +279,63 @@ export const PRELUDE = String.raw`(function (hostCall, hostLog, idsJson, declara
       }
       throw describe(error)
     })
-  return { run, describe }
+  // Why a kept global is not plain JSON (undefined when it is); never reads a getter.
+  const problemOf = (value, path, depth, open) => {
+    if (value === null || typeof value === 'string' || typeof value === 'boolean') return undefined
+    if (typeof value === 'number') return value === value && value !== Infinity && value !== -Infinity ? undefined : path + ' is ' + String(value)
+    if (typeof value === 'function') return path + ' is a function'
+    if (typeof value !== 'object') return path + ' is ' + (value === undefined ? 'undefined' : 'a ' + typeof value)
+    if (depth > 100) return path + ' is nested deeper than 100 levels'
+    if (open.indexOf(value) !== -1) return path + ' refers back to one of its parents (a cycle)'
+    const array = Array.isArray(value)
+    const prototype = getPrototypeOf(value)
+    if (!array && prototype !== Object.prototype && prototype !== null) {
+      const ctor = prototype && getOwnPropertyDescriptor(prototype, 'constructor')
+      const name = ctor && typeof ctor.value === 'function' ? ctor.value.name : ''
+      return path + ' is ' + (name ? 'a ' + name : 'an object with a prototype') + ', not plain data'
+    }
+    open.push(value)
+    try {
+      const keys = ownKeys(value)
+      if (array) {
+        for (let index = 0; index < value.length; index++) {
+          const descriptor = getOwnPropertyDescriptor(value, String(index))
+          if (descriptor === undefined) return path + '[' + index + '] is a hole'
+          if (!('value' in descriptor)) return path + '[' + index + '] is a getter'
+          const problem = problemOf(descriptor.value, path + '[' + index + ']', depth + 1, open)
+          if (problem !== undefined) return problem
+        }
+        return keys.length === value.length + 1 ? undefined : path + ' has properties besides its items'
+      }
+      for (const key of keys) {
+        if (typeof key === 'symbol') return path + ' has a symbol key'
+        const descriptor = getOwnPropertyDescriptor(value, key)
+        if (!('value' in descriptor)) return path + '.' + key + ' is a getter'
+        if (!descriptor.enumerable) return path + '.' + key + ' is not enumerable'
+        const problem = problemOf(descriptor.value, path + '.' + key, depth + 1, open)
+        if (problem !== undefined) return problem
+      }
+      return undefined
+    } finally {
+      open.pop()
+    }
+  }
+  const capture = () => {
+    const parts = []
+    const dropped = []
+    for (const key of ownKeys(globals)) {
+      if (typeof key === 'symbol') {
+        dropped.push({ key: String(key), problem: 'globals[' + String(key) + '] has a symbol key' })
+        continue
+      }
+      const descriptor = getOwnPropertyDescriptor(globals, key)
+      // A key set to undefined is a deletion.
+      if ('value' in descriptor && descriptor.value === undefined) continue
+      const problem = 'value' in descriptor ? problemOf(descriptor.value, 'globals.' + key, 0, []) : 'globals.' + key + ' is a getter'
+      if (problem !== undefined) dropped.push({ key, problem })
+      else parts.push(stringify(key) + ':' + stringify(descriptor.value))
+    }
+    return '{"values":{' + parts.join(',') + '},"dropped":' + stringify(dropped) + '}'
+  }
+  return { run, describe, capture }
 })`

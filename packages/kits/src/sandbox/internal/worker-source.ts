@@ -150,11 +150,33 @@ async function run(job) {
       ctx.newNumber(job.maxText),
     ]
     handles.push(...args)
-    const api = slice(() => ctx.unwrapResult(ctx.callFunction(prelude, ctx.undefined, hostCall, hostLog, ...args)))
+    const globalsArg = job.globals === undefined ? ctx.undefined : ctx.newString(job.globals)
+    if (job.globals !== undefined) handles.push(globalsArg)
+    const api = slice(() => ctx.unwrapResult(ctx.callFunction(prelude, ctx.undefined, hostCall, hostLog, ...args, globalsArg)))
     handles.push(api)
     const runFn = ctx.getProp(api, 'run')
     const describe = ctx.getProp(api, 'describe')
-    handles.push(runFn, describe)
+    const capture = ctx.getProp(api, 'capture')
+    handles.push(runFn, describe, capture)
+    // Kept globals, read once the script ended (fulfilled or rejected): their JSON text, or why not.
+    const captureGlobals = (end) => {
+      if (job.globals === undefined) return end
+      const captured = slice(() => ctx.callFunction(capture, ctx.undefined))
+      if (captured.error) {
+        captured.error.dispose()
+        end.globalsProblem = interrupted === 'cpuTime' ? 'reading them took the rest of the CPU time' : 'they could not be read'
+        interrupted = undefined
+        return end
+      }
+      if (lengthOf(captured.value) > 4 * L.maxOutputBytes) end.globalsProblem = 'they are larger than ' + L.maxOutputBytes + ' bytes of JSON'
+      else {
+        const text = ctx.getString(captured.value)
+        if (utf8Length(text) - 24 > L.maxOutputBytes) end.globalsProblem = 'they are larger than ' + L.maxOutputBytes + ' bytes of JSON'
+        else end.globals = text
+      }
+      captured.value.dispose()
+      return end
+    }
     // A described error is short (the prelude cuts messages and stacks); anything else is not copied.
     const readDescribed = (handle) => {
       if (ctx.typeof(handle) !== 'string' || lengthOf(handle) > 16 * job.maxText + 4096) return '{"name":"Error","message":"an error that could not be read"}'
@@ -206,7 +228,7 @@ async function run(job) {
           end = length - 20 > L.maxOutputBytes ? { kind: 'output' } : { kind: 'fulfilled', text: ctx.getString(state.value) }
         }
         state.value.dispose()
-        if (end) return end
+        if (end) return end.kind === 'fulfilled' ? captureGlobals(end) : end
       } else if (state.type === 'rejected') {
         if (!unsettled) {
           const error = state.error
@@ -218,7 +240,7 @@ async function run(job) {
           }
         }
         state.error.dispose()
-        if (end) return end
+        if (end) return captureGlobals(end)
       }
       if (!unsettled) return (end = { kind: 'stuck' })
       await new Promise((resolve) => {

@@ -10,10 +10,15 @@ export function codeAgent(options: {
   readonly turns: readonly ScriptedTurn[]
   readonly effects?: string | undefined
   readonly recordings?: Readonly<Record<string, SandboxRecording>> | undefined
+  readonly keepGlobals?: boolean | undefined
 }) {
   const { tools, runs } = shop({ effects: options.effects })
   const recordings = new MemoryRecordingStore(options.recordings ?? {})
-  const runCode = defineCodeTool({ tools: [...tools], recordings })
+  const runCode = defineCodeTool({
+    tools: [...tools],
+    recordings,
+    ...(options.keepGlobals ? { keepGlobals: true } : {}),
+  })
   const model = createScriptedModel(options.turns)
   const agent = defineAgent({ model, tools: [runCode], system: 'You handle refunds with code.' })
   return { agent, model, runs, recordings, runCode }

@@ -12,6 +12,7 @@ const { agent, recordings } = codeAgent({
   turns: input.turns,
   effects: input.effects,
   recordings: input.recordings,
+  keepGlobals: input.keepGlobals,
 })
 const result = await agent.run({ resume: input.state, outcomes: input.outcomes, defer: true })
 process.stdout.write(
