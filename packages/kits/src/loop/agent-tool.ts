@@ -296,8 +296,9 @@ function build<Input, Output, App>(
     fail('keepState', `must be a boolean or be left out, but got ${describeValue(keepStateValue)}`, keepStateValue)
   }
   const carries = (value: unknown) => isRecord(value) && value.keepsState === true
-  const keepState =
-    keepStateValue ?? (carries(tool) || carries(lifecycle) || (lifecycle !== undefined && carries(lifecycle.tool)))
+  const keepState: boolean =
+    (keepStateValue as boolean | undefined) ??
+    (carries(tool) || carries(lifecycle) || (lifecycle !== undefined && carries(lifecycle.tool)))
   if (keepState && kind !== 'local') {
     fail(
       'keepState',

@@ -27,6 +27,7 @@ import {
 } from '@agent-core/kits/tools'
 import { type AgentTool, composeLifecycle, toAgentTool } from './agent-tool.js'
 import { type AnswerFlow, defineAnswerFlow, isAnswerFlow, textAnswer } from './answer-flow.js'
+import type { CustomInput, PlacedCustomInput, TransformInputHook } from './custom-inputs.js'
 import type { AgentEvent } from './events.js'
 import {
   type GuardrailTrip,
@@ -40,7 +41,7 @@ import {
 import { Fields, isRecord } from './internal/check.js'
 import { consumeSuspension, consumes, readLedger } from './internal/consume-suspension.js'
 import { jsonProblem } from './internal/json.js'
-import { readMessages } from './internal/messages.js'
+import { type TransformInput, readHistory } from './internal/custom-inputs.js'
 import {
   AgentRun,
   type CompiledAgent,
@@ -226,6 +227,12 @@ export interface AgentDefinition<Answer = string, App = unknown> {
   readonly answer?: AnswerFlow<Answer, App> | undefined
   /** Runs before each model call; may replace what the model reads this turn. */
   readonly beforeTurn?: BeforeTurnHook<App> | undefined
+  /**
+   * Turns each custom input of a run's history (App data given among `messages`, see {@link CustomInput})
+   * into the messages the model reads in its place, each time a model request is built (before
+   * `beforeTurn`). A run's own `transformInput` wins over it.
+   */
+  readonly transformInput?: TransformInputHook | undefined
   /** Counts the tokens of messages for the token budget. Default {@link estimateTokens}. */
   readonly estimateTokens?: ((messages: readonly ChatMessage[]) => number) | undefined
   /** The sentence the model reads about a refused call. Default: the `tools` kit's text. */
@@ -319,8 +326,19 @@ export type QuestionResolution =
 export interface AgentRunRequest<App = unknown> {
   /** A user message added after `messages`. */
   readonly prompt?: string | undefined
-  /** The conversation so far (without the agent's system text). */
-  readonly messages?: readonly ChatMessage[] | undefined
+  /**
+   * The conversation so far (without the agent's system text). Custom inputs ({@link CustomInput}, App
+   * data such as a submitted form) may sit among the messages: the run keeps them as data in its state and
+   * the `transformInput` hook (the run's, else the agent's) turns them into messages for each model request.
+   * Not on a session (its store keeps chat messages only).
+   */
+  readonly messages?: readonly (ChatMessage | CustomInput)[] | undefined
+  /**
+   * Turns the run's custom inputs into messages (see {@link TransformInputHook}); wins over the agent's.
+   * Not kept in the state: give it again when you resume a run that has custom inputs (unless the agent
+   * has one).
+   */
+  readonly transformInput?: TransformInputHook | undefined
   /** A state a run returned or saved (JSON): the run continues from it. Not with `prompt` or `messages`. */
   readonly resume?: AgentRunState | undefined
   /** With `resume`: decisions, results and answers for pending calls, keyed by tool-call id. Partial is fine. */
@@ -533,6 +551,7 @@ function compile(definition: unknown): {
         : defineAnswerFlow(answerGiven as AnswerFlow)
   const beforeTurn =
     fields.func<(input: unknown, context: OperationContext<unknown>) => unknown>('beforeTurn')
+  const transformInput = fields.func<TransformInput['hook']>('transformInput')
   const estimate = fields.func<(messages: readonly ChatMessage[]) => number>('estimateTokens') ?? countTokens
   const refusal = fields.func<(input: RefusalInput) => string>('refusal')
   const templates = fields.get('templates')
@@ -646,6 +665,7 @@ function compile(definition: unknown): {
     modelIdleTimeoutMs,
     answer: answer as AnswerFlow<unknown, unknown>,
     beforeTurn: beforeTurn ? { hook: beforeTurn, holder: definition } : undefined,
+    transformInput: transformInput ? { hook: transformInput, holder: definition } : undefined,
     estimate,
     keys: decisionKeys as readonly DecisionKey[] | undefined,
     stopStepOnRefusal,
@@ -713,11 +733,13 @@ function readRequest(
   const onEvent = fields.func<ParsedRun['onEvent']>('onEvent')
   const onHistoryAppend = fields.func<ParsedRun['onHistoryAppend']>('onHistoryAppend')
   const onProgress = fields.func<ParsedRun['onProgress']>('onProgress')
+  const transformInput = fields.func<TransformInput['hook']>('transformInput')
   const policyValue = fields.get('toolPolicy')
   const toolPolicy =
     policyValue === undefined ? undefined : assertToolPolicy(policyValue, 'request.toolPolicy')
   fields.done()
   let messages: ChatMessage[]
+  let customInputs: readonly PlacedCustomInput[] = []
   const added: ChatMessage[] = []
   let resumed: AgentRunState | undefined
   if (resumeValue !== undefined) {
@@ -735,11 +757,18 @@ function readRequest(
       fields.fail('runId', `must be the resumed run's own id "${resumed.runId}" or be left out`, runId)
     }
     messages = [...resumed.messages]
+    customInputs = resumed.customInputs ?? customInputs
   } else {
     if (outcomesValue !== undefined) fields.fail('outcomes', 'can only be given with resume', outcomesValue)
-    messages = given === undefined ? [] : readMessages(given, 'request.messages')
+    if (given === undefined) messages = []
+    else ({ messages, inputs: customInputs } = readHistory(given, 'request.messages'))
     if (prompt !== undefined) added.push(Object.freeze({ role: 'user', content: prompt }))
-    if (messages.length === 0 && added.length === 0 && !(isRecord(toolChoice) && 'input' in toolChoice)) {
+    if (
+      messages.length === 0 &&
+      customInputs.length === 0 &&
+      added.length === 0 &&
+      !(isRecord(toolChoice) && 'input' in toolChoice)
+    ) {
       throw new InvalidInputError(
         'A run needs a conversation: give prompt, messages (or both), or resume a saved state.',
         {
@@ -763,7 +792,23 @@ function readRequest(
     onHistoryAppend,
     onProgress,
     toolPolicy,
+    customInputs,
+    transformInput: transformInput && { hook: transformInput, holder: value },
   }
+}
+
+/** The run's `transformInput` (else the agent's); a run with custom inputs and neither is refused. */
+function withTransform<Run extends Omit<ParsedRun, 'runId'>>(run: Run, agent: CompiledAgent): Run {
+  const transformInput = run.transformInput ?? agent.transformInput
+  if (run.customInputs.length > 0 && transformInput === undefined) {
+    const first = run.customInputs[0]!
+    const field = run.resumed ? 'request.resume.customInputs' : 'request.messages'
+    throw new InvalidInputError(
+      `${field} holds custom input "${first.input.kind}", but neither the agent nor the run has transformInput to turn it into messages the model reads. Give transformInput (in defineAgent, or in the run request${run.resumed ? ' again on resume' : ''}).`,
+      { details: { field, received: describeValue(first.input) } },
+    )
+  }
+  return transformInput === run.transformInput ? run : { ...run, transformInput }
 }
 
 function readToolChoice(fields: Fields): ParsedRun['toolChoice'] {
@@ -871,7 +916,8 @@ class AgentImpl<Answer, App> implements Agent<Answer, App> {
     context: OperationContext<App> | OperationContextInit<App>,
     heldBy: string | undefined,
   ): Promise<AgentResult<Answer>> {
-    const { toolPolicy, ...parsed } = readRequest(request)
+    const { toolPolicy, ...read } = readRequest(request)
+    const parsed = withTransform(read, this.#compiled)
     const compiled = toolPolicy === undefined ? this.#compiled : hideTools(this.#compiled, toolPolicy, true)
     if (parsed.tools !== undefined) assertKnownTools(parsed.tools, this.#compiled.tools, 'request.tools')
     const ctx = createOperationContext(context as OperationContextInit<unknown>)

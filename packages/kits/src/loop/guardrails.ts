@@ -80,7 +80,7 @@ export class GuardrailTrippedError extends AgentCoreError<ErrorDetails & Guardra
 export interface InputGuardrailInput {
   /** The text of the last user message ('' when there is none). */
   readonly text: string
-  /** The run's history before its first model call. */
+  /** The run's history before its first model call (its custom inputs converted by `transformInput`). */
   readonly messages: readonly ChatMessage[]
 }
 

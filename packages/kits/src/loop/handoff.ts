@@ -17,6 +17,7 @@ import {
   defineAgent,
 } from './agent.js'
 import { defineExternalTool } from './agent-tool.js'
+import { type CustomInput, runHistory } from './custom-inputs.js'
 import type { AgentEvent } from './events.js'
 import type { AgentRunState } from './run-state.js'
 
@@ -24,7 +25,8 @@ const NAME = /^[A-Za-z0-9_-]{1,50}$/
 
 /**
  * A conversation filter applied when a run passes to another agent: it gets the history so far (the
- * transfer call's result included) and returns what the next agent reads.
+ * transfer call's result included) and returns what the next agent reads. It reads chat messages only:
+ * the run's custom inputs go along as data, before the messages it returns.
  * @example
  * ```ts
  * import type { HandoffInputFilter } from '@agent-core/kits/loop'
@@ -495,7 +497,13 @@ async function runHandoffs(
             : `Not transferred: the conversation went to ${item.agent.name}.`,
       })
     }
-    const passed = item.inputFilter === undefined ? answered : [...item.inputFilter(answered)]
+    // Custom inputs go along as data: in their places without a filter; before the filtered messages
+    // with one (a filter reads chat messages only).
+    const inputs = result.state.customInputs
+    const passed: (ChatMessage | CustomInput)[] =
+      item.inputFilter === undefined
+        ? [...runHistory({ messages: answered, customInputs: inputs })]
+        : [...(inputs ?? []).map((placed) => placed.input), ...item.inputFilter(answered)]
     emit({
       type: 'agent-handoff',
       runId: result.runId,

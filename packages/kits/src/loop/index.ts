@@ -95,6 +95,15 @@ export {
 } from './answer-flow.js'
 export { AgentRunError, type AgentRunErrorDetails, ask } from './ask.js'
 export {
+  type CustomInput,
+  customInput,
+  isCustomInput,
+  type PlacedCustomInput,
+  runHistory,
+  type TransformInputHook,
+  type TransformInputInfo,
+} from './custom-inputs.js'
+export {
   type AgentRunStepOptions,
   agentRunStep,
   createAgentRunState,

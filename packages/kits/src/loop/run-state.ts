@@ -6,8 +6,10 @@ import {
   type ModelUsage,
 } from '@agent-core/core'
 import type { ApproveDecision, JsonValue, ToolDecision, ToolStateRecord } from '@agent-core/kits/tools'
+import type { PlacedCustomInput } from './custom-inputs.js'
 import type { GuardrailTrip } from './guardrails.js'
 import { Fields, isRecord } from './internal/check.js'
+import { readPlacedInputs } from './internal/custom-inputs.js'
 import { jsonProblem } from './internal/json.js'
 import { readMessages } from './internal/messages.js'
 
@@ -121,6 +123,12 @@ export interface AgentRunState {
   readonly runId: string
   /** The history so far (without the agent's system text). */
   readonly messages: readonly ChatMessage[]
+  /**
+   * The custom inputs of the history, as data, each with its place among `messages` (present when the run
+   * has some). A resumed run converts them again with its `transformInput`; `runHistory(state)` puts them
+   * back among the messages.
+   */
+  readonly customInputs?: readonly PlacedCustomInput[] | undefined
   /** Model calls made so far. */
   readonly turns: number
   /** Tokens the model reported so far. */
@@ -292,7 +300,9 @@ export function assertAgentRunState(value: unknown, field = 'state'): asserts va
   }
   const status = fields.oneOf('status', ['running', 'suspended', 'done'])
   const runId = fields.requiredString('runId')!
-  readMessages(fields.get('messages'), fields.path('messages'))
+  const messages = readMessages(fields.get('messages'), fields.path('messages'))
+  const customInputs = fields.get('customInputs')
+  if (customInputs !== undefined) readPlacedInputs(customInputs, fields.path('customInputs'), messages)
   fields.integer('turns', { min: 0 }, false)
   readUsage(fields.get('usage'), fields.path('usage'))
   const toolTurns: Fields = new Fields(

@@ -11,6 +11,7 @@ import {
   raceSignal,
 } from '@agent-core/core'
 import type { AgentResult, AgentRunRequest } from './agent.js'
+import { isCustomInput } from './custom-inputs.js'
 import { Fields, isRecord } from './internal/check.js'
 import type { AgentCallOutcome, AgentRunState } from './run-state.js'
 
@@ -275,6 +276,12 @@ export async function runOnSession<Answer, App>(
     throw new InvalidInputError(
       'request.resume cannot go with request.session: the session holds its suspended run. Leave resume out and give the outcomes.',
       { details: { field: 'request.resume', received: describeValue(rest.resume) } },
+    )
+  const custom = Array.isArray(rest.messages) ? rest.messages.findIndex(isCustomInput) : -1
+  if (custom !== -1)
+    throw new InvalidInputError(
+      `request.messages[${custom}] is a custom input, which a session cannot keep (its store holds chat messages). Turn it into a message before the run (transformInput's work), or run without the session.`,
+      { details: { field: `request.messages[${custom}]`, received: describeValue(rest.messages![custom]) } },
     )
   const ctx = createOperationContext(context as OperationContextInit<App>) as OperationContext<App>
   const newTurn =

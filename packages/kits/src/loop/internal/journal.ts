@@ -1,6 +1,7 @@
 import type { ChatMessage, ModelUsage } from '@agent-core/core'
 import { ZERO_USAGE } from '@agent-core/core'
 import type { ToolStateRecord } from '@agent-core/kits/tools'
+import type { PlacedCustomInput } from '../custom-inputs.js'
 import type { GuardrailTrip } from '../guardrails.js'
 import type { AgentCallOutcome, AgentPendingCall, AgentRunState, AnswerRetry } from '../run-state.js'
 import { type CallState, initialState, pendingOf } from './call-state.js'
@@ -18,6 +19,8 @@ export interface JournalHost {
   readonly runId: string
   readonly onHistoryAppend: ((message: ChatMessage) => unknown) | undefined
   readonly onProgress: ((state: AgentRunState) => unknown) | undefined
+  /** The history's custom inputs, kept as data in every snapshot (none: no field). */
+  readonly customInputs: readonly PlacedCustomInput[]
 }
 
 /**
@@ -133,6 +136,7 @@ export class Journal {
       answerRetries: [...this.answerRetries],
       pending,
     }
+    if (this.#host.customInputs.length > 0) state.customInputs = this.#host.customInputs
     for (const _ in this.toolState) {
       state.toolState = { ...this.toolState }
       break

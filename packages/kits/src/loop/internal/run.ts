@@ -21,8 +21,10 @@ import type { AgentTool } from '../agent-tool.js'
 import type { AnswerFlow } from '../answer-flow.js'
 import { readControl } from '../answer-flow.js'
 import type { AgentEvent } from '../events.js'
+import type { PlacedCustomInput } from '../custom-inputs.js'
 import type { CompiledGuardrail, GuardrailTrip } from '../guardrails.js'
 import type { AgentCallOutcome, AgentPendingCall, AgentRunState, StopReason } from '../run-state.js'
+import { CustomInputs, type TransformInput } from './custom-inputs.js'
 import { GuardrailRun } from './guardrails-run.js'
 import { Journal } from './journal.js'
 import { CallDeadline, callModel, type ModelReply, type ReplySink } from './model-call.js'
@@ -51,6 +53,8 @@ export interface CompiledAgent {
   readonly modelIdleTimeoutMs: number | undefined
   readonly answer: AnswerFlow<unknown, unknown>
   readonly beforeTurn: BeforeTurn | undefined
+  /** Converts custom inputs into messages (a run's own hook wins). */
+  readonly transformInput: TransformInput | undefined
   readonly estimate: (messages: readonly ChatMessage[]) => number
   readonly keys: readonly DecisionKey[] | undefined
   readonly stopStepOnRefusal: boolean
@@ -91,6 +95,10 @@ export interface ParsedRun {
   readonly onEvent: ((event: AgentEvent) => unknown) | undefined
   readonly onHistoryAppend: ((message: ChatMessage) => unknown) | undefined
   readonly onProgress: ((state: AgentRunState) => unknown) | undefined
+  /** The custom inputs of the history (the shared empty list when none), kept as data in the state. */
+  readonly customInputs: readonly PlacedCustomInput[]
+  /** The hook that converts them: the run's, else the agent's (required when there are inputs). */
+  readonly transformInput: TransformInput | undefined
 }
 
 /**
@@ -201,6 +209,8 @@ export class AgentRun {
   #firstChoice: ToolChoice | undefined
   /** The run's guardrails; undefined when the agent has none. */
   readonly #guards: GuardrailRun | undefined
+  /** The run's custom inputs and their hook; undefined when it has none (no work per turn). */
+  readonly #custom: CustomInputs | undefined
 
   constructor(agent: CompiledAgent, request: ParsedRun, context: OperationContext<unknown>) {
     this.#agent = agent
@@ -209,6 +219,10 @@ export class AgentRun {
     this.#listening = request.onEvent !== undefined
     this.#turnTools = request.tools
     this.#journal = new Journal(request, request.messages, request.resumed, request.outcomes)
+    this.#custom =
+      request.customInputs.length > 0 && request.transformInput !== undefined
+        ? new CustomInputs(request.customInputs, request.transformInput)
+        : undefined
     const guardrails = agent.guardrails
     this.#guards =
       guardrails &&
@@ -364,7 +378,11 @@ export class AgentRun {
   async #start(ctx: OperationContext<unknown>): Promise<NextStep> {
     const journal = this.#journal
     for (const message of this.#request.added) await journal.append(message)
-    const guarded = await this.#guards?.startInput(ctx, journal.messages)
+    // Input guardrails check what the first model call reads: custom inputs converted in their places.
+    const guarded = await this.#guards?.startInput(
+      ctx,
+      this.#custom && this.#guards ? this.#custom.history(journal.messages, journal.turns + 1) : journal.messages,
+    )
     if (guarded) return guarded
     const choice = this.#request.toolChoice
     if (choice !== undefined && typeof choice === 'object' && 'input' in choice) {
@@ -475,10 +493,9 @@ export class AgentRun {
     let offered = runTools
     let choice = this.#firstChoice
     this.#firstChoice = undefined
+    const history = this.#custom ? this.#custom.history(journal.messages, turn) : journal.messages
     let messages: readonly ChatMessage[] =
-      system === undefined
-        ? [...journal.messages]
-        : [{ role: 'system', content: system }, ...journal.messages]
+      system === undefined ? [...history] : [{ role: 'system', content: system }, ...history]
     if (beforeTurn) {
       const input = Object.freeze({
         turn,
