@@ -293,7 +293,11 @@ function build<Input, Output, App>(
   }
   const keepStateValue = read('keepState')
   if (keepStateValue !== undefined && typeof keepStateValue !== 'boolean') {
-    fail('keepState', `must be a boolean or be left out, but got ${describeValue(keepStateValue)}`, keepStateValue)
+    fail(
+      'keepState',
+      `must be a boolean or be left out, but got ${describeValue(keepStateValue)}`,
+      keepStateValue,
+    )
   }
   const carries = (value: unknown) => isRecord(value) && value.keepsState === true
   const keepState: boolean =

@@ -40,8 +40,8 @@ import {
 } from './guardrails.js'
 import { Fields, isRecord } from './internal/check.js'
 import { consumeSuspension, consumes, readLedger } from './internal/consume-suspension.js'
+import { readHistory, type TransformInput } from './internal/custom-inputs.js'
 import { jsonProblem } from './internal/json.js'
-import { type TransformInput, readHistory } from './internal/custom-inputs.js'
 import {
   AgentRun,
   type CompiledAgent,
@@ -578,7 +578,9 @@ function compile(definition: unknown): {
   const guardedLifecycle = (tool: AgentTool) => {
     const composed = composeLifecycle(tool)
     // A tool that keeps state runs inside its guardrails: its state is what execute itself returned.
-    const lifecycle = tool.keepState ? Object.freeze({ ...composed, tool: statefulTool(composed.tool) }) : composed
+    const lifecycle = tool.keepState
+      ? Object.freeze({ ...composed, tool: statefulTool(composed.tool) })
+      : composed
     if (toolGuardrails.length === 0) return lifecycle
     return Object.freeze({ ...lifecycle, tool: guardTool(lifecycle.tool, toolGuardrails) })
   }

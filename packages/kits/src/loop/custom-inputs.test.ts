@@ -28,7 +28,9 @@ import { handoffGraph } from './testing/handoff-agents.js'
 const childScript = fileURLToPath(new URL('./testing/custom-input-child.ts', import.meta.url))
 const repositoryRoot = fileURLToPath(new URL('../../../../', import.meta.url))
 
-function runChild(input: unknown): Promise<{ reason?: string; text?: string; state?: AgentRunState; thrown?: string; message?: string }> {
+function runChild(
+  input: unknown,
+): Promise<{ reason?: string; text?: string; state?: AgentRunState; thrown?: string; message?: string }> {
   const child = spawn(process.execPath, ['--conditions=@agent-core/source', '--import', 'tsx', childScript], {
     cwd: repositoryRoot,
     stdio: ['pipe', 'pipe', 'pipe'],
@@ -61,7 +63,10 @@ describe('custom inputs', () => {
       requests.push(seen(request))
       return turn
     }
-    const { agent } = customInputAgent([record({ toolCalls: [{ name: 'unknown_tool', input: {} }] }), record({ text: 'Done.' })])
+    const { agent } = customInputAgent([
+      record({ toolCalls: [{ name: 'unknown_tool', input: {} }] }),
+      record({ text: 'Done.' }),
+    ])
     const result = await agent.run({ messages: [hello, form], prompt: 'Refund it.' })
     expect(result.reason).toBe('final')
     expect(requests[0]).toEqual([
@@ -75,9 +80,13 @@ describe('custom inputs', () => {
       'user: Refund it.',
     ])
     // The history and the state hold chat messages; the form stays data beside them.
-    expect(result.messages.some((message) => message.content.includes('refund-form'))).toBe(false)
+    expect(result.messages.some((message) => String(message.content).includes('refund-form'))).toBe(false)
     expect(result.state.customInputs).toEqual([{ at: 1, input: form }])
-    expect(runHistory(result.state).slice(0, 3)).toEqual([hello, form, { role: 'user', content: 'Refund it.' }])
+    expect(runHistory(result.state).slice(0, 3)).toEqual([
+      hello,
+      form,
+      { role: 'user', content: 'Refund it.' },
+    ])
     assertAgentRunState(JSON.parse(JSON.stringify(result.state)))
   })
 
@@ -110,14 +119,22 @@ describe('custom inputs', () => {
     expect(answer.state?.customInputs).toEqual([{ at: 1, input: form }])
     const refused = await runChild({ state, outcomes, hook: false })
     expect(refused.thrown).toBe('invalid-input')
-    expect(refused.message).toMatch(/request\.resume\.customInputs holds custom input "refund-form".*transformInput/)
+    expect(refused.message).toMatch(
+      /request\.resume\.customInputs holds custom input "refund-form".*transformInput/,
+    )
   })
 
   it('shows input guardrails the custom inputs converted', async () => {
     const agent = defineAgent({
       model: createScriptedModel([{ text: 'x' }]),
       transformInput: (input) => ({ role: 'user', content: JSON.stringify(input.data) }),
-      inputGuardrails: [{ name: 'no-a17', mode: 'before', check: (input) => input.messages.some((m) => m.content.includes('A-17')) }],
+      inputGuardrails: [
+        {
+          name: 'no-a17',
+          mode: 'before',
+          check: (input) => input.messages.some((m) => String(m.content).includes('A-17')),
+        },
+      ],
     })
     const result = await agent.run({ messages: [hello, form] })
     expect(result.reason).toBe('guardrail')
@@ -167,7 +184,10 @@ describe('custom inputs', () => {
       /request\.messages holds custom input "refund-form", but neither the agent nor the run has transformInput/,
     )
     await expect(
-      agent.run({ messages: [form], session: { store: { read: async () => ({}), append: async () => undefined } as never, id: 'chat-1' } }),
+      agent.run({
+        messages: [form],
+        session: { store: { read: async () => ({}), append: async () => undefined } as never, id: 'chat-1' },
+      }),
     ).rejects.toThrow(/a session cannot keep/)
   })
 
@@ -177,7 +197,14 @@ describe('custom inputs', () => {
       [() => 'text', InvalidOutputError],
       [() => [{ role: 'user' }], InvalidOutputError],
       [() => ({ role: 'tool', toolCallId: 'c1', content: 'x' }), InvalidOutputError],
-      [() => ({ role: 'assistant', content: '', toolCalls: [{ id: 'c', name: 'confirm', arguments: '{}' }] }), InvalidOutputError],
+      [
+        () => ({
+          role: 'assistant',
+          content: '',
+          toolCalls: [{ id: 'c', name: 'confirm', arguments: '{}' }],
+        }),
+        InvalidOutputError,
+      ],
     ]
     for (const [hook, ErrorClass] of cases) {
       const { agent } = customInputAgent([{ text: 'x' }])
@@ -191,7 +218,16 @@ describe('custom inputs', () => {
     const { agent } = customInputAgent([{ text: 'Done.' }])
     const result = await agent.run({ messages: [hello, form] })
     const saved = JSON.parse(JSON.stringify(result.state)) as AgentRunState
-    for (const customInputs of [[], [{ at: 9, input: form }], [{ at: 1, input: form }, { at: 0, input: form }], [{ at: 0, input: { kind: 'x' } }], [{ at: 0.5, input: form }]]) {
+    for (const customInputs of [
+      [],
+      [{ at: 9, input: form }],
+      [
+        { at: 1, input: form },
+        { at: 0, input: form },
+      ],
+      [{ at: 0, input: { kind: 'x' } }],
+      [{ at: 0.5, input: form }],
+    ]) {
       expect(() => assertAgentRunState({ ...saved, customInputs })).toThrow(InvalidInputError)
     }
   })

@@ -262,9 +262,17 @@ function readPending(value: unknown, field: string, runId: string): AgentPending
 }
 
 function readToolState(value: unknown, field: string): void {
-  const records: Fields = new Fields(value, field, 'a record of tool states { calls, lastResult?, kept? } by tool id')
+  const records: Fields = new Fields(
+    value,
+    field,
+    'a record of tool states { calls, lastResult?, kept? } by tool id',
+  )
   for (const key of Object.keys(value as object)) {
-    const record: Fields = new Fields(records.get(key), records.path(key), 'a tool state { calls, lastResult?, kept? }')
+    const record: Fields = new Fields(
+      records.get(key),
+      records.path(key),
+      'a tool state { calls, lastResult?, kept? }',
+    )
     record.integer('calls', { min: 1 }, false)
     readJson(record, 'lastResult', true)
     readJson(record, 'kept', true)

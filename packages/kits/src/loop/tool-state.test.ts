@@ -79,7 +79,12 @@ describe('tool state', () => {
   })
 
   it('keeps no state field for agents whose tools keep none', async () => {
-    const clock = defineModelTool({ id: 'clock', description: 'Time', inputSchema: {}, execute: () => 'noon' })
+    const clock = defineModelTool({
+      id: 'clock',
+      description: 'Time',
+      inputSchema: {},
+      execute: () => 'noon',
+    })
     const agent = defineAgent({
       model: createScriptedModel([{ toolCalls: [call('clock')] }, { text: 'Noon.' }]),
       tools: [clock],
@@ -170,9 +175,16 @@ describe('tool state', () => {
   })
 
   it('refuses a saved tool state that is not one', async () => {
-    const result = await statefulAgent([{ toolCalls: [call('page')] }, { text: 'Done.' }]).run({ prompt: 'Go.' })
+    const result = await statefulAgent([{ toolCalls: [call('page')] }, { text: 'Done.' }]).run({
+      prompt: 'Go.',
+    })
     const bad = (toolState: unknown) => ({ ...JSON.parse(JSON.stringify(result.state)), toolState })
-    for (const value of [[], { page: { calls: 0 } }, { page: { calls: 1.5 } }, { page: { calls: 1, extra: 1 } }]) {
+    for (const value of [
+      [],
+      { page: { calls: 0 } },
+      { page: { calls: 1.5 } },
+      { page: { calls: 1, extra: 1 } },
+    ]) {
       expect(() => assertAgentRunState(bad(value))).toThrow(InvalidInputError)
     }
   })
@@ -186,7 +198,11 @@ describe('tool state', () => {
       ),
       keep: fc.option(json, { nil: undefined }),
     })
-    const context = { invocationId: 'inv', progress: () => undefined, signal: new AbortController().signal } as never as ToolExecutionContext<unknown>
+    const context = {
+      invocationId: 'inv',
+      progress: () => undefined,
+      signal: new AbortController().signal,
+    } as never as ToolExecutionContext<unknown>
     await fc.assert(
       fc.asyncProperty(fc.array(step, { maxLength: 12 }), async (steps) => {
         let record: ToolStateRecord | undefined
@@ -206,7 +222,8 @@ describe('tool state', () => {
             continue
           }
           record = (await run).record
-          const normal = (value: unknown) => (value === undefined ? undefined : JSON.parse(JSON.stringify(value)))
+          const normal = (value: unknown) =>
+            value === undefined ? undefined : JSON.parse(JSON.stringify(value))
           model.calls++
           model.lastResult = normal(outcome.value)
           if (keep !== undefined) model.kept = normal(keep)

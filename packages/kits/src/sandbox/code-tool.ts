@@ -18,8 +18,8 @@ import {
   type ToolLifecycle,
   type ToolState,
   type ToolTemplateAnswer,
-  toolState,
   type ToolTemplateInput,
+  toolState,
   verifyToolCallSignature,
 } from '@agent-core/kits/tools'
 import { describeTools } from './describe-tools.js'

@@ -1,7 +1,12 @@
 /** Kept globals: a script's plain-JSON `globals` across executions and across the code calls of one agent run, resumed in another process. */
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
-import { createOperationContext, InvalidDefinitionError, InvalidInputError, InvalidStateError } from '@agent-core/core'
+import {
+  createOperationContext,
+  InvalidDefinitionError,
+  InvalidInputError,
+  InvalidStateError,
+} from '@agent-core/core'
 import type { ToolExecutionContext } from '@agent-core/core/tools'
 import type { AgentRunState } from '@agent-core/kits/loop'
 import type { JsonValue } from '@agent-core/kits/tools'
@@ -22,10 +27,14 @@ describe('kept globals in executeSandbox', () => {
     })
     expect(first.status).toBe('completed')
     expect(first.globals).toEqual({ count: 42, gone: 'x', seen: ['a'] })
-    const second = await executeSandbox('delete globals.gone; globals.seen.push("b"); return globals.count', [], {
-      ...js,
-      globals: first.globals,
-    })
+    const second = await executeSandbox(
+      'delete globals.gone; globals.seen.push("b"); return globals.count',
+      [],
+      {
+        ...js,
+        globals: first.globals,
+      },
+    )
     expect(second.status === 'completed' && second.value).toBe(42)
     expect(second.globals).toEqual({ count: 42, seen: ['a', 'b'] })
     expect(second.logs).toEqual([])
@@ -81,7 +90,9 @@ describe('kept globals in executeSandbox', () => {
       )
     }
     const named = { ...shop().lookupOrder, id: 'globals' }
-    await expect(executeSandbox('return 1', [named], { ...js, globals: {} })).rejects.toThrow(/tool named "globals"/)
+    await expect(executeSandbox('return 1', [named], { ...js, globals: {} })).rejects.toThrow(
+      /tool named "globals"/,
+    )
     expect(() => defineCodeTool({ tools: [named], keepGlobals: true })).toThrow(InvalidDefinitionError)
   })
 
@@ -126,9 +137,13 @@ interface ChildAnswer {
 
 function resumeInChild(input: Record<string, unknown>): Promise<ChildAnswer> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--conditions=@agent-core/source', '--import', 'tsx', childScript], {
-      stdio: ['pipe', 'pipe', 'pipe'],
-    })
+    const child = spawn(
+      process.execPath,
+      ['--conditions=@agent-core/source', '--import', 'tsx', childScript],
+      {
+        stdio: ['pipe', 'pipe', 'pipe'],
+      },
+    )
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (chunk) => {
@@ -149,12 +164,16 @@ function resumeInChild(input: Record<string, unknown>): Promise<ChildAnswer> {
 describe('kept globals in a code tool', () => {
   it('carries globals across the code calls of one run, and none without keepGlobals', async () => {
     const turns = [
-      codeTurn('globals.orders = [(await lookup_order({ orderId: "A-17" })).total]\nreturn globals.orders.length'),
+      codeTurn(
+        'globals.orders = [(await lookup_order({ orderId: "A-17" })).total]\nreturn globals.orders.length',
+      ),
       codeTurn('globals.orders.push(1)\nreturn globals.orders'),
       { text: 'Done.' },
     ]
     const kept = await codeAgent({ turns, keepGlobals: true }).agent.run({ prompt: 'Sum the orders.' })
-    const outputs = kept.messages.filter((message) => message.role === 'tool').map((message) => message.content)
+    const outputs = kept.messages
+      .filter((message) => message.role === 'tool')
+      .map((message) => message.content)
     expect(outputs).toEqual(['{"ok":true,"value":1,"logs":[]}', '{"ok":true,"value":[250,1],"logs":[]}'])
     expect(kept.state.toolState?.run_code?.kept).toEqual({ globals: { orders: [250, 1] } })
     const fresh = await codeAgent({ turns }).agent.run({ prompt: 'Sum the orders.' })
@@ -196,7 +215,9 @@ describe('kept globals in a code tool', () => {
 
   it('refuses keepGlobals that is not a boolean, and a call outside an agent run', async () => {
     const { tools } = shop()
-    expect(() => defineCodeTool({ tools: [...tools], keepGlobals: 'yes' as never })).toThrow(InvalidDefinitionError)
+    expect(() => defineCodeTool({ tools: [...tools], keepGlobals: 'yes' as never })).toThrow(
+      InvalidDefinitionError,
+    )
     const runCode = defineCodeTool({ tools: [...tools], keepGlobals: true })
     const context = { ...createOperationContext(), invocationId: 'inv_1', progress: () => undefined }
     await expect(

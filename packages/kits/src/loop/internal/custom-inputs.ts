@@ -24,7 +24,8 @@ export function readCustomInput(value: unknown, field: string): CustomInput {
   fields.oneOf('type', ['custom'])
   fields.requiredString('kind')
   const data = fields.get('data')
-  const problem = data === undefined ? `${fields.path('data')} is missing` : jsonProblem(data, fields.path('data'))
+  const problem =
+    data === undefined ? `${fields.path('data')} is missing` : jsonProblem(data, fields.path('data'))
   if (problem !== undefined) fields.fail('data', `must be plain JSON (${problem})`, data)
   fields.done()
   return value as CustomInput
@@ -64,7 +65,12 @@ export function readHistory(
       })
     }
     const item: unknown = value[index]
-    if (typeof item === 'object' && item !== null && !Object.hasOwn(item, 'role') && Object.hasOwn(item, 'type')) {
+    if (
+      typeof item === 'object' &&
+      item !== null &&
+      !Object.hasOwn(item, 'role') &&
+      Object.hasOwn(item, 'type')
+    ) {
       inputs ??= []
       inputs.push(Object.freeze({ at: messages.length, input: readCustomInput(item, `${field}[${index}]`) }))
       where.push(index)

@@ -20,8 +20,8 @@ import type { DecisionKey, JsonValue, ToolLifecycleRegistry } from '@agent-core/
 import type { AgentTool } from '../agent-tool.js'
 import type { AnswerFlow } from '../answer-flow.js'
 import { readControl } from '../answer-flow.js'
-import type { AgentEvent } from '../events.js'
 import type { PlacedCustomInput } from '../custom-inputs.js'
+import type { AgentEvent } from '../events.js'
 import type { CompiledGuardrail, GuardrailTrip } from '../guardrails.js'
 import type { AgentCallOutcome, AgentPendingCall, AgentRunState, StopReason } from '../run-state.js'
 import { CustomInputs, type TransformInput } from './custom-inputs.js'
@@ -381,7 +381,9 @@ export class AgentRun {
     // Input guardrails check what the first model call reads: custom inputs converted in their places.
     const guarded = await this.#guards?.startInput(
       ctx,
-      this.#custom && this.#guards ? this.#custom.history(journal.messages, journal.turns + 1) : journal.messages,
+      this.#custom && this.#guards
+        ? this.#custom.history(journal.messages, journal.turns + 1)
+        : journal.messages,
     )
     if (guarded) return guarded
     const choice = this.#request.toolChoice

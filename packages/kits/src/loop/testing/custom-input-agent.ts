@@ -10,7 +10,8 @@ import {
 } from '../index.js'
 
 /** What the model read: each message as `role: content`. */
-export const seen = (request: ModelRequest) => request.messages.map((message) => `${message.role}: ${message.content}`)
+export const seen = (request: ModelRequest) =>
+  request.messages.map((message) => `${message.role}: ${message.content}`)
 
 export const formMessage: TransformInputHook = (input, info) => ({
   role: 'user',
@@ -19,7 +20,12 @@ export const formMessage: TransformInputHook = (input, info) => ({
 
 export function customInputAgent(turns: readonly ScriptedTurn[], options: { hook?: boolean } = {}) {
   const confirm = defineAgentTool(
-    defineModelTool({ id: 'confirm', description: 'Confirms', inputSchema: { type: 'object' }, execute: () => 'confirmed' }),
+    defineModelTool({
+      id: 'confirm',
+      description: 'Confirms',
+      inputSchema: { type: 'object' },
+      execute: () => 'confirmed',
+    }),
     { approval: 'ask' },
   )
   const model = createScriptedModel([...turns])

@@ -6,7 +6,9 @@ for await (const chunk of process.stdin) text += chunk
 const input = JSON.parse(text)
 let answer: unknown
 try {
-  const { agent } = customInputAgent([(request) => ({ text: seen(request).join('\n') })], { hook: input.hook })
+  const { agent } = customInputAgent([(request) => ({ text: seen(request).join('\n') })], {
+    hook: input.hook,
+  })
   const result = await agent.run({ resume: input.state, outcomes: input.outcomes, defer: true })
   answer = { reason: result.reason, text: result.text, state: result.state }
 } catch (error) {

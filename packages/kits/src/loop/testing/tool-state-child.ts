@@ -6,7 +6,11 @@ for await (const chunk of process.stdin) text += chunk
 const input = JSON.parse(text)
 let answer: unknown
 try {
-  const result = await statefulAgent(input.turns).run({ resume: input.state, outcomes: input.outcomes, defer: true })
+  const result = await statefulAgent(input.turns).run({
+    resume: input.state,
+    outcomes: input.outcomes,
+    defer: true,
+  })
   answer = { reason: result.reason, messages: result.messages, state: result.state }
 } catch (error) {
   const { code, details, message } = error as { code?: string; details?: unknown; message: string }

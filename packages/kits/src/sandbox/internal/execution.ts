@@ -135,7 +135,9 @@ class Session {
     }
     this.#globals = Object.freeze(values)
     for (const { problem } of dropped) {
-      this.#warn(`[globals] not kept: ${problem}; only plain JSON data (objects, arrays, strings, finite numbers, booleans, null) is kept for the next code call.`)
+      this.#warn(
+        `[globals] not kept: ${problem}; only plain JSON data (objects, arrays, strings, finite numbers, booleans, null) is kept for the next code call.`,
+      )
     }
   }
 
@@ -280,7 +282,10 @@ class Session {
   /** The result of an engine's end. */
   #conclude(end: EngineEnd): SandboxResult {
     const limits = this.#limits
-    if (end.kind === 'compile' || ((end.kind === 'fulfilled' || end.kind === 'rejected') && this.#calls.waiting().length === 0))
+    if (
+      end.kind === 'compile' ||
+      ((end.kind === 'fulfilled' || end.kind === 'rejected') && this.#calls.waiting().length === 0)
+    )
       this.#takeGlobals(end)
     const waiting = this.#calls.waiting().length > 0
     switch (end.kind) {

@@ -5,7 +5,12 @@ import { describeValue } from '@agent-core/core'
  * booleans, null, dense plain arrays and plain objects of data properties (an `undefined` property is
  * accepted, as JSON drops it). Never reads a getter.
  */
-export function jsonProblem(value: unknown, path: string, depth = 0, open = new Set<object>()): string | undefined {
+export function jsonProblem(
+  value: unknown,
+  path: string,
+  depth = 0,
+  open = new Set<object>(),
+): string | undefined {
   if (value === null || typeof value === 'boolean' || typeof value === 'string') return undefined
   if (typeof value === 'number')
     return Number.isFinite(value) ? undefined : `${path} is ${describeValue(value)}, which JSON cannot hold`
@@ -19,7 +24,9 @@ export function jsonProblem(value: unknown, path: string, depth = 0, open = new 
   if (Object.getOwnPropertySymbols(value).length > 0) return `${path} has symbol keys`
   open.add(value)
   try {
-    const keys = array ? Array.from({ length: value.length }, (_, index) => String(index)) : Object.keys(value)
+    const keys = array
+      ? Array.from({ length: value.length }, (_, index) => String(index))
+      : Object.keys(value)
     for (const key of keys) {
       const at = array ? `${path}[${key}]` : `${path}.${key}`
       const descriptor = Object.getOwnPropertyDescriptor(value, key)
