@@ -7,9 +7,9 @@ import {
   InvalidInputError,
   InvalidStateError,
 } from '@agent-core/core'
-import type { ToolExecutionContext } from '@agent-core/core/tools'
-import type { AgentRunState } from '@agent-core/kits/loop'
-import type { JsonValue } from '@agent-core/kits/tools'
+import { defineModelTool, type ToolExecutionContext } from '@agent-core/core/tools'
+import { type AgentRunState, createScriptedModel, defineAgent } from '@agent-core/kits/loop'
+import { type JsonValue, toolState } from '@agent-core/kits/tools'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { defineCodeTool, executeSandbox, type SandboxRecording } from './index.js'
@@ -211,6 +211,23 @@ describe('kept globals in a code tool', () => {
     expect(answer.state.toolState?.run_code).toEqual(
       expect.objectContaining({ calls: 3, kept: { globals: { tries: 1, note: 'start' } } }),
     )
+  })
+
+  it("does not pass the code call's state on to the tools its script calls", async () => {
+    const peek = defineModelTool({
+      id: 'peek',
+      description: 'Reads a tool state it has none of',
+      inputSchema: { type: 'object' },
+      execute: (_input, context) => toolState(context).calls,
+    })
+    const runCode = defineCodeTool({ tools: [peek], keepGlobals: true, language: 'javascript' })
+    const model = createScriptedModel([
+      codeTurn('try { return await peek({}) } catch (error) { return error.message }'),
+      { text: 'Done.' },
+    ])
+    const result = await defineAgent({ model, tools: [runCode] }).run({ prompt: 'Peek.' })
+    const output = JSON.parse(String(result.messages.find((message) => message.role === 'tool')?.content))
+    expect(output.value).toMatch(/found no tool state for this call/)
   })
 
   it('refuses keepGlobals that is not a boolean, and a call outside an agent run', async () => {

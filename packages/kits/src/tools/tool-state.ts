@@ -32,7 +32,13 @@ export interface ToolState<Result extends JsonValue = JsonValue, Kept extends Js
 
 const TOOL_STATE: unique symbol = Symbol.for('agent-core.tools.tool-state')
 
-type WithState = { readonly [TOOL_STATE]?: ToolState }
+/** The state of one call, bound to its invocation: a context derived from it for another call (a host call of a script, a child agent's tool) does not pass it on. */
+interface BoundState {
+  readonly invocationId: string
+  readonly state: ToolState
+}
+
+type WithState = { readonly [TOOL_STATE]?: BoundState; readonly invocationId?: unknown }
 
 /**
  * The {@link ToolState} of the call `context` belongs to: call it in a tool's `execute` with the context it
@@ -59,8 +65,12 @@ type WithState = { readonly [TOOL_STATE]?: ToolState }
 export function toolState<Result extends JsonValue = JsonValue, Kept extends JsonValue = JsonValue>(
   context: ToolExecutionContext<unknown>,
 ): ToolState<Result, Kept> {
-  const state =
+  const bound =
     typeof context === 'object' && context !== null ? (context as WithState)[TOOL_STATE] : undefined
+  const state =
+    bound !== undefined && bound.invocationId === (context as WithState).invocationId
+      ? bound.state
+      : undefined
   if (state === undefined) {
     throw new InvalidStateError(
       'toolState(context) found no tool state for this call: only tools that keep state get one. Define the tool with defineAgentTool(tool, { keepState: true }) and run it through an agent, and pass the context execute received.',
@@ -151,7 +161,8 @@ export async function runWithToolState<Output>(
   })
   let output: Output
   try {
-    output = await execute({ ...context, [TOOL_STATE]: state } as ToolExecutionContext<unknown>)
+    const bound: BoundState = { invocationId: context.invocationId, state }
+    output = await execute({ ...context, [TOOL_STATE]: bound } as ToolExecutionContext<unknown>)
   } finally {
     open = false
   }
