@@ -34,6 +34,7 @@ export interface CustomInput {
 export interface PlacedCustomInput {
   /** How many history messages come before it. */
   readonly at: number
+  /** The custom input, as it was given. */
   readonly input: CustomInput
 }
 

@@ -42,9 +42,9 @@ type WithState = { readonly [TOOL_STATE]?: BoundState; readonly invocationId?: u
 
 /**
  * The {@link ToolState} of the call `context` belongs to: call it in a tool's `execute` with the context it
- * got. The agent loop gives one to each call of a tool defined with `defineAgentTool(tool, { keepState:
- * true })` (or a tool whose `keepsState` is true, such as a code tool with `keepGlobals`), and runs the
- * calls of such a tool in one run one at a time, so each reads what the one before it left.
+ * got. The agent loop gives one to each call of a tool defined with the `keepState` option of
+ * `defineAgentTool` (or a tool whose `keepsState` is true, such as a code tool with `keepGlobals`), and
+ * runs the calls of such a tool in one run one at a time, so each reads what the one before it left.
  * @throws `InvalidStateError` when the runner gives this call no tool state (the tool does not keep state,
  *   or runs outside an agent run)
  * @example
