@@ -16,7 +16,7 @@ import {
 } from '@agent-core/kits/tools'
 import { warmEngine } from './internal/engine.js'
 import { runExecution } from './internal/execution.js'
-import { jsonProblem } from './internal/json-problem.js'
+import { canonicalJson, jsonProblem } from './internal/json-problem.js'
 import { loadSucrase } from './internal/strip-types.js'
 import { readToolSet, type ToolSet } from './internal/tool-set.js'
 import { DEFAULT_SANDBOX_LIMITS, resolveLimits, type SandboxLimits } from './sandbox-limits.js'
@@ -85,7 +85,9 @@ export interface ExecuteSandboxOptions<App = unknown> {
    * Keeps globals: the script gets a `globals` object holding these values (plain JSON, by name), may
    * change it, and the result's `globals` is what it left, for the next execution. Only plain JSON data is
    * kept (a function, a cycle, a `Map` or a `Date` under a key drops that key, with a `warn` log saying so).
-   * Default: none (no `globals` object, as every script starts from a fresh global scope).
+   * The recording holds them: a continuation or a replay of it starts from them (give the same globals or
+   * none; other ones are a `ConflictError`). Default: none (no `globals` object, as every script starts
+   * from a fresh global scope).
    */
   readonly globals?: Readonly<Record<string, JsonValue>> | undefined
 }
@@ -225,7 +227,25 @@ export function prepareExecution(code: unknown, tools: unknown, options: unknown
   const onProgress = given.onProgress
   if (onProgress !== undefined && typeof onProgress !== 'function')
     fail('options.onProgress', 'must be a function of the recording', onProgress)
-  const globals = readGlobals(given.globals, set)
+  let globals = readGlobals(given.globals, set)
+  if (given.recording !== undefined) {
+    // A continuation or a replay starts from the globals the recording started with.
+    const recorded = start.globals
+    if (
+      globals !== undefined &&
+      (recorded === undefined || canonicalJson(recorded) !== canonicalJson(globals))
+    ) {
+      throw new ConflictError(
+        recorded === undefined
+          ? 'options.globals were given with a recording made without globals; continue a recording with the options it was made with.'
+          : 'options.globals are not the globals the recording started with; leave them out (the recording holds them) or give the same.',
+        { details: { field: 'options.globals', received: describeValue(globals) } },
+      )
+    }
+    globals = recorded === undefined ? undefined : readGlobals(recorded, set)
+  } else if (globals !== undefined) {
+    start = Object.freeze({ ...start, globals })
+  }
   return {
     globals,
     code,

@@ -2,6 +2,7 @@
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import {
+  ConflictError,
   createOperationContext,
   InvalidDefinitionError,
   InvalidInputError,
@@ -12,7 +13,13 @@ import { type AgentRunState, createScriptedModel, defineAgent } from '@agent-cor
 import { type JsonValue, toolState } from '@agent-core/kits/tools'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { defineCodeTool, executeSandbox, type SandboxRecording } from './index.js'
+import {
+  assertSandboxRecording,
+  defineCodeTool,
+  executeSandbox,
+  replaySandbox,
+  type SandboxRecording,
+} from './index.js'
 import { codeAgent, codeTurn } from './testing/code-agent.js'
 import { shop } from './testing/fixtures.js'
 
@@ -94,6 +101,25 @@ describe('kept globals in executeSandbox', () => {
       /tool named "globals"/,
     )
     expect(() => defineCodeTool({ tools: [named], keepGlobals: true })).toThrow(InvalidDefinitionError)
+  })
+
+  it('keeps the starting globals in the recording: a replay starts from them, other globals are refused', async () => {
+    const code = 'globals.n += 1\nreturn globals.n * 10'
+    const first = await executeSandbox(code, [], { ...js, globals: { n: 4 } })
+    expect(first.recording.globals).toEqual({ n: 4 })
+    const again = await replaySandbox(first.recording, [], js)
+    expect(again.status === 'completed' && again.value).toBe(50)
+    expect(again.globals).toEqual({ n: 5 })
+    await expect(
+      executeSandbox(code, [], { ...js, recording: first.recording, globals: { n: 9 } }),
+    ).rejects.toThrow(ConflictError)
+    const plain = await executeSandbox('return 1', [], js)
+    await expect(
+      executeSandbox('return 1', [], { ...js, recording: plain.recording, globals: {} }),
+    ).rejects.toThrow(/made without globals/)
+    expect(() => assertSandboxRecording({ ...first.recording, globals: { d: new Date() } })).toThrow(
+      InvalidInputError,
+    )
   })
 
   it('ends with the globals a reference model predicts (property)', async () => {

@@ -5,7 +5,8 @@ import {
   InvalidInputError,
   type MaybePromise,
 } from '@agent-core/core'
-import { assertToolCallState, type ToolCallState } from '@agent-core/kits/tools'
+import { assertToolCallState, type JsonValue, type ToolCallState } from '@agent-core/kits/tools'
+import { jsonProblem } from './internal/json-problem.js'
 
 /**
  * Everything a sandbox execution took from outside, as plain JSON: the code, the seed of `Math.random`,
@@ -40,6 +41,11 @@ export interface SandboxRecording {
    * decide, but so that an execution re-entered after a crash runs them again with the same invocation id.
    */
   readonly running?: readonly string[] | undefined
+  /**
+   * With kept globals: the `globals` the execution started with, so a replay or a continuation starts from
+   * them too.
+   */
+  readonly globals?: Readonly<Record<string, JsonValue>> | undefined
   /**
    * Set by a code tool with `decisionKeys`: an HMAC (`signToolCall`) over the rest of the recording, checked
    * before the recording is used again.
@@ -76,7 +82,7 @@ export function assertSandboxRecording(
   const prototype = Object.getPrototypeOf(value)
   if (prototype !== Object.prototype && prototype !== null) fail(field, 'must be a plain object', value)
   const record = value as Record<string, unknown>
-  const known = ['version', 'id', 'code', 'seed', 'now', 'calls', 'running', 'signature']
+  const known = ['version', 'id', 'code', 'seed', 'now', 'calls', 'running', 'globals', 'signature']
   for (const key of Object.keys(record)) {
     if (!known.includes(key))
       fail(`${field}.${key}`, `is not a field of a recording (${known.join(', ')})`, record[key])
@@ -94,6 +100,18 @@ export function assertSandboxRecording(
     fail(`${field}.seed`, 'must be an integer from 0 to 4294967295', record.seed)
   if (typeof record.now !== 'number' || !Number.isSafeInteger(record.now))
     fail(`${field}.now`, 'must be a safe integer (ms since the epoch)', record.now)
+  if (record.globals !== undefined) {
+    const globals = record.globals
+    if (
+      typeof globals !== 'object' ||
+      globals === null ||
+      Array.isArray(globals) ||
+      Object.getPrototypeOf(globals) !== Object.prototype
+    )
+      fail(`${field}.globals`, 'must be a plain object of JSON values by name', globals)
+    const problem = jsonProblem(globals, `${field}.globals`)
+    if (problem !== undefined) fail(`${field}.globals`, `must hold plain JSON only (${problem})`, globals)
+  }
   if (!Array.isArray(record.calls))
     fail(`${field}.calls`, 'must be an array of tool call states', record.calls)
   let last = 0
