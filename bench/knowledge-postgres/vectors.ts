@@ -179,11 +179,13 @@ export async function benchVectors(options: { steps: readonly number[]; queries:
   const baseline = {
     arrayBuffers: held().arrayBuffers,
     bytes: Number(
-      (await db.query<{ bytes: string }>('SELECT pg_database_size(current_database())::text AS bytes')).rows[0]!
-        .bytes,
+      (await db.query<{ bytes: string }>('SELECT pg_database_size(current_database())::text AS bytes'))
+        .rows[0]!.bytes,
     ),
   }
-  const maintenanceWorkMem = (await db.query<{ m: string }>("SELECT current_setting('maintenance_work_mem') AS m")).rows[0]?.m
+  const maintenanceWorkMem = (
+    await db.query<{ m: string }>("SELECT current_setting('maintenance_work_mem') AS m")
+  ).rows[0]?.m
   let ingestTotalSeconds = 0
   let q0 = 0
   for (const step of STEPS) {
@@ -249,7 +251,9 @@ export async function benchVectors(options: { steps: readonly number[]; queries:
       `recall@10 of HNSW against the exact scan: ${recall.toFixed(3)} (limit 0.90: ${recall >= 0.9 ? 'PASS' : 'FAIL'})`,
     )
     if (recall < 0.9) failedRecall = true
-    const size = await db.query<{ bytes: string }>('SELECT pg_database_size(current_database())::text AS bytes')
+    const size = await db.query<{ bytes: string }>(
+      'SELECT pg_database_size(current_database())::text AS bytes',
+    )
     const bytes = Number(size.rows[0]!.bytes)
     const hnswBytes = Number(
       (

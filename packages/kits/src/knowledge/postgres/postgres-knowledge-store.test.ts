@@ -118,7 +118,10 @@ describe('PostgreSQL knowledge: a server without pgvector', () => {
       const store = new PostgresKnowledgeStore(pool, { tablePrefix })
       const refused = await store.createSchema({ vectors: 'pgvector' }).catch((e: unknown) => e)
       expect(InvalidStateError.isInstance(refused)).toBe(true)
-      expect((refused as InvalidStateError).details).toEqual({ field: 'options.vectors', received: 'the string "pgvector"' })
+      expect((refused as InvalidStateError).details).toEqual({
+        field: 'options.vectors',
+        received: 'the string "pgvector"',
+      })
       expect((refused as InvalidStateError).message).toMatch(/no "vector" extension.*createSchema\(\)/)
       const left = await pool.query('SELECT to_regclass($1) AS t', [`${tablePrefix}_schema`])
       expect(left.rows[0].t).toBeNull()
