@@ -221,6 +221,33 @@ export async function benchText(options: { passages: number; queries: number }):
       ok = false
     } else console.log(`identifier lookups: all ${Q} found their planted passage first`)
 
+    // 5b. load-independent: the backend's CPU time per query (utime + stime, /proc at 100 ticks a second),
+    // on one process (no parallel workers, whose CPU the backend's counters would not show)
+    const cpuMs = async () => {
+      const fields = (await readFile(`/proc/${backend}/stat`, 'utf8')).split(') ')[1]!.split(' ')
+      return (Number(fields[11]) + Number(fields[12])) * 10
+    }
+    await pool.query('SET max_parallel_workers_per_gather = 0')
+    const cpuQueries = Math.min(Q, 20)
+    const cpu: string[] = []
+    for (const kind of ['titles', 'pairs', 'lookups'] as const) {
+      const before = await cpuMs()
+      for (let q = 0; q < cpuQueries; q++) {
+        const query =
+          kind === 'titles'
+            ? generator.titleQuery()
+            : kind === 'pairs'
+              ? generator.pairQuery()
+              : lookups[Math.floor(pick() * lookups.length)]!.token
+        await index.search({ query, limit: 10 })
+      }
+      cpu.push(`${label[kind]} ${(((await cpuMs()) - before) / cpuQueries).toFixed(0)} ms`)
+    }
+    await pool.query('RESET max_parallel_workers_per_gather')
+    console.log(
+      `server CPU per query over ${cpuQueries} of each kind (one process, no parallel workers; independent of the load): ${cpu.join(', ')}`,
+    )
+
     // 6. memory
     const server_ = await procStatus(backend)
     console.log(
