@@ -3,7 +3,7 @@
  * as `real[]` searched exactly): the store and search conformance suites, the explicit versioned schema,
  * atomic batches under concurrent searches and conflicting writers. pgvector: `pgvector.test.ts`.
  */
-import { ConflictError } from '@agent-core/core'
+import { ConflictError, InvalidStateError } from '@agent-core/core'
 import type pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 // the repository's embedded PostgreSQL test harness (test-only, not a public subpath)
@@ -104,6 +104,42 @@ describe('PostgreSQL knowledge: schema', () => {
       await expect(newer.createSchema()).rejects.toSatisfy((e: unknown) =>
         KnowledgeSchemaVersionError.isInstance(e),
       )
+    } finally {
+      await pool.end()
+    }
+  })
+})
+
+describe('PostgreSQL knowledge: a server without pgvector', () => {
+  it('refuses vectors: "pgvector" with an InvalidStateError, creates nothing, and runs text search on the default schema', async () => {
+    const pool = running().createPool({ max: 2 })
+    try {
+      const tablePrefix = freshPrefix()
+      const store = new PostgresKnowledgeStore(pool, { tablePrefix })
+      const refused = await store.createSchema({ vectors: 'pgvector' }).catch((e: unknown) => e)
+      expect(InvalidStateError.isInstance(refused)).toBe(true)
+      expect((refused as InvalidStateError).details).toEqual({
+        field: 'options.vectors',
+        received: 'the string "pgvector"',
+      })
+      expect((refused as InvalidStateError).message).toMatch(/no "vector" extension.*createSchema\(\)/)
+      const left = await pool.query('SELECT to_regclass($1) AS t', [`${tablePrefix}_schema`])
+      expect(left.rows[0].t).toBeNull()
+      // The text-only deployment: the default schema, a publication without an embedder, FTS.
+      expect((await store.createSchema()).vectors).toBe('array')
+      const docs = Knowledge.defineKnowledgePublication({ id: 'docs', store })
+      await docs.publish({
+        materials: [
+          { id: 'leave.md', text: '# Leave\n\nAsk your manager two weeks ahead.\n' },
+          { id: 'travel.md', text: '# Travel\n\nBook trains through the portal.\n' },
+        ],
+      })
+      const index = new PostgresKnowledgeIndex({ store, publicationId: 'docs' })
+      const hits = await index.search({ query: 'managers', limit: 5 })
+      expect(hits.map((hit) => hit.document.documentId)).toEqual(['leave.md'])
+      expect(hits[0]?.contributions.map((c) => c.sourceId)).toEqual(['text'])
+      const vectorIndex = await index.createVectorIndex().catch((e: unknown) => e)
+      expect(InvalidStateError.isInstance(vectorIndex)).toBe(true)
     } finally {
       await pool.end()
     }

@@ -5,6 +5,7 @@ import {
   ConflictError,
   describeValue,
   InvalidInputError,
+  InvalidStateError,
 } from '@agent-core/core'
 import {
   type KnowledgeDocumentRecord,
@@ -218,6 +219,11 @@ export class PostgresKnowledgeStore implements KnowledgeStore {
    * in one transaction under an advisory lock, so concurrent first calls do not race. Tables that exist
    * at this version are left as they are (their settings win over `options`, and are returned); tables
    * of another version are a {@link KnowledgeSchemaVersionError}.
+   *
+   * A server without pgvector (plain PostgreSQL, a managed database without the extension) takes the
+   * default `vectors: 'array'`: full-text search as with pgvector, vectors (if any) searched by exact
+   * scan. Asking it for `vectors: 'pgvector'` is an `InvalidStateError` that says so, and creates nothing.
+   * @throws InvalidStateError with `vectors: 'pgvector'` on a server that has no `vector` extension
    * @example
    * ```ts no-run
    * import pg from 'pg'
@@ -235,7 +241,19 @@ export class PostgresKnowledgeStore implements KnowledgeStore {
       ])
       const found = await this.#readSchema(client)
       if (found !== undefined) return found
-      if (settings.vectors === 'pgvector') await client.query('CREATE EXTENSION IF NOT EXISTS vector')
+      if (settings.vectors === 'pgvector') {
+        const { rows } = await client.query(
+          `SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'vector')
+             OR EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'vector') AS available`,
+        )
+        if (rows[0]?.available !== true) {
+          throw new InvalidStateError(
+            `${WHERE}.createSchema: options.vectors is "pgvector", but this PostgreSQL server has no "vector" extension (pg_available_extensions does not list it). Install pgvector on the server (https://github.com/pgvector/pgvector), or create a text-only schema with createSchema() (vectors: "array"): full-text search works the same, and vectors, if any, are searched by exact scan. Nothing was created.`,
+            { details: { field: 'options.vectors', received: describeValue(settings.vectors) } },
+          )
+        }
+        await client.query('CREATE EXTENSION IF NOT EXISTS vector')
+      }
       for (const statement of schemaStatements(this.tablePrefix, settings)) await client.query(statement)
       return { version: POSTGRES_KNOWLEDGE_SCHEMA_VERSION, ...settings } satisfies PostgresKnowledgeSchema
     })
