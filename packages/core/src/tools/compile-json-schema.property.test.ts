@@ -1,9 +1,10 @@
 /**
- * Differential property test of `compileJsonSchema` (ajv run from the lazily loaded bundle: `#ajv`, which in
- * Node is vendor/ajv-node.js loading vendor/ajv.cjs) against the path it replaced: ajv and ajv-formats imported from their packages, with the
- * same options, the same draft choice and the same mapping to issues. On generated schemas and values,
- * both must agree on whether the schema compiles (and with which message), and on every validation result
- * with its `issues`.
+ * Differential property test of `compileJsonSchema` (ajv run from the lazily loaded bundle: `#ajv`, which
+ * in Node is vendor/ajv-node.js loading vendor/ajv.cjs) against the path it replaced: ajv and ajv-formats
+ * imported from their packages, with the same options, the same draft choice and the same mapping to
+ * issues. On generated schemas and values, both must agree on whether the schema compiles (and with which
+ * message), and on every validation result with its `issues`. The string form (vendor/ajv.js, for
+ * browsers and bundlers) is checked to hold the same script.
  */
 import { spawnSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
