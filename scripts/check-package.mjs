@@ -127,6 +127,8 @@ for (const s of subpaths) {
   for (const [input, info] of Object.entries(result.metafile.inputs)) {
     for (const imp of info.imports) {
       if (!imp.external || isBuiltin(imp.path)) continue
+      // `#ajv`: the package's own imports map, whose targets are files of the same package
+      if (imp.path.startsWith('#')) continue
       if (imp.path.startsWith('@agent-core/')) {
         if (!bySpecifier.has(imp.path))
           problems.push(`${input} imports ${imp.path}, which is not a public subpath`)

@@ -99,6 +99,13 @@ export function createConsumer() {
   writeFileSync(join(dir, 'probe.mjs'), PROBE)
   writeFileSync(join(dir, 'time.mjs'), TIME)
   writeFileSync(join(dir, 'empty.mjs'), 'export {}\n')
+  // an empty package with an `exports` map, imported by its bare name: what resolving any package costs
+  mkdirSync(join(dir, 'node_modules/empty-package'))
+  writeFileSync(
+    join(dir, 'node_modules/empty-package/package.json'),
+    '{ "name": "empty-package", "type": "module", "exports": { ".": "./index.js" } }\n',
+  )
+  writeFileSync(join(dir, 'node_modules/empty-package/index.js'), 'export {}\n')
   return { dir, dispose: () => rmSync(dir, { recursive: true, force: true }) }
 }
 

@@ -44,6 +44,14 @@ const EXTRA_ENTRIES = {
   mock: { 'node/cli': 'src/node/cli.ts' },
 }
 
+/**
+ * Subpaths built twice: `node` gets `dist/<stem>.js`, everything else (browsers, workers, bundlers) gets
+ * `dist/<stem>.browser.js` (built by the package's tsup.config.ts). `@agent-core/core/tools` is one: in Node
+ * it loads ajv's bundle from its own file on the first compile, elsewhere it holds it as a string
+ * (docs/design/cold-import.md).
+ */
+const NODE_AND_BROWSER = { core: ['./tools'] }
+
 /** Core: the root entry plus one subpath per folder with an `index.ts` (`src/tools/index.ts` is `./tools`). */
 function coreSubpaths() {
   const src = join(root, 'packages/core/src')
@@ -96,11 +104,18 @@ export function entriesFor(pkg) {
 function exportsFor(p) {
   const map = {}
   for (const s of p.subpaths) {
-    map[s] = {
-      [SOURCE_CONDITION]: `./src/${stem(s)}.ts`,
-      types: `./dist/${stem(s)}.d.ts`,
-      import: `./dist/${stem(s)}.js`,
-    }
+    map[s] = NODE_AND_BROWSER[p.pkg]?.includes(s)
+      ? {
+          [SOURCE_CONDITION]: `./src/${stem(s)}.ts`,
+          types: `./dist/${stem(s)}.d.ts`,
+          node: `./dist/${stem(s)}.js`,
+          import: `./dist/${stem(s)}.browser.js`,
+        }
+      : {
+          [SOURCE_CONDITION]: `./src/${stem(s)}.ts`,
+          types: `./dist/${stem(s)}.d.ts`,
+          import: `./dist/${stem(s)}.js`,
+        }
   }
   map['./package.json'] = './package.json'
   return map

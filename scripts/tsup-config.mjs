@@ -3,6 +3,8 @@
  * subpaths.mjs), and the package's own subpaths kept external so that a variant that imports its parent
  * through the public subpath (`@agent-core/kits/durable` from `durable/sqlite`) never bundles a second copy.
  */
+import { join } from 'node:path'
+import { inlineNameHelper } from './inline-name-helper.mjs'
 import { entriesFor } from './subpaths.mjs'
 
 /**
@@ -25,5 +27,10 @@ export function packageBuildConfig(pkg, platform) {
     keepNames: true,
     outDir: 'dist',
     external: [new RegExp(`^@agent-core/${pkg}(/|$)`)],
+    // keepNames' `__name` helper would be a chunk of its own that every entry imports: one more module per
+    // subpath in Node (scripts/inline-name-helper.mjs writes it into each file instead)
+    onSuccess: async () => {
+      inlineNameHelper(join(process.cwd(), 'dist'))
+    },
   }
 }

@@ -1,6 +1,6 @@
 /**
- * Cold import cost of every public subpath, against the goal of issue 9: the core root loads no ajv (no
- * third-party code at all), and importing any subpath costs under 10 ms.
+ * Cold import cost of every public subpath, against the goals of issues 9 and 33: the core root loads no ajv
+ * (no third-party code at all), and importing any subpath that wraps no third-party SDK costs under 10 ms.
  *
  * Each run is a fresh Node process that imports one subpath from the built `dist` (from a folder outside the
  * workspace, as a user's program would) and reports how long `await import(...)` took; the module counts come
@@ -8,7 +8,9 @@
  * go round-robin over the subpaths so that a burst of load on this shared machine spreads over all of them.
  * Printed per subpath: min, median and max over the runs, the median against the 10 ms limit, the median CPU
  * time of the same span (user + system: on a loaded machine the wall time also holds the waits for a core), and the
- * same for importing an empty module (the floor: what any `import()` costs in that process).
+ * same for two floors: an empty module (what any `import()` costs in that process) and an empty package
+ * imported by its bare name (what resolving the first package of a process costs, whoever wrote it). The goal
+ * counts every subpath except those that wrap a third-party SDK (`WRAPS`: they load it at import by design).
  *
  * Needs `pnpm build` first. Run with `pnpm bench cold-import` (`COLD_IMPORT_RUNS=20` for more runs).
  */
@@ -24,6 +26,19 @@ import {
 const LIMIT_MS = 10
 const RUNS = Number(process.env.COLD_IMPORT_RUNS ?? 9)
 const EMPTY = './empty.mjs'
+// the first bare specifier of a process sets up package resolution (about 2 ms CPU here): any package pays it
+const EMPTY_PACKAGE = 'empty-package'
+const FLOORS = new Set([EMPTY, EMPTY_PACKAGE])
+// Subpaths that exist to wrap a heavy third-party package load it at import by design; the 10 ms goal is
+// for the others (issue 33). The package named is what their time is made of.
+const WRAPS: Record<string, string> = {
+  '@agent-core/kits/anthropic': '@anthropic-ai/sdk',
+  '@agent-core/kits/mcp': '@modelcontextprotocol/sdk',
+  '@agent-core/kits/openai': 'openai',
+  '@agent-core/kits/durable/postgres': 'pg',
+  '@agent-core/kits/durable/sqlite': 'better-sqlite3',
+  '@agent-core/mock/vitest': 'vitest',
+}
 
 // `COLD_IMPORT_ONLY=search,durable` measures the subpaths whose specifier contains one of the words.
 const only = (process.env.COLD_IMPORT_ONLY ?? '').split(',').filter(Boolean)
@@ -41,6 +56,7 @@ try {
   const probes = new Map(subpaths.map((s) => [s.specifier, probeColdImport(consumer.dir, s.specifier)]))
   const times = new Map<string, number[]>([
     [EMPTY, []],
+    [EMPTY_PACKAGE, []],
     ...subpaths.map((s): [string, number[]] => [s.specifier, []]),
   ])
   const cpuTimes = new Map<string, number[]>([...times.keys()].map((k): [string, number[]] => [k, []]))
@@ -64,8 +80,9 @@ try {
     const probe = probes.get(specifier)
     const m = median(list)
     const modules = probe ? `${String(probe.esm + probe.cjs).padStart(3)} ` : '  - '
-    const verdict = specifier === EMPTY ? '(floor)' : m < LIMIT_MS ? 'ok' : 'OVER'
-    if (specifier !== EMPTY && m < LIMIT_MS) under++
+    const wraps = WRAPS[specifier]
+    const verdict = FLOORS.has(specifier) ? '(floor)' : wraps ? '(wraps)' : m < LIMIT_MS ? 'ok' : 'OVER'
+    if (!FLOORS.has(specifier) && !wraps && m < LIMIT_MS) under++
     console.log(
       `${specifier.padEnd(width)}  ${modules}   ${fmt(Math.min(...list))} ${fmt(m)} ${fmt(Math.max(...list))}   ${(m / LIMIT_MS).toFixed(2)}x ${verdict.padEnd(7)} ${fmt(median(cpuTimes.get(specifier) ?? []))}`,
     )
@@ -75,8 +92,16 @@ try {
   console.log(
     `\ngoal: core root loads no ajv: ${core?.thirdParty.includes('ajv') ? 'NO' : 'yes'} (third-party packages: ${coreThirdParty})`,
   )
-  console.log(`goal: every subpath under ${LIMIT_MS} ms (median): ${under} of ${subpaths.length}`)
-  for (const s of subpaths) {
+  const goal = subpaths.filter((s) => !WRAPS[s.specifier])
+  console.log(
+    `goal: every subpath that wraps no third-party SDK under ${LIMIT_MS} ms (median wall): ${under} of ${goal.length}`,
+  )
+  console.log(
+    `  not counted (they load the package they wrap): ${Object.entries(WRAPS)
+      .map(([specifier, pkg]) => `${specifier} (${pkg})`)
+      .join(', ')}`,
+  )
+  for (const s of goal) {
     const probe = probes.get(s.specifier)
     const m = median(times.get(s.specifier) ?? [])
     if (probe && m >= LIMIT_MS)

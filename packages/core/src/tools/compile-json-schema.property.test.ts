@@ -1,11 +1,13 @@
 /**
- * Differential property test of `compileJsonSchema` (ajv run from the lazily evaluated bundle in
- * vendor/ajv.js) against the path it replaced: ajv and ajv-formats imported from their packages, with the
- * same options, the same draft choice and the same mapping to issues. On generated schemas and values,
- * both must agree on whether the schema compiles (and with which message), and on every validation result
- * with its `issues`.
+ * Differential property test of `compileJsonSchema` (ajv run from the lazily loaded bundle: `#ajv`, which
+ * in Node is vendor/ajv-node.js loading vendor/ajv.cjs) against the path it replaced: ajv and ajv-formats
+ * imported from their packages, with the same options, the same draft choice and the same mapping to
+ * issues. On generated schemas and values, both must agree on whether the schema compiles (and with which
+ * message), and on every validation result with its `issues`. The string form (vendor/ajv.js, for
+ * browsers and bundlers) is checked to hold the same script.
  */
 import { spawnSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { InvalidDefinitionError, type JsonSchema, type SchemaIssue } from '@agent-core/core'
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
@@ -13,8 +15,10 @@ import { Ajv2020 } from 'ajv/dist/2020.js'
 import addFormatsImport from 'ajv-formats'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import loadAjv from '#ajv'
 import { compileJsonSchema } from './compile-json-schema.js'
-import loadAjv from './vendor/ajv.js'
+import loadAjvString from './vendor/ajv.js'
+import loadAjvNode from './vendor/ajv-node.js'
 
 const addFormats = ((addFormatsImport as unknown as { default?: unknown }).default ?? addFormatsImport) as (
   ajv: Ajv,
@@ -225,13 +229,33 @@ describe('compileJsonSchema (bundled ajv) against ajv imported from its packages
     expect(run.status).toBe(0)
   }, 60_000)
 
-  it('the bundle loads ajv classes of its own, once', () => {
-    const bundled = loadAjv()
+  it('`#ajv` is the Node form in Node; both forms hold the same script', () => {
+    expect(loadAjv).toBe(loadAjvNode)
+    const vendor = join(import.meta.dirname, 'vendor')
+    const stringForm = readFileSync(join(vendor, 'ajv.js'), 'utf8')
+    const literal = /^const code = (".*")$/m.exec(stringForm)?.[1]
+    const code = JSON.parse(literal ?? '""') as string
+    expect(code.endsWith('return loadAjv\n')).toBe(true)
+    const script = code.slice(0, -'return loadAjv\n'.length)
+    expect(script.length).toBeGreaterThan(100_000)
+    expect(readFileSync(join(vendor, 'ajv.cjs'), 'utf8')).toContain(`\n${script}module.exports = loadAjv\n`)
+  })
+
+  it.each([
+    ['the Node form (ajv.cjs)', loadAjvNode],
+    ['the string form (ajv.js)', loadAjvString],
+  ])('%s loads ajv classes of its own, once', (_form, load) => {
+    const bundled = load()
     expect(typeof bundled.Ajv).toBe('function')
     expect(typeof bundled.Ajv2020).toBe('function')
     expect(typeof bundled.addFormats).toBe('function')
     expect(bundled.Ajv).not.toBe(Ajv)
-    expect(loadAjv().Ajv2020).toBe(bundled.Ajv2020)
+    expect(load().Ajv2020).toBe(bundled.Ajv2020)
+    const ajv = new bundled.Ajv2020({ allErrors: true, strict: false, logger: false })
+    bundled.addFormats(ajv)
+    const validate = ajv.compile({ type: 'object', properties: { at: { format: 'date' } } })
+    expect(validate({ at: '2024-02-30' })).toBe(false)
+    expect(validate({ at: '2024-02-29' })).toBe(true)
   })
 
   it('compiles, rejects and validates alike: same messages, same results, same issues', () => {

@@ -6,9 +6,12 @@ import {
   type SchemaIssue,
 } from '@agent-core/core'
 import type { Ajv, ErrorObject, ValidateFunction } from 'ajv'
-// ajv, its 2020-12 draft and ajv-formats bundled into one module whose code runs on the first `loadAjv()`
-// (scripts/build-ajv.mjs): importing this file costs one parse, and ajv runs only once a schema compiles.
-import loadAjv from './vendor/ajv.js'
+// ajv, its 2020-12 draft and ajv-formats bundled into one script that runs on the first `loadAjv()`
+// (scripts/build-ajv.mjs). `#ajv` (the imports map of package.json) is vendor/ajv-node.js in Node, which
+// loads the bundle from its own file on that first call, and vendor/ajv.js elsewhere (the bundle as a
+// string literal: no `node:` import, one string scanned at import). The build resolves it once per output:
+// dist/tools/index.js (Node) and dist/tools/index.browser.js (the rest); see docs/design/cold-import.md.
+import loadAjv from '#ajv'
 
 type Draft = '2020-12' | 'draft-07'
 

@@ -1,4 +1,5 @@
-// Types of the bundle that scripts/build-ajv.mjs writes to ajv.js beside this file.
+// Types of `#ajv` (packages/core/package.json): ajv-node.js in Node, ajv.js elsewhere, both beside this
+// file (scripts/build-ajv.mjs writes the bundle they load).
 import type { Ajv } from 'ajv'
 import type { Ajv2020 } from 'ajv/dist/2020.js'
 

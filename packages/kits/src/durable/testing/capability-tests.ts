@@ -1,6 +1,6 @@
-import assert from 'node:assert/strict'
 import { AbortedError, ConflictError, InvalidInputError } from '@agent-core/core'
 import type { DurableFencing, DurableLeaseWait, DurableStore } from '@agent-core/kits/durable'
+import { assert } from './assert.js'
 import type { ConformanceSuite } from './conformance.js'
 import { deferred, rejectsWith, sampleCheckpoint, stateOf, yieldTurns } from './support.js'
 

@@ -1,5 +1,5 @@
-import assert from 'node:assert/strict'
 import type { DurableStore } from '@agent-core/kits/durable'
+import { assert } from './assert.js'
 import { registerFencingTests, registerLeaseWaitTests, registerSignalTests } from './capability-tests.js'
 import { registerContractTests } from './contract-tests.js'
 import { registerListingTests } from './listing-tests.js'

@@ -1,6 +1,6 @@
-import assert from 'node:assert/strict'
 import { InvalidInputError, InvalidStateError } from '@agent-core/core'
 import type { CheckpointV2, DurableStore } from '@agent-core/kits/durable'
+import { assert } from './assert.js'
 import type { ConformanceSuite, DurableStoreHarness } from './conformance.js'
 import {
   deferred,

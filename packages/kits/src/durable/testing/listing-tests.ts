@@ -1,6 +1,6 @@
-import assert from 'node:assert/strict'
 import { InvalidInputError } from '@agent-core/core'
 import type { DurableStatus, DurableStore, DurableTaskListing } from '@agent-core/kits/durable'
+import { assert } from './assert.js'
 import type { ConformanceSuite } from './conformance.js'
 import { rawWriter } from './contract-tests.js'
 import { rejectsWith, sampleCheckpoint } from './support.js'

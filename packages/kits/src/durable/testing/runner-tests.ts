@@ -1,5 +1,5 @@
-import assert from 'node:assert/strict'
 import { type DurableStep, defineDurableTask } from '@agent-core/kits/durable'
+import { assert } from './assert.js'
 import type { ConformanceSuite } from './conformance.js'
 import { yieldTurns } from './support.js'
 

@@ -1,6 +1,6 @@
-import assert from 'node:assert/strict'
 import { AgentCoreError } from '@agent-core/core'
 import type { CheckpointV2, DurableStore } from '@agent-core/kits/durable'
+import { assert } from './assert.js'
 
 /**
  * Builds a valid checkpoint of the conformance suite's definition (`definitionId: 'conformance'`), with

@@ -2,7 +2,7 @@
  * The behaviour every hybrid index of a publication keeps (the in-memory `HybridSearch` of a
  * publication and `PostgresKnowledgeIndex` alike), with any test runner.
  */
-import assert from 'node:assert/strict'
+
 import { AgentCoreError } from '@agent-core/core'
 import type {
   KnowledgeFilter,
@@ -11,6 +11,7 @@ import type {
   KnowledgePublication,
 } from '@agent-core/kits/knowledge'
 import type { Embedder, HybridSearchHit } from '@agent-core/kits/search'
+import { assert } from './assert.js'
 import { type KnowledgeConformanceRunner, rejects } from './store-conformance.js'
 
 /**

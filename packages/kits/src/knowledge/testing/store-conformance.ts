@@ -2,7 +2,7 @@
  * The rules every KnowledgeStore keeps, run on the memory, SQLite and PostgreSQL stores alike, with any
  * test runner (`describe` and `it` are passed in; assertions use `node:assert/strict`).
  */
-import assert from 'node:assert/strict'
+
 import { createHash } from 'node:crypto'
 import { AgentCoreError, ConflictError } from '@agent-core/core'
 import {
@@ -14,6 +14,7 @@ import {
   type KnowledgeStoreBatch,
 } from '@agent-core/kits/knowledge'
 import type { Embedder } from '@agent-core/kits/search'
+import { assert } from './assert.js'
 
 /**
  * What the store factory of {@link describeKnowledgeStoreConformance} hands to each test.

@@ -1,7 +1,7 @@
-import assert from 'node:assert/strict'
 import type { ChatMessage } from '@agent-core/core'
 import { createScriptedModel, defineAgent, defineExternalTool } from '@agent-core/kits/loop'
 import { type FactStore, runSession, SessionConflictError, type SessionStore } from '@agent-core/kits/memory'
+import { assert } from './assert.js'
 
 /**
  * What the store factory of {@link describeSessionStoreConformance} hands to each test.

@@ -1,6 +1,6 @@
-import assert from 'node:assert/strict'
 import { defineModelTool } from '@agent-core/core/tools'
 import { defineAgent } from '@agent-core/kits/loop'
+import { assert } from './assert.js'
 import type { ConformanceSuite } from './conformance.js'
 
 /** The tool of the loop guide's first agent. */

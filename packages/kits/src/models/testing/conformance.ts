@@ -1,4 +1,3 @@
-import assert from 'node:assert/strict'
 import {
   type ChatModel,
   collectModelStream,
@@ -9,6 +8,7 @@ import {
   type OperationContext,
 } from '@agent-core/core'
 import { registerAgentTests } from './agent-tests.js'
+import { assert } from './assert.js'
 import { registerFailureTests } from './failure-tests.js'
 import type { ConformanceReply } from './replies.js'
 import { assertWellFormedResponse, assertWellFormedStream } from './stream-checks.js'

@@ -1,6 +1,6 @@
-import assert from 'node:assert/strict'
 import { AbortedError, type ChatModel, type ModelRequest, type ModelStreamEvent } from '@agent-core/core'
 import { ModelProviderError, type ProviderFailureKind, withRetry } from '@agent-core/kits/models'
+import { assert } from './assert.js'
 import { afterArrival, type ConformanceSuite, contextOf, frozen, generate } from './conformance.js'
 
 const hello: ModelRequest = { messages: [{ role: 'user', content: 'Hello there' }] }

@@ -1,5 +1,5 @@
-import assert from 'node:assert/strict'
 import type { ModelResponse, ModelStreamEvent, ModelUsage } from '@agent-core/core'
+import { assert } from './assert.js'
 
 const FINISH_REASONS = new Set(['stop', 'length', 'tool-calls', 'content-filter', 'error', 'other'])
 

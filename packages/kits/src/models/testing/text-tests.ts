@@ -1,5 +1,5 @@
-import assert from 'node:assert/strict'
 import type { ModelRequest, ModelResponse } from '@agent-core/core'
+import { assert } from './assert.js'
 import { type ConformanceSuite, generate, streamEvents, streamed } from './conformance.js'
 
 const FOX = 'The quick brown fox jumps over the lazy dog, twice.'

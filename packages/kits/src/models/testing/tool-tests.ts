@@ -1,5 +1,5 @@
-import assert from 'node:assert/strict'
 import type { ChatMessage, ModelRequest, ModelResponse, ToolSpec } from '@agent-core/core'
+import { assert } from './assert.js'
 import { type ConformanceSuite, generate, streamEvents, streamed } from './conformance.js'
 import { type ConformanceToolCall, toolResultsText } from './replies.js'
 
