@@ -87,7 +87,8 @@ export const HELD_OUT_QUESTIONS: readonly DeskQuestion[] = [
   },
   {
     kind: 'paraphrase',
-    question: 'How do I get nothing back instead of an exception when a saved settings file holds broken data?',
+    question:
+      'How do I get nothing back instead of an exception when a saved settings file holds broken data?',
     file: 'jsonfile.md',
     anchor: 'If `false`, returns `null` for the object.',
   },
