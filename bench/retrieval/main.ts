@@ -12,7 +12,12 @@
  * 6. `hybrid-text`: the same index searched with `mode: 'text'` (its text side alone, as a text-only
  *    index without an embedder ranks): what the offline vectors add or take away.
  *
- * Every method indexes the same passages and embeds the same text. Run with `pnpm bench retrieval`; the
+ * Every method indexes the same passages and embeds the same text.
+ *
+ * Issue 30's second pass (documentSupport now 0 by default): each idea (fusion weights, no boosts,
+ * feedback terms, file-level ranking, question words, unstemmed terms) was measured on both corpora over
+ * the cached vectors, with the query sets unchanged; only what helped on both was kept. The figures, idea
+ * by idea, are in docs/kits/search.md ("Issue 30, second pass"). Run with `pnpm bench retrieval`; the
  * first run embeds about 9,000 passages (several minutes on two cores) into a cache under node_modules.
  */
 import {
