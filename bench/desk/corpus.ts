@@ -90,17 +90,25 @@ function readme(store: string, name: string): string {
   throw new Error(`bench/desk: no README of ${name} under ${store} (run pnpm install)`)
 }
 
-/** Writes the corpus folder (afresh, `npm-readmes` under `cache`) and returns it with each file's text. */
-export function writeCorpus(root: string, cache: string): { folder: string; files: Map<string, string> } {
+/**
+ * Writes a corpus folder (afresh, `name` under `cache`: `npm-readmes` for the first set) with the READMEs
+ * of `packages`, and returns it with each file's text.
+ */
+export function writeCorpus(
+  root: string,
+  cache: string,
+  packages: readonly string[] = PACKAGES,
+  name = 'npm-readmes',
+): { folder: string; files: Map<string, string> } {
   const store = join(root, 'node_modules', '.pnpm')
-  const folder = join(cache, 'npm-readmes')
+  const folder = join(cache, name)
   rmSync(folder, { recursive: true, force: true })
   mkdirSync(folder, { recursive: true })
   const files = new Map<string, string>()
-  for (const name of PACKAGES) {
-    const text = readme(store, name)
-    files.set(`${name}.md`, text)
-    writeFileSync(join(folder, `${name}.md`), text)
+  for (const pkg of packages) {
+    const text = readme(store, pkg)
+    files.set(`${pkg}.md`, text)
+    writeFileSync(join(folder, `${pkg}.md`), text)
   }
   return { folder, files }
 }

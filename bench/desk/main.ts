@@ -15,6 +15,9 @@
  * - Scored from the `desk-answer` event: `first` = the answer's first citation is a passage of the right
  *   file (what a reader opens first); `any` = some citation is; `none` = the answer cites nothing.
  *
+ * - A second held-out set (held-out.ts: 24 other READMEs, 16 questions), written and committed for issue
+ *   30 before the desk was run on it: `DESK_BENCH_SET=held-out pnpm bench desk`.
+ *
  * Run with `pnpm bench desk` (`DESK_BENCH_CACHE=folder` to keep the corpus and index elsewhere). The first run indexes the corpus (about 1,100 passages; minutes on two busy
  * cores); later runs answer only.
  */
@@ -22,18 +25,26 @@ import { spawnSync } from 'node:child_process'
 import { mkdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { writeCorpus } from './corpus.js'
-import { type DeskQuestion, QUESTIONS } from './questions.js'
+import { HELD_OUT_PACKAGES, HELD_OUT_QUESTIONS } from './held-out.js'
+import { type DeskQuestion, QUESTIONS as FIRST_QUESTIONS } from './questions.js'
 
 const root = process.cwd()
 // Where the corpus folder and the desk's data go; DESK_BENCH_CACHE lets a checkout of other code (the
 // "before" of a change) answer from the same corpus folder and index.
 const cache = process.env.DESK_BENCH_CACHE ?? join(root, 'node_modules', '.cache', 'agent-core-desk')
-const { folder, files } = writeCorpus(root, cache)
+const set = process.env.DESK_BENCH_SET ?? 'first'
+if (set !== 'first' && set !== 'held-out')
+  throw new Error(`bench/desk: DESK_BENCH_SET is "${set}"; use "first" (default) or "held-out"`)
+const QUESTIONS = set === 'first' ? FIRST_QUESTIONS : HELD_OUT_QUESTIONS
+const { folder, files } =
+  set === 'first'
+    ? writeCorpus(root, cache)
+    : writeCorpus(root, cache, HELD_OUT_PACKAGES, 'npm-readmes-held-out')
 for (const question of QUESTIONS) {
   if (!files.get(question.file)?.includes(question.anchor))
     throw new Error(`bench/desk: the anchor of "${question.question}" is not in ${question.file}`)
 }
-const data = join(cache, 'data')
+const data = join(cache, set === 'first' ? 'data' : 'data-held-out')
 mkdirSync(data, { recursive: true })
 for (const suffix of ['', '-wal', '-shm']) rmSync(join(data, `runs.db${suffix}`), { force: true })
 

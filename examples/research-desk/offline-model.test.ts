@@ -114,6 +114,60 @@ describe('the offline model', () => {
     })
   })
 
+  it('reads the best file’s passages that cover most of the question, wherever they were found', () => {
+    const lowInFile = {
+      hits: [
+        {
+          id: 'cookie.md@1#9',
+          file: 'cookie.md',
+          headings: 'cookie > Options',
+          snippet: 'Options of parse.',
+        },
+        ...inFile.hits,
+      ],
+    }
+    const steps: Step[] = [
+      { name: SEARCH_TOOL, arguments: { query: QUESTION, limit: 5 }, output: weakHits },
+      {
+        name: SEARCH_TOOL,
+        arguments: { query: 'browser forget stored value seconds', limit: 5 },
+        output: keyTermHits,
+      },
+      { name: SEARCH_TOOL, arguments: { query: QUESTION, limit: 5, file: 'cookie.md' }, output: lowInFile },
+    ]
+    // The search inside cookie.md puts #9 first, but #5 (found by the key terms too) covers more.
+    expect(calls(offlineReply(view(QUESTION, steps)))).toEqual([
+      { name: READ_TOOL, arguments: { id: 'cookie.md@1#5' } },
+      { name: READ_TOOL, arguments: { id: 'cookie.md@1#9' } },
+    ])
+  })
+
+  it('quotes the code lines of a passage that is mostly code, as they are', () => {
+    const question = 'How do I run a property with fc.assert and fc.property?'
+    const code = {
+      id: 'fast-check.md@1#5',
+      file: 'fast-check.md',
+      lines: '40-52',
+      headings: 'Getting started',
+      text: "```js\nimport fc from 'fast-check';\n\nfc.assert(\n  fc.property(fc.string(), (text) => contains(text, text)),\n);\n```",
+    }
+    const steps: Step[] = [
+      {
+        name: SEARCH_TOOL,
+        arguments: { query: question, limit: 5 },
+        output: { hits: [{ ...code, snippet: code.text }] },
+      },
+      { name: READ_TOOL, arguments: { id: code.id }, output: code },
+    ]
+    const answer = offlineReply(view(question, steps)) as { type: string; text: string }
+    expect(answer.type).toBe('text')
+    expect(answer.text).toContain('`fc.assert(`')
+    expect(answer.text).toContain('`fc.property(fc.string(), (text) => contains(text, text)),`')
+    expect(answer.text).toContain('[fast-check.md@1#5]')
+    // Only lines of the passage: every quoted piece is in its text.
+    for (const piece of answer.text.match(/`[^`]+`/g) ?? []) expect(code.text).toContain(piece.slice(1, -1))
+  })
+
   it('cites nothing when even the best passage of the best file shares too little with the question', () => {
     const question = 'What is the capital of France?'
     const steps: Step[] = [

@@ -3,9 +3,10 @@
  * assistant would, using only what the tools returned. It searches for the question; when no hit covers
  * enough of the question's terms it searches again with the question's key terms only, then looks inside
  * the file the searches agree on for its other passages. It reads the passages that share enough of the
- * question's terms (or, failing that, the best passage of the best file), and answers with sentences
- * taken from them, each followed by the passage id it came from; an answer from a passage that covers
- * only part of the question says that it is the closest passage found. When no passage supports an answer
+ * question's terms (or, failing that, the two passages of the best file that cover most of it), and
+ * answers with sentences taken from them (or, from a passage that is mostly code, its code lines as they
+ * are), each followed by the passage id it came from; an answer from a passage that covers only part of
+ * the question says that it is the closest passage found. When no passage supports an answer
  * it says so and cites nothing. It is extractive (it never writes a sentence of its own about the
  * corpus), deterministic, and reached through the same OpenAI client and loop as any real endpoint.
  *
@@ -23,6 +24,8 @@ import { READ_TOOL, SEARCH_TOOL } from './tools.js'
 const COVERAGE = 0.6
 /** How much the best passage of the best file must cover to be quoted as the closest passage found. */
 const CLOSEST = 0.34
+/** How many of the best file's passages are read when no hit covers most of the question. */
+const CLOSEST_READS = 2
 /** The most passages the model reads for one question. */
 const MAX_READS = 3
 /** The most sentences of the answer. */
@@ -126,6 +129,19 @@ function sentencesOf(text: string): string[] {
     .filter((sentence) => sentence.length >= 20 && sentence.length <= 600)
 }
 
+/** The non-empty lines inside the code fences of a Markdown passage, trimmed (at most 200 characters). */
+function codeLinesOf(text: string): string[] {
+  const lines: string[] = []
+  for (const block of text.match(/```[^\n]*\n[\s\S]*?(```|$)/g) ?? []) {
+    for (const line of block.split('\n').slice(1)) {
+      const trimmed = line.trim()
+      if (trimmed === '' || trimmed.startsWith('```') || trimmed.length > 200) continue
+      lines.push(`\`${trimmed}\``)
+    }
+  }
+  return lines
+}
+
 /** Words that point back at an earlier question ("does it", "what about them"). */
 const BACK_REFERENCES = new Set([
   'it',
@@ -197,18 +213,33 @@ function inContext(question: string, earlier: string | undefined): string {
 function compose(
   question: ReadonlySet<string>,
   passages: readonly PassageView[],
-  closest: string | undefined,
+  bestFile: string | undefined,
 ): string {
-  let supporting = passages.filter(
+  const supporting = passages.filter(
     (passage) => coverage(question, aboutOf(passage, passage.text)) >= COVERAGE,
   )
-  let framed = false
-  if (supporting.length === 0) {
-    const best = passages.find((passage) => passage.id === closest)
-    if (best === undefined || coverage(question, aboutOf(best, best.text)) < CLOSEST) return NO_ANSWER
-    supporting = [best]
-    framed = true
+  if (supporting.length > 0) return quote(question, supporting, false) ?? NO_ANSWER
+  // The closest passage: of the passages read from the best file that cover a third of the question,
+  // the one covering most of it (the first read on a tie) that has a sentence on the question.
+  const closest = passages
+    .filter((passage) => passage.file === bestFile)
+    .map((passage) => ({ passage, share: coverage(question, aboutOf(passage, passage.text)) }))
+    .filter((entry) => entry.share >= CLOSEST)
+    .sort((a, b) => b.share - a.share)
+  for (const { passage } of closest) {
+    const text = quote(question, [passage], true)
+    if (text !== undefined) return text
   }
+  return NO_ANSWER
+}
+
+/** The best sentences of `supporting` on the question, each cited; `undefined` when none has a term. */
+function quote(
+  question: ReadonlySet<string>,
+  supporting: readonly PassageView[],
+  closest: boolean,
+): string | undefined {
+  let framed = closest
   const scored: { sentence: string; id: string; score: number; order: number }[] = []
   supporting.forEach((passage, rank) => {
     sentencesOf(passage.text).forEach((sentence, index) => {
@@ -216,7 +247,16 @@ function compose(
       if (score > 0) scored.push({ sentence, id: passage.id, score, order: rank * 1000 + index })
     })
   })
-  if (scored.length === 0) return NO_ANSWER
+  // A passage that is mostly code: its code lines that hold a term of the question, quoted as they are.
+  if (scored.length === 0) {
+    supporting.forEach((passage, rank) => {
+      codeLinesOf(passage.text).forEach((line, index) => {
+        const score = coverage(question, line)
+        if (score > 0) scored.push({ sentence: line, id: passage.id, score, order: rank * 1000 + index })
+      })
+    })
+  }
+  if (scored.length === 0) return undefined
   const best = Math.max(...scored.map((entry) => entry.score))
   // No sentence covering half of the question: the passage as a whole does, or is the closest found.
   if (best < 0.5) framed = true
@@ -327,14 +367,25 @@ export function offlineReply(request: MockRequestView): MockReply {
     if (file !== undefined && !searched(subject, file)) return searchFor(subject, file)
   }
   const bestFile = bestFileOf(searches)
-  // The best passage of the best file: the top hit of the search inside it, else its best hit anywhere.
-  const closest =
-    searches.find((search) => search.file !== undefined && search.file === bestFile)?.hits[0] ??
-    hits.find((hit) => hit.file === bestFile)
-  // The passages that cover most of the question; when none does and nothing was read yet, the best
-  // passage of the best file.
-  const fallback =
-    attempted.size === 0 && closest !== undefined && !attempted.has(closest.id) ? [closest] : []
+  // The best file's passages among all hits, those covering more of the question (in any of the hits
+  // that show them) first; on a tie, in the order of the search inside that file, then of the others.
+  const insideBest = searches.find((search) => search.file !== undefined && search.file === bestFile)
+  const inBestFile = fresh
+    .filter((hit) => hit.file === bestFile)
+    .map((hit, order) => {
+      const inside = insideBest?.hits.findIndex((other) => other.id === hit.id) ?? -1
+      const share = Math.max(
+        ...hits
+          .filter((other) => other.id === hit.id)
+          .map((other) => coverage(terms, aboutOf(other, other.snippet))),
+      )
+      return { hit, share, order: inside >= 0 ? inside : hits.length + order }
+    })
+    .sort((a, b) => b.share - a.share || a.order - b.order)
+    .map((entry) => entry.hit)
+  // The passages that cover most of the question; when none does and nothing was read yet, the two
+  // best passages of the best file (the answer quotes the one that covers more of the question).
+  const fallback = attempted.size === 0 ? inBestFile.slice(0, CLOSEST_READS) : []
   const worth = (strong.length > 0 ? strong : fallback).slice(0, Math.max(0, MAX_READS - attempted.size))
   if (worth.length > 0 && turns < 6) {
     return {
@@ -342,7 +393,7 @@ export function offlineReply(request: MockRequestView): MockReply {
       calls: worth.slice(0, 2).map((hit) => ({ name: READ_TOOL, arguments: { id: hit.id } })),
     }
   }
-  return { type: 'text', text: compose(terms, read, closest?.id) }
+  return { type: 'text', text: compose(terms, read, bestFile) }
 }
 
 /** The embedded offline model's server. */

@@ -11,7 +11,7 @@ import type { VectorSearchSnapshot } from './vector-search.js'
  * @example
  * ```ts
  * import type { HybridFusionOptions } from '@agent-core/kits/search'
- * const fusion: HybridFusionOptions = { k: 60, textWeight: 1, vectorWeight: 1, lookups: 'text-first', candidates: 50, documentSupport: 0.5 }
+ * const fusion: HybridFusionOptions = { k: 60, textWeight: 1, vectorWeight: 1, lookups: 'text-first', candidates: 50, documentSupport: 0 }
  * ```
  */
 export interface HybridFusionOptions {
@@ -35,8 +35,10 @@ export interface HybridFusionOptions {
    * With `documentOf` set, how much the other candidates of the same source document lift a hit: its
    * fused score plus `documentSupport` times the fused scores of the (at most 3) best other candidates
    * of its document. Passages of one file then support each other, and a file several rankings agree
-   * on comes first. A finite number of at least 0 (default 0.5; 0 turns it off). Lookups that the text
-   * side decides (`lookups: "text-first"`) are not lifted: an exact match keeps its place.
+   * on comes first. A finite number of at least 0 (default 0: off). Lookups that the text side decides
+   * (`lookups: "text-first"`) are not lifted: an exact match keeps its place. Off by default because it
+   * measured worse (bench/retrieval, bench/desk): it lets one file that matches a few common words fill
+   * the whole top of the list, which costs the right passage of another file its place.
    */
   readonly documentSupport?: number
 }

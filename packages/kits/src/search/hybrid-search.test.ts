@@ -309,10 +309,27 @@ describe('HybridSearch with an embedder', () => {
     )
   })
 
+  it('does not let documents support their passages unless asked (documentSupport defaults to 0)', async () => {
+    const filed = corpus.map((passage, i) => ({ ...passage, file: `f${i % 2}` }))
+    const byFile = new HybridSearch<Passage & { file: string }>({
+      ...filedOptions(new WordEmbedder()),
+      documentOf: (passage) => passage.file,
+    })
+    const alone = new HybridSearch<Passage & { file: string }>(filedOptions(new WordEmbedder()))
+    await byFile.upsert(filed)
+    await alone.upsert(filed)
+    for (const query of ['restore a snapshot', 'how do I deploy to the cloud', 'filter the tables']) {
+      const ranked = async (index: HybridSearch<Passage & { file: string }>) =>
+        (await index.search({ query, limit: 5 })).map((hit) => [hit.id, hit.score])
+      expect(await ranked(byFile)).toEqual(await ranked(alone))
+    }
+  })
+
   it('keeps an exact lookup where the text side puts it, whatever its document', async () => {
     const index = new HybridSearch<Passage & { file: string }>({
       ...filedOptions(new WordEmbedder()),
       documentOf: (passage) => passage.file,
+      fusion: { documentSupport: 1 },
     })
     await index.upsert([
       ...corpus.map((passage) => ({ ...passage, file: 'one' })),

@@ -114,7 +114,7 @@ export class Publication<App> implements KnowledgePublication<App> {
       ...(this.#staged !== undefined ? { embedder: this.#staged } : {}),
       embedText: embedTextOf,
       snippetField: 'text',
-      // Passages of one document support each other (see the fusion's documentSupport).
+      // Passages know their document: with fusion.documentSupport set, they support each other.
       documentOf: (passage) => passage.documentId,
     })
   }

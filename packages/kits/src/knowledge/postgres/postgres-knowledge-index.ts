@@ -125,7 +125,7 @@ function resolveFusion(fusion: HybridFusionOptions | undefined): Resolved {
       vectorWeight: 1,
       lookups: 'text-first',
       candidates: 50,
-      documentSupport: 0.5,
+      documentSupport: 0,
     }
   assertObject(fusion, 'options.fusion', { where: WHERE, arrays: false })
   const lookups = fusion.lookups ?? 'text-first'
@@ -143,7 +143,7 @@ function resolveFusion(fusion: HybridFusionOptions | undefined): Resolved {
     vectorWeight: finite(fusion.vectorWeight ?? 1, 'options.fusion.vectorWeight', 0, true),
     lookups,
     candidates,
-    documentSupport: finite(fusion.documentSupport ?? 0.5, 'options.fusion.documentSupport', 0),
+    documentSupport: finite(fusion.documentSupport ?? 0, 'options.fusion.documentSupport', 0),
   }
 }
 

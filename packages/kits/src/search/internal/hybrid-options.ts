@@ -28,7 +28,7 @@ export function readFusion(value: unknown): Required<HybridFusionOptions> {
       vectorWeight: 1,
       lookups: 'text-first',
       candidates: 50,
-      documentSupport: 0.5,
+      documentSupport: 0,
     }
   assertRequest(value, 'new HybridSearch', '{ k: 60, textWeight: 1 }', 'options.fusion')
   const options = value as HybridFusionOptions
@@ -47,7 +47,7 @@ export function readFusion(value: unknown): Required<HybridFusionOptions> {
   }
   const candidates = options.candidates ?? 50
   assertSafeInteger(candidates, 'options.fusion.candidates', { min: 1 })
-  const documentSupport = options.documentSupport ?? 0.5
+  const documentSupport = options.documentSupport ?? 0
   assertFiniteNumber(documentSupport, 'options.fusion.documentSupport', { min: 0 })
   return { k, textWeight, vectorWeight, lookups, candidates, documentSupport }
 }
