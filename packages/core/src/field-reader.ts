@@ -139,6 +139,14 @@ export class FieldReader {
     return this.#refuse(this.path(key), problem, value)
   }
 
+  /**
+   * Refuses the field `key` for not being `expected`: `<path> must be <expected>, but got <value>.` For
+   * checks the typed reads do not cover (a stream, a URL, a store with certain methods).
+   */
+  mustBe(key: string, expected: string, value: unknown): never {
+    return this.fail(key, `must be ${expected}, but got ${describeValue(value)}`, value)
+  }
+
   /** Refuses the object itself (`field`) with `problem`, e.g. when two of its fields conflict. */
   failObject(problem: string, value: unknown = this.#value): never {
     return this.#refuse(this.field, problem, value)
