@@ -10,6 +10,7 @@ import {
   type JsonSchema,
   type JsonSchemaValidator,
   type ResponseFormat,
+  refuseField,
   type SchemaIssue,
 } from '@agent-core/core'
 import { compileJsonSchema, compileSchema } from '@agent-core/core/tools'
@@ -245,17 +246,19 @@ export function compileStructuredOutput<Value>(
     )
   }
   if (description !== undefined && typeof description !== 'string') {
-    throw new InvalidDefinitionError(
-      `description must be a string or left out, but got ${describeValue(description)}.`,
-      {
-        details: { field: 'description', received: describeValue(description) },
-      },
+    refuseField(
+      'definition',
+      'description',
+      `must be a string or left out, but got ${describeValue(description)}`,
+      description,
     )
   }
   if (typeof maxCorrections !== 'number' || !Number.isSafeInteger(maxCorrections) || maxCorrections < 0) {
-    throw new InvalidDefinitionError(
-      `maxCorrections must be a safe integer that is not negative (0 turns corrections off), but got ${describeValue(maxCorrections)}.`,
-      { details: { field: 'maxCorrections', received: describeValue(maxCorrections) } },
+    refuseField(
+      'definition',
+      'maxCorrections',
+      `must be a safe integer that is not negative (0 turns corrections off), but got ${describeValue(maxCorrections)}`,
+      maxCorrections,
     )
   }
   if (jsonSchema !== undefined) compileShown(jsonSchema, 'jsonSchema')
@@ -265,9 +268,11 @@ export function compileStructuredOutput<Value>(
     typeof schema !== 'boolean' &&
     (typeof schema !== 'object' || schema === null || Array.isArray(schema))
   ) {
-    throw new InvalidDefinitionError(
-      `schema must be a JSON Schema or a Standard Schema validator (zod, valibot, arktype, ...), but got ${describeValue(schema)}.`,
-      { details: { field: 'schema', received: describeValue(schema) } },
+    refuseField(
+      'definition',
+      'schema',
+      `must be a JSON Schema or a Standard Schema validator (zod, valibot, arktype, ...), but got ${describeValue(schema)}`,
+      schema,
     )
   }
   // One schema layer for every entry point (core's): ajv for JSON Schema, the validator's own

@@ -12,6 +12,7 @@ import {
   type ModelResponse,
   type ModelStreamEvent,
   type OperationContext,
+  refuseField,
   TimeoutError,
   throwIfAborted,
 } from '@agent-core/core'
@@ -103,11 +104,11 @@ function resolvePolicy(policy: RetryPolicy | undefined): ResolvedPolicy {
     ['policy.onRetry', onRetry, true],
   ] as const) {
     if (!(optional && value === undefined) && typeof value !== 'function') {
-      throw new InvalidInputError(
-        `${field} must be a function${optional ? ' or left out' : ''}, but got ${describeValue(value)}.`,
-        {
-          details: { field, received: describeValue(value) },
-        },
+      refuseField(
+        'input',
+        field,
+        `must be a function${optional ? ' or left out' : ''}, but got ${describeValue(value)}`,
+        value,
       )
     }
   }

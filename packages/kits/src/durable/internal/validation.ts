@@ -7,6 +7,7 @@ import {
   FieldReader,
   InvalidDefinitionError,
   InvalidInputError,
+  refuseField,
 } from '@agent-core/core'
 import type {
   DurableInspectRequest,
@@ -130,9 +131,11 @@ export function checkStore(store: unknown, field: string): asserts store is Dura
     typeof candidate.load !== 'function' ||
     typeof candidate.save !== 'function'
   ) {
-    throw new InvalidInputError(
-      `${field} must be a DurableStore with the methods exclusive(taskId, operation), load(taskId) and save(taskId, checkpoint), but got ${describeValue(store)}.`,
-      { details: { field, received: describeValue(store) } },
+    refuseField(
+      'input',
+      field,
+      `must be a DurableStore with the methods exclusive(taskId, operation), load(taskId) and save(taskId, checkpoint), but got ${describeValue(store)}`,
+      store,
     )
   }
   const { fencing, reportsLeaseWaits } = candidate
@@ -142,16 +145,20 @@ export function checkStore(store: unknown, field: string): asserts store is Dura
       unknown
     >
     if (typeof methods.load !== 'function' || typeof methods.save !== 'function') {
-      throw new InvalidInputError(
-        `${field}.fencing declares version fencing, so it must be { load(taskId), save(taskId, checkpoint, { expectedVersion }) }, but got ${describeValue(fencing)}. Implement both or leave fencing out.`,
-        { details: { field: `${field}.fencing`, received: describeValue(fencing) } },
+      refuseField(
+        'input',
+        `${field}.fencing`,
+        `declares version fencing, so it must be { load(taskId), save(taskId, checkpoint, { expectedVersion }) }, but got ${describeValue(fencing)}. Implement both or leave fencing out`,
+        fencing,
       )
     }
   }
   if (reportsLeaseWaits !== undefined && typeof reportsLeaseWaits !== 'boolean') {
-    throw new InvalidInputError(
-      `${field}.reportsLeaseWaits must be a boolean or omitted, but got ${describeValue(reportsLeaseWaits)}.`,
-      { details: { field: `${field}.reportsLeaseWaits`, received: describeValue(reportsLeaseWaits) } },
+    refuseField(
+      'input',
+      `${field}.reportsLeaseWaits`,
+      `must be a boolean or omitted, but got ${describeValue(reportsLeaseWaits)}`,
+      reportsLeaseWaits,
     )
   }
 }

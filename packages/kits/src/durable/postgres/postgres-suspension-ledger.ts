@@ -5,6 +5,7 @@ import {
   describeValue,
   InvalidInputError,
   InvalidOutputError,
+  refuseField,
 } from '@agent-core/core'
 import { DurableStoreError } from '@agent-core/kits/durable'
 import type { SuspensionClaim, SuspensionLedger } from '@agent-core/kits/loop'
@@ -70,14 +71,11 @@ export class PostgresSuspensionLedger implements SuspensionLedger {
     const { pool, connectionString, tableName } = options
     for (const key of Object.keys(options)) {
       if (!['pool', 'connectionString', 'tableName'].includes(key)) {
-        throw new InvalidInputError(
-          `options.${key} is not an option of the PostgreSQL suspension ledger; the options are pool, connectionString and tableName.`,
-          {
-            details: {
-              field: `options.${key}`,
-              received: describeValue((options as Record<string, unknown>)[key]),
-            },
-          },
+        refuseField(
+          'input',
+          `options.${key}`,
+          `is not an option of the PostgreSQL suspension ledger; the options are pool, connectionString and tableName`,
+          (options as Record<string, unknown>)[key],
         )
       }
     }
