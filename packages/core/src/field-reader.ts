@@ -107,7 +107,8 @@ function isObject(value: unknown): value is Record<string, unknown> {
 export class FieldReader {
   readonly #value: Record<string, unknown>
   readonly #read = new Set<string>()
-  readonly #context: FieldReaderContext
+  /** The prefix and details this reader adds to its refusals (shared with the readers of nested objects). */
+  readonly context: FieldReaderContext
   /**
    * @param value - the object to read; anything else (null, an array, a primitive) is refused at once
    * @param field - its path as the caller wrote it, e.g. `"definition"` or `"options.budget"`; `""` for a
@@ -123,7 +124,7 @@ export class FieldReader {
     readonly kind: FieldReaderKind = 'input',
     context: FieldReaderContext = NO_CONTEXT,
   ) {
-    this.#context = context
+    this.context = context
     if (!isObject(value)) this.#refuse(field, `must be ${what}, but got ${describeValue(value)}`, value)
     this.#value = value
   }
@@ -153,7 +154,7 @@ export class FieldReader {
   }
 
   #refuse(field: string, problem: string, value: unknown): never {
-    const { prefix, details } = this.#context
+    const { prefix, details } = this.context
     const ErrorClass = this.kind === 'definition' ? InvalidDefinitionError : InvalidInputError
     throw new ErrorClass(`${prefix ?? ''}${field} ${problem}.`, {
       details: { ...details, field, received: describeValue(value) },
@@ -356,12 +357,12 @@ export class FieldReader {
   object(key: string, what: string): FieldReader | undefined {
     const value = this.get(key)
     if (value === undefined) return undefined
-    return new FieldReader(value, this.path(key), what, this.kind, this.#context)
+    return new FieldReader(value, this.path(key), what, this.kind, this.context)
   }
 
   /** {@link FieldReader.object}, refused when left out. */
   requiredObject(key: string, what: string): FieldReader {
-    return new FieldReader(this.get(key), this.path(key), what, this.kind, this.#context)
+    return new FieldReader(this.get(key), this.path(key), what, this.kind, this.context)
   }
 
   /**
@@ -374,7 +375,7 @@ export class FieldReader {
     for (const key of Reflect.ownKeys(this.#value)) {
       if (typeof key === 'symbol' || keys.includes(key)) continue
       const value = Object.getOwnPropertyDescriptor(this.#value, key)?.value
-      const { prefix, details } = this.#context
+      const { prefix, details } = this.context
       const ErrorClass = this.kind === 'definition' ? InvalidDefinitionError : InvalidInputError
       throw new ErrorClass(
         `${prefix ?? ''}${this.field} has an unknown field "${key}"; the known fields are ${keys.join(', ')}. Check its spelling.`,
