@@ -1,4 +1,4 @@
-import type { ToolMessage as ChatToolMessage } from '@agent-core/core'
+import type { ToolMessage as ChatToolMessage, FieldReader } from '@agent-core/core'
 import { readJson, readNestedRecord, readRecord } from './internal/field-reader.js'
 import type { JsonValue } from './internal/json.js'
 
