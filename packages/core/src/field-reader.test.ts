@@ -88,6 +88,14 @@ describe('FieldReader', () => {
       InvalidDefinitionError.isInstance(refusal(() => refuseField('definition', 'f', 'is wrong', 1))),
     ).toBe(true)
     expect(refusal(() => refuseField('input', 'f', 'is wrong', 'v')).message).toBe('f is wrong.')
+    const prefixed = refusal(() =>
+      refuseField('input', 'request.query', 'must be a string, but got the number 1', 1, {
+        prefix: 'TextSearch search: ',
+        details: { id: 'docs' },
+      }),
+    )
+    expect(prefixed.message).toBe('TextSearch search: request.query must be a string, but got the number 1.')
+    expect(prefixed.details).toEqual({ id: 'docs', field: 'request.query', received: 'the number 1' })
   })
 
   it('required twins refuse a missing field without "or be left out"; optional reads say it', () => {

@@ -20,6 +20,7 @@ export type FieldReaderKind = 'input' | 'definition'
  * @param field - the offending field as the caller wrote it, e.g. `"options.maxRounds"`
  * @param problem - what is wrong and what to do, e.g. `"must be a function, but got 3"`
  * @param value - the refused value (described, not kept)
+ * @param context - a prefix naming the caller (`'TextSearch search: '`) and extra details ({@link FieldReaderContext})
  * @throws `InvalidInputError` or `InvalidDefinitionError`, always
  * @example
  * ```ts
@@ -29,9 +30,19 @@ export type FieldReaderKind = 'input' | 'definition'
  *   refuseField('definition', 'members', 'must name at least one member', members)
  * ```
  */
-export function refuseField(kind: FieldReaderKind, field: string, problem: string, value: unknown): never {
+export function refuseField(
+  kind: FieldReaderKind,
+  field: string,
+  problem: string,
+  value: unknown,
+  context?: FieldReaderContext,
+): never {
   const ErrorClass = kind === 'definition' ? InvalidDefinitionError : InvalidInputError
-  throw new ErrorClass(`${field} ${problem}.`, { details: { field, received: describeValue(value) } })
+  if (context === undefined)
+    throw new ErrorClass(`${field} ${problem}.`, { details: { field, received: describeValue(value) } })
+  throw new ErrorClass(`${context.prefix ?? ''}${field} ${problem}.`, {
+    details: { ...context.details, field, received: describeValue(value) },
+  })
 }
 
 /**

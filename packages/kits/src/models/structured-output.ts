@@ -233,16 +233,22 @@ export function compileStructuredOutput<Value>(
   readReply: ReplyReader | undefined,
 ): StructuredOutput<Value> {
   if (typeof options !== 'object' || options === null) {
-    throw new InvalidDefinitionError(
-      `Structured output options must be an object { schema, name?, description?, maxCorrections? }, but got ${describeValue(options)}.`,
-      { details: { field: 'options', received: describeValue(options) } },
+    refuseField(
+      'definition',
+      'options',
+      `must be an object { schema, name?, description?, maxCorrections? }, but got ${describeValue(options)}`,
+      options,
+      { prefix: 'Structured output ' },
     )
   }
   const { schema, name = 'output', description, jsonSchema, maxCorrections = 1 } = options
   if (typeof name !== 'string' || !NAME_PATTERN.test(name)) {
-    throw new InvalidDefinitionError(
-      `A structured output name must be 1 to 64 letters, digits, "_" or "-" (providers require it), but got ${describeValue(name)}.`,
-      { details: { field: 'name', received: describeValue(name) } },
+    refuseField(
+      'definition',
+      'name',
+      `must be 1 to 64 letters, digits, "_" or "-" (providers require it), but got ${describeValue(name)}`,
+      name,
+      { prefix: 'A structured output ' },
     )
   }
   if (description !== undefined && typeof description !== 'string') {

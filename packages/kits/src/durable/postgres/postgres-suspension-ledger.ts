@@ -94,10 +94,9 @@ export class PostgresSuspensionLedger implements SuspensionLedger {
       pool !== undefined &&
       (typeof pool !== 'object' || pool === null || typeof (pool as { query?: unknown }).query !== 'function')
     ) {
-      throw new InvalidInputError(
-        `PostgreSQL suspension ledger: options.pool must be a pg.Pool, but got ${describeValue(pool)}.`,
-        { details: { field: 'options.pool', received: describeValue(pool) } },
-      )
+      refuseField('input', 'options.pool', `must be a pg.Pool, but got ${describeValue(pool)}`, pool, {
+        prefix: 'PostgreSQL suspension ledger: ',
+      })
     }
     if (connectionString !== undefined) assertNonEmptyString(connectionString, 'options.connectionString')
     this.#table = parseTableName(tableName ?? DEFAULT_TABLE)
