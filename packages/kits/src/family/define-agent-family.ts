@@ -3,10 +3,12 @@ import {
   childContext,
   createOperationContext,
   describeValue,
+  FieldReader,
   InvalidDefinitionError,
   type OperationContext,
   type OperationContextInit,
   Registry,
+  refuseField,
 } from '@agent-core/core'
 import { type AgentToolEntry, defineAgent } from '@agent-core/kits/loop'
 import type { FamilyGrant, FamilyMember, FamilyResult, FamilyRunRequest } from './family-types.js'
@@ -17,7 +19,7 @@ import {
   readSpawn,
   TokenLedger,
 } from './internal/branch.js'
-import { Fields, isRecord, refuse } from './internal/fields.js'
+import { isRecord } from './internal/fields.js'
 
 /**
  * Default number of one spawn's children that run at once.
@@ -95,7 +97,7 @@ export interface AgentFamily<App = unknown> {
   ): Promise<FamilyResult>
 }
 
-function readStrings(fields: Fields, key: 'tools' | 'scopes'): readonly string[] {
+function readStrings(fields: FieldReader, key: 'tools' | 'scopes'): readonly string[] {
   const value = fields.get(key)
   if (value === undefined) return []
   if (!Array.isArray(value)) {
@@ -107,7 +109,7 @@ function readStrings(fields: Fields, key: 'tools' | 'scopes'): readonly string[]
     const field = `definition.${key}[${index}]`
     const id = key === 'tools' ? (isRecord(entry) ? entry.id : undefined) : entry
     if (typeof id !== 'string' || id === '') {
-      refuse(
+      refuseField(
         'definition',
         field,
         key === 'tools'
@@ -117,7 +119,7 @@ function readStrings(fields: Fields, key: 'tools' | 'scopes'): readonly string[]
       )
     }
     if (ids.includes(id)) {
-      refuse(
+      refuseField(
         'definition',
         field,
         `repeats the ${key === 'tools' ? 'tool' : 'scope'} id "${id}"; ids must be unique`,
@@ -135,7 +137,12 @@ function compileMember(
   tools: readonly AgentToolEntry<unknown>[],
 ): CompiledMember {
   const field = `definition.members[${index}]`
-  const fields: Fields = new Fields(value, field, 'a member { id, agent } or { id, run }', 'definition')
+  const fields: FieldReader = new FieldReader(
+    value,
+    field,
+    'a member { id, agent } or { id, run }',
+    'definition',
+  )
   const id = fields.string('id')
   if (id === undefined) fields.fail('id', 'is required: name the member', undefined)
   const agent = fields.get('agent')
@@ -192,7 +199,7 @@ function compileMember(
 }
 
 function compile(definition: unknown): CompiledFamily {
-  const fields: Fields = new Fields(
+  const fields: FieldReader = new FieldReader(
     definition,
     'definition',
     'a family definition { tools?, scopes?, members, ... }',
@@ -245,7 +252,7 @@ class AgentFamilyImpl<App> implements AgentFamily<App> {
     request: FamilyRunRequest<App>,
     context: OperationContext<App> | OperationContextInit<App> = {},
   ): Promise<FamilyResult> {
-    const fields: Fields = new Fields(
+    const fields: FieldReader = new FieldReader(
       request,
       'request',
       'a family run request { children, maxTokens?, ... }',

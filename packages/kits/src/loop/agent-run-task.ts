@@ -1,5 +1,6 @@
 import {
   describeValue,
+  FieldReader,
   InvalidDefinitionError,
   InvalidInputError,
   InvalidStateError,
@@ -9,7 +10,7 @@ import {
 import type { CheckpointV2, DurableStore, DurableTask } from '@agent-core/kits/durable'
 import { type AgentInternals, agentInternals } from './agent.js'
 import { stepAgent } from './durable-agent.js'
-import { Fields, isRecord } from './internal/check.js'
+import { isRecord } from './internal/check.js'
 import { consumedError } from './internal/consume-suspension.js'
 import { newId } from './internal/run.js'
 import type { AgentCallOutcome, AgentRunState } from './run-state.js'
@@ -146,8 +147,8 @@ function readRequest(
   value: unknown,
   where: string,
   keys: readonly string[],
-): { taskId: string; store: DurableStore | undefined; fields: Fields } {
-  const fields: Fields = new Fields(value, 'request', `a request { ${keys.join(', ')} }`)
+): { taskId: string; store: DurableStore | undefined; fields: FieldReader } {
+  const fields: FieldReader = new FieldReader(value, 'request', `a request { ${keys.join(', ')} }`)
   const taskId = fields.requiredString('taskId')
   const store = fields.get('store') as DurableStore | undefined
   if (store !== undefined && !isRecord(store)) {

@@ -4,6 +4,7 @@ import {
   assertNotThenable,
   describeValue,
   type ErrorDetails,
+  FieldReader,
   InvalidDefinitionError,
   InvalidOutputError,
   InvalidStateError,
@@ -26,7 +27,7 @@ import {
   type ToolLifecycleHooks,
   ToolRejectedError,
 } from '@agent-core/kits/tools'
-import { Fields, isRecord } from './internal/check.js'
+import { isRecord } from './internal/check.js'
 
 /**
  * What an approval policy answers for one call: run it (`allow`), ask a person first (`ask`), or refuse it
@@ -228,7 +229,7 @@ function build<Input, Output, App>(
   const prototype = Object.getPrototypeOf(given)
   const fields =
     prototype === Object.prototype || prototype === null
-      ? new Fields(given, 'options', `the options of tool "${id}"`, 'definition')
+      ? new FieldReader(given, 'options', `the options of tool "${id}"`, 'definition')
       : undefined
   const read = (key: string): unknown => (fields ? fields.get(key) : (given as Record<string, unknown>)[key])
   const fail = (key: string, problem: string, value: unknown): never => {

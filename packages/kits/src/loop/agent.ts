@@ -3,6 +3,7 @@ import {
   type ChatModel,
   createOperationContext,
   describeValue,
+  FieldReader,
   InvalidDefinitionError,
   InvalidInputError,
   type MaybePromise,
@@ -38,7 +39,7 @@ import {
   readToolGuardrails,
   type ToolGuardrail,
 } from './guardrails.js'
-import { Fields, isRecord } from './internal/check.js'
+import { isRecord } from './internal/check.js'
 import { consumeSuspension, consumes, readLedger } from './internal/consume-suspension.js'
 import { readHistory, type TransformInput } from './internal/custom-inputs.js'
 import { jsonProblem } from './internal/json.js'
@@ -492,8 +493,8 @@ export interface Agent<Answer = string, App = unknown> {
   ): AgentStream<Answer>
 }
 
-function readTimeout(fields: Fields, key: string, fallback: number | undefined): number | undefined {
-  return fields.integer(key, { min: 1, max: MAX_TIMEOUT_MS }) ?? fallback
+function readTimeout(fields: FieldReader, key: string, fallback: number | undefined): number | undefined {
+  return fields.integer(key, 1, MAX_TIMEOUT_MS) ?? fallback
 }
 
 function compile(definition: unknown): {
@@ -501,7 +502,7 @@ function compile(definition: unknown): {
   tools: readonly AgentTool[]
   ledger: SuspensionLedger | undefined
 } {
-  const fields: Fields = new Fields(
+  const fields: FieldReader = new FieldReader(
     definition,
     'definition',
     'an agent definition { model, tools?, ... }',
@@ -524,7 +525,7 @@ function compile(definition: unknown): {
   if (!Array.isArray(entries))
     fields.fail('tools', `must be an array of tools, but got ${describeValue(entries)}`, entries)
   const tools = entries.map((entry: unknown, index) => toAgentTool(entry, `definition.tools[${index}]`))
-  const system = fields.string('system', { optional: true, empty: true })
+  const system = fields.string('system', { empty: true })
   const request = fields.get('request') ?? {}
   if (!isRecord(request))
     fields.fail('request', `must be an object of request fields, but got ${describeValue(request)}`, request)
@@ -536,9 +537,9 @@ function compile(definition: unknown): {
         request[key],
       )
   }
-  const maxTurns = fields.integer('maxTurns', { min: 1 }) ?? DEFAULT_MAX_TURNS
-  const maxTokens = fields.integer('maxTokens', { min: 1 })
-  const toolConcurrency = fields.integer('toolConcurrency', { min: 1, max: 1000 }) ?? DEFAULT_TOOL_CONCURRENCY
+  const maxTurns = fields.integer('maxTurns', 1) ?? DEFAULT_MAX_TURNS
+  const maxTokens = fields.integer('maxTokens', 1)
+  const toolConcurrency = fields.integer('toolConcurrency', 1, 1000) ?? DEFAULT_TOOL_CONCURRENCY
   const toolTimeoutMs = readTimeout(fields, 'toolTimeoutMs', DEFAULT_TOOL_TIMEOUT_MS)!
   const modelTimeoutMs = readTimeout(fields, 'modelTimeoutMs', DEFAULT_MODEL_TIMEOUT_MS)!
   const modelIdleTimeoutMs = readTimeout(fields, 'modelIdleTimeoutMs', undefined)
@@ -721,12 +722,16 @@ function hideTools(compiled: CompiledAgent, policy: ToolPolicy, perRun: boolean)
 function readRequest(
   value: unknown,
 ): Omit<ParsedRun, 'runId'> & { runId: string | undefined; toolPolicy: ToolPolicy | undefined } {
-  const fields: Fields = new Fields(value, 'request', 'a run request { prompt?, messages?, resume?, ... }')
-  const prompt = fields.string('prompt', { optional: true, empty: true })
+  const fields: FieldReader = new FieldReader(
+    value,
+    'request',
+    'a run request { prompt?, messages?, resume?, ... }',
+  )
+  const prompt = fields.string('prompt', { empty: true })
   const given = fields.get('messages')
   const resumeValue = fields.get('resume')
   const outcomesValue = fields.get('outcomes')
-  const runId = fields.string('runId', { optional: true })
+  const runId = fields.string('runId')
   const toolChoice = readToolChoice(fields)
   const toolsValue = fields.get('tools')
   const defer = fields.boolean('defer') ?? false
@@ -813,11 +818,11 @@ function withTransform<Run extends Omit<ParsedRun, 'runId'>>(run: Run, agent: Co
   return transformInput === run.transformInput ? run : { ...run, transformInput }
 }
 
-function readToolChoice(fields: Fields): ParsedRun['toolChoice'] {
+function readToolChoice(fields: FieldReader): ParsedRun['toolChoice'] {
   const value = fields.get('toolChoice')
   if (value === undefined) return undefined
   if (value === 'auto' || value === 'none' || value === 'required') return value
-  const choice: Fields = new Fields(
+  const choice: FieldReader = new FieldReader(
     value,
     fields.path('toolChoice'),
     '"auto", "none", "required", { name } or { name, input }',

@@ -4,11 +4,11 @@ import {
   abortedError,
   type ChatMessage,
   describeValue,
+  FieldReader,
   InvalidDefinitionError,
 } from '@agent-core/core'
 import type { DurableStep, DurableStepContext } from '@agent-core/kits/durable'
 import { type Agent, type AgentRunRequest, agentInternals } from './agent.js'
-import { Fields } from './internal/check.js'
 import { readMessages } from './internal/messages.js'
 import { newId } from './internal/run.js'
 import { type AgentCallOutcome, type AgentRunState, assertAgentRunState } from './run-state.js'
@@ -37,10 +37,10 @@ export function createAgentRunState(init: {
   readonly messages?: readonly ChatMessage[] | undefined
   readonly runId?: string | undefined
 }): AgentRunState {
-  const fields: Fields = new Fields(init, 'init', 'a new run { prompt?, messages?, runId? }')
-  const prompt = fields.string('prompt', { optional: true, empty: true })
+  const fields: FieldReader = new FieldReader(init, 'init', 'a new run { prompt?, messages?, runId? }')
+  const prompt = fields.string('prompt', { empty: true })
   const given = fields.get('messages')
-  const runId = fields.string('runId', { optional: true }) ?? newId('run')
+  const runId = fields.string('runId') ?? newId('run')
   fields.done()
   const messages = given === undefined ? [] : readMessages(given, 'init.messages')
   if (prompt !== undefined) messages.push({ role: 'user', content: prompt })
@@ -139,11 +139,16 @@ export function agentRunStep<Answer, App>(
       },
     )
   }
-  const fields: Fields = new Fields(options, 'options', 'agent step options { id?, request? }', 'definition')
-  const id = fields.string('id', { optional: true }) ?? 'agent-run'
+  const fields: FieldReader = new FieldReader(
+    options,
+    'options',
+    'agent step options { id?, request? }',
+    'definition',
+  )
+  const id = fields.string('id') ?? 'agent-run'
   const request = fields.get('request') ?? {}
   fields.done()
-  const extra = new Fields(request, 'options.request', 'run options', 'definition')
+  const extra = new FieldReader(request, 'options.request', 'run options', 'definition')
   for (const key of ['prompt', 'messages', 'resume', 'outcomes', 'runId', 'toolChoice', 'onProgress']) {
     if (extra.has(key)) extra.fail(key, 'is set by the step for every attempt', extra.get(key))
   }

@@ -1,6 +1,7 @@
 import {
   type ChatMessage,
   describeValue,
+  FieldReader,
   InvalidInputError,
   type JsonSchema,
   type ModelUsage,
@@ -8,7 +9,7 @@ import {
 import type { ApproveDecision, JsonValue, ToolDecision, ToolStateRecord } from '@agent-core/kits/tools'
 import type { PlacedCustomInput } from './custom-inputs.js'
 import type { GuardrailTrip } from './guardrails.js'
-import { Fields, isRecord } from './internal/check.js'
+import { isRecord } from './internal/check.js'
 import { readPlacedInputs } from './internal/custom-inputs.js'
 import { jsonProblem } from './internal/json.js'
 import { readMessages } from './internal/messages.js'
@@ -203,17 +204,21 @@ export type AgentCallOutcome =
     }
 
 function readUsage(value: unknown, field: string): ModelUsage {
-  const fields: Fields = new Fields(value, field, 'a usage { inputTokens, outputTokens, totalTokens }')
-  fields.integer('inputTokens', { min: 0 }, false)
-  fields.integer('outputTokens', { min: 0 }, false)
-  fields.integer('totalTokens', { min: 0 }, false)
-  fields.integer('cacheReadTokens', { min: 0 })
-  fields.integer('cacheWriteTokens', { min: 0 })
+  const fields: FieldReader = new FieldReader(
+    value,
+    field,
+    'a usage { inputTokens, outputTokens, totalTokens }',
+  )
+  fields.requiredInteger('inputTokens', 0)
+  fields.requiredInteger('outputTokens', 0)
+  fields.requiredInteger('totalTokens', 0)
+  fields.integer('cacheReadTokens', 0)
+  fields.integer('cacheWriteTokens', 0)
   fields.done()
   return value as ModelUsage
 }
 
-function readJson(fields: Fields, key: string, optional: boolean): void {
+function readJson(fields: FieldReader, key: string, optional: boolean): void {
   const value = fields.get(key)
   if (value === undefined && optional) return
   const problem =
@@ -222,27 +227,27 @@ function readJson(fields: Fields, key: string, optional: boolean): void {
 }
 
 function readApproval(value: unknown, field: string): void {
-  const fields: Fields = new Fields(value, field, 'an approval { type: "approve", toolCallId, by }')
-  fields.oneOf('type', ['approve'])
+  const fields: FieldReader = new FieldReader(value, field, 'an approval { type: "approve", toolCallId, by }')
+  fields.requiredOneOf('type', ['approve'])
   fields.requiredString('toolCallId')
-  fields.oneOf('by', ['person', 'policy'])
+  fields.requiredOneOf('by', ['person', 'policy'])
   readJson(fields, 'input', true)
-  fields.string('signature', { optional: true })
+  fields.string('signature')
   fields.done()
 }
 
 function readPending(value: unknown, field: string, runId: string): AgentPendingCall {
-  const fields: Fields = new Fields(value, field, 'a pending call')
+  const fields: FieldReader = new FieldReader(value, field, 'a pending call')
   const toolCallId = fields.requiredString('toolCallId')!
   fields.requiredString('invocationId')
   fields.requiredString('toolId')
   readJson(fields, 'input', false)
   const callRunId = fields.requiredString('runId')
   if (callRunId !== runId) fields.fail('runId', `must be the run's own id "${runId}"`, callRunId)
-  const waitingFor = fields.oneOf('waitingFor', ['approval', 'external', 'question', 'running'])
+  const waitingFor = fields.requiredOneOf('waitingFor', ['approval', 'external', 'question', 'running'])
   fields.requiredString('reason')
-  fields.string('signature', { optional: true })
-  const question = fields.string('question', { optional: true })
+  fields.string('signature')
+  const question = fields.string('question')
   const schema = fields.get('answerSchema')
   if (waitingFor === 'question' && (question === undefined || schema === undefined)) {
     fields.fail('question', 'and answerSchema are required for a call waiting for an answer', question)
@@ -262,18 +267,18 @@ function readPending(value: unknown, field: string, runId: string): AgentPending
 }
 
 function readToolState(value: unknown, field: string): void {
-  const records: Fields = new Fields(
+  const records: FieldReader = new FieldReader(
     value,
     field,
     'a record of tool states { calls, lastResult?, kept? } by tool id',
   )
   for (const key of Object.keys(value as object)) {
-    const record: Fields = new Fields(
+    const record: FieldReader = new FieldReader(
       records.get(key),
       records.path(key),
       'a tool state { calls, lastResult?, kept? }',
     )
-    record.integer('calls', { min: 1 }, false)
+    record.requiredInteger('calls', 1)
     readJson(record, 'lastResult', true)
     readJson(record, 'kept', true)
     record.done()
@@ -297,7 +302,11 @@ function readToolState(value: unknown, field: string): void {
  * ```
  */
 export function assertAgentRunState(value: unknown, field = 'state'): asserts value is AgentRunState {
-  const fields: Fields = new Fields(value, field, 'an agent run state (the JSON a run returned or saved)')
+  const fields: FieldReader = new FieldReader(
+    value,
+    field,
+    'an agent run state (the JSON a run returned or saved)',
+  )
   const version = fields.get('version')
   if (version !== 1) {
     fields.fail(
@@ -306,25 +315,25 @@ export function assertAgentRunState(value: unknown, field = 'state'): asserts va
       version,
     )
   }
-  const status = fields.oneOf('status', ['running', 'suspended', 'done'])
+  const status = fields.requiredOneOf('status', ['running', 'suspended', 'done'])
   const runId = fields.requiredString('runId')!
   const messages = readMessages(fields.get('messages'), fields.path('messages'))
   const customInputs = fields.get('customInputs')
   if (customInputs !== undefined) readPlacedInputs(customInputs, fields.path('customInputs'), messages)
-  fields.integer('turns', { min: 0 }, false)
+  fields.requiredInteger('turns', 0)
   readUsage(fields.get('usage'), fields.path('usage'))
-  const toolTurns: Fields = new Fields(
+  const toolTurns: FieldReader = new FieldReader(
     fields.get('toolTurns'),
     fields.path('toolTurns'),
     'a record of turn counts by tool id',
   )
-  for (const key of Object.keys(fields.get('toolTurns') as object)) toolTurns.integer(key, { min: 0 }, false)
+  for (const key of Object.keys(fields.get('toolTurns') as object)) toolTurns.requiredInteger(key, 0)
   toolTurns.done()
   const retries = fields.get('answerRetries')
   if (!Array.isArray(retries))
     fields.fail('answerRetries', `must be an array, but got ${describeValue(retries)}`, retries)
   retries.forEach((retry: unknown, index) => {
-    const at: Fields = new Fields(
+    const at: FieldReader = new FieldReader(
       retry,
       `${fields.path('answerRetries')}[${index}]`,
       'an answer retry { text, feedback }',
@@ -352,17 +361,17 @@ export function assertAgentRunState(value: unknown, field = 'state'): asserts va
   }
   const toolState = fields.get('toolState')
   if (toolState !== undefined) readToolState(toolState, fields.path('toolState'))
-  const suspensionId = fields.string('suspensionId', { optional: true })
+  const suspensionId = fields.string('suspensionId')
   if (suspensionId !== undefined && status !== 'suspended') {
     fields.fail('suspensionId', `is only present in a suspended run (status is "${status}")`, suspensionId)
   }
-  const signature = fields.string('signature', { optional: true })
+  const signature = fields.string('signature')
   if (signature !== undefined && status !== 'suspended') {
     fields.fail('signature', `is only present in a suspended run (status is "${status}")`, signature)
   }
   if (status === 'done') {
-    fields.oneOf('reason', ['final', 'turn-limit', 'token-limit', 'stopped', 'error', 'guardrail'])
-    fields.string('text', { empty: true })
+    fields.requiredOneOf('reason', ['final', 'turn-limit', 'token-limit', 'stopped', 'error', 'guardrail'])
+    fields.requiredString('text', { empty: true })
     readJson(fields, 'answer', true)
     readJson(fields, 'guardrail', true)
   } else {
@@ -376,22 +385,22 @@ export function assertAgentRunState(value: unknown, field = 'state'): asserts va
 
 /** Reads one outcome strictly: its shape, by type. */
 export function readOutcome(value: unknown, field: string): AgentCallOutcome {
-  const fields: Fields = new Fields(
+  const fields: FieldReader = new FieldReader(
     value,
     field,
     'a call outcome (approve, reject, result, failure or answer)',
   )
-  const type = fields.oneOf('type', ['approve', 'reject', 'result', 'failure', 'answer'])
+  const type = fields.requiredOneOf('type', ['approve', 'reject', 'result', 'failure', 'answer'])
   fields.requiredString('toolCallId')
   switch (type) {
     case 'approve':
-      fields.oneOf('by', ['person', 'policy'])
+      fields.requiredOneOf('by', ['person', 'policy'])
       readJson(fields, 'input', true)
       break
     case 'reject':
-      fields.oneOf('by', ['person', 'policy', 'earlier-refusal'])
+      fields.requiredOneOf('by', ['person', 'policy', 'earlier-refusal'])
       fields.requiredString('reason')
-      fields.string('instruction', { optional: true })
+      fields.string('instruction')
       break
     case 'result':
       readJson(fields, 'output', true)
@@ -403,7 +412,7 @@ export function readOutcome(value: unknown, field: string): AgentCallOutcome {
       readJson(fields, 'value', false)
       break
   }
-  fields.string('signature', { optional: true })
+  fields.string('signature')
   fields.done()
   return value as AgentCallOutcome
 }
@@ -421,7 +430,7 @@ export function readOutcomes(value: unknown, field: string): Map<string, AgentCa
       { details: { field, received: describeValue(value) } },
     )
   }
-  const fields: Fields = new Fields(value, field, 'outcomes keyed by tool-call id')
+  const fields: FieldReader = new FieldReader(value, field, 'outcomes keyed by tool-call id')
   for (const key of Object.keys(value)) {
     const outcome = readOutcome(fields.get(key), `${field}.${key}`)
     if (outcome.toolCallId !== key) {

@@ -2,6 +2,7 @@ import {
   abortedError,
   type ChatModel,
   describeValue,
+  FieldReader,
   type FinishReason,
   InvalidInputError,
   InvalidStateError,
@@ -14,7 +15,7 @@ import {
   throwIfAborted,
 } from '@agent-core/core'
 import type { JsonValue } from '@agent-core/kits/tools'
-import { Fields, isRecord } from './internal/check.js'
+import { isRecord } from './internal/check.js'
 import { estimateTokens } from './trim-messages.js'
 
 /**
@@ -121,15 +122,15 @@ const FINISH: readonly string[] = ['stop', 'length', 'tool-calls', 'content-filt
 
 function readTurn(value: unknown, field: string, index: number): ReadTurn | { readonly error: unknown } {
   if (isRecord(value) && Object.hasOwn(value, 'error')) {
-    const fields: Fields = new Fields(value, field, 'an error turn { error }')
+    const fields: FieldReader = new FieldReader(value, field, 'an error turn { error }')
     fields.get('error')
     fields.done()
     return { error: value.error }
   }
-  const fields: Fields = new Fields(value, field, 'a scripted turn { text?, toolCalls?, ... }')
-  const text = fields.string('text', { optional: true, empty: true }) ?? ''
+  const fields: FieldReader = new FieldReader(value, field, 'a scripted turn { text?, toolCalls?, ... }')
+  const text = fields.string('text', { empty: true }) ?? ''
   const chunksValue = fields.get('chunks')
-  const thinking = fields.string('thinking', { optional: true, empty: true }) ?? ''
+  const thinking = fields.string('thinking', { empty: true }) ?? ''
   const callsValue = fields.get('toolCalls') ?? []
   const usage = fields.get('usage')
   const finishReason = fields.get('finishReason')
@@ -149,15 +150,15 @@ function readTurn(value: unknown, field: string, index: number): ReadTurn | { re
   if (!Array.isArray(callsValue))
     fields.fail('toolCalls', `must be an array, but got ${describeValue(callsValue)}`, callsValue)
   const toolCalls = callsValue.map((call: unknown, at) => {
-    const callFields: Fields = new Fields(
+    const callFields: FieldReader = new FieldReader(
       call,
       `${field}.toolCalls[${at}]`,
       'a tool call { name, input?, arguments?, id? }',
     )
-    const id = callFields.string('id', { optional: true, empty: true }) ?? `call_${index + 1}_${at}`
+    const id = callFields.string('id', { empty: true }) ?? `call_${index + 1}_${at}`
     const name = callFields.requiredString('name')!
     const input = callFields.get('input')
-    const raw = callFields.string('arguments', { optional: true, empty: true })
+    const raw = callFields.string('arguments', { empty: true })
     callFields.done()
     if (input !== undefined && raw !== undefined)
       callFields.fail('arguments', 'cannot be given with input', raw)
@@ -230,13 +231,13 @@ export function createScriptedModel(
       },
     )
   }
-  const fields: Fields = new Fields(
+  const fields: FieldReader = new FieldReader(
     options,
     'options',
     'scripted model options { identity?, delayMs?, stream? }',
   )
-  const identity = fields.string('identity', { optional: true }) ?? 'scripted'
-  const delayMs = fields.integer('delayMs', { min: 0, max: 2_147_483_647 }) ?? 0
+  const identity = fields.string('identity') ?? 'scripted'
+  const delayMs = fields.integer('delayMs', 0, 2_147_483_647) ?? 0
   const streaming = fields.boolean('stream') ?? true
   fields.done()
   const script = turns.map((turn, index) =>

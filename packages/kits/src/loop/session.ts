@@ -4,6 +4,7 @@ import {
   type ChatMessage,
   createOperationContext,
   describeValue,
+  FieldReader,
   InvalidInputError,
   InvalidStateError,
   type OperationContext,
@@ -12,7 +13,7 @@ import {
 } from '@agent-core/core'
 import type { AgentResult, AgentRunRequest } from './agent.js'
 import { isCustomInput } from './custom-inputs.js'
-import { Fields, isRecord } from './internal/check.js'
+import { isRecord } from './internal/check.js'
 import type { AgentCallOutcome, AgentRunState } from './run-state.js'
 
 /**
@@ -233,7 +234,7 @@ function historyOf(snapshot: AgentSessionSnapshot): ChatMessage[] {
 }
 
 function readSession(value: unknown): AgentSessionRef {
-  const fields = new Fields(value, 'request.session', 'a session { store, id }')
+  const fields = new FieldReader(value, 'request.session', 'a session { store, id }')
   const store = fields.get('store')
   if (!isRecord(store) || typeof store.read !== 'function' || typeof store.append !== 'function')
     fields.fail(
@@ -241,7 +242,7 @@ function readSession(value: unknown): AgentSessionRef {
       `must be a session store with read and append, but got ${describeValue(store)}`,
       store,
     )
-  const id = fields.string('id')
+  const id = fields.requiredString('id')
   fields.done()
   return { store: store as unknown as AgentSessionStore, id: id! }
 }

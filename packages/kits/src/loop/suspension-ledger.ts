@@ -3,10 +3,11 @@ import {
   type AgentCoreErrorOptions,
   describeValue,
   type ErrorDetails,
+  FieldReader,
   InvalidInputError,
   InvalidOutputError,
 } from '@agent-core/core'
-import { Fields, isRecord } from './internal/check.js'
+import { isRecord } from './internal/check.js'
 import { canonicalJson, jsonProblem } from './internal/json.js'
 import { type AgentCallOutcome, type AgentRunState, readOutcome } from './run-state.js'
 
@@ -191,7 +192,7 @@ export function assertSuspensionClaim(
   kind: 'input' | 'output' = 'input',
 ): asserts value is SuspensionClaim {
   try {
-    const fields: Fields = new Fields(
+    const fields: FieldReader = new FieldReader(
       value,
       field,
       'a suspension claim { key, runId, claimId, taskId?, outcomes, claimedAtMs }',
@@ -200,8 +201,8 @@ export function assertSuspensionClaim(
     if (key.length > MAX_KEY_LENGTH) fields.fail('key', `must be at most ${MAX_KEY_LENGTH} characters`, key)
     fields.requiredString('runId')
     fields.requiredString('claimId')
-    fields.string('taskId', { optional: true })
-    fields.integer('claimedAtMs', { min: 0 }, false)
+    fields.string('taskId')
+    fields.requiredInteger('claimedAtMs', 0)
     const outcomes = fields.get('outcomes')
     if (
       !isRecord(outcomes) ||

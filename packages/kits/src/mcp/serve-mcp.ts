@@ -1,11 +1,11 @@
 import type { Server as HttpServer, IncomingMessage, ServerResponse } from 'node:http'
-import { describeValue, InvalidInputError } from '@agent-core/core'
+import { describeValue, FieldReader, InvalidInputError } from '@agent-core/core'
 import type { ModelTool } from '@agent-core/core/tools'
 import { defineToolLifecycle, type ToolLifecycle, ToolLifecycleRegistry } from '@agent-core/kits/tools'
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js'
-import { FieldReader, MAX_TIMER_MS } from './internal/options.js'
+import { MAX_TIMER_MS } from './internal/options.js'
 import { assertServable, createToolServer, type ServeSettings } from './internal/serve-handlers.js'
 import { mcpResultTemplate } from './mcp-content.js'
 import { McpConnectionError } from './mcp-errors.js'
@@ -118,27 +118,27 @@ function readSettings<App>(value: unknown): ServeSettings<App> {
     value ?? {},
     'options',
     'serve options { name?, version?, approvals?, context?, ... }',
-    ['name', 'version', 'instructions', 'approvals', 'approvalTimeoutMs', 'context'],
-  )
+  ).only(['name', 'version', 'instructions', 'approvals', 'approvalTimeoutMs', 'context'])
   const approvals = reader.get('approvals') ?? 'refuse'
   if (approvals !== 'refuse' && approvals !== 'elicit' && typeof approvals !== 'function')
-    reader.fail('approvals', 'must be "refuse", "elicit" or a function of the pending call')
+    reader.mustBe('approvals', '"refuse", "elicit" or a function of the pending call', approvals)
   const context = reader.get('context')
   if (
     context !== undefined &&
     typeof context !== 'function' &&
     (typeof context !== 'object' || context === null)
   )
-    reader.fail(
+    reader.mustBe(
       'context',
-      'must be an operation context (an object) or a function of the request that returns one',
+      'an operation context (an object) or a function of the request that returns one',
+      context,
     )
   return {
-    name: reader.string('name', true) ?? 'agent-core',
-    version: reader.string('version', true) ?? '0.1.0',
-    instructions: reader.string('instructions', true),
+    name: reader.string('name') ?? 'agent-core',
+    version: reader.string('version') ?? '0.1.0',
+    instructions: reader.string('instructions'),
     approvals: approvals as ServeSettings<App>['approvals'],
-    approvalTimeoutMs: reader.integer('approvalTimeoutMs', 1, MAX_TIMER_MS) ?? 600_000,
+    approvalTimeoutMs: reader.integer('approvalTimeoutMs', 1, MAX_TIMER_MS, 'ms') ?? 600_000,
     context: context as ServeSettings<App>['context'],
   }
 }
@@ -193,15 +193,15 @@ async function serveStdio<App>(
   transport: McpServeStdio,
   settings: ServeSettings<App>,
 ): Promise<McpServerHandle> {
-  const reader = new FieldReader(transport, 'transport', 'a transport { type: "stdio", stdin?, stdout? }', [
-    'type',
-    'stdin',
-    'stdout',
-  ])
+  const reader = new FieldReader(
+    transport,
+    'transport',
+    'a transport { type: "stdio", stdin?, stdout? }',
+  ).only(['type', 'stdin', 'stdout'])
   const stdin = (reader.get('stdin') ?? process.stdin) as NodeJS.ReadableStream
   const stdout = (reader.get('stdout') ?? process.stdout) as NodeJS.WritableStream
-  if (typeof stdin.on !== 'function') reader.fail('stdin', 'must be a readable stream')
-  if (typeof stdout.write !== 'function') reader.fail('stdout', 'must be a writable stream')
+  if (typeof stdin.on !== 'function') reader.mustBe('stdin', 'a readable stream', stdin)
+  if (typeof stdout.write !== 'function') reader.mustBe('stdout', 'a writable stream', stdout)
   const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js')
   const server = createToolServer(registry, settings)
   const sdkTransport = new StdioServerTransport(stdin as never, stdout as never)
@@ -327,43 +327,37 @@ async function serveHttp<App>(
     transport,
     'transport',
     'a transport { type: "http", host?, port?, path?, ... }',
-    [
-      'type',
-      'host',
-      'port',
-      'path',
-      'listen',
-      'allowedHosts',
-      'allowedOrigins',
-      'sessionIdleMs',
-      'maxBodyBytes',
-      'maxSessions',
-      'authenticate',
-    ],
-  )
-  const host = reader.string('host', true) ?? '127.0.0.1'
-  const port = reader.integer('port', 0, 65_535) ?? 0
-  const path = reader.string('path', true) ?? '/mcp'
-  if (!path.startsWith('/')) reader.fail('path', 'must start with "/"')
+  ).only([
+    'type',
+    'host',
+    'port',
+    'path',
+    'listen',
+    'allowedHosts',
+    'allowedOrigins',
+    'sessionIdleMs',
+    'maxBodyBytes',
+    'maxSessions',
+    'authenticate',
+  ])
+  const host = reader.string('host') ?? '127.0.0.1'
+  const port = reader.integer('port', 0, 65_535, 'a TCP port') ?? 0
+  const path = reader.string('path') ?? '/mcp'
+  if (!path.startsWith('/')) reader.mustBe('path', 'a path that starts with "/"', path)
   const listen = reader.boolean('listen') ?? true
-  const givenHosts = reader.get('allowedHosts') === undefined ? undefined : reader.strings('allowedHosts')
-  const allowedOrigins =
-    reader.get('allowedOrigins') === undefined ? undefined : reader.strings('allowedOrigins')
-  const sessionIdleMs = reader.integer('sessionIdleMs', 1, MAX_TIMER_MS) ?? 300_000
+  const givenHosts = reader.strings('allowedHosts')
+  const allowedOrigins = reader.strings('allowedOrigins')
+  const sessionIdleMs = reader.integer('sessionIdleMs', 1, MAX_TIMER_MS, 'ms') ?? 300_000
   const maxBodyBytes = reader.integer('maxBodyBytes', 1, 1024 * 1024 * 1024, 'bytes') ?? 4 * 1024 * 1024
   const maxSessions = reader.integer('maxSessions', 1, 1_000_000, 'sessions') ?? 64
   const authenticate = reader.get('authenticate')
   if (authenticate !== undefined && typeof authenticate !== 'function')
-    reader.fail('authenticate', 'must be a function of the request that answers true to let it in')
+    reader.mustBe('authenticate', 'a function of the request that answers true to let it in', authenticate)
   const origins = new Set<string>()
   for (const [index, origin] of (allowedOrigins ?? []).entries()) {
     const normal = normalOrigin(origin)
     if (normal === undefined)
-      return reader.fail(
-        `allowedOrigins[${index}]`,
-        'must be an origin such as "https://app.example.com"',
-        origin,
-      )
+      return reader.mustBe(`allowedOrigins[${index}]`, 'an origin such as "https://app.example.com"', origin)
     origins.add(normal)
   }
 

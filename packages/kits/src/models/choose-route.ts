@@ -4,6 +4,7 @@ import {
   InvalidInputError,
   type ModelUsage,
   type OperationContextInit,
+  refuseField,
 } from '@agent-core/core'
 import { type GenerateStructuredRequest, runStructured } from './generate-structured.js'
 import { compileStructuredOutput, type StructuredAttempt } from './structured-output.js'
@@ -65,28 +66,30 @@ export interface RouteChoice<Name extends string> {
 
 function checkRoutes(routes: unknown): readonly Route[] {
   if (!Array.isArray(routes) || routes.length === 0) {
-    throw new InvalidInputError(
-      `routes must be a non-empty array of { name, description }, but got ${describeValue(routes)}.`,
-      {
-        details: { field: 'routes', received: describeValue(routes) },
-      },
+    refuseField(
+      'input',
+      'routes',
+      `must be a non-empty array of { name, description }, but got ${describeValue(routes)}`,
+      routes,
     )
   }
   const seen = new Set<string>()
   return routes.map((route: unknown, index) => {
     const { name, description } = (typeof route === 'object' && route !== null ? route : {}) as Partial<Route>
     if (typeof name !== 'string' || name.trim() === '') {
-      throw new InvalidInputError(
-        `routes[${index}].name must be a non-empty string, but got ${describeValue(name)}.`,
-        {
-          details: { field: `routes[${index}].name`, received: describeValue(name) },
-        },
+      refuseField(
+        'input',
+        `routes[${index}].name`,
+        `must be a non-empty string, but got ${describeValue(name)}`,
+        name,
       )
     }
     if (typeof description !== 'string') {
-      throw new InvalidInputError(
-        `routes[${index}].description must be a string (when the model should pick "${name}"), but got ${describeValue(description)}.`,
-        { details: { field: `routes[${index}].description`, received: describeValue(description) } },
+      refuseField(
+        'input',
+        `routes[${index}].description`,
+        `must be a string (when the model should pick "${name}"), but got ${describeValue(description)}`,
+        description,
       )
     }
     if (seen.has(name)) {

@@ -16,6 +16,7 @@ import {
   type OperationContext,
   type OperationContextInit,
   raceSignal,
+  refuseField,
   throwIfAborted,
 } from '@agent-core/core'
 import { MAX_TIMEOUT_MS, ModelCalls } from './model-calls.js'
@@ -168,18 +169,22 @@ function checkModel(model: unknown): StructuredModel<unknown> {
     if (isModelCallsTarget(model)) {
       const { modelId, timeoutMs } = model
       if (typeof modelId !== 'string' || !model.models.bindings.has(modelId)) {
-        throw new InvalidInputError(
-          `model.modelId must name a binding of model.models (${model.models.ids().join(', ') || 'none registered'}), but got ${describeValue(modelId)}.`,
-          { details: { field: 'model.modelId', received: describeValue(modelId) } },
+        refuseField(
+          'input',
+          'model.modelId',
+          `must name a binding of model.models (${model.models.ids().join(', ') || 'none registered'}), but got ${describeValue(modelId)}`,
+          modelId,
         )
       }
       checkTimeout(timeoutMs, 'model.timeoutMs', true)
       return model
     }
   }
-  throw new InvalidInputError(
-    `model must be a chat model { identity, generate }, a { models, modelId, timeoutMs } ModelCalls target or a function (request, context) => reply, but got ${describeValue(model)}.`,
-    { details: { field: 'model', received: describeValue(model) } },
+  refuseField(
+    'input',
+    'model',
+    `must be a chat model { identity, generate }, a { models, modelId, timeoutMs } ModelCalls target or a function (request, context) => reply, but got ${describeValue(model)}`,
+    model,
   )
 }
 
@@ -197,11 +202,11 @@ function checkTimeout(value: unknown, field: string, required: boolean): void {
 
 function checkMessages(messages: unknown, prompt: unknown): readonly ChatMessage[] {
   if (messages !== undefined && !Array.isArray(messages)) {
-    throw new InvalidInputError(
-      `messages must be an array of chat messages or left out, but got ${describeValue(messages)}.`,
-      {
-        details: { field: 'messages', received: describeValue(messages) },
-      },
+    refuseField(
+      'input',
+      'messages',
+      `must be an array of chat messages or left out, but got ${describeValue(messages)}`,
+      messages,
     )
   }
   const list: ChatMessage[] = []
@@ -212,18 +217,18 @@ function checkMessages(messages: unknown, prompt: unknown): readonly ChatMessage
       message === null ||
       !['system', 'user', 'assistant', 'tool'].includes(role as string)
     ) {
-      throw new InvalidInputError(
-        `messages[${index}] must be a chat message with role system, user, assistant or tool, but got ${describeValue(message)}.`,
-        { details: { field: `messages[${index}]`, received: describeValue(message) } },
+      refuseField(
+        'input',
+        `messages[${index}]`,
+        `must be a chat message with role system, user, assistant or tool, but got ${describeValue(message)}`,
+        message,
       )
     }
     list.push(message as ChatMessage)
   }
   if (prompt !== undefined) {
     if (typeof prompt !== 'string') {
-      throw new InvalidInputError(`prompt must be a string or left out, but got ${describeValue(prompt)}.`, {
-        details: { field: 'prompt', received: describeValue(prompt) },
-      })
+      refuseField('input', 'prompt', `must be a string or left out, but got ${describeValue(prompt)}`, prompt)
     }
     list.push({ role: 'user', content: prompt })
   }
@@ -334,11 +339,11 @@ function structuredOutputOf<Value>(
   const { output, schema } = request
   if (output !== undefined) {
     if (!isStructuredOutput(output)) {
-      throw new InvalidInputError(
-        `output must come from defineStructuredOutput, but got ${describeValue(output)}.`,
-        {
-          details: { field: 'output', received: describeValue(output) },
-        },
+      refuseField(
+        'input',
+        'output',
+        `must come from defineStructuredOutput, but got ${describeValue(output)}`,
+        output,
       )
     }
     if (schema !== undefined) {
@@ -377,21 +382,21 @@ export async function runStructured<Value>(
   const model = checkModel(request.model)
   const conversation = checkMessages(request.messages, request.prompt)
   if (request.system !== undefined && typeof request.system !== 'string') {
-    throw new InvalidInputError(
-      `system must be a string or left out, but got ${describeValue(request.system)}.`,
-      {
-        details: { field: 'system', received: describeValue(request.system) },
-      },
+    refuseField(
+      'input',
+      'system',
+      `must be a string or left out, but got ${describeValue(request.system)}`,
+      request.system,
     )
   }
   checkTimeout(request.timeoutMs, 'timeoutMs', false)
   const extra = request.request
   if (extra !== undefined && (typeof extra !== 'object' || extra === null)) {
-    throw new InvalidInputError(
-      `request must be an object of further ModelRequest fields or left out, but got ${describeValue(extra)}.`,
-      {
-        details: { field: 'request', received: describeValue(extra) },
-      },
+    refuseField(
+      'input',
+      'request',
+      `must be an object of further ModelRequest fields or left out, but got ${describeValue(extra)}`,
+      extra,
     )
   }
   const responseFormat = output.responseFormat(request.mode ?? 'prompt')

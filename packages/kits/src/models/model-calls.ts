@@ -7,13 +7,13 @@ import {
   deadlineSignal,
   describeValue,
   InvalidDefinitionError,
-  InvalidInputError,
   InvalidOutputError,
   type OperationContext,
   type OperationContextInit,
   Registry,
   RejectedThenableError,
   raceSignal,
+  refuseField,
   throwIfAborted,
 } from '@agent-core/core'
 import { createInvocationId } from '@agent-core/core/tools'
@@ -276,9 +276,11 @@ export class ModelCalls<Binding extends AnyModelBinding = AnyModelBinding> {
     const { modelId, input, timeoutMs } = request
     assertSafeInteger(timeoutMs, 'timeoutMs', { min: 1, max: MAX_TIMEOUT_MS })
     if (typeof modelId !== 'string' || modelId.length === 0) {
-      throw new InvalidInputError(
-        `modelId must be the id of a registered binding (${this.#knownIds()}), but got ${describeValue(modelId)}.`,
-        { details: { field: 'modelId', received: describeValue(modelId) } },
+      refuseField(
+        'input',
+        'modelId',
+        `must be the id of a registered binding (${this.#knownIds()}), but got ${describeValue(modelId)}`,
+        modelId,
       )
     }
     const binding = this.#bindings.require(modelId)

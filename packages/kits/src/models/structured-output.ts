@@ -10,6 +10,7 @@ import {
   type JsonSchema,
   type JsonSchemaValidator,
   type ResponseFormat,
+  refuseField,
   type SchemaIssue,
 } from '@agent-core/core'
 import { compileJsonSchema, compileSchema } from '@agent-core/core/tools'
@@ -232,30 +233,38 @@ export function compileStructuredOutput<Value>(
   readReply: ReplyReader | undefined,
 ): StructuredOutput<Value> {
   if (typeof options !== 'object' || options === null) {
-    throw new InvalidDefinitionError(
-      `Structured output options must be an object { schema, name?, description?, maxCorrections? }, but got ${describeValue(options)}.`,
-      { details: { field: 'options', received: describeValue(options) } },
+    refuseField(
+      'definition',
+      'options',
+      `must be an object { schema, name?, description?, maxCorrections? }, but got ${describeValue(options)}`,
+      options,
+      { prefix: 'Structured output ' },
     )
   }
   const { schema, name = 'output', description, jsonSchema, maxCorrections = 1 } = options
   if (typeof name !== 'string' || !NAME_PATTERN.test(name)) {
-    throw new InvalidDefinitionError(
-      `A structured output name must be 1 to 64 letters, digits, "_" or "-" (providers require it), but got ${describeValue(name)}.`,
-      { details: { field: 'name', received: describeValue(name) } },
+    refuseField(
+      'definition',
+      'name',
+      `must be 1 to 64 letters, digits, "_" or "-" (providers require it), but got ${describeValue(name)}`,
+      name,
+      { prefix: 'A structured output ' },
     )
   }
   if (description !== undefined && typeof description !== 'string') {
-    throw new InvalidDefinitionError(
-      `description must be a string or left out, but got ${describeValue(description)}.`,
-      {
-        details: { field: 'description', received: describeValue(description) },
-      },
+    refuseField(
+      'definition',
+      'description',
+      `must be a string or left out, but got ${describeValue(description)}`,
+      description,
     )
   }
   if (typeof maxCorrections !== 'number' || !Number.isSafeInteger(maxCorrections) || maxCorrections < 0) {
-    throw new InvalidDefinitionError(
-      `maxCorrections must be a safe integer that is not negative (0 turns corrections off), but got ${describeValue(maxCorrections)}.`,
-      { details: { field: 'maxCorrections', received: describeValue(maxCorrections) } },
+    refuseField(
+      'definition',
+      'maxCorrections',
+      `must be a safe integer that is not negative (0 turns corrections off), but got ${describeValue(maxCorrections)}`,
+      maxCorrections,
     )
   }
   if (jsonSchema !== undefined) compileShown(jsonSchema, 'jsonSchema')
@@ -265,9 +274,11 @@ export function compileStructuredOutput<Value>(
     typeof schema !== 'boolean' &&
     (typeof schema !== 'object' || schema === null || Array.isArray(schema))
   ) {
-    throw new InvalidDefinitionError(
-      `schema must be a JSON Schema or a Standard Schema validator (zod, valibot, arktype, ...), but got ${describeValue(schema)}.`,
-      { details: { field: 'schema', received: describeValue(schema) } },
+    refuseField(
+      'definition',
+      'schema',
+      `must be a JSON Schema or a Standard Schema validator (zod, valibot, arktype, ...), but got ${describeValue(schema)}`,
+      schema,
     )
   }
   // One schema layer for every entry point (core's): ajv for JSON Schema, the validator's own

@@ -12,6 +12,7 @@ import {
   type ModelResponse,
   type ModelStreamEvent,
   type OperationContext,
+  refuseField,
   TimeoutError,
   throwIfAborted,
 } from '@agent-core/core'
@@ -84,11 +85,12 @@ const MAX_DELAY = 2_147_483_647
 function resolvePolicy(policy: RetryPolicy | undefined): ResolvedPolicy {
   if (policy === undefined) policy = {}
   if (typeof policy !== 'object' || policy === null) {
-    throw new InvalidInputError(
-      `A retry policy must be an object or left out, but got ${describeValue(policy)}.`,
-      {
-        details: { field: 'policy', received: describeValue(policy) },
-      },
+    refuseField(
+      'input',
+      'policy',
+      `must be an object or left out, but got ${describeValue(policy)}`,
+      policy,
+      { prefix: 'A retry ' },
     )
   }
   const { maxAttempts = 3, baseDelayMs = 500, maxDelayMs = 8000, maxRetryAfterMs = 60_000 } = policy
@@ -103,11 +105,11 @@ function resolvePolicy(policy: RetryPolicy | undefined): ResolvedPolicy {
     ['policy.onRetry', onRetry, true],
   ] as const) {
     if (!(optional && value === undefined) && typeof value !== 'function') {
-      throw new InvalidInputError(
-        `${field} must be a function${optional ? ' or left out' : ''}, but got ${describeValue(value)}.`,
-        {
-          details: { field, received: describeValue(value) },
-        },
+      refuseField(
+        'input',
+        field,
+        `must be a function${optional ? ' or left out' : ''}, but got ${describeValue(value)}`,
+        value,
       )
     }
   }

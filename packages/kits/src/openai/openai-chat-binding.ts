@@ -4,6 +4,7 @@ import {
   InvalidInputError,
   type ModelRequest,
   type ModelResponse,
+  refuseField,
 } from '@agent-core/core'
 import { defineModelBinding, type ModelBinding } from '@agent-core/kits/models'
 import { createOpenAIChatModel, type OpenAIChatModel } from './openai-chat-model.js'
@@ -74,16 +75,16 @@ export function openAIChatBinding<const Id extends string>(
     chatModel?: unknown
   }
   if (stream !== undefined && typeof stream !== 'boolean') {
-    throw new InvalidInputError(`stream must be a boolean or left out, but got ${describeValue(stream)}.`, {
-      details: { field: 'stream', received: describeValue(stream) },
-    })
+    refuseField('input', 'stream', `must be a boolean or left out, but got ${describeValue(stream)}`, stream)
   }
   let model: OpenAIChatModel
   if (chatModel !== undefined) {
     if (!isOpenAIChatModel(chatModel)) {
-      throw new InvalidInputError(
-        `chatModel must be a model from createOpenAIChatModel, but got ${describeValue(chatModel)}.`,
-        { details: { field: 'chatModel', received: describeValue(chatModel) } },
+      refuseField(
+        'input',
+        'chatModel',
+        `must be a model from createOpenAIChatModel, but got ${describeValue(chatModel)}`,
+        chatModel,
       )
     }
     const extra = Object.keys(modelOptions)

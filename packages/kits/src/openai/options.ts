@@ -1,4 +1,4 @@
-import { describeValue, InvalidInputError } from '@agent-core/core'
+import { describeValue, FieldReader, InvalidInputError } from '@agent-core/core'
 import OpenAI, { type ClientOptions } from 'openai'
 import { jsonSnapshot, RESERVED_BODY_KEYS } from './internal/request.js'
 
@@ -66,16 +66,10 @@ export interface ResolvedOptions {
   readonly maxTokensParameter: 'max_completion_tokens' | 'max_tokens'
 }
 
-function optionalString(value: unknown, field: string): string | undefined {
-  if (value === undefined) return undefined
-  if (typeof value !== 'string' || value.length === 0) {
-    throw new InvalidInputError(
-      `${field} must be a non-empty string or left out, but got ${describeValue(value)}.`,
-      {
-        details: { field, received: describeValue(value) },
-      },
-    )
-  }
+function optionalString(fields: FieldReader, key: string): string | undefined {
+  const value = fields.get(key)
+  if (value !== undefined && (typeof value !== 'string' || value.length === 0))
+    fields.mustBe(key, 'a non-empty string or left out', value)
   return value
 }
 
@@ -85,29 +79,22 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return prototype === Object.prototype || prototype === null
 }
 
-function checkClient(client: unknown): OpenAI {
+function checkClient(fields: FieldReader, client: unknown): OpenAI {
   const create = (client as { chat?: { completions?: { create?: unknown } } } | null | undefined)?.chat
     ?.completions?.create
-  if (typeof client !== 'object' || client === null || typeof create !== 'function') {
-    throw new InvalidInputError(
-      `client must be an OpenAI client (new OpenAI({ ... })) with chat.completions.create, but got ${describeValue(client)}.`,
-      { details: { field: 'client', received: describeValue(client) } },
-    )
-  }
+  if (typeof client !== 'object' || client === null || typeof create !== 'function')
+    fields.mustBe('client', 'an OpenAI client (new OpenAI({ ... })) with chat.completions.create', client)
   return client as OpenAI
 }
 
 function buildClient(
+  fields: FieldReader,
   apiKey: string | undefined,
   baseURL: string | undefined,
   clientOptions: unknown,
 ): OpenAI {
-  if (clientOptions !== undefined && !isPlainObject(clientOptions)) {
-    throw new InvalidInputError(
-      `clientOptions must be a plain object of OpenAI client options or left out, but got ${describeValue(clientOptions)}.`,
-      { details: { field: 'clientOptions', received: describeValue(clientOptions) } },
-    )
-  }
+  if (clientOptions !== undefined && !isPlainObject(clientOptions))
+    fields.mustBe('clientOptions', 'a plain object of OpenAI client options or left out', clientOptions)
   const extra: Record<string, unknown> = clientOptions === undefined ? {} : { ...clientOptions }
   for (const key of ['maxRetries', 'apiKey', 'baseURL'] as const) {
     if (extra[key] === undefined) continue
@@ -151,42 +138,36 @@ const KNOWN_OPTIONS = [
  * Refuses a field the adapter does not know (a misspelt `baseUrl` would otherwise send every request to
  * the default endpoint), naming the option it most likely meant.
  */
-function refuseUnknownOptions(options: object): void {
+function refuseUnknownOptions(fields: FieldReader, options: object): void {
   for (const field of Object.keys(options)) {
     if ((KNOWN_OPTIONS as readonly string[]).includes(field)) continue
     const meant = KNOWN_OPTIONS.find((known) => known.toLowerCase() === field.toLowerCase())
-    const value = (options as Record<string, unknown>)[field]
-    throw new InvalidInputError(
-      `${field} is not an option of the OpenAI chat model${meant ? `; did you mean ${meant}?` : '.'} Known options: ${KNOWN_OPTIONS.join(', ')}. Pass other OpenAI client settings in clientOptions, extra request fields in body.`,
-      { details: { field, received: describeValue(value) } },
+    fields.fail(
+      field,
+      `is not an option of the OpenAI chat model${meant ? `; did you mean ${meant}?` : '.'} Known options: ${KNOWN_OPTIONS.join(', ')}. Pass other OpenAI client settings in clientOptions, extra request fields in body`,
+      (options as Record<string, unknown>)[field],
     )
   }
 }
 
 export function resolveOptions(options: unknown): ResolvedOptions {
-  if (typeof options !== 'object' || options === null) {
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
     throw new InvalidInputError(
       `The OpenAI chat model takes options { model, client | apiKey, baseURL, ... }, but got ${describeValue(options)}.`,
       { details: { field: 'options', received: describeValue(options) } },
     )
   }
-  refuseUnknownOptions(options)
-  const { model, client, apiKey, baseURL, clientOptions, provider, body, streamUsage, maxTokensParameter } =
-    options as Record<string, unknown>
-  if (typeof model !== 'string' || model.length === 0) {
-    throw new InvalidInputError(
-      `model must be the non-empty model name to send, e.g. "gpt-4o-mini", but got ${describeValue(model)}.`,
-      { details: { field: 'model', received: describeValue(model) } },
-    )
-  }
-  const key = optionalString(apiKey, 'apiKey')
-  const url = optionalString(baseURL, 'baseURL')
-  if (url !== undefined && !URL.canParse(url)) {
-    throw new InvalidInputError(
-      `baseURL must be an absolute URL such as "http://127.0.0.1:8000/v1", but got ${describeValue(url)}.`,
-      { details: { field: 'baseURL', received: describeValue(url) } },
-    )
-  }
+  const fields: FieldReader = new FieldReader(options, '', 'OpenAI chat model options')
+  refuseUnknownOptions(fields, options)
+  const model = fields.get('model')
+  if (typeof model !== 'string' || model.length === 0)
+    fields.mustBe('model', 'the non-empty model name to send, e.g. "gpt-4o-mini"', model)
+  const key = optionalString(fields, 'apiKey')
+  const url = optionalString(fields, 'baseURL')
+  if (url !== undefined && !URL.canParse(url))
+    fields.mustBe('baseURL', 'an absolute URL such as "http://127.0.0.1:8000/v1"', url)
+  const client = fields.get('client')
+  const clientOptions = fields.get('clientOptions')
   let ready: OpenAI
   if (client !== undefined) {
     const conflicting = [
@@ -200,49 +181,39 @@ export function resolveOptions(options: unknown): ResolvedOptions {
         { details: { field: String(conflicting[0]) } },
       )
     }
-    ready = checkClient(client)
+    ready = checkClient(fields, client)
   } else {
-    ready = buildClient(key, url, clientOptions)
+    ready = buildClient(fields, key, url, clientOptions)
   }
-  const name = optionalString(provider, 'provider') ?? 'openai'
-  if (body !== undefined && !isPlainObject(body)) {
-    throw new InvalidInputError(
-      `body must be a plain object of extra request fields or left out, but got ${describeValue(body)}.`,
-      { details: { field: 'body', received: describeValue(body) } },
-    )
-  }
+  const name = optionalString(fields, 'provider') ?? 'openai'
+  const body = fields.get('body')
+  if (body !== undefined && !isPlainObject(body))
+    fields.mustBe('body', 'a plain object of extra request fields or left out', body)
   let extra: Readonly<Record<string, unknown>> | undefined
   if (body !== undefined) {
     const copy: Record<string, unknown> = {}
     for (const [field, value] of Object.entries(body)) {
       if (RESERVED_BODY_KEYS.has(field)) {
-        throw new InvalidInputError(
-          `body.${field} is set by the adapter from each ModelRequest (or its options), so it cannot be a fixed extra field. Set it on the request instead.`,
-          { details: { field: `body.${field}`, received: describeValue(value) } },
+        fields.fail(
+          `body.${field}`,
+          'is set by the adapter from each ModelRequest (or its options), so it cannot be a fixed extra field. Set it on the request instead',
+          value,
         )
       }
       if (value !== undefined) copy[field] = jsonSnapshot(value, `body.${field}`)
     }
     extra = Object.freeze(copy)
   }
-  if (streamUsage !== undefined && typeof streamUsage !== 'boolean') {
-    throw new InvalidInputError(
-      `streamUsage must be a boolean or left out, but got ${describeValue(streamUsage)}.`,
-      {
-        details: { field: 'streamUsage', received: describeValue(streamUsage) },
-      },
-    )
-  }
+  const streamUsage = fields.get('streamUsage')
+  if (streamUsage !== undefined && typeof streamUsage !== 'boolean')
+    fields.mustBe('streamUsage', 'a boolean or left out', streamUsage)
+  const maxTokensParameter = fields.get('maxTokensParameter')
   if (
     maxTokensParameter !== undefined &&
     maxTokensParameter !== 'max_completion_tokens' &&
     maxTokensParameter !== 'max_tokens'
-  ) {
-    throw new InvalidInputError(
-      `maxTokensParameter must be 'max_completion_tokens' or 'max_tokens', but got ${describeValue(maxTokensParameter)}.`,
-      { details: { field: 'maxTokensParameter', received: describeValue(maxTokensParameter) } },
-    )
-  }
+  )
+    fields.mustBe('maxTokensParameter', "'max_completion_tokens' or 'max_tokens'", maxTokensParameter)
   return {
     model,
     client: ready,

@@ -8,12 +8,14 @@ import {
   createOperationContext,
   type DiagnosticSpan,
   describeValue,
+  FieldReader,
   InvalidInputError,
   InvalidOutputError,
   type ModelUsage,
   type OperationContext,
   type OperationContextInit,
   type ResponseFormat,
+  refuseField,
   ZERO_USAGE,
 } from '@agent-core/core'
 import { type Agent, estimateTokens } from '@agent-core/kits/loop'
@@ -23,7 +25,7 @@ import type {
   StructuredMode,
   StructuredOutput,
 } from '@agent-core/kits/models'
-import { Fields, isRecord, refuse } from './internal/fields.js'
+import { isRecord } from './internal/fields.js'
 import { callStep, readStep, type Step, type StepReply } from './internal/step.js'
 import {
   defaultCritiquePrompt,
@@ -222,7 +224,7 @@ interface Compiled {
 }
 
 function compile(definition: unknown): Compiled {
-  const fields: Fields = new Fields(
+  const fields: FieldReader = new FieldReader(
     definition,
     'definition',
     'a reflection definition { drafter?, critic, reviser?, ... }',
@@ -253,7 +255,7 @@ function compile(definition: unknown): Compiled {
   let critiquePrompt: Prompt = defaultCritiquePrompt
   let revisePrompt: Prompt = defaultRevisePrompt
   if (promptsValue !== undefined) {
-    const prompts: Fields = new Fields(
+    const prompts: FieldReader = new FieldReader(
       promptsValue,
       'definition.prompts',
       'an object { draft?, critique?, revise? }',
@@ -299,7 +301,7 @@ const ROLES = new Set(['system', 'user', 'assistant', 'tool'])
 /** Checks a conversation's shape (roles and text); `kind` picks the error class. */
 function readConversation(value: unknown, field: string, kind: 'input' | 'output'): readonly ChatMessage[] {
   const fail = (at: string, problem: string, received: unknown): never => {
-    if (kind === 'input') return refuse('input', at, problem, received)
+    if (kind === 'input') return refuseField('input', at, problem, received)
     throw new InvalidOutputError(`${at} ${problem}.`, {
       details: { hook: field, received: describeValue(received) },
     })
@@ -327,7 +329,7 @@ function readConversation(value: unknown, field: string, kind: 'input' | 'output
 }
 
 function readRequest(value: unknown, hasDrafter: boolean): ParsedRequest {
-  const fields: Fields = new Fields(
+  const fields: FieldReader = new FieldReader(
     value,
     'request',
     'a reflection request { prompt?, messages?, draft?, ... }',

@@ -7,6 +7,7 @@ import {
   describeValue,
   InvalidInputError,
   InvalidOutputError,
+  refuseField,
   TimeoutError,
 } from '@agent-core/core'
 import { base64ToFloat32 } from './internal/float32-base64.js'
@@ -147,9 +148,12 @@ export function openAICompatibleEmbedder(options: OpenAICompatibleEmbedderOption
   assertSafeInteger(timeoutMs, 'options.timeoutMs', { min: 1, max: 2_147_483_647 })
   const encoding = options.encoding ?? 'base64'
   if (encoding !== 'base64' && encoding !== 'float') {
-    throw new InvalidInputError(
-      `openAICompatibleEmbedder options.encoding must be "base64" or "float", but got ${describeValue(encoding)}.`,
-      { details: { field: 'options.encoding', received: describeValue(encoding) } },
+    refuseField(
+      'input',
+      'options.encoding',
+      `must be "base64" or "float", but got ${describeValue(encoding)}`,
+      encoding,
+      { prefix: 'openAICompatibleEmbedder ' },
     )
   }
   const identity = options.identity ?? `${options.model}@${options.dimensions}`

@@ -8,6 +8,7 @@ import {
   InvalidInputError,
   InvalidOutputError,
   InvalidStateError,
+  refuseField,
   throwIfAborted,
 } from '@agent-core/core'
 import type { Embedder, EmbedOptions } from './embedder.js'
@@ -340,32 +341,31 @@ export class HybridSearch<Document extends object = Record<string, unknown>> {
     assertRequest(request, 'HybridSearch search', "{ query: 'words', limit: 10 }")
     const { query, limit, filter, signal } = request
     if (typeof query !== 'string') {
-      throw new InvalidInputError(
-        `HybridSearch search: request.query must be a string, but got ${describeValue(query)}.`,
-        {
-          details: { field: 'request.query', received: describeValue(query) },
-        },
-      )
+      refuseField('input', 'request.query', `must be a string, but got ${describeValue(query)}`, query, {
+        prefix: 'HybridSearch search: ',
+      })
     }
     assertLimit(limit)
     assertOptionalFunction(filter, 'request.filter')
     const mode = request.mode ?? 'hybrid'
     if (mode !== 'hybrid' && mode !== 'text' && mode !== 'vector') {
-      throw new InvalidInputError(
-        `HybridSearch search: request.mode must be "hybrid", "text" or "vector", but got ${describeValue(mode)}.`,
-        {
-          details: { field: 'request.mode', received: describeValue(mode) },
-        },
+      refuseField(
+        'input',
+        'request.mode',
+        `must be "hybrid", "text" or "vector", but got ${describeValue(mode)}`,
+        mode,
+        { prefix: 'HybridSearch search: ' },
       )
     }
     const snippetChars = request.snippetChars ?? 240
     assertSafeInteger(snippetChars, 'request.snippetChars', { min: 0 })
     if (signal !== undefined && !(signal instanceof AbortSignal)) {
-      throw new InvalidInputError(
-        `HybridSearch search: request.signal must be an AbortSignal, but got ${describeValue(signal)}.`,
-        {
-          details: { field: 'request.signal', received: describeValue(signal) },
-        },
+      refuseField(
+        'input',
+        'request.signal',
+        `must be an AbortSignal, but got ${describeValue(signal)}`,
+        signal,
+        { prefix: 'HybridSearch search: ' },
       )
     }
     if (limit === 0) return []
@@ -828,11 +828,12 @@ export class HybridSearch<Document extends object = Record<string, unknown>> {
     const embedder = this.embedder!
     const signal = (options as { signal?: unknown } | undefined)?.signal
     if (signal !== undefined && !(signal instanceof AbortSignal)) {
-      throw new InvalidInputError(
-        `HybridSearch: options.signal must be an AbortSignal, but got ${describeValue(signal)}.`,
-        {
-          details: { field: 'options.signal', received: describeValue(signal) },
-        },
+      refuseField(
+        'input',
+        'options.signal',
+        `must be an AbortSignal, but got ${describeValue(signal)}`,
+        signal,
+        { prefix: 'HybridSearch: ' },
       )
     }
     if (signal) throwIfAborted(signal, `embed ${what}`)

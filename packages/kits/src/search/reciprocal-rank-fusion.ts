@@ -4,6 +4,7 @@ import {
   DuplicateIdError,
   describeValue,
   InvalidInputError,
+  refuseField,
 } from '@agent-core/core'
 import { assertFiniteNumber } from './internal/checks.js'
 
@@ -141,10 +142,9 @@ function fuse<Item extends RankedItem>(
     )
   }
   if (typeof options !== 'object' || options === null) {
-    throw new InvalidInputError(
-      `reciprocalRankFusion options must be an object, but got ${describeValue(options)}.`,
-      { details: { field: 'options', received: describeValue(options) } },
-    )
+    refuseField('input', 'options', `must be an object, but got ${describeValue(options)}`, options, {
+      prefix: 'reciprocalRankFusion ',
+    })
   }
   const k = options.k ?? 60
   assertFiniteNumber(k, 'options.k', { min: 0 })
@@ -160,10 +160,9 @@ function fuse<Item extends RankedItem>(
   for (let l = 0; l < lists.length; l++) {
     const list = lists[l]
     if (typeof list !== 'object' || list === null) {
-      throw new InvalidInputError(
-        `reciprocalRankFusion lists[${l}] must be an object, but got ${describeValue(list)}.`,
-        { details: { field: `lists[${l}]`, received: describeValue(list) } },
-      )
+      refuseField('input', `lists[${l}]`, `must be an object, but got ${describeValue(list)}`, list, {
+        prefix: 'reciprocalRankFusion ',
+      })
     }
     const { sourceId, hits } = list
     assertNonEmptyString(sourceId, `lists[${l}].sourceId`)

@@ -6,6 +6,7 @@ import {
   InvalidInputError,
   InvalidOutputError,
   InvalidStateError,
+  refuseField,
 } from '@agent-core/core'
 import MiniSearch, {
   type Options as MiniSearchOptions,
@@ -383,10 +384,9 @@ export class TextSearch<Document extends object = Record<string, unknown>> {
     assertRequest(request, 'TextSearch search', "{ query: 'words', limit: 10 }")
     const { query, limit, filter } = request
     if (typeof query !== 'string') {
-      throw new InvalidInputError(
-        `TextSearch search: request.query must be a string, but got ${describeValue(query)}.`,
-        { details: { field: 'request.query', received: describeValue(query) } },
-      )
+      refuseField('input', 'request.query', `must be a string, but got ${describeValue(query)}`, query, {
+        prefix: 'TextSearch search: ',
+      })
     }
     assertLimit(limit)
     assertOptionalFunction(filter, 'request.filter')
@@ -618,9 +618,12 @@ function readAnalyzer(value: unknown, options: TextSearchOptions<never>): TextAn
     typeof (value as TextAnalyzer).tokenize !== 'function' ||
     typeof (value as TextAnalyzer).terms !== 'function'
   ) {
-    throw new InvalidInputError(
-      `TextSearch options.analyzer must be a TextAnalyzer (englishAnalyzer, standardAnalyzer or one from defineTextAnalyzer), but got ${describeValue(value)}.`,
-      { details: { field: 'options.analyzer', received: describeValue(value) } },
+    refuseField(
+      'input',
+      'options.analyzer',
+      `must be a TextAnalyzer (englishAnalyzer, standardAnalyzer or one from defineTextAnalyzer), but got ${describeValue(value)}`,
+      value,
+      { prefix: 'TextSearch ' },
     )
   }
   if (options.tokenize !== undefined || options.processTerm !== undefined) {

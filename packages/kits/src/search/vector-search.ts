@@ -4,6 +4,7 @@ import {
   describeValue,
   InvalidInputError,
   InvalidStateError,
+  refuseField,
 } from '@agent-core/core'
 import {
   assertFiniteNumber,
@@ -369,9 +370,12 @@ export class VectorSearch<Document extends object = Record<string, unknown>> {
     if (minScore !== undefined) assertFiniteNumber(minScore, 'request.minScore')
     const precision = request.precision ?? 'exact'
     if (precision !== 'exact' && precision !== 'int8') {
-      throw new InvalidInputError(
-        `VectorSearch search: request.precision must be 'exact' or 'int8', but got ${describeValue(precision)}.`,
-        { details: { field: 'request.precision', received: describeValue(precision) } },
+      refuseField(
+        'input',
+        'request.precision',
+        `must be 'exact' or 'int8', but got ${describeValue(precision)}`,
+        precision,
+        { prefix: 'VectorSearch search: ' },
       )
     }
     const count = this.#ids.length

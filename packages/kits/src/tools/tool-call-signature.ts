@@ -1,5 +1,5 @@
 import { describeValue, InvalidInputError } from '@agent-core/core'
-import { FieldReader } from './internal/field-reader.js'
+import { readJson, readRecord } from './internal/field-reader.js'
 import { canonicalJson, type JsonValue } from './internal/json.js'
 
 /**
@@ -97,12 +97,12 @@ async function importKey(key: unknown, field: string): Promise<CryptoKey> {
 }
 
 function readCall(call: unknown): SignableToolCall {
-  const reader = new FieldReader(call, 'call', 'The call to sign')
-  const runId = reader.string('runId', { optional: true })
+  const reader = readRecord(call, 'call', 'The call to sign')
+  const runId = reader.string('runId')
   const toolCallId = reader.requiredString('toolCallId')
   const invocationId = reader.requiredString('invocationId')
   const toolId = reader.requiredString('toolId')
-  const input = reader.json('input') as JsonValue
+  const input = readJson(reader, 'input') as JsonValue
   return { runId, toolCallId, invocationId, toolId, input }
 }
 

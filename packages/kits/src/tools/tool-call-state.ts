@@ -1,5 +1,5 @@
-import type { ToolMessage as ChatToolMessage } from '@agent-core/core'
-import { FieldReader } from './internal/field-reader.js'
+import type { ToolMessage as ChatToolMessage, FieldReader } from '@agent-core/core'
+import { readJson, readNestedRecord, readRecord } from './internal/field-reader.js'
 import type { JsonValue } from './internal/json.js'
 
 /**
@@ -256,19 +256,19 @@ function readIdentity(reader: FieldReader, inputOptional: boolean): string {
   const toolCallId = reader.requiredString('toolCallId')
   reader.requiredString('invocationId')
   reader.requiredString('toolId')
-  reader.json('input', { optional: inputOptional })
-  reader.string('runId', { optional: true })
+  readJson(reader, 'input', inputOptional)
+  reader.string('runId')
   return toolCallId
 }
 
 function readMessage(reader: FieldReader, toolCallId: string): void {
-  const message = reader.object('message', 'A tool call message')
-  message.oneOf('role', ['tool'])
+  const message = readNestedRecord(reader, 'message', 'A tool call message')
+  message.requiredOneOf('role', ['tool'])
   if (message.requiredString('toolCallId') !== toolCallId) {
     message.fail('toolCallId', `must be the call's own id "${toolCallId}"`, undefined)
   }
-  message.string('content', { empty: true })
-  message.boolean('isError')
+  message.requiredString('content', { empty: true })
+  message.requiredBoolean('isError')
   message.done()
 }
 
@@ -288,37 +288,37 @@ function readMessage(reader: FieldReader, toolCallId: string): void {
  * ```
  */
 export function assertToolCallState(value: unknown, field = 'state'): asserts value is ToolCallState {
-  const reader = new FieldReader(value, field, 'A tool call state')
-  const status = reader.oneOf('status', ['pending', 'completed', 'rejected', 'failed'])
+  const reader = readRecord(value, field, 'A tool call state')
+  const status = reader.requiredOneOf('status', ['pending', 'completed', 'rejected', 'failed'])
   const toolCallId = readIdentity(reader, status === 'failed')
   switch (status) {
     case 'pending':
-      reader.oneOf('waitingFor', WAIT_KINDS)
+      reader.requiredOneOf('waitingFor', WAIT_KINDS)
       reader.requiredString('reason')
-      reader.string('question', { optional: true })
-      reader.string('signature', { optional: true })
+      reader.string('question')
+      reader.string('signature')
       break
     case 'completed':
-      reader.json('output', { optional: true })
+      readJson(reader, 'output', true)
       readMessage(reader, toolCallId)
-      reader.oneOf('approvedBy', ['person', 'policy'], true)
+      reader.oneOf('approvedBy', ['person', 'policy'])
       break
     case 'rejected': {
-      const rejection = reader.object('rejection', 'A rejection')
+      const rejection = readNestedRecord(reader, 'rejection', 'A rejection')
       rejection.requiredString('reason')
-      rejection.oneOf('by', DECISION_MAKERS)
-      rejection.string('instruction', { optional: true })
+      rejection.requiredOneOf('by', DECISION_MAKERS)
+      rejection.string('instruction')
       rejection.done()
       readMessage(reader, toolCallId)
       break
     }
     case 'failed': {
-      reader.string('arguments', { optional: true, empty: true })
-      reader.oneOf('phase', PHASES)
-      const error = reader.object('error', 'An error record')
-      error.string('code', { optional: true })
-      error.string('name', { empty: true })
-      error.string('message', { empty: true })
+      reader.string('arguments', { empty: true })
+      reader.requiredOneOf('phase', PHASES)
+      const error = readNestedRecord(reader, 'error', 'An error record')
+      error.string('code')
+      error.requiredString('name', { empty: true })
+      error.requiredString('message', { empty: true })
       error.done()
       readMessage(reader, toolCallId)
       break

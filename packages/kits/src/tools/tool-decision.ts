@@ -1,4 +1,4 @@
-import { FieldReader } from './internal/field-reader.js'
+import { readJson, readRecord } from './internal/field-reader.js'
 import type { JsonValue } from './internal/json.js'
 import { DECISION_MAKERS, type DecisionMaker } from './tool-call-state.js'
 
@@ -82,17 +82,17 @@ export type ToolDecision = ApproveDecision | RejectDecision
  * ```
  */
 export function assertDecision(value: unknown, field = 'decision'): asserts value is ToolDecision {
-  const reader = new FieldReader(value, field, 'A tool decision')
-  const type = reader.oneOf('type', ['approve', 'reject'])
+  const reader = readRecord(value, field, 'A tool decision')
+  const type = reader.requiredOneOf('type', ['approve', 'reject'])
   reader.requiredString('toolCallId')
   if (type === 'approve') {
-    reader.oneOf('by', ['person', 'policy'])
-    reader.json('input', { optional: true })
+    reader.requiredOneOf('by', ['person', 'policy'])
+    readJson(reader, 'input', true)
   } else {
-    reader.oneOf('by', DECISION_MAKERS as readonly DecisionMaker[])
+    reader.requiredOneOf('by', DECISION_MAKERS as readonly DecisionMaker[])
     reader.requiredString('reason')
-    reader.string('instruction', { optional: true })
+    reader.string('instruction')
   }
-  reader.string('signature', { optional: true })
+  reader.string('signature')
   reader.done()
 }

@@ -3,7 +3,7 @@ import {
   assertObject,
   assertSafeInteger,
   describeValue,
-  InvalidInputError,
+  refuseField,
 } from '@agent-core/core'
 import type { DurableListRequest, DurableStatus } from '../store.js'
 
@@ -30,17 +30,21 @@ export function parseListRequest(request: unknown): ParsedListRequest {
   const wanted = status === undefined ? ALL_STATUSES : Array.isArray(status) ? status : [status]
   for (const value of wanted) {
     if (!ALL_STATUSES.includes(value as DurableStatus)) {
-      throw new InvalidInputError(
-        `request.status must be one of ${ALL_STATUSES.join(', ')} (or an array of them), but got ${describeValue(value)}.`,
-        { details: { field: 'request.status', received: describeValue(value) } },
+      refuseField(
+        'input',
+        'request.status',
+        `must be one of ${ALL_STATUSES.join(', ')} (or an array of them), but got ${describeValue(value)}`,
+        value,
       )
     }
   }
   if (definitionId !== undefined) assertNonEmptyString(definitionId, 'request.definitionId')
   if (after !== undefined && typeof after !== 'string') {
-    throw new InvalidInputError(
-      `request.after must be a task id (a string), but got ${describeValue(after)}. Pass the last task id of the previous page.`,
-      { details: { field: 'request.after', received: describeValue(after) } },
+    refuseField(
+      'input',
+      'request.after',
+      `must be a task id (a string), but got ${describeValue(after)}. Pass the last task id of the previous page`,
+      after,
     )
   }
   if (limit !== undefined) assertSafeInteger(limit, 'request.limit', { min: 1, max: MAX_LIST_LIMIT })

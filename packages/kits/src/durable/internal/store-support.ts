@@ -9,6 +9,7 @@ import {
   InvalidInputError,
   InvalidStateError,
   isAbortSignal,
+  refuseField,
 } from '@agent-core/core'
 import type { DurableExclusiveOptions, DurableLeaseWait, DurableStatus } from '../store.js'
 
@@ -23,9 +24,7 @@ export function exclusiveOptions(options: unknown): DurableExclusiveOptions {
   assertObject(options, 'options')
   const { signal, onWait } = options as DurableExclusiveOptions
   if (signal !== undefined && !isAbortSignal(signal)) {
-    throw new InvalidInputError(`options.signal must be an AbortSignal, but got ${describeValue(signal)}.`, {
-      details: { field: 'options.signal', received: describeValue(signal) },
-    })
+    refuseField('input', 'options.signal', `must be an AbortSignal, but got ${describeValue(signal)}`, signal)
   }
   if (onWait !== undefined) assertFunction(onWait, 'options.onWait')
   return { signal, onWait }

@@ -1,4 +1,4 @@
-import { describeValue, InvalidInputError, InvalidOutputError } from '@agent-core/core'
+import { describeValue, InvalidOutputError, refuseField } from '@agent-core/core'
 import type { SuspensionClaim } from '@agent-core/kits/loop'
 
 /** Longest suspension key a ledger stores (the loop's keys are far shorter). */
@@ -50,9 +50,11 @@ export function checkClaimInput(value: unknown): asserts value is SuspensionClai
   const found = problem(value)
   if (found === undefined) return
   const [field, received] = found
-  throw new InvalidInputError(
-    `${field} is not what a suspension claim holds (got ${describeValue(received)}): a claim is { key, runId, claimId, taskId?, outcomes, claimedAtMs } as the loop kit makes it.`,
-    { details: { field, received: describeValue(received) } },
+  refuseField(
+    'input',
+    field,
+    `is not what a suspension claim holds (got ${describeValue(received)}): a claim is { key, runId, claimId, taskId?, outcomes, claimedAtMs } as the loop kit makes it`,
+    received,
   )
 }
 
@@ -72,9 +74,11 @@ export function checkStoredClaim(value: unknown, key: string, ledger: string): S
 /** Refuses a key given to a ledger's `get`. */
 export function checkKey(value: unknown): asserts value is string {
   if (typeof value !== 'string' || value === '' || value.length > MAX_KEY_LENGTH) {
-    throw new InvalidInputError(
-      `key must be a suspension key (a non-empty string of at most ${MAX_KEY_LENGTH} characters, from suspensionKey), but got ${describeValue(value)}.`,
-      { details: { field: 'key', received: describeValue(value) } },
+    refuseField(
+      'input',
+      'key',
+      `must be a suspension key (a non-empty string of at most ${MAX_KEY_LENGTH} characters, from suspensionKey), but got ${describeValue(value)}`,
+      value,
     )
   }
 }

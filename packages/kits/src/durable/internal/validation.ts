@@ -4,8 +4,10 @@ import {
   assertObject,
   assertSafeInteger,
   describeValue,
+  FieldReader,
   InvalidDefinitionError,
   InvalidInputError,
+  refuseField,
 } from '@agent-core/core'
 import type {
   DurableInspectRequest,
@@ -28,47 +30,35 @@ function invalidDefinition(
 }
 
 export function checkDefinition<State, App>(definition: DurableTaskDefinition<State, App>): void {
-  if (typeof definition !== 'object' || definition === null) {
+  if (typeof definition !== 'object' || definition === null || Array.isArray(definition)) {
     throw invalidDefinition(
       `A durable task definition must be an object, but got ${describeValue(definition)}. Pass { id, revision, steps, isState }.`,
       { field: 'definition', received: describeValue(definition) },
     )
   }
-  const { id, revision, steps, isState, authorize } = definition
-  if (typeof id !== 'string' || id.length === 0) {
-    throw invalidDefinition(`A durable task id must be a non-empty string, but got ${describeValue(id)}.`, {
-      field: 'id',
-      received: describeValue(id),
-    })
-  }
-  if (typeof revision !== 'string' || revision.length === 0) {
-    throw invalidDefinition(
-      `Durable task "${id}": revision must be a non-empty string, but got ${describeValue(revision)}.`,
-      { id, field: 'revision', received: describeValue(revision) },
-    )
-  }
-  if (typeof isState !== 'function') {
-    throw invalidDefinition(
-      `Durable task "${id}": isState must be a synchronous predicate, but got ${describeValue(isState)}.`,
-      { id, field: 'isState', received: describeValue(isState) },
-    )
-  }
-  if (authorize !== undefined && typeof authorize !== 'function') {
-    throw invalidDefinition(
-      `Durable task "${id}": authorize must be a function or omitted, but got ${describeValue(authorize)}.`,
-      { id, field: 'authorize', received: describeValue(authorize) },
-    )
-  }
-  if (!Array.isArray(steps) || steps.length === 0) {
-    throw invalidDefinition(
-      `Durable task "${id}": steps must be a non-empty array, but got ${describeValue(steps)}.`,
-      { id, field: 'steps', received: describeValue(steps) },
-    )
-  }
+  // The id first, alone: every later message names the task by it.
+  const named: FieldReader = new FieldReader(definition, '', 'a durable task definition', 'definition', {
+    prefix: 'A durable task ',
+  })
+  const id = named.requiredString('id')
+  const fields: FieldReader = new FieldReader(definition, '', 'a durable task definition', 'definition', {
+    prefix: `Durable task "${id}": `,
+    details: { id },
+  })
+  fields.requiredString('revision')
+  const isState = fields.get('isState')
+  if (typeof isState !== 'function') fields.mustBe('isState', 'a synchronous predicate', isState)
+  const authorize = fields.get('authorize')
+  if (authorize !== undefined && typeof authorize !== 'function')
+    fields.mustBe('authorize', 'a function or omitted', authorize)
+  const steps = fields.requiredArray('steps', { empty: false }) as readonly (
+    | DurableStep<State, App>
+    | undefined
+  )[]
   const seen = new Set<string>()
   // An index loop, not forEach: forEach skips the holes of a sparse array, which must be refused too.
   for (let index = 0; index < steps.length; index++) {
-    const step: DurableStep<State, App> | undefined = steps[index]
+    const step = steps[index]
     if (typeof step !== 'object' || step === null) {
       throw invalidDefinition(
         `Durable task "${id}": step ${index} must be an object, but got ${describeValue(step)}.`,
@@ -141,9 +131,11 @@ export function checkStore(store: unknown, field: string): asserts store is Dura
     typeof candidate.load !== 'function' ||
     typeof candidate.save !== 'function'
   ) {
-    throw new InvalidInputError(
-      `${field} must be a DurableStore with the methods exclusive(taskId, operation), load(taskId) and save(taskId, checkpoint), but got ${describeValue(store)}.`,
-      { details: { field, received: describeValue(store) } },
+    refuseField(
+      'input',
+      field,
+      `must be a DurableStore with the methods exclusive(taskId, operation), load(taskId) and save(taskId, checkpoint), but got ${describeValue(store)}`,
+      store,
     )
   }
   const { fencing, reportsLeaseWaits } = candidate
@@ -153,16 +145,20 @@ export function checkStore(store: unknown, field: string): asserts store is Dura
       unknown
     >
     if (typeof methods.load !== 'function' || typeof methods.save !== 'function') {
-      throw new InvalidInputError(
-        `${field}.fencing declares version fencing, so it must be { load(taskId), save(taskId, checkpoint, { expectedVersion }) }, but got ${describeValue(fencing)}. Implement both or leave fencing out.`,
-        { details: { field: `${field}.fencing`, received: describeValue(fencing) } },
+      refuseField(
+        'input',
+        `${field}.fencing`,
+        `declares version fencing, so it must be { load(taskId), save(taskId, checkpoint, { expectedVersion }) }, but got ${describeValue(fencing)}. Implement both or leave fencing out`,
+        fencing,
       )
     }
   }
   if (reportsLeaseWaits !== undefined && typeof reportsLeaseWaits !== 'boolean') {
-    throw new InvalidInputError(
-      `${field}.reportsLeaseWaits must be a boolean or omitted, but got ${describeValue(reportsLeaseWaits)}.`,
-      { details: { field: `${field}.reportsLeaseWaits`, received: describeValue(reportsLeaseWaits) } },
+    refuseField(
+      'input',
+      `${field}.reportsLeaseWaits`,
+      `must be a boolean or omitted, but got ${describeValue(reportsLeaseWaits)}`,
+      reportsLeaseWaits,
     )
   }
 }

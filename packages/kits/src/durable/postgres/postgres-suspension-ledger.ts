@@ -5,6 +5,7 @@ import {
   describeValue,
   InvalidInputError,
   InvalidOutputError,
+  refuseField,
 } from '@agent-core/core'
 import { DurableStoreError } from '@agent-core/kits/durable'
 import type { SuspensionClaim, SuspensionLedger } from '@agent-core/kits/loop'
@@ -70,14 +71,11 @@ export class PostgresSuspensionLedger implements SuspensionLedger {
     const { pool, connectionString, tableName } = options
     for (const key of Object.keys(options)) {
       if (!['pool', 'connectionString', 'tableName'].includes(key)) {
-        throw new InvalidInputError(
-          `options.${key} is not an option of the PostgreSQL suspension ledger; the options are pool, connectionString and tableName.`,
-          {
-            details: {
-              field: `options.${key}`,
-              received: describeValue((options as Record<string, unknown>)[key]),
-            },
-          },
+        refuseField(
+          'input',
+          `options.${key}`,
+          `is not an option of the PostgreSQL suspension ledger; the options are pool, connectionString and tableName`,
+          (options as Record<string, unknown>)[key],
         )
       }
     }
@@ -96,10 +94,9 @@ export class PostgresSuspensionLedger implements SuspensionLedger {
       pool !== undefined &&
       (typeof pool !== 'object' || pool === null || typeof (pool as { query?: unknown }).query !== 'function')
     ) {
-      throw new InvalidInputError(
-        `PostgreSQL suspension ledger: options.pool must be a pg.Pool, but got ${describeValue(pool)}.`,
-        { details: { field: 'options.pool', received: describeValue(pool) } },
-      )
+      refuseField('input', 'options.pool', `must be a pg.Pool, but got ${describeValue(pool)}`, pool, {
+        prefix: 'PostgreSQL suspension ledger: ',
+      })
     }
     if (connectionString !== undefined) assertNonEmptyString(connectionString, 'options.connectionString')
     this.#table = parseTableName(tableName ?? DEFAULT_TABLE)

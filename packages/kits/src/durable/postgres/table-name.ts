@@ -1,4 +1,4 @@
-import { describeValue, InvalidInputError } from '@agent-core/core'
+import { describeValue, refuseField } from '@agent-core/core'
 
 /** The table a PostgreSQL durable store uses when none is named. */
 export const DEFAULT_TABLE_NAME = 'agent_core_durable_checkpoints'
@@ -27,9 +27,11 @@ export function parseTableName(value: unknown): TableName {
     parts.length <= 2 &&
     parts.every((part) => PART.test(part) && part.length <= MAX_PART_LENGTH)
   if (!valid) {
-    throw new InvalidInputError(
-      `tableName must be "name" or "schema.name" where each part is 1 to ${MAX_PART_LENGTH} ASCII letters, digits or underscores and does not start with a digit, but got ${describeValue(value)}. Pick a plain identifier such as "${DEFAULT_TABLE_NAME}".`,
-      { details: { field: 'tableName', received: describeValue(value) } },
+    refuseField(
+      'input',
+      'tableName',
+      `must be "name" or "schema.name" where each part is 1 to ${MAX_PART_LENGTH} ASCII letters, digits or underscores and does not start with a digit, but got ${describeValue(value)}. Pick a plain identifier such as "${DEFAULT_TABLE_NAME}"`,
+      value,
     )
   }
   return { text: value as string, sql: parts.map((part) => `"${part}"`).join('.') }

@@ -4,6 +4,7 @@ import {
   assertObject,
   describeValue,
   InvalidInputError,
+  refuseField,
   throwIfAborted,
 } from '@agent-core/core'
 import type {
@@ -150,16 +151,20 @@ export class SqliteDurableStore implements DurableStore, DurableTaskListing {
     const busyTimeoutMs = optionalPositiveInteger(options.busyTimeoutMs, 'options.busyTimeoutMs', 5_000)
     const prefix = options.tablePrefix ?? 'agent_core_durable'
     if (typeof prefix !== 'string' || !PREFIX_PATTERN.test(prefix)) {
-      throw new InvalidInputError(
-        `options.tablePrefix must be a SQL identifier (a letter or underscore, then up to 40 letters, digits or underscores), but got ${describeValue(prefix)}.`,
-        { details: { field: 'options.tablePrefix', received: describeValue(prefix) } },
+      refuseField(
+        'input',
+        'options.tablePrefix',
+        `must be a SQL identifier (a letter or underscore, then up to 40 letters, digits or underscores), but got ${describeValue(prefix)}`,
+        prefix,
       )
     }
     const synchronous = options.synchronous ?? 'full'
     if (synchronous !== 'full' && synchronous !== 'normal') {
-      throw new InvalidInputError(
-        `options.synchronous must be 'full' or 'normal', but got ${describeValue(synchronous)}.`,
-        { details: { field: 'options.synchronous', received: describeValue(synchronous) } },
+      refuseField(
+        'input',
+        'options.synchronous',
+        `must be 'full' or 'normal', but got ${describeValue(synchronous)}`,
+        synchronous,
       )
     }
     if (typeof source === 'string') {

@@ -1,4 +1,10 @@
-import { assertObject, describeValue, InvalidInputError, InvalidOutputError } from '@agent-core/core'
+import {
+  assertObject,
+  describeValue,
+  InvalidInputError,
+  InvalidOutputError,
+  refuseField,
+} from '@agent-core/core'
 import { DurableStoreError } from '@agent-core/kits/durable'
 import type { SuspensionClaim, SuspensionLedger } from '@agent-core/kits/loop'
 import Database from 'better-sqlite3'
@@ -56,9 +62,11 @@ export class SqliteSuspensionLedger implements SuspensionLedger {
     assertObject(options, 'options')
     const table = options.tableName ?? 'agent_core_suspension_claims'
     if (typeof table !== 'string' || !TABLE_PATTERN.test(table)) {
-      throw new InvalidInputError(
-        `options.tableName must be a SQL identifier (a letter or underscore, then up to 62 letters, digits or underscores), but got ${describeValue(table)}.`,
-        { details: { field: 'options.tableName', received: describeValue(table) } },
+      refuseField(
+        'input',
+        'options.tableName',
+        `must be a SQL identifier (a letter or underscore, then up to 62 letters, digits or underscores), but got ${describeValue(table)}`,
+        table,
       )
     }
     const busyTimeoutMs = optionalPositiveInteger(options.busyTimeoutMs, 'options.busyTimeoutMs', 5_000)

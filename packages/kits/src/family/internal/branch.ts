@@ -9,6 +9,7 @@ import {
   type DiagnosticSpan,
   DuplicateIdError,
   describeValue,
+  FieldReader,
   InvalidInputError,
   InvalidStateError,
   type ModelUsage,
@@ -35,7 +36,6 @@ import type {
   FamilySpawnRequest,
   FamilyTokens,
 } from '../family-types.js'
-import { Fields } from './fields.js'
 
 /** A member after its checks. */
 export type CompiledMember =
@@ -103,7 +103,7 @@ interface Plan {
 }
 
 /** Reads a spawn request's own fields (the root's `maxTokens` is read by the family). */
-export function readSpawn(fields: Fields): ParsedSpawn {
+export function readSpawn(fields: FieldReader): ParsedSpawn {
   const children = fields.get('children')
   if (!Array.isArray(children)) {
     fields.fail(
@@ -121,7 +121,7 @@ export function readSpawn(fields: Fields): ParsedSpawn {
 }
 
 function readIds(
-  fields: Fields,
+  fields: FieldReader,
   key: 'tools' | 'scopes',
   held: readonly string[],
   childId: () => string,
@@ -288,7 +288,7 @@ export class Branch {
     const counts = new Map<string, number>()
     const ids = new Map<string, number>()
     for (let index = 0; index < children.length; index++) {
-      const fields: Fields = new Fields(
+      const fields: FieldReader = new FieldReader(
         children[index],
         `request.children[${index}]`,
         'a child request { member, ... }',
@@ -656,7 +656,7 @@ export function branchView(branch: Branch, grant: FamilyGrant, input: unknown): 
     tokens: branch.tokens,
     spawn: (request: FamilySpawnRequest<unknown>) => {
       try {
-        const fields: Fields = new Fields(
+        const fields: FieldReader = new FieldReader(
           request,
           'request',
           'a spawn request { children, concurrency?, failFast? }',

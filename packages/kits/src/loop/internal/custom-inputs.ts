@@ -2,11 +2,11 @@ import {
   assertNotThenable,
   type ChatMessage,
   describeValue,
+  FieldReader,
   InvalidInputError,
   InvalidOutputError,
 } from '@agent-core/core'
 import type { CustomInput, PlacedCustomInput } from '../custom-inputs.js'
-import { Fields } from './check.js'
 import { jsonProblem } from './json.js'
 import { readMessage } from './messages.js'
 
@@ -20,8 +20,8 @@ const NO_INPUTS: readonly PlacedCustomInput[] = Object.freeze([])
 
 /** Checks one custom input strictly: `{ type: 'custom', kind, data }`, data plain JSON. */
 export function readCustomInput(value: unknown, field: string): CustomInput {
-  const fields: Fields = new Fields(value, field, 'a custom input { type: "custom", kind, data }')
-  fields.oneOf('type', ['custom'])
+  const fields: FieldReader = new FieldReader(value, field, 'a custom input { type: "custom", kind, data }')
+  fields.requiredOneOf('type', ['custom'])
   fields.requiredString('kind')
   const data = fields.get('data')
   const problem =
@@ -98,8 +98,8 @@ export function readPlacedInputs(value: unknown, field: string, messages: readon
   }
   let last = 0
   value.forEach((entry: unknown, index) => {
-    const fields: Fields = new Fields(entry, `${field}[${index}]`, 'a placed custom input { at, input }')
-    const at = fields.integer('at', { min: last, max: messages.length }, false)!
+    const fields: FieldReader = new FieldReader(entry, `${field}[${index}]`, 'a placed custom input { at, input }')
+    const at = fields.requiredInteger('at', last, messages.length)
     readCustomInput(fields.get('input'), fields.path('input'))
     fields.done()
     const problem = misplaced(messages, at)

@@ -3,12 +3,15 @@ import {
   type ChatMessage,
   ConflictError,
   describeValue,
+  FieldReader,
+  type FieldReaderKind,
+  refuseField,
   type ToolCall,
 } from '@agent-core/core'
-import { type ErrorKind, Fields, isRecord, refuse } from './check.js'
+import { isRecord } from './check.js'
 
-function readToolCall(value: unknown, field: string, kind: ErrorKind): ToolCall {
-  const fields: Fields = new Fields(value, field, 'a tool call { id, name, arguments }', kind)
+function readToolCall(value: unknown, field: string, kind: FieldReaderKind): ToolCall {
+  const fields: FieldReader = new FieldReader(value, field, 'a tool call { id, name, arguments }', kind)
   fields.requiredString('id')
   fields.requiredString('name')
   fields.requiredString('arguments', { empty: true })
@@ -17,9 +20,9 @@ function readToolCall(value: unknown, field: string, kind: ErrorKind): ToolCall 
 }
 
 /** Checks one chat message strictly (core's shapes, no unknown fields) and returns it unchanged. */
-export function readMessage(value: unknown, field: string, kind: ErrorKind = 'input'): ChatMessage {
-  const fields: Fields = new Fields(value, field, 'a chat message { role, content, ... }', kind)
-  const role = fields.oneOf('role', ['system', 'user', 'assistant', 'tool'])
+export function readMessage(value: unknown, field: string, kind: FieldReaderKind = 'input'): ChatMessage {
+  const fields: FieldReader = new FieldReader(value, field, 'a chat message { role, content, ... }', kind)
+  const role = fields.requiredOneOf('role', ['system', 'user', 'assistant', 'tool'])
   switch (role) {
     case 'system':
       fields.requiredString('content', { empty: true })
@@ -29,13 +32,13 @@ export function readMessage(value: unknown, field: string, kind: ErrorKind = 'in
       if (Array.isArray(content)) {
         content.forEach((part: unknown, index) => {
           const at = `${fields.path('content')}[${index}]`
-          const partFields: Fields = new Fields(
+          const partFields: FieldReader = new FieldReader(
             part,
             at,
             'a content part { type: "text", text } or { type: "image", url }',
             kind,
           )
-          const type = partFields.oneOf('type', ['text', 'image'])
+          const type = partFields.requiredOneOf('type', ['text', 'image'])
           if (type === 'text') partFields.requiredString('text', { empty: true })
           else partFields.requiredString('url')
           partFields.done()
@@ -64,7 +67,7 @@ export function readMessage(value: unknown, field: string, kind: ErrorKind = 'in
           readToolCall(call, `${fields.path('toolCalls')}[${index}]`, kind)
         })
       }
-      fields.string('thinking', { optional: true, empty: true })
+      fields.string('thinking', { empty: true })
       const blocks = fields.get('thinkingBlocks')
       if (blocks !== undefined) {
         if (!Array.isArray(blocks)) {
@@ -76,15 +79,15 @@ export function readMessage(value: unknown, field: string, kind: ErrorKind = 'in
         }
         blocks.forEach((block: unknown, index) => {
           const at = `${fields.path('thinkingBlocks')}[${index}]`
-          const blockFields: Fields = new Fields(
+          const blockFields: FieldReader = new FieldReader(
             block,
             at,
             'a thinking block { text, signature?, redacted? }',
             kind,
           )
           blockFields.requiredString('text', { empty: true })
-          blockFields.string('signature', { optional: true, empty: true })
-          blockFields.string('redacted', { optional: true, empty: true })
+          blockFields.string('signature', { empty: true })
+          blockFields.string('redacted', { empty: true })
           blockFields.done()
         })
       }
@@ -101,14 +104,14 @@ export function readMessage(value: unknown, field: string, kind: ErrorKind = 'in
 }
 
 /** Checks a list of chat messages; returns a new array holding the same (unchanged) messages. */
-export function readMessages(value: unknown, field: string, kind: ErrorKind = 'input'): ChatMessage[] {
+export function readMessages(value: unknown, field: string, kind: FieldReaderKind = 'input'): ChatMessage[] {
   if (!Array.isArray(value)) {
-    refuse(kind, field, `must be an array of chat messages, but got ${describeValue(value)}`, value)
+    refuseField(kind, field, `must be an array of chat messages, but got ${describeValue(value)}`, value)
   }
   const out: ChatMessage[] = []
   for (let index = 0; index < value.length; index++) {
     if (!Object.hasOwn(value, index))
-      refuse(kind, `${field}[${index}]`, 'is a hole; give a message', undefined)
+      refuseField(kind, `${field}[${index}]`, 'is a hole; give a message', undefined)
     out.push(readMessage(value[index], `${field}[${index}]`, kind))
   }
   return out

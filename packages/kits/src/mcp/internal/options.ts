@@ -1,4 +1,4 @@
-import { describeValue, InvalidInputError, type MaybePromise } from '@agent-core/core'
+import { describeValue, FieldReader, InvalidInputError, type MaybePromise } from '@agent-core/core'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import { CONNECTION_OPTION_KEYS, type McpToolDescriptor } from '../connection-options.js'
 import { assertSeparator, assertServerName, DEFAULT_TOOL_ID_SEPARATOR } from '../tool-id.js'
@@ -66,8 +66,13 @@ function readLimits(value: unknown): ParsedClientLimits {
     value,
     'options.limits',
     'limits { maxMessageBytes?, maxSchemaBytes?, maxSchemaDepth?, maxResultBytes?, maxNotificationsPerSecond? }',
-    ['maxMessageBytes', 'maxSchemaBytes', 'maxSchemaDepth', 'maxResultBytes', 'maxNotificationsPerSecond'],
-  )
+  ).only([
+    'maxMessageBytes',
+    'maxSchemaBytes',
+    'maxSchemaDepth',
+    'maxResultBytes',
+    'maxNotificationsPerSecond',
+  ])
   const GIB = 1024 * 1024 * 1024
   const d = DEFAULT_CLIENT_LIMITS
   return Object.freeze({
@@ -83,120 +88,21 @@ function readLimits(value: unknown): ParsedClientLimits {
 /** The longest delay a timer accepts. */
 export const MAX_TIMER_MS = 2_147_483_647
 
-/** Reads an object's fields once each, refusing fields it does not know. */
-export class FieldReader {
-  readonly #values: Record<string, unknown> = {}
-  constructor(
-    value: unknown,
-    readonly path: string,
-    what: string,
-    keys: readonly string[],
-  ) {
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-      throw new InvalidInputError(`${path} must be ${what}, but got ${describeValue(value)}.`, {
-        details: { field: path, received: describeValue(value) },
-      })
-    }
-    for (const key of Object.keys(value)) {
-      if (!keys.includes(key)) {
-        throw new InvalidInputError(
-          `${path} has an unknown field "${key}"; the known fields are ${keys.join(', ')}. Check its spelling.`,
-          {
-            details: {
-              field: `${path}.${key}`,
-              received: describeValue((value as Record<string, unknown>)[key]),
-            },
-          },
-        )
-      }
-    }
-    for (const key of keys) this.#values[key] = (value as Record<string, unknown>)[key]
-  }
-
-  get(key: string): unknown {
-    return this.#values[key]
-  }
-
-  fail(key: string, problem: string, value: unknown = this.#values[key]): never {
-    const field = `${this.path}.${key}`
-    throw new InvalidInputError(`${field} ${problem}, but got ${describeValue(value)}.`, {
-      details: { field, received: describeValue(value) },
-    })
-  }
-
-  string(key: string, optional: true): string | undefined
-  string(key: string, optional?: false): string
-  string(key: string, optional = false): string | undefined {
-    const value = this.#values[key]
-    if (value === undefined && optional) return undefined
-    if (typeof value !== 'string' || value.length === 0) this.fail(key, 'must be a non-empty string')
-    return value
-  }
-
-  boolean(key: string): boolean | undefined {
-    const value = this.#values[key]
-    if (value !== undefined && typeof value !== 'boolean') this.fail(key, 'must be a boolean or be left out')
-    return value as boolean | undefined
-  }
-
-  integer(key: string, min: number, max: number, unit = 'ms'): number | undefined {
-    const value = this.#values[key]
-    if (value === undefined) return undefined
-    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max)
-      this.fail(key, `must be an integer from ${min} to ${max} (${unit})`)
-    return value
-  }
-
-  func<F>(key: string): F | undefined {
-    const value = this.#values[key]
-    if (value !== undefined && typeof value !== 'function')
-      this.fail(key, 'must be a function or be left out')
-    return value as F | undefined
-  }
-
-  oneOf<T extends string>(key: string, allowed: readonly T[]): T | undefined {
-    const value = this.#values[key]
-    if (value === undefined) return undefined
-    if (!allowed.includes(value as T)) this.fail(key, `must be ${allowed.map((a) => `"${a}"`).join(' or ')}`)
-    return value as T
-  }
-
-  strings(key: string): readonly string[] {
-    const value = this.#values[key]
-    if (value === undefined) return []
-    if (!Array.isArray(value)) this.fail(key, 'must be an array of strings')
-    value.forEach((item: unknown, index) => {
-      if (typeof item !== 'string') this.fail(`${key}[${index}]`, 'must be a string', item)
-    })
-    return Object.freeze([...(value as string[])])
-  }
-
-  record(key: string): Readonly<Record<string, string>> {
-    const value = this.#values[key]
-    if (value === undefined) return Object.freeze({})
-    if (typeof value !== 'object' || value === null || Array.isArray(value))
-      this.fail(key, 'must be an object of string values')
-    const out: Record<string, string> = {}
-    for (const [name, item] of Object.entries(value as Record<string, unknown>)) {
-      if (typeof item !== 'string') this.fail(`${key}.${name}`, 'must be a string', item)
-      out[name] = item
-    }
-    return Object.freeze(out)
-  }
-}
+const NO_STRINGS: readonly string[] = Object.freeze([])
+const NO_RECORD: Readonly<Record<string, string>> = Object.freeze({})
 
 function readUrl(reader: FieldReader): URL {
   const value = reader.get('url')
   if (value instanceof URL) return new URL(value.href)
-  if (typeof value !== 'string') reader.fail('url', 'must be an http(s) URL (a string or a URL)')
+  if (typeof value !== 'string') reader.mustBe('url', 'an http(s) URL (a string or a URL)', value)
   let url: URL
   try {
     url = new URL(value)
   } catch {
-    return reader.fail('url', 'must be an absolute http(s) URL')
+    return reader.mustBe('url', 'an absolute http(s) URL', value)
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    reader.fail('url', 'must be an http: or https: URL')
+    reader.mustBe('url', 'an http: or https: URL', value)
   return url
 }
 
@@ -206,7 +112,7 @@ function readTransport(value: unknown): ParsedTransport {
   ) as string | undefined
   switch (type) {
     case 'stdio': {
-      const reader = new FieldReader(value, 'options.transport', 'a transport', [
+      const reader = new FieldReader(value, 'options.transport', 'a transport').only([
         'type',
         'command',
         'args',
@@ -217,17 +123,17 @@ function readTransport(value: unknown): ParsedTransport {
       ])
       return Object.freeze({
         type,
-        command: reader.string('command'),
-        args: reader.strings('args'),
-        env: reader.record('env'),
+        command: reader.requiredString('command'),
+        args: reader.strings('args') ?? NO_STRINGS,
+        env: reader.stringRecord('env') ?? NO_RECORD,
         inheritEnv: reader.boolean('inheritEnv') ?? false,
-        cwd: reader.string('cwd', true),
+        cwd: reader.string('cwd'),
         stderr: reader.oneOf('stderr', ['pipe', 'inherit', 'ignore'] as const) ?? 'pipe',
       })
     }
     case 'http':
     case 'sse': {
-      const reader = new FieldReader(value, 'options.transport', 'a transport', [
+      const reader = new FieldReader(value, 'options.transport', 'a transport').only([
         'type',
         'url',
         'headers',
@@ -236,17 +142,17 @@ function readTransport(value: unknown): ParsedTransport {
       ])
       const token = reader.get('bearerToken')
       if (token !== undefined && typeof token !== 'function' && (typeof token !== 'string' || token === ''))
-        reader.fail('bearerToken', 'must be a non-empty string or a function that returns one')
+        reader.mustBe('bearerToken', 'a non-empty string or a function that returns one', token)
       return Object.freeze({
         type,
         url: readUrl(reader),
-        headers: reader.record('headers'),
+        headers: reader.stringRecord('headers') ?? NO_RECORD,
         bearerToken: token as string | (() => MaybePromise<string>) | undefined,
         fetch: reader.func<FetchLike>('fetch'),
       })
     }
     case 'custom': {
-      const reader = new FieldReader(value, 'options.transport', 'a transport', ['type', 'transport'])
+      const reader = new FieldReader(value, 'options.transport', 'a transport').only(['type', 'transport'])
       const transport = reader.get('transport') as Partial<Transport> | null | undefined
       if (
         typeof transport !== 'object' ||
@@ -255,7 +161,7 @@ function readTransport(value: unknown): ParsedTransport {
         typeof transport.send !== 'function' ||
         typeof transport.close !== 'function'
       ) {
-        reader.fail('transport', 'must be an MCP SDK Transport (with start, send and close)')
+        reader.mustBe('transport', 'an MCP SDK Transport (with start, send and close)', transport)
       }
       return Object.freeze({ type, transport: transport as Transport })
     }
@@ -269,10 +175,7 @@ function readTransport(value: unknown): ParsedTransport {
 
 /** Checks the options of `connectMcpServer`; every mistake is an `InvalidInputError` naming its field. */
 export function readConnectionOptions(value: unknown): ParsedConnectionOptions {
-  const reader = new FieldReader(
-    value,
-    'options',
-    'connection options { name, transport, ... }',
+  const reader = new FieldReader(value, 'options', 'connection options { name, transport, ... }').only(
     CONNECTION_OPTION_KEYS,
   )
   const name = reader.get('name')
@@ -283,11 +186,11 @@ export function readConnectionOptions(value: unknown): ParsedConnectionOptions {
   const clientInfo = reader.get('clientInfo')
   let info = { name: 'agent-core', version: '0.1.0' }
   if (clientInfo !== undefined) {
-    const client = new FieldReader(clientInfo, 'options.clientInfo', 'an object { name, version }', [
+    const client = new FieldReader(clientInfo, 'options.clientInfo', 'an object { name, version }').only([
       'name',
       'version',
     ])
-    info = { name: client.string('name'), version: client.string('version') }
+    info = { name: client.requiredString('name'), version: client.requiredString('version') }
   }
   return Object.freeze({
     name,
@@ -296,10 +199,10 @@ export function readConnectionOptions(value: unknown): ParsedConnectionOptions {
     toolId: reader.func<ParsedConnectionOptions['toolId']>('toolId'),
     filter: reader.func<ParsedConnectionOptions['filter']>('filter'),
     invalidTools: reader.oneOf('invalidTools', ['throw', 'skip'] as const) ?? 'throw',
-    connectTimeoutMs: reader.integer('connectTimeoutMs', 1, MAX_TIMER_MS) ?? 10_000,
-    requestTimeoutMs: reader.integer('requestTimeoutMs', 1, MAX_TIMER_MS) ?? 30_000,
-    callTimeoutMs: reader.integer('callTimeoutMs', 1, MAX_TIMER_MS) ?? DEFAULT_CALL_TIMEOUT_MS,
-    closeGraceMs: reader.integer('closeGraceMs', 1, 60_000) ?? 2_000,
+    connectTimeoutMs: reader.integer('connectTimeoutMs', 1, MAX_TIMER_MS, 'ms') ?? 10_000,
+    requestTimeoutMs: reader.integer('requestTimeoutMs', 1, MAX_TIMER_MS, 'ms') ?? 30_000,
+    callTimeoutMs: reader.integer('callTimeoutMs', 1, MAX_TIMER_MS, 'ms') ?? DEFAULT_CALL_TIMEOUT_MS,
+    closeGraceMs: reader.integer('closeGraceMs', 1, 60_000, 'ms') ?? 2_000,
     clientInfo: Object.freeze(info),
     limits: readLimits(reader.get('limits')),
   })

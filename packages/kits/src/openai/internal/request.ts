@@ -3,7 +3,7 @@
  * read once (a snapshot, so later changes to the caller's objects cannot reach the wire), checked, and
  * translated. Bad values are `InvalidInputError`s naming the field as the caller wrote it.
  */
-import { describeValue, InvalidInputError, type JsonSchema } from '@agent-core/core'
+import { describeValue, InvalidInputError, type JsonSchema, refuseField } from '@agent-core/core'
 
 /** The chat completions body the adapter sends, as plain JSON. */
 export type ChatCompletionBody = Record<string, unknown>
@@ -37,9 +37,7 @@ export interface BodySettings {
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/
 
 function fail(field: string, expected: string, value: unknown): never {
-  throw new InvalidInputError(`${field} must be ${expected}, but got ${describeValue(value)}.`, {
-    details: { field, received: describeValue(value) },
-  })
+  refuseField('input', field, `must be ${expected}, but got ${describeValue(value)}`, value)
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

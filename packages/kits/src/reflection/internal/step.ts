@@ -7,12 +7,13 @@ import {
   type ModelUsage,
   type OperationContext,
   type ResponseFormat,
+  refuseField,
   ZERO_USAGE,
 } from '@agent-core/core'
 import type { Agent } from '@agent-core/kits/loop'
 import { ModelCalls, type ModelCallsTarget } from '@agent-core/kits/models'
 import { ReflectionStepError, type ReflectionStepName } from '../reflection-step-error.js'
-import { isRecord, refuse } from './fields.js'
+import { isRecord } from './fields.js'
 
 /** A drafter, critic or reviser after its checks: a ModelCalls binding or a loop agent. */
 export type Step =
@@ -41,7 +42,7 @@ export function readStep(value: unknown, field: string): Step {
     if (value.models instanceof ModelCalls) {
       const { models, modelId, timeoutMs } = value as unknown as ModelCallsTarget
       if (typeof modelId !== 'string' || !models.bindings.has(modelId)) {
-        refuse(
+        refuseField(
           'definition',
           `${field}.modelId`,
           `must name a binding of ${field}.models (${models.ids().join(', ') || 'none registered'}), but got ${describeValue(modelId)}`,
@@ -54,7 +55,7 @@ export function readStep(value: unknown, field: string): Step {
         timeoutMs < 1 ||
         timeoutMs > MAX_TIMEOUT_MS
       ) {
-        refuse(
+        refuseField(
           'definition',
           `${field}.timeoutMs`,
           `must be a safe integer from 1 to ${MAX_TIMEOUT_MS}, but got ${describeValue(timeoutMs)}`,
@@ -65,7 +66,7 @@ export function readStep(value: unknown, field: string): Step {
     }
     if (isAgent(value)) return { kind: 'agent', agent: value as unknown as Agent<unknown, unknown> }
   }
-  return refuse(
+  return refuseField(
     'definition',
     field,
     `must be a ModelCalls binding { models, modelId, timeoutMs } or a loop agent from defineAgent, but got ${describeValue(value)}`,

@@ -5,6 +5,7 @@ import {
   describeValue,
   InvalidInputError,
   InvalidOutputError,
+  refuseField,
 } from '@agent-core/core'
 
 /** Checks a request's `limit`: a safe integer of at least 0 (0 asks for no hits). */
@@ -15,9 +16,7 @@ export function assertLimit(value: unknown, field = 'request.limit'): asserts va
 /** Checks an optional callback option; `field` is its path as the caller wrote it (`request.filter`). */
 export function assertOptionalFunction(value: unknown, field: string): void {
   if (value !== undefined && typeof value !== 'function') {
-    throw new InvalidInputError(`${field} must be a function or left out, but got ${describeValue(value)}.`, {
-      details: { field, received: describeValue(value) },
-    })
+    refuseField('input', field, `must be a function or left out, but got ${describeValue(value)}`, value)
   }
 }
 
@@ -50,25 +49,20 @@ export function assertFieldList(
   options: { readonly nonEmpty: boolean },
 ): string[] {
   if (!Array.isArray(value)) {
-    throw new InvalidInputError(
-      `${field} must be an array of field names, but got ${describeValue(value)}.`,
-      {
-        details: { field, received: describeValue(value) },
-      },
-    )
+    refuseField('input', field, `must be an array of field names, but got ${describeValue(value)}`, value)
   }
   if (options.nonEmpty && value.length === 0) {
-    throw new InvalidInputError(`${field} must name at least one field to index.`, {
-      details: { field, received: describeValue(value) },
-    })
+    refuseField('input', field, `must name at least one field to index`, value)
   }
   const seen = new Set<string>()
   for (let i = 0; i < value.length; i++) {
     const name: unknown = value[i]
     if (typeof name !== 'string' || name.length === 0) {
-      throw new InvalidInputError(
-        `${field}[${i}] must be a non-empty field name, but got ${describeValue(name)}.`,
-        { details: { field: `${field}[${i}]`, received: describeValue(name) } },
+      refuseField(
+        'input',
+        `${field}[${i}]`,
+        `must be a non-empty field name, but got ${describeValue(name)}`,
+        name,
       )
     }
     if (seen.has(name)) {
@@ -87,9 +81,7 @@ export function assertFieldList(
  */
 export function readDocumentId(document: unknown, idField: string, where: string): string {
   if (typeof document !== 'object' || document === null || Array.isArray(document)) {
-    throw new InvalidInputError(`${where} must be a plain object, but got ${describeValue(document)}.`, {
-      details: { field: where, received: describeValue(document) },
-    })
+    refuseField('input', where, `must be a plain object, but got ${describeValue(document)}`, document)
   }
   const id: unknown = (document as Record<string, unknown>)[idField]
   if (typeof id !== 'string' || id.length === 0) {

@@ -1,4 +1,4 @@
-import { assertNonEmptyString, assertSafeInteger, describeValue, InvalidInputError } from '@agent-core/core'
+import { assertNonEmptyString, assertSafeInteger, describeValue, refuseField } from '@agent-core/core'
 import type { Embedder } from '../embedder.js'
 import type { HybridFusionOptions } from '../hybrid-search-types.js'
 import { assertFiniteNumber, assertRequest } from './checks.js'
@@ -7,9 +7,12 @@ import { assertFiniteNumber, assertRequest } from './checks.js'
 export function checkEmbedder(embedder: unknown): Embedder {
   const candidate = embedder as Partial<Embedder> | null
   if (typeof candidate !== 'object' || candidate === null || typeof candidate.embed !== 'function') {
-    throw new InvalidInputError(
-      `HybridSearch options.embedder must be an object with identity, dimensions and embed(texts, { signal }), but got ${describeValue(embedder)}.`,
-      { details: { field: 'options.embedder', received: describeValue(embedder) } },
+    refuseField(
+      'input',
+      'options.embedder',
+      `must be an object with identity, dimensions and embed(texts, { signal }), but got ${describeValue(embedder)}`,
+      embedder,
+      { prefix: 'HybridSearch ' },
     )
   }
   assertNonEmptyString(candidate.identity, 'options.embedder.identity')
@@ -40,9 +43,12 @@ export function readFusion(value: unknown): Required<HybridFusionOptions> {
   assertFiniteNumber(vectorWeight, 'options.fusion.vectorWeight', { min: 0, exclusiveMin: true })
   const lookups = options.lookups ?? 'text-first'
   if (lookups !== 'text-first' && lookups !== 'fuse') {
-    throw new InvalidInputError(
-      `HybridSearch options.fusion.lookups must be "text-first" or "fuse", but got ${describeValue(lookups)}.`,
-      { details: { field: 'options.fusion.lookups', received: describeValue(lookups) } },
+    refuseField(
+      'input',
+      'options.fusion.lookups',
+      `must be "text-first" or "fuse", but got ${describeValue(lookups)}`,
+      lookups,
+      { prefix: 'HybridSearch ' },
     )
   }
   const candidates = options.candidates ?? 50

@@ -1,4 +1,4 @@
-import { assertSafeInteger, describeValue, InvalidInputError } from '@agent-core/core'
+import { assertSafeInteger, describeValue, InvalidInputError, refuseField } from '@agent-core/core'
 import type { SearchOptions } from 'minisearch'
 import { assertFiniteNumber } from './checks.js'
 
@@ -25,9 +25,7 @@ export function hasQueryOptions(source: Readonly<Record<string, unknown>>): bool
 
 function assertPlainObject(value: unknown, field: string): asserts value is Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new InvalidInputError(`${field} must be an object, but got ${describeValue(value)}.`, {
-      details: { field, received: describeValue(value) },
-    })
+    refuseField('input', field, `must be an object, but got ${describeValue(value)}`, value)
   }
 }
 
@@ -54,9 +52,7 @@ export function readQueryOptions(
   const { prefix, fuzzy, maxFuzzy, boost, combineWith, fields: only, weights, bm25, termBoost } = source
   if (prefix !== undefined) {
     if (typeof prefix !== 'boolean') {
-      throw new InvalidInputError(`${where}.prefix must be a boolean, but got ${describeValue(prefix)}.`, {
-        details: { field: `${where}.prefix`, received: describeValue(prefix) },
-      })
+      refuseField('input', `${where}.prefix`, `must be a boolean, but got ${describeValue(prefix)}`, prefix)
     }
     out.prefix = prefix
   }
@@ -80,18 +76,22 @@ export function readQueryOptions(
   }
   if (combineWith !== undefined) {
     if (typeof combineWith !== 'string' || !COMBINE.has(combineWith)) {
-      throw new InvalidInputError(
-        `${where}.combineWith must be "OR", "AND" or "AND_NOT", but got ${describeValue(combineWith)}.`,
-        { details: { field: `${where}.combineWith`, received: describeValue(combineWith) } },
+      refuseField(
+        'input',
+        `${where}.combineWith`,
+        `must be "OR", "AND" or "AND_NOT", but got ${describeValue(combineWith)}`,
+        combineWith,
       )
     }
     out.combineWith = combineWith as SearchOptions['combineWith']
   }
   if (only !== undefined) {
     if (!Array.isArray(only) || only.length === 0) {
-      throw new InvalidInputError(
-        `${where}.fields must be a non-empty array of indexed fields, but got ${describeValue(only)}.`,
-        { details: { field: `${where}.fields`, received: describeValue(only) } },
+      refuseField(
+        'input',
+        `${where}.fields`,
+        `must be a non-empty array of indexed fields, but got ${describeValue(only)}`,
+        only,
       )
     }
     for (const field of only) assertIndexedField(field, fields, `${where}.fields`)

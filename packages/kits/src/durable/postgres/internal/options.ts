@@ -4,6 +4,7 @@ import {
   assertSafeInteger,
   describeValue,
   InvalidInputError,
+  refuseField,
 } from '@agent-core/core'
 import pg from 'pg'
 import type { PostgresDurableStoreOptions } from '../postgres-durable-store.js'
@@ -39,16 +40,18 @@ export function resolveOptions(options: PostgresDurableStoreOptions): ResolvedOp
     pool !== undefined &&
     (typeof pool !== 'object' || pool === null || typeof pool.connect !== 'function')
   ) {
-    throw new InvalidInputError(
-      `PostgreSQL durable store: options.pool must be a pg.Pool, but got ${describeValue(pool)}.`,
-      { details: { field: 'options.pool', received: describeValue(pool) } },
-    )
+    refuseField('input', 'options.pool', `must be a pg.Pool, but got ${describeValue(pool)}`, pool, {
+      prefix: 'PostgreSQL durable store: ',
+    })
   }
   if (connectionString !== undefined) assertNonEmptyString(connectionString, 'options.connectionString')
   if (createTable !== undefined && typeof createTable !== 'boolean') {
-    throw new InvalidInputError(
-      `PostgreSQL durable store: options.createTable must be a boolean, but got ${describeValue(createTable)}.`,
-      { details: { field: 'options.createTable', received: describeValue(createTable) } },
+    refuseField(
+      'input',
+      'options.createTable',
+      `must be a boolean, but got ${describeValue(createTable)}`,
+      createTable,
+      { prefix: 'PostgreSQL durable store: ' },
     )
   }
   if (lockWaitSliceMs !== undefined)
