@@ -508,8 +508,13 @@ export class ToolLifecycleRegistry<App = unknown> {
         const shared = this.#shared(journal, parsed.toolCallId, parsed.toolId, fingerprint(parsed.input))
         if (shared) return shared
       }
+      // A literal, not `{ ...parsed, invocationId }` (see #conclude).
       const start: PassStart = {
-        ...parsed,
+        toolCallId: parsed.toolCallId,
+        toolId: parsed.toolId,
+        runId: parsed.runId,
+        timeoutMs: parsed.timeoutMs,
+        input: parsed.input,
         invocationId: createInvocationId(),
         decision: undefined,
         waited: undefined,
@@ -1184,16 +1189,20 @@ export class ToolLifecycleRegistry<App = unknown> {
     pending: PendingToolCall | undefined,
     finalizeErrors: readonly unknown[],
   ): ToolCallOutcome {
-    const base = {
-      toolCallId: start.toolCallId,
-      invocationId: start.invocationId,
-      toolId: start.toolId,
-      replayed: false,
-      finalizeErrors,
-    }
+    // Each outcome is one object literal (not `{ ...base, status }`: V8 makes a new hidden class for every
+    // property added after a spread, which made this the costliest line of a plain call).
+    const { toolCallId, invocationId, toolId } = start
     let settlement = reached
     if (settlement.status === 'pending' && pending !== undefined) {
-      return Object.freeze({ ...base, status: 'pending', record: pending })
+      return Object.freeze({
+        toolCallId,
+        invocationId,
+        toolId,
+        replayed: false,
+        finalizeErrors,
+        status: 'pending',
+        record: pending,
+      })
     }
     enterPhase(context, 'render')
     const template = templateInput(settlement, view)
@@ -1228,7 +1237,17 @@ export class ToolLifecycleRegistry<App = unknown> {
           message,
           ...(approvedBy === undefined ? {} : { approvedBy }),
         })
-        return Object.freeze({ ...base, status: 'completed', output: settlement.output, message, record })
+        return Object.freeze({
+          toolCallId,
+          invocationId,
+          toolId,
+          replayed: false,
+          finalizeErrors,
+          status: 'completed',
+          output: settlement.output,
+          message,
+          record,
+        })
       }
       case 'rejected': {
         const rejection = Object.freeze({ ...settlement.rejection })
@@ -1238,7 +1257,17 @@ export class ToolLifecycleRegistry<App = unknown> {
           rejection,
           message,
         })
-        return Object.freeze({ ...base, status: 'rejected', rejection, message, record })
+        return Object.freeze({
+          toolCallId,
+          invocationId,
+          toolId,
+          replayed: false,
+          finalizeErrors,
+          status: 'rejected',
+          rejection,
+          message,
+          record,
+        })
       }
       default: {
         const failure = settlement as Extract<Settlement, { status: 'failed' }>
@@ -1250,7 +1279,11 @@ export class ToolLifecycleRegistry<App = unknown> {
           message,
         })
         return Object.freeze({
-          ...base,
+          toolCallId,
+          invocationId,
+          toolId,
+          replayed: false,
+          finalizeErrors,
           status: 'failed',
           error: failure.error,
           phase: failure.phase,

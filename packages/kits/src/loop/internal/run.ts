@@ -490,7 +490,13 @@ export class AgentRun {
       }
     }
     this.#turnTools = offered
-    const built: { -readonly [K in keyof ModelRequest]: ModelRequest[K] } = { ...request, messages }
+    // Copied, then stored: not `{ ...request, messages }` (V8 makes a new hidden class for each property
+    // added after a spread, on every turn).
+    const built: { -readonly [K in keyof ModelRequest]: ModelRequest[K] } = Object.assign(
+      {},
+      request,
+    ) as ModelRequest
+    built.messages = messages
     const specs = offered === undefined ? toolSpecs : toolSpecs.filter((spec) => offered.has(spec.name))
     if (specs.length > 0) built.tools = specs
     if (choice !== undefined) built.toolChoice = choice
