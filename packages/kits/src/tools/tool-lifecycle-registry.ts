@@ -100,6 +100,83 @@ interface Pass<App> {
   selected: Entry | undefined
 }
 
+const NOOP = (): undefined => undefined
+
+/**
+ * One execution raced against its time limit and its parent's stop: the abort listener on the parent
+ * (`handleEvent`) and the timer's argument, so a call makes no closures for them.
+ */
+class ExecutionRace {
+  readonly controller = new AbortController()
+  /** False once the race ended: later progress reports are dropped. */
+  open = true
+  resolve: (value: ToolInvocation<unknown>) => void = NOOP
+  reject: (error: unknown) => void = NOOP
+  #timer: ReturnType<typeof setTimeout> | undefined
+
+  constructor(
+    readonly parent: AbortSignal,
+    readonly point: string,
+    readonly what: string,
+    readonly timeoutMs: number,
+    readonly span: DiagnosticSpan | undefined,
+  ) {}
+
+  start(): void {
+    this.#timer = setTimeout(timeUp, this.timeoutMs, this)
+    this.parent.addEventListener('abort', this, { once: true })
+  }
+
+  /** The parent aborted. */
+  handleEvent(): void {
+    this.stop(this.parent.reason)
+  }
+
+  stop(reason: unknown): void {
+    const own = this.controller.signal
+    if (own.aborted) return
+    this.#finish()
+    this.controller.abort(reason)
+    const error = abortedError(own, this.point)
+    if (this.span !== undefined) stopSpan(this.span, error)
+    this.reject(error)
+  }
+
+  settle(value: ToolInvocation<unknown>): void {
+    if (this.controller.signal.aborted) return
+    this.#finish()
+    this.resolve(value)
+  }
+
+  fail(error: unknown): void {
+    if (this.controller.signal.aborted) return
+    this.#finish()
+    this.reject(error)
+  }
+
+  #finish(): void {
+    this.open = false
+    clearTimeout(this.#timer)
+    this.parent.removeEventListener('abort', this)
+  }
+}
+
+function timeUp(race: ExecutionRace): void {
+  const { what, timeoutMs } = race
+  race.stop(
+    new TimeoutError(`${what} did not finish within ${timeoutMs} ms.`, { details: { timeoutMs, what } }),
+  )
+}
+
+/** Reads a template answer (module-level: no closure per call). */
+function askTemplate(
+  answer: unknown,
+  name: string,
+  input: ToolTemplateInput,
+): { content: string; isError: boolean } | undefined {
+  return readTemplate(assertNotThenable(answer, name), name, input)
+}
+
 /** Ends an execution span that the time limit or the run's stop cut short. */
 function stopSpan(span: DiagnosticSpan, error: unknown): void {
   span.end('aborted', { reason: TimeoutError.isInstance(error) ? 'timeout' : 'stopped' }, error)
@@ -1082,31 +1159,30 @@ export class ToolLifecycleRegistry<App = unknown> {
     const point = `running tool "${entry.id}"`
     // The protocol phase validated the input against the schema: core does not check it again. Progress
     // stops with the race: a late report of a call that timed out or was stopped is dropped. Without a
-    // progress listener nothing needs closing, so a plain call makes no closures here.
-    let open = true
-    const options =
-      progress === undefined
-        ? { invocationId: view.invocationId, inputValidated: true }
-        : {
-            invocationId: view.invocationId,
-            inputValidated: true,
-            progress: (update: ToolProgressUpdate) => (open ? progress(update) : undefined),
-          }
-    if (timeoutMs === undefined) {
-      const running = raceSignal(
-        invokeModelTool(entry.tool, view.input, context, options),
-        context.signal,
-        point,
-      )
-      if (progress === undefined) return running
-      const close = (): void => {
-        open = false
-      }
-      running.then(close, close)
-      return running
+    // progress listener nothing needs closing, so a plain call makes no closures here. (Closures are
+    // stored or passed, never bound to a name: a build that keeps function names names those on every call.)
+    const options: { invocationId: string; inputValidated: true; progress?: ToolProgressReporter } = {
+      invocationId: view.invocationId,
+      inputValidated: true,
     }
     const parent = context.signal
-    if (parent.aborted) {
+    if (timeoutMs === undefined || parent.aborted) {
+      let open = true
+      if (progress !== undefined)
+        options.progress = (update: ToolProgressUpdate) => (open ? progress(update) : undefined)
+      if (timeoutMs === undefined) {
+        const running = raceSignal(invokeModelTool(entry.tool, view.input, context, options), parent, point)
+        if (progress === undefined) return running
+        running.then(
+          () => {
+            open = false
+          },
+          () => {
+            open = false
+          },
+        )
+        return running
+      }
       const deadline = deadlineSignal(parent, timeoutMs, `tool "${entry.id}"`)
       const running = raceSignal(
         invokeModelTool(entry.tool, view.input, { ...context, signal: deadline.signal }, options),
@@ -1118,44 +1194,17 @@ export class ToolLifecycleRegistry<App = unknown> {
     }
     // The deadline and the race in one: the call's own signal aborts with the run's or at the time limit,
     // and that same stop rejects the wait (one listener on the run's signal, one timer, no second race).
-    const controller = new AbortController()
-    const own = controller.signal
+    const race = new ExecutionRace(parent, point, `tool "${entry.id}"`, timeoutMs, span)
+    if (progress !== undefined)
+      options.progress = (update: ToolProgressUpdate) => (race.open ? progress(update) : undefined)
     return new Promise<ToolInvocation<unknown>>((resolve, reject) => {
-      const finish = (): void => {
-        open = false
-        clearTimeout(timer)
-        parent.removeEventListener('abort', onAbort)
-      }
-      const stop = (reason: unknown): void => {
-        if (own.aborted) return
-        finish()
-        controller.abort(reason)
-        const error = abortedError(own, point)
-        if (span !== undefined) stopSpan(span, error)
-        reject(error)
-      }
-      const onAbort = (): void => stop(parent.reason)
-      const timer = setTimeout(() => {
-        const what = `tool "${entry.id}"`
-        stop(
-          new TimeoutError(`${what} did not finish within ${timeoutMs} ms.`, {
-            details: { timeoutMs, what },
-          }),
-        )
-      }, timeoutMs)
-      parent.addEventListener('abort', onAbort, { once: true })
-      invokeModelTool(entry.tool, view.input, { ...context, signal: own }, options).then(
-        (value) => {
-          if (own.aborted) return
-          finish()
-          resolve(value)
-        },
-        (error: unknown) => {
-          // A late failure of a call that was stopped is consumed here.
-          if (own.aborted) return
-          finish()
-          reject(error)
-        },
+      race.resolve = resolve
+      race.reject = reject
+      race.start()
+      invokeModelTool(entry.tool, view.input, { ...context, signal: race.controller.signal }, options).then(
+        (value) => race.settle(value),
+        // A late failure of a call that was stopped is consumed here.
+        (error: unknown) => race.fail(error),
       )
     })
   }
@@ -1300,11 +1349,10 @@ export class ToolLifecycleRegistry<App = unknown> {
     selected: Entry | undefined,
     context: OperationContext<App>,
   ): { content: string; isError: boolean } {
-    const ask = (answer: unknown, name: string) => readTemplate(assertNotThenable(answer, name), name, input)
     const own = selected?.hooks.template
     if (own) {
       const name = `tool "${selected.id}" template`
-      const rendered = ask(Reflect.apply(own, selected.receiver, [input, context]), name)
+      const rendered = askTemplate(Reflect.apply(own, selected.receiver, [input, context]), name, input)
       if (rendered) return rendered
     }
     for (const [index, provider] of this.#templates.entries()) {
@@ -1313,7 +1361,7 @@ export class ToolLifecycleRegistry<App = unknown> {
         typeof provider === 'function'
           ? Reflect.apply(provider, undefined, [input, context])
           : Reflect.apply(provider.template, provider, [input, context])
-      const rendered = ask(answer, name)
+      const rendered = askTemplate(answer, name, input)
       if (rendered) return rendered
     }
     return defaultMessage(input)
