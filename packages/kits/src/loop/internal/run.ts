@@ -440,10 +440,12 @@ export class AgentRun {
         calls.length > 0
           ? await this.#steps.run(turnCtx, turn, calls, 'fresh', this.#turnTools)
           : await this.#decide(reply, turn, turnCtx)
-      span.end('ok', {
-        toolCalls: calls.length,
-        ...(next.kind === 'next-model-call' ? {} : { end: endOf(next).reason }),
-      })
+      if (traced) {
+        span.end('ok', {
+          toolCalls: calls.length,
+          ...(next.kind === 'next-model-call' ? {} : { end: endOf(next).reason }),
+        })
+      }
       return next
     } catch (error) {
       span.fail(error)
