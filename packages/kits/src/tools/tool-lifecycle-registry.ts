@@ -77,6 +77,7 @@ import {
 } from './tool-call-signature.js'
 import {
   assertToolCallState,
+  type CompletedToolCall,
   type PendingToolCall,
   type ToolCallMessage,
   type ToolCallRecord,
@@ -1279,13 +1280,19 @@ export class ToolLifecycleRegistry<App = unknown> {
     switch (settlement.status) {
       case 'completed': {
         const approvedBy = start.decision?.type === 'approve' ? start.decision.by : undefined
-        const record = Object.freeze({
-          status: 'completed' as const,
-          ...identity(start, view.input as JsonValue),
-          ...(settlement.output === undefined ? {} : { output: copyJson(settlement.output as JsonValue) }),
-          message,
-          ...(approvedBy === undefined ? {} : { approvedBy }),
-        })
+        // The fields of `identity`, stored one by one rather than spread in (the path of every plain call).
+        const fields: Record<string, unknown> = {
+          status: 'completed',
+          toolCallId,
+          invocationId,
+          toolId,
+          input: copyJson(view.input as JsonValue),
+        }
+        if (start.runId !== undefined) fields.runId = start.runId
+        if (settlement.output !== undefined) fields.output = copyJson(settlement.output as JsonValue)
+        fields.message = message
+        if (approvedBy !== undefined) fields.approvedBy = approvedBy
+        const record = Object.freeze(fields) as unknown as CompletedToolCall
         return Object.freeze({
           toolCallId,
           invocationId,
