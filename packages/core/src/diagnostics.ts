@@ -177,6 +177,8 @@ function errorFields(error: unknown): Record<string, unknown> {
   return { ...(typeof code === 'string' ? { errorCode: code } : {}), errorMessage: message }
 }
 
+const MAX_QUIET_CHILDREN = 64
+
 class ScopedDiagnostics implements Diagnostics {
   readonly enabled: boolean
   constructor(
@@ -226,6 +228,24 @@ class ScopedDiagnostics implements Diagnostics {
   nowMs(): number {
     return this.now()
   }
+  /**
+   * The scope of a span while diagnostics are off: the same (immutable) child for the same name, so a span
+   * that records nothing copies and freezes no scope path. Bounded: span names are few, but not fixed.
+   */
+  quietSpanScope(name: string): Diagnostics {
+    let children = this.#quietChildren
+    if (children === undefined) {
+      children = new Map()
+      this.#quietChildren = children
+    }
+    let child = children.get(name)
+    if (child === undefined) {
+      child = this.child(name)
+      if (children.size < MAX_QUIET_CHILDREN) children.set(name, child)
+    }
+    return child
+  }
+  #quietChildren: Map<string, Diagnostics> | undefined
   withSpan(name: string, spanId: string): ScopedDiagnostics {
     return new ScopedDiagnostics([...this.scope, name], this.sink, this.now, spanId)
   }
@@ -244,7 +264,7 @@ class Span implements DiagnosticSpan {
     this.#name = name
     if (!owner.enabled) {
       this.id = ''
-      this.diagnostics = owner.child(name)
+      this.diagnostics = owner.quietSpanScope(name)
       this.#startedAtMs = 0
       return
     }

@@ -146,6 +146,21 @@ export function abortedError(signal: AbortSignal, point: string): AbortedError |
   return new AbortedError(`The operation was cancelled (${point}).`, { cause: reason, details: { point } })
 }
 
+/** The abort listener of one {@link raceSignal}: consumes the promise's late rejection, rejects the wait. */
+class AbortRace {
+  constructor(
+    readonly promise: PromiseLike<unknown>,
+    readonly signal: AbortSignal,
+    readonly point: string,
+    readonly reject: (error: unknown) => void,
+  ) {}
+
+  handleEvent(): void {
+    consumeRejection(this.promise)
+    this.reject(abortedError(this.signal, this.point))
+  }
+}
+
 /**
  * Waits for `promise` unless `signal` aborts first, in which case it rejects with {@link AbortedError}.
  * A late rejection of `promise` is consumed. Cancellation interrupts the wait; it does not prove that
@@ -170,10 +185,9 @@ export function raceSignal<T>(
     return Promise.reject(abortedError(signal, point))
   }
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => {
-      consumeRejection(promise)
-      reject(abortedError(signal, point))
-    }
+    // The abort listener is an object (`handleEvent`), not a closure bound to a name: a build that keeps
+    // function names (tsup and tsx `keepNames`) would name every such closure again on every call.
+    const onAbort = new AbortRace(promise, signal, point, reject)
     signal.addEventListener('abort', onAbort, { once: true })
     Promise.resolve(promise).then(
       (value) => {

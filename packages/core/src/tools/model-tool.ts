@@ -345,7 +345,14 @@ export async function invokeModelTool<Input, Output, App>(
   let output: Output
   const reports = invocationProgress(options.progress, tool.id)
   try {
-    output = await tool.execute(checked.value, { ...context, invocationId, progress: reports.progress })
+    // The context copied, then two stores: not `{ ...context, invocationId, progress }`, since V8 (Node 20)
+    // makes a new hidden class for each property added after a spread, on every call.
+    const toolContext = Object.assign({}, context) as {
+      -readonly [K in keyof ToolExecutionContext<App>]: ToolExecutionContext<App>[K]
+    }
+    toolContext.invocationId = invocationId
+    toolContext.progress = reports.progress
+    output = await tool.execute(checked.value, toolContext)
   } catch (error) {
     reports.settle()
     context.diagnostics.emit(

@@ -77,15 +77,27 @@ export function invocationProgress(
   toolId: string,
 ): { readonly progress: ToolProgressReporter; settle(): void } {
   if (listener === undefined) return unheardProgress(toolId)
-  let settled = false
-  return {
-    progress: (update) => {
+  return new HeardProgress(listener, toolId)
+}
+
+/**
+ * The reporter of an invocation someone listens to. `settle` is a method and `progress` one closure stored
+ * on the instance (not properties of an object literal, which a build that keeps function names names
+ * again on every call).
+ */
+class HeardProgress {
+  readonly progress: ToolProgressReporter
+  #settled = false
+
+  constructor(listener: ToolProgressReporter, toolId: string) {
+    this.progress = (update) => {
       const checked = readProgressUpdate(update, toolId)
-      if (!settled) listener(checked)
-    },
-    settle: () => {
-      settled = true
-    },
+      if (!this.#settled) listener(checked)
+    }
+  }
+
+  settle(): void {
+    this.#settled = true
   }
 }
 

@@ -838,7 +838,9 @@ function readToolChoice(fields: FieldReader): ParsedRun['toolChoice'] {
 }
 
 function toResult<Answer>(outcome: RunOutcome, runId: string): AgentResult<Answer> {
-  const base: AgentResultBase = {
+  // The base literal gets the reason's fields stored on it (not `{ ...base, reason }`: V8 makes a new hidden
+  // class for each property added after a spread).
+  const result: Record<string, unknown> = {
     runId,
     text: outcome.text,
     partialText: outcome.partialText,
@@ -846,21 +848,25 @@ function toResult<Answer>(outcome: RunOutcome, runId: string): AgentResult<Answe
     usage: outcome.usage,
     turns: outcome.turns,
     state: outcome.state,
-  }
+  } satisfies AgentResultBase
   const { end } = outcome
+  result.reason = end.reason
   switch (end.reason) {
     case 'final':
-      return Object.freeze({ ...base, reason: 'final', answer: end.answer as Answer })
+      result.answer = end.answer
+      break
     case 'suspended':
       // The state carries its suspension id and, with keys, its signature (both given where the run ended).
-      return Object.freeze({ ...base, reason: 'suspended', pending: outcome.pending })
+      result.pending = outcome.pending
+      break
     case 'error':
-      return Object.freeze({ ...base, reason: 'error', error: end.error })
+      result.error = end.error
+      break
     case 'guardrail':
-      return Object.freeze({ ...base, reason: 'guardrail', guardrail: end.trip })
-    default:
-      return Object.freeze({ ...base, reason: end.reason })
+      result.guardrail = end.trip
+      break
   }
+  return Object.freeze(result) as unknown as AgentResult<Answer>
 }
 
 /** What the durable runner (`agent-run-task.ts`) reads of an agent defined here. */

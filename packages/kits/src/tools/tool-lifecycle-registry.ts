@@ -77,6 +77,7 @@ import {
 } from './tool-call-signature.js'
 import {
   assertToolCallState,
+  type CompletedToolCall,
   type PendingToolCall,
   type ToolCallMessage,
   type ToolCallRecord,
@@ -98,6 +99,83 @@ interface Pass<App> {
   participants: readonly Entry[]
   view: ToolCallView | undefined
   selected: Entry | undefined
+}
+
+const NOOP = (): undefined => undefined
+
+/**
+ * One execution raced against its time limit and its parent's stop: the abort listener on the parent
+ * (`handleEvent`) and the timer's argument, so a call makes no closures for them.
+ */
+class ExecutionRace {
+  readonly controller = new AbortController()
+  /** False once the race ended: later progress reports are dropped. */
+  open = true
+  resolve: (value: ToolInvocation<unknown>) => void = NOOP
+  reject: (error: unknown) => void = NOOP
+  #timer: ReturnType<typeof setTimeout> | undefined
+
+  constructor(
+    readonly parent: AbortSignal,
+    readonly point: string,
+    readonly what: string,
+    readonly timeoutMs: number,
+    readonly span: DiagnosticSpan | undefined,
+  ) {}
+
+  start(): void {
+    this.#timer = setTimeout(timeUp, this.timeoutMs, this)
+    this.parent.addEventListener('abort', this, { once: true })
+  }
+
+  /** The parent aborted. */
+  handleEvent(): void {
+    this.stop(this.parent.reason)
+  }
+
+  stop(reason: unknown): void {
+    const own = this.controller.signal
+    if (own.aborted) return
+    this.#finish()
+    this.controller.abort(reason)
+    const error = abortedError(own, this.point)
+    if (this.span !== undefined) stopSpan(this.span, error)
+    this.reject(error)
+  }
+
+  settle(value: ToolInvocation<unknown>): void {
+    if (this.controller.signal.aborted) return
+    this.#finish()
+    this.resolve(value)
+  }
+
+  fail(error: unknown): void {
+    if (this.controller.signal.aborted) return
+    this.#finish()
+    this.reject(error)
+  }
+
+  #finish(): void {
+    this.open = false
+    clearTimeout(this.#timer)
+    this.parent.removeEventListener('abort', this)
+  }
+}
+
+function timeUp(race: ExecutionRace): void {
+  const { what, timeoutMs } = race
+  race.stop(
+    new TimeoutError(`${what} did not finish within ${timeoutMs} ms.`, { details: { timeoutMs, what } }),
+  )
+}
+
+/** Reads a template answer (module-level: no closure per call). */
+function askTemplate(
+  answer: unknown,
+  name: string,
+  input: ToolTemplateInput,
+): { content: string; isError: boolean } | undefined {
+  return readTemplate(assertNotThenable(answer, name), name, input)
 }
 
 /** Ends an execution span that the time limit or the run's stop cut short. */
@@ -508,8 +586,13 @@ export class ToolLifecycleRegistry<App = unknown> {
         const shared = this.#shared(journal, parsed.toolCallId, parsed.toolId, fingerprint(parsed.input))
         if (shared) return shared
       }
+      // A literal, not `{ ...parsed, invocationId }` (see #conclude).
       const start: PassStart = {
-        ...parsed,
+        toolCallId: parsed.toolCallId,
+        toolId: parsed.toolId,
+        runId: parsed.runId,
+        timeoutMs: parsed.timeoutMs,
+        input: parsed.input,
         invocationId: createInvocationId(),
         decision: undefined,
         waited: undefined,
@@ -1077,31 +1160,30 @@ export class ToolLifecycleRegistry<App = unknown> {
     const point = `running tool "${entry.id}"`
     // The protocol phase validated the input against the schema: core does not check it again. Progress
     // stops with the race: a late report of a call that timed out or was stopped is dropped. Without a
-    // progress listener nothing needs closing, so a plain call makes no closures here.
-    let open = true
-    const options =
-      progress === undefined
-        ? { invocationId: view.invocationId, inputValidated: true }
-        : {
-            invocationId: view.invocationId,
-            inputValidated: true,
-            progress: (update: ToolProgressUpdate) => (open ? progress(update) : undefined),
-          }
-    if (timeoutMs === undefined) {
-      const running = raceSignal(
-        invokeModelTool(entry.tool, view.input, context, options),
-        context.signal,
-        point,
-      )
-      if (progress === undefined) return running
-      const close = (): void => {
-        open = false
-      }
-      running.then(close, close)
-      return running
+    // progress listener nothing needs closing, so a plain call makes no closures here. (Closures are
+    // stored or passed, never bound to a name: a build that keeps function names names those on every call.)
+    const options: { invocationId: string; inputValidated: true; progress?: ToolProgressReporter } = {
+      invocationId: view.invocationId,
+      inputValidated: true,
     }
     const parent = context.signal
-    if (parent.aborted) {
+    if (timeoutMs === undefined || parent.aborted) {
+      let open = true
+      if (progress !== undefined)
+        options.progress = (update: ToolProgressUpdate) => (open ? progress(update) : undefined)
+      if (timeoutMs === undefined) {
+        const running = raceSignal(invokeModelTool(entry.tool, view.input, context, options), parent, point)
+        if (progress === undefined) return running
+        running.then(
+          () => {
+            open = false
+          },
+          () => {
+            open = false
+          },
+        )
+        return running
+      }
       const deadline = deadlineSignal(parent, timeoutMs, `tool "${entry.id}"`)
       const running = raceSignal(
         invokeModelTool(entry.tool, view.input, { ...context, signal: deadline.signal }, options),
@@ -1113,44 +1195,17 @@ export class ToolLifecycleRegistry<App = unknown> {
     }
     // The deadline and the race in one: the call's own signal aborts with the run's or at the time limit,
     // and that same stop rejects the wait (one listener on the run's signal, one timer, no second race).
-    const controller = new AbortController()
-    const own = controller.signal
+    const race = new ExecutionRace(parent, point, `tool "${entry.id}"`, timeoutMs, span)
+    if (progress !== undefined)
+      options.progress = (update: ToolProgressUpdate) => (race.open ? progress(update) : undefined)
     return new Promise<ToolInvocation<unknown>>((resolve, reject) => {
-      const finish = (): void => {
-        open = false
-        clearTimeout(timer)
-        parent.removeEventListener('abort', onAbort)
-      }
-      const stop = (reason: unknown): void => {
-        if (own.aborted) return
-        finish()
-        controller.abort(reason)
-        const error = abortedError(own, point)
-        if (span !== undefined) stopSpan(span, error)
-        reject(error)
-      }
-      const onAbort = (): void => stop(parent.reason)
-      const timer = setTimeout(() => {
-        const what = `tool "${entry.id}"`
-        stop(
-          new TimeoutError(`${what} did not finish within ${timeoutMs} ms.`, {
-            details: { timeoutMs, what },
-          }),
-        )
-      }, timeoutMs)
-      parent.addEventListener('abort', onAbort, { once: true })
-      invokeModelTool(entry.tool, view.input, { ...context, signal: own }, options).then(
-        (value) => {
-          if (own.aborted) return
-          finish()
-          resolve(value)
-        },
-        (error: unknown) => {
-          // A late failure of a call that was stopped is consumed here.
-          if (own.aborted) return
-          finish()
-          reject(error)
-        },
+      race.resolve = resolve
+      race.reject = reject
+      race.start()
+      invokeModelTool(entry.tool, view.input, { ...context, signal: race.controller.signal }, options).then(
+        (value) => race.settle(value),
+        // A late failure of a call that was stopped is consumed here.
+        (error: unknown) => race.fail(error),
       )
     })
   }
@@ -1184,16 +1239,20 @@ export class ToolLifecycleRegistry<App = unknown> {
     pending: PendingToolCall | undefined,
     finalizeErrors: readonly unknown[],
   ): ToolCallOutcome {
-    const base = {
-      toolCallId: start.toolCallId,
-      invocationId: start.invocationId,
-      toolId: start.toolId,
-      replayed: false,
-      finalizeErrors,
-    }
+    // Each outcome is one object literal (not `{ ...base, status }`: V8 makes a new hidden class for every
+    // property added after a spread, which made this the costliest line of a plain call).
+    const { toolCallId, invocationId, toolId } = start
     let settlement = reached
     if (settlement.status === 'pending' && pending !== undefined) {
-      return Object.freeze({ ...base, status: 'pending', record: pending })
+      return Object.freeze({
+        toolCallId,
+        invocationId,
+        toolId,
+        replayed: false,
+        finalizeErrors,
+        status: 'pending',
+        record: pending,
+      })
     }
     enterPhase(context, 'render')
     const template = templateInput(settlement, view)
@@ -1221,14 +1280,30 @@ export class ToolLifecycleRegistry<App = unknown> {
     switch (settlement.status) {
       case 'completed': {
         const approvedBy = start.decision?.type === 'approve' ? start.decision.by : undefined
-        const record = Object.freeze({
-          status: 'completed' as const,
-          ...identity(start, view.input as JsonValue),
-          ...(settlement.output === undefined ? {} : { output: copyJson(settlement.output as JsonValue) }),
+        // The fields of `identity`, stored one by one rather than spread in (the path of every plain call).
+        const fields: Record<string, unknown> = {
+          status: 'completed',
+          toolCallId,
+          invocationId,
+          toolId,
+          input: copyJson(view.input as JsonValue),
+        }
+        if (start.runId !== undefined) fields.runId = start.runId
+        if (settlement.output !== undefined) fields.output = copyJson(settlement.output as JsonValue)
+        fields.message = message
+        if (approvedBy !== undefined) fields.approvedBy = approvedBy
+        const record = Object.freeze(fields) as unknown as CompletedToolCall
+        return Object.freeze({
+          toolCallId,
+          invocationId,
+          toolId,
+          replayed: false,
+          finalizeErrors,
+          status: 'completed',
+          output: settlement.output,
           message,
-          ...(approvedBy === undefined ? {} : { approvedBy }),
+          record,
         })
-        return Object.freeze({ ...base, status: 'completed', output: settlement.output, message, record })
       }
       case 'rejected': {
         const rejection = Object.freeze({ ...settlement.rejection })
@@ -1238,7 +1313,17 @@ export class ToolLifecycleRegistry<App = unknown> {
           rejection,
           message,
         })
-        return Object.freeze({ ...base, status: 'rejected', rejection, message, record })
+        return Object.freeze({
+          toolCallId,
+          invocationId,
+          toolId,
+          replayed: false,
+          finalizeErrors,
+          status: 'rejected',
+          rejection,
+          message,
+          record,
+        })
       }
       default: {
         const failure = settlement as Extract<Settlement, { status: 'failed' }>
@@ -1250,7 +1335,11 @@ export class ToolLifecycleRegistry<App = unknown> {
           message,
         })
         return Object.freeze({
-          ...base,
+          toolCallId,
+          invocationId,
+          toolId,
+          replayed: false,
+          finalizeErrors,
           status: 'failed',
           error: failure.error,
           phase: failure.phase,
@@ -1267,11 +1356,10 @@ export class ToolLifecycleRegistry<App = unknown> {
     selected: Entry | undefined,
     context: OperationContext<App>,
   ): { content: string; isError: boolean } {
-    const ask = (answer: unknown, name: string) => readTemplate(assertNotThenable(answer, name), name, input)
     const own = selected?.hooks.template
     if (own) {
       const name = `tool "${selected.id}" template`
-      const rendered = ask(Reflect.apply(own, selected.receiver, [input, context]), name)
+      const rendered = askTemplate(Reflect.apply(own, selected.receiver, [input, context]), name, input)
       if (rendered) return rendered
     }
     for (const [index, provider] of this.#templates.entries()) {
@@ -1280,7 +1368,7 @@ export class ToolLifecycleRegistry<App = unknown> {
         typeof provider === 'function'
           ? Reflect.apply(provider, undefined, [input, context])
           : Reflect.apply(provider.template, provider, [input, context])
-      const rendered = ask(answer, name)
+      const rendered = askTemplate(answer, name, input)
       if (rendered) return rendered
     }
     return defaultMessage(input)

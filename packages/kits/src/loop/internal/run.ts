@@ -465,10 +465,12 @@ export class AgentRun {
         calls.length > 0
           ? await this.#steps.run(turnCtx, turn, calls, 'fresh', this.#turnTools)
           : await this.#decide(reply, turn, turnCtx)
-      span.end('ok', {
-        toolCalls: calls.length,
-        ...(next.kind === 'next-model-call' ? {} : { end: endOf(next).reason }),
-      })
+      if (traced) {
+        span.end('ok', {
+          toolCalls: calls.length,
+          ...(next.kind === 'next-model-call' ? {} : { end: endOf(next).reason }),
+        })
+      }
       return next
     } catch (error) {
       span.fail(error)
@@ -514,7 +516,13 @@ export class AgentRun {
       }
     }
     this.#turnTools = offered
-    const built: { -readonly [K in keyof ModelRequest]: ModelRequest[K] } = { ...request, messages }
+    // Copied, then stored: not `{ ...request, messages }` (V8 makes a new hidden class for each property
+    // added after a spread, on every turn).
+    const built: { -readonly [K in keyof ModelRequest]: ModelRequest[K] } = Object.assign(
+      {},
+      request,
+    ) as ModelRequest
+    built.messages = messages
     const specs = offered === undefined ? toolSpecs : toolSpecs.filter((spec) => offered.has(spec.name))
     if (specs.length > 0) built.tools = specs
     if (choice !== undefined) built.toolChoice = choice

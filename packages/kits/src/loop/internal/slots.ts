@@ -8,7 +8,9 @@ export class Slots {
   }
 
   async run<T>(task: () => Promise<T>): Promise<T> {
-    await this.acquire()
+    // A free slot is taken without an `await` (awaiting `undefined` would still cost a tick).
+    const waiting = this.acquire()
+    if (waiting !== undefined) await waiting
     try {
       return await task()
     } finally {

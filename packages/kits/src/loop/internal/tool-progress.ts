@@ -18,6 +18,16 @@ interface CallProgress {
   readonly kept: string[]
 }
 
+/**
+ * The options with a progress reporter: copied, then the reporter stored (not `{ ...options, progress }`,
+ * for which V8 makes a new hidden class on every call).
+ */
+function withProgress(options: ToolRunOptions | undefined, progress: ToolProgressReporter): ToolRunOptions {
+  const copy: { -readonly [K in keyof ToolRunOptions]: ToolRunOptions[K] } = Object.assign({}, options)
+  copy.progress = progress
+  return copy
+}
+
 /** The registry calls the run makes; {@link ToolProgressChannel.registry} adds each call's reporter to them. */
 export type ProgressRegistry = Pick<ToolLifecycleRegistry<unknown>, 'run' | 'resume'>
 
@@ -75,15 +85,18 @@ export class ToolProgressChannel {
   registry(registry: ProgressRegistry): ProgressRegistry {
     return {
       run: (request: ToolCallRequest, context, options?: ToolRunOptions): Promise<ToolCallOutcome> =>
-        registry.run(request, context, {
-          ...options,
-          progress: this.reporter(request.toolCallId, request.toolId),
-        }),
+        registry.run(
+          request,
+          context,
+          withProgress(options, this.reporter(request.toolCallId, request.toolId)),
+        ),
       resume: (state: ToolCallState, decision, context, options?: ToolRunOptions) =>
-        registry.resume(state, decision, context, {
-          ...options,
-          progress: this.reporter(state.toolCallId, state.toolId),
-        }),
+        registry.resume(
+          state,
+          decision,
+          context,
+          withProgress(options, this.reporter(state.toolCallId, state.toolId)),
+        ),
     } as ProgressRegistry
   }
 

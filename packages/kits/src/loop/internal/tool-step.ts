@@ -177,12 +177,12 @@ export class ToolSteps {
       parsed !== undefined
         ? { toolCallId: call.id, toolId: call.name, input: parsed.value, runId: run.runId }
         : { toolCallId: call.id, toolId: call.name, arguments: call.arguments, runId: run.runId }
-    const options: ToolRunOptions = {
-      decide: (record) => this.#decideInPass(record, step, ctx, flow),
-      ...(run.onProgress === undefined
-        ? {}
-        : { saveBeforeRun: (record: PendingToolCall) => this.#saveBeforeRun(record, flow) }),
-    }
+    // Closures stored, not object-literal properties: a build that keeps function names (tsup and tsx
+    // `keepNames`) names those again on every call.
+    const options: { -readonly [K in keyof ToolRunOptions]: ToolRunOptions[K] } = {}
+    options.decide = (record) => this.#decideInPass(record, step, ctx, flow)
+    if (run.onProgress !== undefined)
+      options.saveBeforeRun = (record: PendingToolCall) => this.#saveBeforeRun(record, flow)
     return this.#host.registry.run(request, ctx, options)
   }
 
