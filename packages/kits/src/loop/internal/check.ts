@@ -1,4 +1,4 @@
-import { describeValue, InvalidDefinitionError, InvalidInputError } from '@agent-core/core'
+import { describeValue, InvalidDefinitionError, InvalidInputError, isRecord } from '@agent-core/core'
 
 /** Which error class a reader throws: definitions are refused with `InvalidDefinitionError`. */
 export type ErrorKind = 'input' | 'definition'
@@ -9,10 +9,8 @@ export function refuse(kind: ErrorKind, field: string, problem: string, value: u
   throw new ErrorClass(`${field} ${problem}.`, { details: { field, received: describeValue(value) } })
 }
 
-/** True for an object that is neither null nor an array. */
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
+/** True for an object that is neither null nor an array: core's one helper. */
+export { isRecord }
 
 /**
  * Reads the fields of a plain object strictly: each read names the field in errors, and {@link Fields.done}

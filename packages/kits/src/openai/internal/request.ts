@@ -3,7 +3,7 @@
  * read once (a snapshot, so later changes to the caller's objects cannot reach the wire), checked, and
  * translated. Bad values are `InvalidInputError`s naming the field as the caller wrote it.
  */
-import { describeValue, InvalidInputError, type JsonSchema } from '@agent-core/core'
+import { describeValue, InvalidInputError, isRecord, type JsonSchema } from '@agent-core/core'
 
 /** The chat completions body the adapter sends, as plain JSON. */
 export type ChatCompletionBody = Record<string, unknown>
@@ -40,10 +40,6 @@ function fail(field: string, expected: string, value: unknown): never {
   throw new InvalidInputError(`${field} must be ${expected}, but got ${describeValue(value)}.`, {
     details: { field, received: describeValue(value) },
   })
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 function text(value: unknown, field: string): string {
