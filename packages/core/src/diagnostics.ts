@@ -1,5 +1,5 @@
+import { MemoryDiagnosticSink as TestingMemoryDiagnosticSink } from '@agent-core/core/testing'
 import { AbortedError, TimeoutError } from './errors/errors.js'
-import { MemoryDiagnosticSink as TestingMemoryDiagnosticSink } from './testing/memory-diagnostic-sink.js'
 
 /**
  * Severity of a diagnostic event.

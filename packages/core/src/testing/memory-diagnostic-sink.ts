@@ -1,4 +1,4 @@
-import type { DiagnosticEvent, DiagnosticSink } from '../diagnostics.js'
+import type { DiagnosticEvent, DiagnosticSink } from '@agent-core/core'
 
 /**
  * Collects diagnostic events in memory, for tests: hand its `sink` to a context or to `createDiagnostics`,

@@ -1,4 +1,4 @@
-import * as testing from './testing/scripted-model.js'
+import * as testing from '@agent-core/kits/loop/testing'
 
 // The scripted model moved to `@agent-core/kits/loop/testing`; these names keep the loop's old exports
 // working for one release. Each is the same function or type as the one in the testing subpath.
