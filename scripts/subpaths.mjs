@@ -6,8 +6,8 @@
  * every `index.ts` directly under a core folder (`packages/core/src/tools/index.ts` is
  * `@agent-core/core/tools`). Folders named in PRIVATE_FOLDERS never are, unless PUBLIC_FOLDERS declares one
  * (`durable/testing`, the conformance suite Apps run on their own stores). From that list
- * this script derives the `exports` map of each package, the tsup entries and one api-extractor config per
- * subpath. `--write` rewrites them; `--check` fails when the committed files disagree with the folders
+ * this script derives the `exports` map of each package, its `files` (the private test folders left out),
+ * the tsup entries and one api-extractor config per subpath. `--write` rewrites them; `--check` fails when the committed files disagree with the folders
  * (or when an API report is missing), which CI runs.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
@@ -22,8 +22,10 @@ const PRIVATE_FOLDERS = new Set(['internal', '__fixtures__', 'test', 'testing'])
  * whose `index.ts` is a published suite for Apps rather than the repository's own test helpers.
  */
 const PUBLIC_FOLDERS = new Set([
+  'core/src/testing',
   'kits/src/durable/testing',
   'kits/src/knowledge/testing',
+  'kits/src/loop/testing',
   'kits/src/memory/testing',
   'kits/src/models/testing',
 ])
@@ -151,6 +153,37 @@ function apiConfig(t) {
   }
 }
 
+/**
+ * The private test folders of a package (`internal/testing`, `kits/src/testing`, `mcp/testing`, ...: every
+ * folder named in PRIVATE_FOLDERS except `internal` and those PUBLIC_FOLDERS declares), as paths under its
+ * `src`, outermost only. The package ships none of them: they are the repository's own test code.
+ */
+function privateTestFolders(p) {
+  const src = join(root, p.dir, 'src')
+  const out = []
+  const walk = (dir) => {
+    for (const name of readdirSync(dir).sort()) {
+      const sub = join(dir, name)
+      if (!statSync(sub).isDirectory() || name === 'node_modules') continue
+      if (name !== 'internal' && isPrivate(sub)) out.push(relative(src, sub).split(sep).join('/'))
+      else walk(sub)
+    }
+  }
+  if (existsSync(src)) walk(src)
+  return out
+}
+
+/** The `files` of a package: its build and sources, without tests and private test folders. */
+function filesFor(p) {
+  return [
+    'dist',
+    'src',
+    '!src/**/*.test.ts',
+    '!src/**/*.test-d.ts',
+    ...privateTestFolders(p).map((folder) => `!src/${folder}`),
+  ]
+}
+
 const json = (v) => `${JSON.stringify(v, null, 2)}\n`
 
 function plannedFiles() {
@@ -158,6 +191,7 @@ function plannedFiles() {
   for (const p of packages()) {
     const file = join(root, p.dir, 'package.json')
     const manifest = JSON.parse(readFileSync(file, 'utf8'))
+    manifest.files = filesFor(p)
     manifest.exports = exportsFor(p)
     files.set(file, json(manifest))
   }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { collectModelStream } from '@agent-core/core'
 import { createAiSdkChatModel, toAiSdkLanguageModel } from '@agent-core/kits/ai-sdk'
-import { createScriptedModel } from '@agent-core/kits/loop'
+import { createScriptedModel } from '@agent-core/kits/loop/testing'
 import { ModelProviderError } from '@agent-core/kits/models'
 
 // An agent-core model served as an AI SDK language model, and wrapped back as a ChatModel: the two

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { AttemptBudget } from '@agent-core/core'
 import { defineModelTool } from '@agent-core/core/tools'
 import { defineAgentFamily, FamilyGrantError } from '@agent-core/kits/family'
-import { createScriptedModel } from '@agent-core/kits/loop'
+import { createScriptedModel } from '@agent-core/kits/loop/testing'
 
 const search = defineModelTool<{ query: string }, string>({
   id: 'search',

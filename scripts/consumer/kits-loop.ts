@@ -1,12 +1,7 @@
 import assert from 'node:assert/strict'
 import { defineModelTool } from '@agent-core/core/tools'
-import {
-  type AgentRunState,
-  createScriptedModel,
-  defineAgent,
-  defineAgentTool,
-  type ScriptedTurn,
-} from '@agent-core/kits/loop'
+import { type AgentRunState, defineAgent, defineAgentTool } from '@agent-core/kits/loop'
+import { createScriptedModel, type ScriptedTurn } from '@agent-core/kits/loop/testing'
 
 const deployed: string[] = []
 const buildAgent = (turns: ScriptedTurn[]) =>

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { defineModelTool } from '@agent-core/core/tools'
-import { createScriptedModel, defineAgent } from '@agent-core/kits/loop'
+import { defineAgent } from '@agent-core/kits/loop'
+import { createScriptedModel } from '@agent-core/kits/loop/testing'
 import { createOtelSink } from '@agent-core/kits/otel'
 import * as otel from '@opentelemetry/api'
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base'

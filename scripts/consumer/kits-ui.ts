@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
-import { createScriptedModel, defineAgent } from '@agent-core/kits/loop'
+import { defineAgent } from '@agent-core/kits/loop'
+import { createScriptedModel } from '@agent-core/kits/loop/testing'
 import { createChatHandler, toAgUiEvents } from '@agent-core/kits/ui'
 
 const agent = defineAgent({ model: createScriptedModel([{ text: 'Hello there.' }, { text: 'Hi again.' }]) })

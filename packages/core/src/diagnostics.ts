@@ -1,3 +1,4 @@
+import { MemoryDiagnosticSink as TestingMemoryDiagnosticSink } from '@agent-core/core/testing'
 import { AbortedError, TimeoutError } from './errors/errors.js'
 
 /**
@@ -97,7 +98,8 @@ export type DiagnosticSink = (event: DiagnosticEvent) => void
  * scope path; emitting never changes control flow.
  * @example
  * ```ts
- * import { createDiagnostics, MemoryDiagnosticSink } from '@agent-core/core'
+ * import { createDiagnostics } from '@agent-core/core'
+ * import { MemoryDiagnosticSink } from '@agent-core/core/testing'
  * const memory = new MemoryDiagnosticSink()
  * const diagnostics = createDiagnostics({ sink: memory.sink, scope: ['loop'] })
  * diagnostics.child('tools').emit('tool-start', { toolId: 'search' })
@@ -124,7 +126,8 @@ export interface Diagnostics {
  * Options of {@link createDiagnostics}.
  * @example
  * ```ts
- * import { createDiagnostics, type CreateDiagnosticsOptions, MemoryDiagnosticSink } from '@agent-core/core'
+ * import { createDiagnostics, type CreateDiagnosticsOptions } from '@agent-core/core'
+ * import { MemoryDiagnosticSink } from '@agent-core/core/testing'
  * const memory = new MemoryDiagnosticSink()
  * const options: CreateDiagnosticsOptions = { sink: memory.sink, scope: ['durable'], now: () => 0 }
  * const diagnostics = createDiagnostics(options)
@@ -301,7 +304,8 @@ class Span implements DiagnosticSpan {
  * Creates a diagnostics emitter.
  * @example
  * ```ts
- * import { createDiagnostics, MemoryDiagnosticSink } from '@agent-core/core'
+ * import { createDiagnostics } from '@agent-core/core'
+ * import { MemoryDiagnosticSink } from '@agent-core/core/testing'
  * const sink = new MemoryDiagnosticSink()
  * const diagnostics = createDiagnostics({ sink: sink.sink })
  * diagnostics.child('loop').emit('turn-start', { turn: 1 })
@@ -325,36 +329,30 @@ export function createDiagnostics(options: CreateDiagnosticsOptions = {}): Diagn
 export const silentDiagnostics: Diagnostics = new ScopedDiagnostics([], undefined, Date.now)
 
 /**
- * Collects events in memory, for tests.
+ * Collects diagnostic events in memory, for tests: the same class as `MemoryDiagnosticSink` of
+ * `@agent-core/core/testing`, still exported here for one release.
+ * @deprecated Import `MemoryDiagnosticSink` from `@agent-core/core/testing`; this export is removed in the
+ *   next release.
  * @example
  * ```ts
- * import { createOperationContext, MemoryDiagnosticSink } from '@agent-core/core'
+ * import { MemoryDiagnosticSink } from '@agent-core/core'
  * const memory = new MemoryDiagnosticSink()
- * const context = createOperationContext({ app: {}, diagnostics: memory.sink })
- * context.diagnostics.emit('thing-happened')
- * memory.kinds() // ['thing-happened']
+ * memory.kinds() // []
  * ```
  */
-export class MemoryDiagnosticSink {
-  readonly events: DiagnosticEvent[] = []
-  /** The sink function to hand to {@link createDiagnostics} or a context. */
-  readonly sink: DiagnosticSink = (event) => {
-    this.events.push(event)
-  }
-  /** Event kinds in order, optionally only those under a scope prefix. */
-  kinds(scopePrefix: readonly string[] = []): string[] {
-    return this.ofScope(scopePrefix).map((e) => e.kind)
-  }
-  ofKind(kind: string): DiagnosticEvent[] {
-    return this.events.filter((e) => e.kind === kind)
-  }
-  ofScope(scopePrefix: readonly string[]): DiagnosticEvent[] {
-    return this.events.filter((e) => scopePrefix.every((part, i) => e.scope[i] === part))
-  }
-  clear(): void {
-    this.events.length = 0
-  }
-}
+export const MemoryDiagnosticSink: typeof TestingMemoryDiagnosticSink = TestingMemoryDiagnosticSink
+/**
+ * An instance of the deprecated root export {@link MemoryDiagnosticSink}.
+ * @deprecated Import `MemoryDiagnosticSink` from `@agent-core/core/testing`; this export is removed in the
+ *   next release.
+ * @example
+ * ```ts
+ * import type { MemoryDiagnosticSink } from '@agent-core/core'
+ * declare const memory: MemoryDiagnosticSink
+ * memory.kinds()
+ * ```
+ */
+export type MemoryDiagnosticSink = TestingMemoryDiagnosticSink
 
 /**
  * The environment variable that turns on console diagnostics: `1`/`*` for all, or scope prefixes `loop,durable`.

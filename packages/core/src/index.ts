@@ -14,6 +14,7 @@
  * @module
  */
 export { AttemptBudget, type AttemptRange, type AttemptTicket } from './attempt-budget.js'
+export { canonicalJson } from './canonical-json.js'
 export * from './chat.js'
 export {
   childContext,
@@ -21,6 +22,7 @@ export {
   type OperationContext,
   type OperationContextInit,
 } from './context.js'
+export { createId } from './create-id.js'
 export {
   type CreateDiagnosticsOptions,
   consoleDiagnosticSink,
@@ -59,6 +61,7 @@ export {
   type SchemaValidation,
 } from './json-schema.js'
 export { type Identified, Registry, type RegistryErrorFactories, type RegistryPolicy } from './registry.js'
+export { type ReadonlyRegistry, RegistryView } from './registry-view.js'
 export type { StandardJSONSchemaConverter, StandardSchemaV1 } from './standard-schema.js'
 export {
   abortedError,
@@ -80,6 +83,7 @@ export {
   type CheckOptions,
   type IntegerBounds,
   isAbortSignal,
+  isRecord,
   type ObjectCheckOptions,
   type ValidationErrorClass,
 } from './validate.js'

@@ -6,6 +6,7 @@ import {
   RegistrySealedError,
   UnknownIdError,
 } from './errors/errors.js'
+import type { ReadonlyRegistry } from './registry-view.js'
 import { assertNotThenable } from './sync.js'
 import { assertFunction, assertObject } from './validate.js'
 
@@ -109,7 +110,7 @@ const defaultErrors: RegistryErrorFactories = {
  * tools.require('search')
  * ```
  */
-export class Registry<Definition extends Identified> {
+export class Registry<Definition extends Identified> implements ReadonlyRegistry<Definition> {
   readonly #map = new Map<string, Definition>()
   readonly #policy: RegistryPolicy<Definition>
   readonly #kind: string
@@ -208,6 +209,7 @@ export class Registry<Definition extends Identified> {
     return [...this.#map.keys()]
   }
 
+  /** True when a definition has this id (never for an inherited name such as `toString`). */
   has(id: string): boolean {
     return typeof id === 'string' && this.#map.has(id)
   }

@@ -1,7 +1,13 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { InvalidDefinitionError, InvalidInputError } from './errors/errors.js'
-import { assertFunction, assertNonEmptyString, assertObject, assertSafeInteger } from './validate.js'
+import {
+  assertFunction,
+  assertNonEmptyString,
+  assertObject,
+  assertSafeInteger,
+  isRecord,
+} from './validate.js'
 
 describe('validation helpers', () => {
   it('assertSafeInteger accepts exactly the safe integers in range (property)', () => {
@@ -105,5 +111,18 @@ describe('validation helpers', () => {
         }
       }),
     )
+  })
+
+  it('isRecord is true exactly for objects that are neither null nor arrays (property)', () => {
+    fc.assert(
+      fc.property(fc.anything(), (value) => {
+        const reference = value !== null && typeof value === 'object' && !Array.isArray(value)
+        expect(isRecord(value)).toBe(reference)
+      }),
+    )
+    expect(isRecord(Object.create(null))).toBe(true)
+    expect(isRecord(new Map())).toBe(true)
+    expect(isRecord(() => ({}))).toBe(false)
+    expect(isRecord([])).toBe(false)
   })
 })

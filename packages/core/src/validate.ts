@@ -227,3 +227,18 @@ export function isAbortSignal(value: unknown): value is AbortSignal {
     typeof (value as AbortSignal).addEventListener === 'function'
   )
 }
+
+/**
+ * True for an object that is neither `null` nor an array: the shape of a JSON object, a definition or an
+ * option bag before its fields are read. Class instances count (check the prototype where that matters).
+ * @example
+ * ```ts
+ * import { isRecord } from '@agent-core/core'
+ * declare const body: unknown // a parsed request body
+ * const model = isRecord(body) && typeof body.model === 'string' ? body.model : 'default'
+ * isRecord([]) // false
+ * ```
+ */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}

@@ -1,6 +1,7 @@
 import {
   assertFunction,
   assertObject,
+  createId,
   describeValue,
   formatSchemaIssues,
   type InferSchema,
@@ -275,10 +276,7 @@ let counter = 0
  */
 export function createInvocationId(): string {
   counter += 1
-  const random =
-    (globalThis.crypto as Crypto | undefined)?.randomUUID?.() ??
-    `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`
-  return `inv_${random}_${counter.toString(36)}`
+  return `${createId('inv')}_${counter.toString(36)}`
 }
 
 /**

@@ -151,7 +151,7 @@ async function* partsOf(events: AsyncIterable<ModelStreamEvent>): AsyncGenerator
  * @example
  * ```ts
  * import { generateText } from 'ai'
- * import { createScriptedModel } from '@agent-core/kits/loop'
+ * import { createScriptedModel } from '@agent-core/kits/loop/testing'
  * import { toAiSdkLanguageModel } from '@agent-core/kits/ai-sdk'
  *
  * const model = toAiSdkLanguageModel(createScriptedModel([{ text: 'Hello from agent-core.' }]))

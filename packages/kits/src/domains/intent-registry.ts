@@ -3,6 +3,7 @@ import {
   InvalidDefinitionError,
   Registry,
   type RegistryPolicy,
+  RegistryView,
   UnknownIdError,
 } from '@agent-core/core'
 import { defineModelTool, TOOL_ID_PATTERN } from '@agent-core/core/tools'
@@ -151,7 +152,9 @@ export function intentPolicies(
  * intents.ids() // ['refund_order']
  * ```
  */
-export class IntentRegistry<Constraints = unknown> {
+export class IntentRegistry<Constraints = unknown> extends RegistryView<
+  IntentTool<unknown, unknown, unknown, Constraints>
+> {
   readonly #registry: Registry<IntentTool<unknown, unknown, unknown, Constraints>>
 
   readonly #tools: IdSource | undefined
@@ -184,7 +187,7 @@ export class IntentRegistry<Constraints = unknown> {
         },
       )
     }
-    this.#registry = new Registry({
+    const registry = new Registry<IntentTool<unknown, unknown, unknown, Constraints>>({
       ...policy,
       kind: policy.kind ?? 'intent',
       idPattern: policy.idPattern ?? TOOL_ID_PATTERN,
@@ -193,6 +196,8 @@ export class IntentRegistry<Constraints = unknown> {
         if (assertDefinition) Reflect.apply(assertDefinition, policy, [definition])
       },
     })
+    super(registry)
+    this.#registry = registry
     this.#tools = tools
   }
 
@@ -221,11 +226,6 @@ export class IntentRegistry<Constraints = unknown> {
     return this.#registry.sealed
   }
 
-  /** Number of registered intents. */
-  get size(): number {
-    return this.#registry.size
-  }
-
   /** Registers one intent (see `registerAll`). */
   register(definition: IntentTool<unknown, unknown, unknown, Constraints>): this {
     return this.registerAll([definition])
@@ -241,36 +241,6 @@ export class IntentRegistry<Constraints = unknown> {
   seal(): this {
     this.#registry.seal()
     return this
-  }
-
-  /** Registered ids in registration order. */
-  ids(): readonly string[] {
-    return this.#registry.ids()
-  }
-
-  /** True when a intent has this id. */
-  has(id: string): boolean {
-    return this.#registry.has(id)
-  }
-
-  /** The intent with this id, or `undefined`. */
-  get(id: string): IntentTool<unknown, unknown, unknown, Constraints> | undefined {
-    return this.#registry.get(id)
-  }
-
-  /** The intent with this id; throws `UnknownIdError` listing the known ids. */
-  require(id: string): IntentTool<unknown, unknown, unknown, Constraints> {
-    return this.#registry.require(id)
-  }
-
-  /** `[id, definition]` pairs in registration order. */
-  entries(): readonly (readonly [string, IntentTool<unknown, unknown, unknown, Constraints>])[] {
-    return this.#registry.entries()
-  }
-
-  /** Intents in registration order, as given. */
-  values(): readonly IntentTool<unknown, unknown, unknown, Constraints>[] {
-    return this.#registry.values()
   }
 
   /** The tool registry delegates were checked against, when the policy gave one. */

@@ -5,6 +5,7 @@ import {
   InvalidInputError,
   Registry,
   type RegistryPolicy,
+  RegistryView,
   UnknownIdError,
 } from '@agent-core/core'
 import { type IdSource, isIdSource, quoteIds, readIdList } from './internal/id-list.js'
@@ -141,6 +142,29 @@ export function scopeLists(scope: ScopeDefinition): ScopeLists {
 }
 
 /**
+ * Claims a scope's aliases for the batch being registered; refuses one that already names another scope,
+ * registered (`registered`) or earlier in this batch (`batch`).
+ */
+function claimAliases(
+  scope: ScopeDefinition,
+  aliases: readonly string[],
+  registered: ReadonlyMap<string, string>,
+  batch: Map<string, string>,
+): void {
+  for (const alias of aliases) {
+    const key = aliasKey(alias)
+    const other = registered.get(key) ?? batch.get(key)
+    if (other !== undefined && other !== scope.id) {
+      throw new DuplicateIdError(
+        `Scope "${scope.id}": alias "${alias}" already names scope "${other}". A business name must resolve to one scope; rename one of them.`,
+        { details: { id: alias, kind: 'scope alias', scopeId: scope.id, otherScopeId: other } },
+      )
+    }
+    batch.set(key, scope.id)
+  }
+}
+
+/**
  * The registry of scopes. Every scope's `goalIds` and `toolIds` must name tools of the tool registry it is
  * given (an unknown id is refused by name), its `queryScopeIds` must name other registered scopes
  * (checked when the registry is sealed, so scopes may refer to scopes registered later), and its aliases
@@ -162,15 +186,15 @@ export function scopeLists(scope: ScopeDefinition): ScopeLists {
  * scopes.normalize('invoices') // 'billing'
  * ```
  */
-export class ScopeRegistry {
+export class ScopeRegistry extends RegistryView<ScopeDefinition> {
   readonly #registry: Registry<ScopeDefinition>
 
   readonly #tools: IdSource
   readonly #topics: IdSource | undefined
   /** Each alias comparison key, with the id of the scope it names. */
-  readonly #aliases = new Map<string, string>()
+  readonly #aliases: Map<string, string>
   /** Aliases claimed by the batch being registered; kept only when the whole batch is accepted. */
-  readonly #batchAliases = new Map<string, string>()
+  readonly #batchAliases: Map<string, string>
 
   /**
    * An empty, unsealed registry.
@@ -202,16 +226,22 @@ export class ScopeRegistry {
         { details: { field: 'assertDefinition', received: describeValue(assertDefinition) } },
       )
     }
-    this.#registry = new Registry({
+    const aliases = new Map<string, string>()
+    const batchAliases = new Map<string, string>()
+    const registry = new Registry<ScopeDefinition>({
       ...policy,
       kind: policy.kind ?? 'scope',
       assertDefinition: (definition) => {
         const read = readScope(definition, tools, knowledgeTopics)
-        this.#claimAliases(definition, read.aliases)
+        claimAliases(definition, read.aliases, aliases, batchAliases)
         lists.set(definition, read)
         if (assertDefinition) Reflect.apply(assertDefinition, policy, [definition])
       },
     })
+    super(registry)
+    this.#registry = registry
+    this.#aliases = aliases
+    this.#batchAliases = batchAliases
     this.#tools = tools
     this.#topics = knowledgeTopics
   }
@@ -238,39 +268,9 @@ export class ScopeRegistry {
     return this.#registry.sealed
   }
 
-  /** Number of registered scopes. */
-  get size(): number {
-    return this.#registry.size
-  }
-
   /** Registers one scope (see `registerAll`). */
   register(definition: ScopeDefinition): this {
     return this.registerAll([definition])
-  }
-
-  /** Registered ids in registration order. */
-  ids(): readonly string[] {
-    return this.#registry.ids()
-  }
-
-  /** True when a scope has this id. */
-  has(id: string): boolean {
-    return this.#registry.has(id)
-  }
-
-  /** The scope with this id, or `undefined`. */
-  get(id: string): ScopeDefinition | undefined {
-    return this.#registry.get(id)
-  }
-
-  /** `[id, definition]` pairs in registration order. */
-  entries(): readonly (readonly [string, ScopeDefinition])[] {
-    return this.#registry.entries()
-  }
-
-  /** Scopes in registration order, as given. */
-  values(): readonly ScopeDefinition[] {
-    return this.#registry.values()
   }
 
   /** The tool registry goal and tool ids are checked against. */
@@ -337,20 +337,6 @@ export class ScopeRegistry {
   }
 
   /** Checks a scope's aliases against registered scopes and the batch so far (called from assertDefinition). */
-  #claimAliases(scope: ScopeDefinition, aliases: readonly string[]): void {
-    for (const alias of aliases) {
-      const key = aliasKey(alias)
-      const other = this.#aliases.get(key) ?? this.#batchAliases.get(key)
-      if (other !== undefined && other !== scope.id) {
-        throw new DuplicateIdError(
-          `Scope "${scope.id}": alias "${alias}" already names scope "${other}". A business name must resolve to one scope; rename one of them.`,
-          { details: { id: alias, kind: 'scope alias', scopeId: scope.id, otherScopeId: other } },
-        )
-      }
-      this.#batchAliases.set(key, scope.id)
-    }
-  }
-
   /**
    * The scope id a name refers to: a scope id as it is, or a business name (an alias, compared without
    * regard to case, surrounding or repeated spaces, or Unicode form).
@@ -385,7 +371,7 @@ export class ScopeRegistry {
    * scope ids, so callers normalize once, where the name comes in.
    * @throws `UnknownIdError` (naming the scope an alias stands for, when it is one)
    */
-  require(scopeId: string): ScopeDefinition {
+  override require(scopeId: string): ScopeDefinition {
     if (typeof scopeId === 'string' && !this.has(scopeId)) {
       const aliased = this.#aliases.get(aliasKey(scopeId))
       if (aliased !== undefined) {

@@ -291,7 +291,7 @@ class AgentFamilyImpl<App> implements AgentFamily<App> {
  * ```ts
  * import { AttemptBudget } from '@agent-core/core'
  * import { defineAgentFamily } from '@agent-core/kits/family'
- * import { createScriptedModel } from '@agent-core/kits/loop'
+ * import { createScriptedModel } from '@agent-core/kits/loop/testing'
  *
  * const family = defineAgentFamily({
  *   members: [{ id: 'echo', agent: { model: createScriptedModel([(request) => ({ text: `re: ${request.messages.length}` })]) } }],

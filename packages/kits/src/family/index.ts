@@ -12,7 +12,7 @@
  * import { AttemptBudget } from '@agent-core/core'
  * import { defineModelTool } from '@agent-core/core/tools'
  * import { defineAgentFamily } from '@agent-core/kits/family'
- * import { createScriptedModel } from '@agent-core/kits/loop'
+ * import { createScriptedModel } from '@agent-core/kits/loop/testing'
  *
  * const search = defineModelTool({ id: 'search', description: 'Search the web', inputSchema: {}, execute: () => 'results' })
  * const family = defineAgentFamily({

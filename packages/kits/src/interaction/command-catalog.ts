@@ -1,4 +1,4 @@
-import { describeValue, InvalidDefinitionError, Registry } from '@agent-core/core'
+import { describeValue, InvalidDefinitionError, Registry, RegistryView } from '@agent-core/core'
 import type { ProtocolField } from './protocol-field.js'
 
 /**
@@ -144,8 +144,10 @@ const BODY_FIELDS = new Set(['id', 'description', 'fields', 'receiver', 'when', 
  * commands.ids() // ['ping']
  * ```
  */
-export class CommandCatalog<Commands extends CommandMap = CommandMap> {
-  readonly #registry: Registry<CommandDefinition<FieldMap, unknown, unknown>>
+export class CommandCatalog<Commands extends CommandMap = CommandMap> extends RegistryView<
+  CommandDefinition<FieldMap, unknown, unknown>,
+  keyof Commands & string
+> {
   /** The commands in declaration order, each with its id. */
   readonly definitions: readonly CommandDefinition<FieldMap, unknown, unknown>[]
 
@@ -155,43 +157,17 @@ export class CommandCatalog<Commands extends CommandMap = CommandMap> {
    *   `DuplicateIdError`, `InvalidIdError` from the core registry
    */
   constructor(commands: Commands | readonly CommandDefinition<FieldMap, unknown, unknown>[]) {
-    this.#registry = Registry.create(toDefinitions(commands), {
-      kind: 'command',
-      assertDefinition: assertCommand,
-    })
-    this.definitions = Object.freeze(this.#registry.values().slice())
+    super(
+      Registry.create(toDefinitions(commands), {
+        kind: 'command',
+        assertDefinition: assertCommand,
+      }),
+    )
+    this.definitions = Object.freeze(super.values().slice())
   }
 
-  /** Command ids in declaration order. */
-  ids(): readonly (keyof Commands & string)[] {
-    return this.#registry.ids() as (keyof Commands & string)[]
-  }
-
-  /** True when a command has this id (never true for inherited keys such as `toString`). */
-  has(id: string): boolean {
-    return this.#registry.has(id)
-  }
-
-  /** The command with this id, or `undefined`. */
-  get(id: string): CommandDefinition<FieldMap, unknown, unknown> | undefined {
-    return this.#registry.get(id)
-  }
-
-  /**
-   * The command with this id.
-   * @throws `UnknownIdError` listing the known ids
-   */
-  require(id: string): CommandDefinition<FieldMap, unknown, unknown> {
-    return this.#registry.require(id)
-  }
-
-  /** `[id, definition]` pairs in declaration order. */
-  entries(): readonly (readonly [string, CommandDefinition<FieldMap, unknown, unknown>])[] {
-    return this.#registry.entries()
-  }
-
-  /** The definitions in declaration order (same as {@link CommandCatalog.definitions}). */
-  values(): readonly CommandDefinition<FieldMap, unknown, unknown>[] {
+  /** The definitions in declaration order: the same frozen array as {@link CommandCatalog.definitions}. */
+  override values(): readonly CommandDefinition<FieldMap, unknown, unknown>[] {
     return this.definitions
   }
 

@@ -17,7 +17,7 @@ import {
   defineAgentTool,
   trimMessages,
 } from './index.js'
-import { counted, EventLog } from './testing/fixtures.js'
+import { counted, EventLog } from './internal/testing/fixtures.js'
 
 function streamingModel(events: () => AsyncIterable<ModelStreamEvent>): ChatModel {
   return {

@@ -1,5 +1,4 @@
 /** Custom inputs: App data kept as data in the history and the state, converted by transformInput for every model request, resumed in another process. */
-import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import {
   type ChatMessage,
@@ -10,6 +9,7 @@ import {
 } from '@agent-core/core'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { runChildJson } from '../testing/child-process.js'
 import {
   type AgentRunState,
   assertAgentRunState,
@@ -22,35 +22,14 @@ import {
   type ScriptedTurn,
 } from './index.js'
 import { readHistory } from './internal/custom-inputs.js'
-import { customInputAgent, seen } from './testing/custom-input-agent.js'
-import { handoffGraph } from './testing/handoff-agents.js'
+import { customInputAgent, seen } from './internal/testing/custom-input-agent.js'
+import { handoffGraph } from './internal/testing/handoff-agents.js'
 
-const childScript = fileURLToPath(new URL('./testing/custom-input-child.ts', import.meta.url))
-const repositoryRoot = fileURLToPath(new URL('../../../../', import.meta.url))
-
+const childScript = fileURLToPath(new URL('./internal/testing/custom-input-child.ts', import.meta.url))
 function runChild(
   input: unknown,
 ): Promise<{ reason?: string; text?: string; state?: AgentRunState; thrown?: string; message?: string }> {
-  const child = spawn(process.execPath, ['--conditions=@agent-core/source', '--import', 'tsx', childScript], {
-    cwd: repositoryRoot,
-    stdio: ['pipe', 'pipe', 'pipe'],
-  })
-  let stdout = ''
-  let stderr = ''
-  child.stdout.on('data', (chunk) => {
-    stdout += chunk
-  })
-  child.stderr.on('data', (chunk) => {
-    stderr += chunk
-  })
-  child.stdin.end(JSON.stringify(input))
-  return new Promise((resolve, reject) => {
-    child.on('error', reject)
-    child.on('close', (code) => {
-      if (code !== 0) reject(new Error(`child exited with ${code}: ${stderr}`))
-      else resolve(JSON.parse(stdout))
-    })
-  })
+  return runChildJson(childScript, input)
 }
 
 const form = customInput('refund-form', { orderId: 'A-17', amount: 40 })

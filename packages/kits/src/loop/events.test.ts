@@ -11,7 +11,7 @@ import {
   defineQuestionTool,
   structuredAnswer,
 } from './index.js'
-import { counted, deferred, EventLog } from './testing/fixtures.js'
+import { counted, deferred, EventLog } from './internal/testing/fixtures.js'
 
 const add = (a: number, b: number) => ({ name: 'add', input: { a, b } })
 

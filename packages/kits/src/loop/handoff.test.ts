@@ -1,11 +1,11 @@
 /** Handoffs: the transfer tool, the input filter, the turn cap over cycles, and a suspension resumed in another process. */
-import { spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { InvalidDefinitionError } from '@agent-core/core'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { runChildJson } from '../testing/child-process.js'
 import {
   createScriptedModel,
   defineHandoffAgent,
@@ -16,10 +16,9 @@ import {
   type ScriptedTurn,
   UnknownAgentError,
 } from './index.js'
-import { handoffGraph } from './testing/handoff-agents.js'
+import { handoffGraph } from './internal/testing/handoff-agents.js'
 
-const childScript = fileURLToPath(new URL('./testing/handoff-child.ts', import.meta.url))
-const repositoryRoot = fileURLToPath(new URL('../../../../', import.meta.url))
+const childScript = fileURLToPath(new URL('./internal/testing/handoff-child.ts', import.meta.url))
 
 interface ChildAnswer {
   readonly reason?: string
@@ -31,26 +30,7 @@ interface ChildAnswer {
 }
 
 function runChild(input: unknown): Promise<ChildAnswer> {
-  const child = spawn(process.execPath, ['--conditions=@agent-core/source', '--import', 'tsx', childScript], {
-    cwd: repositoryRoot,
-    stdio: ['pipe', 'pipe', 'pipe'],
-  })
-  let stdout = ''
-  let stderr = ''
-  child.stdout.on('data', (chunk) => {
-    stdout += chunk
-  })
-  child.stderr.on('data', (chunk) => {
-    stderr += chunk
-  })
-  child.stdin.end(JSON.stringify(input))
-  return new Promise((resolve, reject) => {
-    child.on('error', reject)
-    child.on('close', (code) => {
-      if (code !== 0) reject(new Error(`child exited with ${code}: ${stderr}`))
-      else resolve(JSON.parse(stdout) as ChildAnswer)
-    })
-  })
+  return runChildJson<ChildAnswer>(childScript, input)
 }
 
 const transfer: ScriptedTurn = {

@@ -5,13 +5,14 @@
  * need a person (approvals, questions) or the host (external tools) wait on a resolver or suspend the run
  * as plain JSON that a later run, in another process, resumes with decisions keyed by tool-call id. Typed
  * events come as an async iterable or a callback; an AnswerFlow decides about the final answer; progress
- * saves make a run durable ({@link agentRunStep} runs one as a durable step). {@link createScriptedModel} is a
- * chat model for your tests.
+ * saves make a run durable ({@link agentRunStep} runs one as a durable step). A chat model for your tests,
+ * `createScriptedModel`, is in `@agent-core/kits/loop/testing`.
  *
  * @example
  * ```ts
  * import { defineModelTool } from '@agent-core/core/tools'
- * import { createScriptedModel, defineAgent } from '@agent-core/kits/loop'
+ * import { defineAgent } from '@agent-core/kits/loop'
+ * import { createScriptedModel } from '@agent-core/kits/loop/testing'
  *
  * const weather = defineModelTool<{ city: string }, string>({
  *   id: 'weather',
@@ -104,6 +105,13 @@ export {
   type TransformInputInfo,
 } from './custom-inputs.js'
 export {
+  createScriptedModel,
+  type ScriptedModel,
+  type ScriptedModelOptions,
+  type ScriptedToolCall,
+  type ScriptedTurn,
+} from './deprecated-scripted-model.js'
+export {
   type AgentRunStepOptions,
   agentRunStep,
   createAgentRunState,
@@ -157,13 +165,6 @@ export {
   type StopReason,
   type WaitingFor,
 } from './run-state.js'
-export {
-  createScriptedModel,
-  type ScriptedModel,
-  type ScriptedModelOptions,
-  type ScriptedToolCall,
-  type ScriptedTurn,
-} from './scripted-model.js'
 export {
   type AgentSessionMessage,
   type AgentSessionRef,

@@ -11,7 +11,7 @@ import { createOpenAIChatModel } from '@agent-core/kits/openai'
 import { type MockGPTServer, startMockGPTServer } from '@agent-core/mock/node'
 import { afterEach, describe, expect, it } from 'vitest'
 import { defineAgent, structuredAnswer } from './index.js'
-import { EventLog } from './testing/fixtures.js'
+import { EventLog } from './internal/testing/fixtures.js'
 
 const servers: MockGPTServer[] = []
 afterEach(async () => {

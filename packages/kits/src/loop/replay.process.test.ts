@@ -4,7 +4,7 @@
  * PostgreSQL twin is `durable/postgres/postgres-suspension-ledger.test.ts`); and a durable agent run resumed with a decision survives a SIGKILL
  * inside the approved tool.
  */
-import { type ChildProcess, spawn } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -12,6 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import { createSqliteDurableStore, createSqliteSuspensionLedger } from '@agent-core/kits/durable/sqlite'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { killChildren, startChild } from '../testing/child-process.js'
 import {
   type AgentCallOutcome,
   type AgentRunState,
@@ -21,11 +22,9 @@ import {
   runAgentRunTask,
   type ScriptedTurn,
 } from './index.js'
-import { type LedgerEffect, ledgerAgent, ledgerTask } from './testing/ledger-agent.js'
+import { type LedgerEffect, ledgerAgent, ledgerTask } from './internal/testing/ledger-agent.js'
 
-const childScript = fileURLToPath(new URL('./testing/ledger-child.ts', import.meta.url))
-const repositoryRoot = fileURLToPath(new URL('../../../../', import.meta.url))
-const children = new Set<ChildProcess>()
+const childScript = fileURLToPath(new URL('./internal/testing/ledger-child.ts', import.meta.url))
 
 interface ChildAnswer {
   readonly reason?: string
@@ -36,34 +35,18 @@ interface ChildAnswer {
   readonly message?: string
 }
 
-function startChild(input: unknown): { child: ChildProcess; answer: Promise<ChildAnswer> } {
-  const child = spawn(process.execPath, ['--conditions=@agent-core/source', '--import', 'tsx', childScript], {
-    cwd: repositoryRoot,
-    stdio: ['pipe', 'pipe', 'pipe'],
+/** Starts the child on `input`; a child killed by a signal answers `{ thrown: 'signal ...' }`. */
+function startLedgerChild(input: unknown): { child: ChildProcess; answer: Promise<ChildAnswer> } {
+  const { child, exit } = startChild(childScript, { input })
+  const answer = exit.then(({ code, signal, stdout, stderr }) => {
+    if (signal !== null) return { thrown: `signal ${signal}` }
+    if (code !== 0) throw new Error(`child exited with ${code}: ${stderr}`)
+    return JSON.parse(stdout) as ChildAnswer
   })
-  children.add(child)
-  let stdout = ''
-  let stderr = ''
-  child.stdout?.on('data', (chunk) => {
-    stdout += chunk
-  })
-  child.stderr?.on('data', (chunk) => {
-    stderr += chunk
-  })
-  const answer = new Promise<ChildAnswer>((resolve, reject) => {
-    child.on('error', reject)
-    child.on('close', (code, signal) => {
-      children.delete(child)
-      if (signal !== null) resolve({ thrown: `signal ${signal}` })
-      else if (code !== 0) reject(new Error(`child exited with ${code}: ${stderr}`))
-      else resolve(JSON.parse(stdout) as ChildAnswer)
-    })
-  })
-  child.stdin?.end(JSON.stringify(input))
   return { child, answer }
 }
 
-const runChild = (input: unknown) => startChild(input).answer
+const runChild = (input: unknown) => startLedgerChild(input).answer
 
 let dir: string
 let effects: string
@@ -72,8 +55,8 @@ beforeEach(() => {
   effects = join(dir, 'effects.jsonl')
   writeFileSync(effects, '')
 })
-afterEach(() => {
-  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL')
+afterEach(async () => {
+  await killChildren()
   rmSync(dir, { recursive: true, force: true })
 })
 
@@ -148,7 +131,7 @@ describe('a suspended durable agent run resumed with a decision after a SIGKILL'
     }
     // Process 1: a person approved; the refund starts, has its effect, and the process is killed inside it.
     const marker = join(dir, 'in-the-tool')
-    const killed = startChild({
+    const killed = startLedgerChild({
       mode: 'durable-resume',
       store: file,
       effects,

@@ -9,7 +9,7 @@ import * as v from 'valibot'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { createScriptedModel, defineAgent, defineQuestionTool } from './index.js'
-import { EventLog } from './testing/fixtures.js'
+import { EventLog } from './internal/testing/fixtures.js'
 
 const weatherInputs = {
   zod: z.object({ city: z.string().min(1) }),

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -7,6 +6,7 @@ import { ConflictError, InvalidInputError, UnauthorizedError } from '@agent-core
 import { defineModelTool } from '@agent-core/core/tools'
 import { ApprovalRequiredError, defineToolLifecycle } from '@agent-core/kits/tools'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { runChildJson } from '../testing/child-process.js'
 import {
   type AgentCallOutcome,
   type AgentRunState,
@@ -14,9 +14,9 @@ import {
   defineAgent,
   type ScriptedTurn,
 } from './index.js'
-import { type RefundEffect, refundAgent } from './testing/refund-agent.js'
+import { type RefundEffect, refundAgent } from './internal/testing/refund-agent.js'
 
-const childScript = fileURLToPath(new URL('./testing/resume-child.ts', import.meta.url))
+const childScript = fileURLToPath(new URL('./internal/testing/resume-child.ts', import.meta.url))
 
 interface ChildAnswer {
   readonly reason?: string
@@ -40,29 +40,7 @@ function resumeInChild(input: {
   turns: readonly ScriptedTurn[]
   keys?: readonly string[]
 }): Promise<ChildAnswer[]> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ['--conditions=@agent-core/source', '--import', 'tsx', childScript],
-      {
-        stdio: ['pipe', 'pipe', 'pipe'],
-      },
-    )
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk
-    })
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk
-    })
-    child.on('error', reject)
-    child.on('close', (code) => {
-      if (code !== 0) reject(new Error(`child exited with ${code}: ${stderr}`))
-      else resolve(JSON.parse(stdout) as ChildAnswer[])
-    })
-    child.stdin.end(JSON.stringify(input))
-  })
+  return runChildJson<ChildAnswer[]>(childScript, input)
 }
 
 async function resumeOnce(input: {

@@ -1,11 +1,11 @@
 /** Tool state across the calls of one run: read, kept, serialized, saved in the state and resumed in another process. */
-import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { InvalidDefinitionError, InvalidInputError } from '@agent-core/core'
 import { defineModelTool, type ToolExecutionContext } from '@agent-core/core/tools'
 import { runWithToolState, type ToolStateRecord, toolState } from '@agent-core/kits/tools'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { runChildJson } from '../testing/child-process.js'
 import {
   type AgentRunState,
   assertAgentRunState,
@@ -15,37 +15,16 @@ import {
   defineExternalTool,
   type ScriptedTurn,
 } from './index.js'
-import { statefulAgent } from './testing/stateful-agent.js'
+import { statefulAgent } from './internal/testing/stateful-agent.js'
 
-const childScript = fileURLToPath(new URL('./testing/tool-state-child.ts', import.meta.url))
-const repositoryRoot = fileURLToPath(new URL('../../../../', import.meta.url))
-
+const childScript = fileURLToPath(new URL('./internal/testing/tool-state-child.ts', import.meta.url))
 function runChild(input: unknown): Promise<{
   reason?: string
   messages?: { role: string; content: string }[]
   state?: AgentRunState
   thrown?: string
 }> {
-  const child = spawn(process.execPath, ['--conditions=@agent-core/source', '--import', 'tsx', childScript], {
-    cwd: repositoryRoot,
-    stdio: ['pipe', 'pipe', 'pipe'],
-  })
-  let stdout = ''
-  let stderr = ''
-  child.stdout.on('data', (chunk) => {
-    stdout += chunk
-  })
-  child.stderr.on('data', (chunk) => {
-    stderr += chunk
-  })
-  child.stdin.end(JSON.stringify(input))
-  return new Promise((resolve, reject) => {
-    child.on('error', reject)
-    child.on('close', (code) => {
-      if (code !== 0) reject(new Error(`child exited with ${code}: ${stderr}`))
-      else resolve(JSON.parse(stdout))
-    })
-  })
+  return runChildJson(childScript, input)
 }
 
 const toolTexts = (messages: readonly { role: string; content: unknown }[]) =>

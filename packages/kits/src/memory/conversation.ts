@@ -22,7 +22,8 @@ export type ConversationOptions<App = unknown> = Omit<
  * the runner with the shared options filled in; use {@link runSession} for anything else.
  * @example
  * ```ts
- * import { createScriptedModel, defineAgent } from '@agent-core/kits/loop'
+ * import { defineAgent } from '@agent-core/kits/loop'
+ * import { createScriptedModel } from '@agent-core/kits/loop/testing'
  * import { Conversation, createMemorySessionStore } from '@agent-core/kits/memory'
  *
  * const agent = defineAgent({ model: createScriptedModel([{ text: 'Hello!' }, { text: 'Still here.' }]) })

@@ -49,7 +49,8 @@ const KEY_SCHEMA = { type: 'string', minLength: 1, maxLength: MAX_ID_LENGTH } as
  * App reads the same facts from the store (`store.recallAll(scope)`), or puts them in the prompt itself.
  * @example
  * ```ts
- * import { createScriptedModel, defineAgent } from '@agent-core/kits/loop'
+ * import { defineAgent } from '@agent-core/kits/loop'
+ * import { createScriptedModel } from '@agent-core/kits/loop/testing'
  * import { createMemorySessionStore, defineFactTools } from '@agent-core/kits/memory'
  *
  * const store = createMemorySessionStore()

@@ -8,7 +8,8 @@
  *
  * @example
  * ```ts
- * import { createScriptedModel, defineAgent } from '@agent-core/kits/loop'
+ * import { defineAgent } from '@agent-core/kits/loop'
+ * import { createScriptedModel } from '@agent-core/kits/loop/testing'
  * import { createMemorySessionStore, runSession } from '@agent-core/kits/memory'
  *
  * const agent = defineAgent({ model: createScriptedModel([{ text: 'Hi Ada!' }, { text: 'You are Ada.' }]) })

@@ -1,4 +1,11 @@
-import { assertBoolean, describeValue, InvalidDefinitionError, Registry } from '@agent-core/core'
+import {
+  assertBoolean,
+  describeValue,
+  InvalidDefinitionError,
+  type ReadonlyRegistry,
+  Registry,
+  RegistryView,
+} from '@agent-core/core'
 
 /**
  * One policy: a synchronous condition over the caller's input, a human-readable description and the
@@ -61,24 +68,10 @@ export interface PolicyReason<Handler extends string = string> {
  * policies.assess('           ').map((reason) => reason.policyId) // ['empty', 'long']
  * ```
  */
-export interface PolicySet<Input, Handler extends string = string> {
+export interface PolicySet<Input, Handler extends string = string>
+  extends ReadonlyRegistry<PolicyDefinition<Input, Handler>> {
   /** The definitions as given, in declaration order. */
   readonly definitions: readonly PolicyDefinition<Input, Handler>[]
-  /** Policy ids in declaration order. */
-  ids(): readonly string[]
-  /** The definitions as given, in declaration order (same as {@link PolicySet.definitions}). */
-  values(): readonly PolicyDefinition<Input, Handler>[]
-  /** `[id, definition]` pairs in declaration order. */
-  entries(): readonly (readonly [string, PolicyDefinition<Input, Handler>])[]
-  /** True when a policy with this id exists. */
-  has(id: string): boolean
-  /** The policy with this id, or `undefined`. */
-  get(id: string): PolicyDefinition<Input, Handler> | undefined
-  /**
-   * The policy with this id.
-   * @throws `UnknownIdError` when no policy has this id (its `details.known` lists the ids)
-   */
-  require(id: string): PolicyDefinition<Input, Handler>
   /**
    * Runs every policy's `when` against `input`, in declaration order, and reports each match.
    * An empty array means no policy applies. An error thrown by `when` propagates unchanged.
@@ -115,42 +108,22 @@ function readPolicy(definition: PolicyDefinition<unknown>): PolicyFields {
   return { description, handler, when: when as (input: unknown) => unknown }
 }
 
-class PolicySetImpl<Input, Handler extends string> implements PolicySet<Input, Handler> {
-  readonly #registry: Registry<PolicyDefinition<Input, Handler>>
+class PolicySetImpl<Input, Handler extends string>
+  extends RegistryView<PolicyDefinition<Input, Handler>>
+  implements PolicySet<Input, Handler>
+{
   readonly definitions: readonly PolicyDefinition<Input, Handler>[]
 
   constructor(definitions: Iterable<PolicyDefinition<Input, Handler>>) {
-    this.#registry = Registry.create(definitions, {
-      kind: 'policy',
-      assertDefinition: (definition) => {
-        readPolicy(definition as PolicyDefinition<unknown>)
-      },
-    })
-    this.definitions = Object.freeze(this.#registry.values().slice())
-  }
-
-  ids(): readonly string[] {
-    return this.#registry.ids()
-  }
-
-  values(): readonly PolicyDefinition<Input, Handler>[] {
-    return this.#registry.values()
-  }
-
-  entries(): readonly (readonly [string, PolicyDefinition<Input, Handler>])[] {
-    return this.#registry.entries()
-  }
-
-  has(id: string): boolean {
-    return this.#registry.has(id)
-  }
-
-  get(id: string): PolicyDefinition<Input, Handler> | undefined {
-    return this.#registry.get(id)
-  }
-
-  require(id: string): PolicyDefinition<Input, Handler> {
-    return this.#registry.require(id)
+    super(
+      Registry.create(definitions, {
+        kind: 'policy',
+        assertDefinition: (definition) => {
+          readPolicy(definition as PolicyDefinition<unknown>)
+        },
+      }),
+    )
+    this.definitions = Object.freeze(this.values().slice())
   }
 
   assess(input: Input): readonly PolicyReason<Handler>[] {

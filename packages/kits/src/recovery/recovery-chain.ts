@@ -4,7 +4,9 @@ import {
   describeValue,
   InvalidDefinitionError,
   InvalidOutputError,
+  type ReadonlyRegistry,
   Registry,
+  RegistryView,
 } from '@agent-core/core'
 
 /**
@@ -77,24 +79,9 @@ export type RecoveryResult<Value> =
  * chain.tryRecover('empty') // { handled: true, value: 0, recoveredBy: 'default-zero' }
  * ```
  */
-export interface RecoveryChain<Input, Value> {
+export interface RecoveryChain<Input, Value> extends ReadonlyRegistry<RecoveryDefinition<Input, Value>> {
   /** The definitions as given, in declaration order. */
   readonly definitions: readonly RecoveryDefinition<Input, Value>[]
-  /** Step ids in declaration order. */
-  ids(): readonly string[]
-  /** The definitions as given, in declaration order (same as {@link RecoveryChain.definitions}). */
-  values(): readonly RecoveryDefinition<Input, Value>[]
-  /** `[id, definition]` pairs in declaration order. */
-  entries(): readonly (readonly [string, RecoveryDefinition<Input, Value>])[]
-  /** True when a step with this id exists. */
-  has(id: string): boolean
-  /** The step with this id, or `undefined`. */
-  get(id: string): RecoveryDefinition<Input, Value> | undefined
-  /**
-   * The step with this id.
-   * @throws `UnknownIdError` when no step has this id (its `details.known` lists the ids)
-   */
-  require(id: string): RecoveryDefinition<Input, Value>
   /**
    * Asks each step in order; the first `{ handled: true, value }` wins and later steps are not asked.
    * Returns `{ handled: false }` when every step declines, so the caller can rethrow its original error.
@@ -150,41 +137,21 @@ function readDecision(decision: unknown, id: string): RecoveryResult<unknown> {
   return { handled: true, value, recoveredBy: id }
 }
 
-class RecoveryChainImpl<Input, Value> implements RecoveryChain<Input, Value> {
-  readonly #registry: Registry<RecoveryDefinition<Input, Value>>
+class RecoveryChainImpl<Input, Value>
+  extends RegistryView<RecoveryDefinition<Input, Value>>
+  implements RecoveryChain<Input, Value>
+{
   readonly definitions: readonly RecoveryDefinition<Input, Value>[]
 
   constructor(definitions: readonly RecoveryDefinition<Input, Value>[]) {
-    this.#registry = Registry.create(definitions, {
-      kind: 'recovery step',
-      assertDefinition: (definition) =>
-        assertRecoveryDefinition(definition as RecoveryDefinition<unknown, unknown>),
-    })
-    this.definitions = Object.freeze(this.#registry.values().slice())
-  }
-
-  ids(): readonly string[] {
-    return this.#registry.ids()
-  }
-
-  values(): readonly RecoveryDefinition<Input, Value>[] {
-    return this.#registry.values()
-  }
-
-  entries(): readonly (readonly [string, RecoveryDefinition<Input, Value>])[] {
-    return this.#registry.entries()
-  }
-
-  has(id: string): boolean {
-    return this.#registry.has(id)
-  }
-
-  get(id: string): RecoveryDefinition<Input, Value> | undefined {
-    return this.#registry.get(id)
-  }
-
-  require(id: string): RecoveryDefinition<Input, Value> {
-    return this.#registry.require(id)
+    super(
+      Registry.create(definitions, {
+        kind: 'recovery step',
+        assertDefinition: (definition) =>
+          assertRecoveryDefinition(definition as RecoveryDefinition<unknown, unknown>),
+      }),
+    )
+    this.definitions = Object.freeze(this.values().slice())
   }
 
   tryRecover(input: Input): RecoveryResult<Value> {

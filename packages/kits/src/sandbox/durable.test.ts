@@ -3,28 +3,19 @@
  * killed with SIGKILL at random points, inside the script's host calls included, and restarted until the
  * run is done. Each charge is paid once, under one invocation id, however often the code call was re-entered.
  */
-import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
+import { killChildren, startChild } from '../testing/child-process.js'
+import { seededRandom } from '../testing/seeded-random.js'
 
 const WORKER = fileURLToPath(new URL('./testing/durable-worker.ts', import.meta.url))
-const children = new Set<ChildProcess>()
 const dirs: string[] = []
 
 afterEach(async () => {
-  await Promise.all(
-    [...children].map(
-      (child) =>
-        new Promise<void>((resolve) => {
-          child.once('close', () => resolve())
-          child.kill('SIGKILL')
-        }),
-    ),
-  )
+  await killChildren()
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
 })
 
@@ -36,42 +27,16 @@ interface Run {
 }
 
 /** Runs the worker; kills it with SIGKILL right after its `killAfter`-th line (when given). */
-function runWorker(dbPath: string, log: string, killAfter: number | undefined): Promise<Run> {
-  const child = spawn(
-    process.execPath,
-    ['--conditions=@agent-core/source', '--import', 'tsx', WORKER, dbPath, log],
-    {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  )
-  children.add(child)
+async function runWorker(dbPath: string, log: string, killAfter: number | undefined): Promise<Run> {
   const lines: Record<string, unknown>[] = []
-  let stderr = ''
-  child.stderr.on('data', (chunk) => {
-    stderr += String(chunk)
-  })
-  createInterface({ input: child.stdout }).on('line', (text) => {
-    lines.push(JSON.parse(text) as Record<string, unknown>)
-    if (killAfter !== undefined && lines.length === killAfter) child.kill('SIGKILL')
-  })
-  return new Promise((resolve) => {
-    child.on('close', (code, signal) => {
-      children.delete(child)
-      resolve({ lines, killed: signal === 'SIGKILL', code, stderr })
-    })
-  })
-}
-
-/** A small seeded generator, so a failing sequence of kills can be replayed from its seed. */
-function random(seed: number): () => number {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
+  const { code, signal, stderr } = await startChild(WORKER, {
+    args: [dbPath, log],
+    onLine: (text, child) => {
+      lines.push(JSON.parse(text) as Record<string, unknown>)
+      if (killAfter !== undefined && lines.length === killAfter) child.kill('SIGKILL')
+    },
+  }).exit
+  return { lines, killed: signal === 'SIGKILL', code, stderr }
 }
 
 describe('a durable agent run re-enters its code call after SIGKILL without repeating a charge', () => {
@@ -82,7 +47,7 @@ describe('a durable agent run re-enters its code call after SIGKILL without repe
       const dbPath = join(dir, 'tasks.db')
       const log = join(dir, 'executions.log')
       writeFileSync(log, '')
-      const next = random(seed)
+      const next = seededRandom(seed)
       const points: string[] = []
       let finished: Run | undefined
       // A clean run prints about 20 lines. Seed 0 kills right after the first charge was paid (inside the

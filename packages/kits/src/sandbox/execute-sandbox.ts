@@ -1,5 +1,6 @@
 import {
   ConflictError,
+  createId,
   createOperationContext,
   describeValue,
   InvalidInputError,
@@ -111,13 +112,6 @@ function randomSeed(): number {
   return Math.floor(Math.random() * 0x1_0000_0000)
 }
 
-function newId(): string {
-  const random =
-    (globalThis.crypto as Crypto | undefined)?.randomUUID?.().replaceAll('-', '') ??
-    `${Date.now().toString(36)}${Math.random().toString(36).slice(2)}`
-  return `sandbox_${random}`
-}
-
 function fail(field: string, problem: string, value: unknown): never {
   throw new InvalidInputError(`${field} ${problem}.`, { details: { field, received: describeValue(value) } })
 }
@@ -188,7 +182,7 @@ export function prepareExecution(code: unknown, tools: unknown, options: unknown
     }
     start = recording
   } else {
-    const id = given.id ?? newId()
+    const id = given.id ?? createId('sandbox')
     if (typeof id !== 'string' || id === '') fail('options.id', 'must be a non-empty string', id)
     const seed = given.seed ?? randomSeed()
     if (typeof seed !== 'number' || !Number.isInteger(seed) || seed < 0 || seed > 0xffffffff)

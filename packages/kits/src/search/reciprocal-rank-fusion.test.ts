@@ -1,6 +1,7 @@
 import { DuplicateIdError, InvalidInputError } from '@agent-core/core'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { seededRandom } from '../testing/seeded-random.js'
 import { type Ranking, reciprocalRankFusion } from './index.js'
 
 /** Reference model: the RRF formula applied naively, then sorted by the documented order. */
@@ -136,11 +137,7 @@ describe('reciprocalRankFusion', () => {
   })
 
   it('scores large fusions exactly like the formula (100 lists of 1,000 over 3,000 ids)', () => {
-    let seed = 7
-    const next = () => {
-      seed = (seed * 1103515245 + 12345) % 2147483648
-      return seed / 2147483648
-    }
+    const next = seededRandom(7)
     const lists: Ranking[] = Array.from({ length: 100 }, (_, l) => {
       const pool = Array.from({ length: 3000 }, (_, i) => i)
       for (let i = 0; i < 1000; i++) {

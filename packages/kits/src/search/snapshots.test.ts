@@ -17,6 +17,7 @@ import { pipeline } from 'node:stream/promises'
 import { InvalidInputError, InvalidStateError } from '@agent-core/core'
 import fc from 'fast-check'
 import { afterAll, describe, expect, it } from 'vitest'
+import { seededRandom } from '../testing/seeded-random.js'
 import { englishAnalyzer, TextSearch, type TextSearchSnapshot, VectorSearch } from './index.js'
 
 interface Doc {
@@ -175,8 +176,8 @@ function large(): VectorSearch<{ id: string; text: string; n: number }> {
     identity: 'test-1024',
     dimensions: 1024,
   })
-  let seed = 7
-  const next = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648) * 2 - 1
+  const random = seededRandom(7)
+  const next = () => random() * 2 - 1
   const entries = Array.from({ length: 1100 }, (_, i) => ({
     document: { id: `doc-${i}`, text: `passage ${i} `.repeat(400), n: i },
     vector: Float32Array.from({ length: 1024 }, next),

@@ -1,7 +1,7 @@
-import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { createOperationContext } from '@agent-core/core'
 import { describe, expect, it } from 'vitest'
+import { runChildJson } from '../testing/child-process.js'
 import type { PendingToolCall, ToolCallOutcome, ToolCallState, ToolDecision } from './index.js'
 import {
   FINALIZE_ALL,
@@ -35,25 +35,7 @@ interface ChildResult {
 
 /** Resumes in a fresh Node process that gets nothing but JSON on stdin. */
 function resumeInChild(input: { state: unknown; decision: unknown; keys?: string[] }): Promise<ChildResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ['--conditions=@agent-core/source', '--import', 'tsx', childScript],
-      {
-        stdio: ['pipe', 'pipe', 'pipe'],
-      },
-    )
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (chunk) => (stdout += chunk))
-    child.stderr.on('data', (chunk) => (stderr += chunk))
-    child.on('error', reject)
-    child.on('close', (code) => {
-      if (code !== 0) reject(new Error(`child exited with ${code}: ${stderr}`))
-      else resolve(JSON.parse(stdout) as ChildResult)
-    })
-    child.stdin.end(JSON.stringify(input))
-  })
+  return runChildJson<ChildResult>(childScript, input)
 }
 
 describe('order of hooks', () => {

@@ -14,6 +14,7 @@ import {
   type OperationContextInit,
   Registry,
   type RegistryPolicy,
+  RegistryView,
   raceSignal,
   TimeoutError,
   throwIfAborted,
@@ -409,7 +410,7 @@ const WRITE_AHEAD_REASON =
  * }
  * ```
  */
-export class ToolLifecycleRegistry<App = unknown> {
+export class ToolLifecycleRegistry<App = unknown> extends RegistryView<ToolLifecycle<unknown, unknown, App>> {
   readonly #registry: Registry<ToolLifecycle<unknown, unknown, App>>
   readonly #templates: readonly ToolTemplateProvider[]
   readonly #timeoutMs: number | undefined
@@ -423,7 +424,9 @@ export class ToolLifecycleRegistry<App = unknown> {
    * @throws `InvalidDefinitionError` for a malformed policy
    */
   constructor(policy: ToolLifecycleRegistryPolicy<App> = {}) {
-    this.#registry = new Registry(composePolicy(policy))
+    const registry = new Registry(composePolicy(policy))
+    super(registry)
+    this.#registry = registry
     this.#templates = readTemplates(policy.templates)
     const timeout = timeoutProblem(policy.timeoutMs)
     if (timeout !== undefined) {
@@ -473,11 +476,6 @@ export class ToolLifecycleRegistry<App = unknown> {
     return this.#registry.sealed
   }
 
-  /** Number of registered lifecycles. */
-  get size(): number {
-    return this.#registry.size
-  }
-
   /** Registers one lifecycle (see {@link ToolLifecycleRegistry.registerAll}). */
   register(definition: ToolLifecycle<unknown, unknown, App>): this {
     return this.registerAll([definition])
@@ -501,11 +499,6 @@ export class ToolLifecycleRegistry<App = unknown> {
     return this
   }
 
-  /** Registered tool ids in registration order. */
-  ids(): readonly string[] {
-    return this.#registry.ids()
-  }
-
   /**
    * The ids of the registered tools that the registry's `toolPolicy` and the given one permit, in
    * registration order: the tools to offer a model.
@@ -514,34 +507,6 @@ export class ToolLifecycleRegistry<App = unknown> {
   permittedIds(toolPolicy?: ToolPolicy): readonly string[] {
     const extra = toolPolicy === undefined ? undefined : assertToolPolicy(toolPolicy, 'toolPolicy')
     return Object.freeze(this.ids().filter((id) => isToolPermitted(id, this.#toolPolicy, extra)))
-  }
-
-  /** True when a lifecycle is registered for this tool id. */
-  has(id: string): boolean {
-    return this.#registry.has(id)
-  }
-
-  /** The lifecycle of this tool id, or `undefined`. */
-  get(id: string): ToolLifecycle<unknown, unknown, App> | undefined {
-    return this.#registry.get(id)
-  }
-
-  /**
-   * The lifecycle of this tool id.
-   * @throws `UnknownIdError` listing the known ids
-   */
-  require(id: string): ToolLifecycle<unknown, unknown, App> {
-    return this.#registry.require(id)
-  }
-
-  /** `[id, lifecycle]` pairs in registration order. */
-  entries(): readonly (readonly [string, ToolLifecycle<unknown, unknown, App>])[] {
-    return this.#registry.entries()
-  }
-
-  /** Lifecycles in registration order. */
-  values(): readonly ToolLifecycle<unknown, unknown, App>[] {
-    return this.#registry.values()
   }
 
   /** The core tools, in registration order (what to offer a model). */

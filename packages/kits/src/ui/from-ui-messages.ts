@@ -3,6 +3,7 @@ import {
   type ChatMessage,
   describeValue,
   InvalidInputError,
+  isRecord,
   type ToolCall,
 } from '@agent-core/core'
 
@@ -48,10 +49,6 @@ function bad(field: string, message: string, value: unknown): never {
   throw new InvalidInputError(`${field} ${message}, but got ${describeValue(value)}.`, {
     details: { field, received: describeValue(value) },
   })
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 /** Checks the shape of UI messages from a request body (what a page sent: never trusted). */

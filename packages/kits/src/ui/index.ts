@@ -10,7 +10,8 @@
  *
  * @example
  * ```ts
- * import { createScriptedModel, defineAgent } from '@agent-core/kits/loop'
+ * import { defineAgent } from '@agent-core/kits/loop'
+ * import { createScriptedModel } from '@agent-core/kits/loop/testing'
  * import { createChatHandler } from '@agent-core/kits/ui'
  *
  * const agent = defineAgent({ model: createScriptedModel([{ text: 'Hello!' }]) })

@@ -144,7 +144,8 @@ function usageOf(usage: ModelUsage): AgUiTokenUsage[] {
  * @throws `InvalidInputError` for events that are not an async iterable, or options without a thread id
  * @example
  * ```ts
- * import { createScriptedModel, defineAgent } from '@agent-core/kits/loop'
+ * import { defineAgent } from '@agent-core/kits/loop'
+ * import { createScriptedModel } from '@agent-core/kits/loop/testing'
  * import { toAgUiEvents } from '@agent-core/kits/ui'
  * const agent = defineAgent({ model: createScriptedModel([{ text: 'Hello!' }]) })
  * for await (const event of toAgUiEvents(agent.stream({ prompt: 'Hi' }), { threadId: 'thread-1' }))

@@ -25,7 +25,8 @@ export const UI_MESSAGE_STREAM_HEADERS: Readonly<Record<string, string>> = Objec
  * @throws `InvalidInputError` when `stream` is not a `ReadableStream`
  * @example
  * ```ts
- * import { createScriptedModel, defineAgent } from '@agent-core/kits/loop'
+ * import { defineAgent } from '@agent-core/kits/loop'
+ * import { createScriptedModel } from '@agent-core/kits/loop/testing'
  * import { toUIMessageStream, toUIMessageStreamResponse } from '@agent-core/kits/ui'
  * const agent = defineAgent({ model: createScriptedModel([{ text: 'Hello!' }]) })
  * const response = toUIMessageStreamResponse(toUIMessageStream(agent.stream({ prompt: 'Hi' })))

@@ -338,7 +338,8 @@ class ChunkWriter {
  * @throws `InvalidInputError` for events that are not an async iterable, or bad options
  * @example
  * ```ts
- * import { createScriptedModel, defineAgent } from '@agent-core/kits/loop'
+ * import { defineAgent } from '@agent-core/kits/loop'
+ * import { createScriptedModel } from '@agent-core/kits/loop/testing'
  * import { toUIMessageStream } from '@agent-core/kits/ui'
  * const agent = defineAgent({ model: createScriptedModel([{ text: 'Hello!' }]) })
  * const stream = toUIMessageStream(agent.stream({ prompt: 'Hi' }))

@@ -1,9 +1,8 @@
-import { describeValue } from '@agent-core/core'
+import { describeValue, isRecord } from '@agent-core/core'
 import {
   assertGeneratable,
   compileRequestSchema,
   finish,
-  isRecord,
   type NormalizedFormat,
   type NormalizedMessage,
   type NormalizedRequest,

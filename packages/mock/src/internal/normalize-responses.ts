@@ -1,8 +1,7 @@
-import { describeValue } from '@agent-core/core'
+import { describeValue, isRecord } from '@agent-core/core'
 import {
   finish,
   formatOf,
-  isRecord,
   type NormalizedMessage,
   type NormalizedRequest,
   optionalInt,

@@ -2,6 +2,7 @@ import {
   describeValue,
   InvalidDefinitionError,
   InvalidInputError,
+  isRecord,
   type JsonSchema,
   type JsonSchemaValidator,
 } from '@agent-core/core'
@@ -65,10 +66,6 @@ export interface NormalizedRequest {
 /** Text of a JSON value without calling its `toString` (a body may carry `{ "toString": 1 }`). */
 export function textOf(value: unknown): string {
   return typeof value === 'string' ? value : (JSON.stringify(value) ?? '')
-}
-
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 const validators = new Map<string, JsonSchemaValidator>()

@@ -6,10 +6,9 @@
  * looking back up to 20 blocks from each breakpoint (as the API does), and writes the prefix up to its last
  * breakpoint. No minimum length and no expiry: tests see caching on short prompts, deterministically.
  */
-import { describeValue } from '@agent-core/core'
+import { describeValue, isRecord } from '@agent-core/core'
 import { countTokens } from '../tokenizer.js'
 import { hashString } from './hash.js'
-import { isRecord } from './normalize.js'
 import { badRequest } from './openai-error.js'
 
 /** The block boundaries of a request with at least one breakpoint. */

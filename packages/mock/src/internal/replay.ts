@@ -1,4 +1,4 @@
-import { describeValue, InvalidInputError } from '@agent-core/core'
+import { canonicalJson, describeValue, InvalidInputError, isRecord } from '@agent-core/core'
 import type { MockHttpResponse, MockStreamStep } from '../mock-http.js'
 import { SSE_HEADERS } from './sse.js'
 import { assertKnownKeys } from './validate-script.js'
@@ -34,10 +34,6 @@ export interface MockFixture {
     /** The chunks of a streamed response, in order, as they arrived. */
     readonly chunks?: readonly string[] | undefined
   }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 function fail(field: string, message: string, value: unknown): never {
@@ -103,18 +99,6 @@ export function parseFixtures(source: unknown, where = 'fixtures'): MockFixture[
   }
   assertFixtures(value, `${where}.interactions`)
   return [...value]
-}
-
-/** Canonical JSON (sorted keys), so that key order does not decide whether a request matches. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`
-  if (isRecord(value)) {
-    return `{${Object.keys(value)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`)
-      .join(',')}}`
-  }
-  return JSON.stringify(value) ?? 'null'
 }
 
 function keyOf(method: string, path: string, body: unknown): string {

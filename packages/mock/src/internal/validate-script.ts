@@ -4,6 +4,7 @@ import {
   assertSafeInteger,
   describeValue,
   InvalidInputError,
+  isRecord,
 } from '@agent-core/core'
 import type { MockChaos, MockEndpoint, MockFault, MockReply, MockScriptEntry } from '../script.js'
 import { controllerSteps } from '../stream-controller.js'
@@ -71,10 +72,6 @@ function fail(field: string, message: string, received?: unknown): never {
   throw new InvalidInputError(`${field} ${message}`, {
     details: { field, ...(received === undefined ? {} : { received: describeValue(received) }) },
   })
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 /** Refuses keys outside `known`, naming the path and the nearest known key (a typo must not pass silently). */

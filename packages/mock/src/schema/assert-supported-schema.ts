@@ -1,4 +1,5 @@
 import {
+  canonicalJson,
   describeValue,
   formatSchemaIssues,
   InvalidDefinitionError,
@@ -7,7 +8,6 @@ import {
 } from '@agent-core/core'
 import { FORMAT_LENGTHS } from './formats.js'
 import { MAX_GENERATED_SIZE } from './generation-limits.js'
-import { canonicalJson } from './json-equal.js'
 import {
   candidateTypes,
   type Norm,

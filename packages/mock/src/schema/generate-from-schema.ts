@@ -1,4 +1,5 @@
 import {
+  canonicalJson,
   describeValue,
   formatSchemaIssues,
   InvalidInputError,
@@ -78,18 +79,6 @@ function shuffled<T>(items: readonly T[], rng: Rng): T[] {
     ;[out[i], out[j]] = [out[j]!, out[i]!]
   }
   return out
-}
-
-/** Canonical JSON (sorted keys) for uniqueness checks. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`
-  if (isSchemaObject(value)) {
-    return `{${Object.keys(value)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonical(value[k])}`)
-      .join(',')}}`
-  }
-  return JSON.stringify(value)
 }
 
 function normalizeOrFail(ctx: Ctx, schemas: readonly JsonSchema[]): Norm {
@@ -346,7 +335,7 @@ function generateArray(ctx: Ctx, norm: Norm, rng: Rng, depth: number): unknown[]
         continue
       }
       if (norm.uniqueItems) {
-        const key = canonical(value)
+        const key = canonicalJson(value)
         if (seen.has(key)) {
           last = 'could not find enough distinct items for uniqueItems'
           continue

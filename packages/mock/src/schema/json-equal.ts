@@ -14,16 +14,3 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
     ka.every((k) => Object.hasOwn(ob, k) && jsonEqual((a as Record<string, unknown>)[k], ob[k]))
   )
 }
-
-/** Canonical JSON (object keys sorted), so that `jsonEqual(a, b)` iff `canonicalJson(a) === canonicalJson(b)`. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`
-  if (typeof value === 'object' && value !== null) {
-    const record = value as Record<string, unknown>
-    return `{${Object.keys(record)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonicalJson(record[k])}`)
-      .join(',')}}`
-  }
-  return JSON.stringify(value) ?? 'null'
-}

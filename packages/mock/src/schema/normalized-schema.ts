@@ -1,5 +1,4 @@
-import type { JsonSchema } from '@agent-core/core'
-import { canonicalJson } from './json-equal.js'
+import { canonicalJson, type JsonSchema } from '@agent-core/core'
 import { isSchemaObject, type SchemaDocument, type SchemaObject } from './schema-document.js'
 
 /** The JSON types a schema can name. */

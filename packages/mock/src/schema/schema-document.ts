@@ -1,13 +1,13 @@
-import type { JsonSchema, JsonSchemaValidator } from '@agent-core/core'
+import { canonicalJson, isRecord, type JsonSchema, type JsonSchemaValidator } from '@agent-core/core'
 import { compileJsonSchema } from '@agent-core/core/tools'
-import { canonicalJson, jsonEqual } from './json-equal.js'
+import { jsonEqual } from './json-equal.js'
 
 /** A JSON Schema object (not a boolean schema). */
 export type SchemaObject = { readonly [keyword: string]: unknown }
 
 /** True for a plain object, the only non-boolean shape a schema may have. */
 export function isSchemaObject(value: unknown): value is SchemaObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
+  return isRecord(value)
 }
 
 /** Keywords whose value is a map from names to schemas. */

@@ -3,7 +3,7 @@
  * the request is checked field by field on the way (a malformed one is an `InvalidInputError` naming the
  * field, before anything is sent).
  */
-import { describeValue, InvalidInputError } from '@agent-core/core'
+import { describeValue, InvalidInputError, isRecord } from '@agent-core/core'
 import type {
   JSONSchema7,
   LanguageModelV4CallOptions,
@@ -27,10 +27,6 @@ function fail(field: string, expected: string, value: unknown): never {
   throw new InvalidInputError(`${field} must be ${expected}, but got ${describeValue(value)}.`, {
     details: { field, received: describeValue(value) },
   })
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 function text(value: unknown, field: string): string {

@@ -5,7 +5,7 @@
  * turn, signed thinking blocks go back first in their assistant turn, and the cache breakpoints are placed
  * last (at most four). Bad values are `InvalidInputError`s naming the field as the caller wrote it.
  */
-import { describeValue, InvalidInputError, type ModelRequest } from '@agent-core/core'
+import { describeValue, InvalidInputError, isRecord, type ModelRequest } from '@agent-core/core'
 import type { AnthropicCacheBreakpoint } from '../options.js'
 
 /** The Messages body the adapter sends, as plain JSON. */
@@ -74,10 +74,6 @@ function fail(field: string, expected: string, value: unknown): never {
   throw new InvalidInputError(`${field} must be ${expected}, but got ${describeValue(value)}.`, {
     details: { field, received: describeValue(value) },
   })
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 function text(value: unknown, field: string): string {

@@ -98,7 +98,11 @@ export function readPlacedInputs(value: unknown, field: string, messages: readon
   }
   let last = 0
   value.forEach((entry: unknown, index) => {
-    const fields: FieldReader = new FieldReader(entry, `${field}[${index}]`, 'a placed custom input { at, input }')
+    const fields: FieldReader = new FieldReader(
+      entry,
+      `${field}[${index}]`,
+      'a placed custom input { at, input }',
+    )
     const at = fields.requiredInteger('at', last, messages.length)
     readCustomInput(fields.get('input'), fields.path('input'))
     fields.done()

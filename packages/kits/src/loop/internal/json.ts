@@ -49,17 +49,8 @@ function problemAt(value: unknown, path: string, depth: number, open: Set<object
   }
 }
 
-/** JSON text with object keys sorted, so two equal values always print the same. Expects plain JSON. */
-export function canonicalJson(value: JsonValue | undefined): string {
-  if (value === undefined) return 'null'
-  if (value === null || typeof value !== 'object') return JSON.stringify(value)
-  if (Array.isArray(value)) return `[${value.map((item) => canonicalJson(item)).join(',')}]`
-  const entries = Object.keys(value)
-    .filter((key) => (value as Record<string, JsonValue | undefined>)[key] !== undefined)
-    .sort()
-    .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, JsonValue>)[key])}`)
-  return `{${entries.join(',')}}`
-}
+/** JSON text with object keys sorted, so two equal values always print the same: core's one helper. */
+export { canonicalJson } from '@agent-core/core'
 
 /** Parses a tool call's argument text; `undefined` when it is not JSON. An empty text reads as `{}`. */
 export function parseArguments(text: string): { readonly value: JsonValue } | undefined {

@@ -4,6 +4,7 @@ import {
   type ChatMessage,
   type ChatModel,
   childContext,
+  createId,
   type DiagnosticSpan,
   type Diagnostics,
   describeValue,
@@ -141,12 +142,8 @@ export interface RunOutcome {
   readonly pending: readonly AgentPendingCall[]
 }
 
-function newId(prefix: string): string {
-  const random =
-    (globalThis.crypto as Crypto | undefined)?.randomUUID?.().replaceAll('-', '') ??
-    `${Date.now().toString(36)}${Math.random().toString(36).slice(2)}`
-  return `${prefix}_${random}`
-}
+/** A fresh `<prefix>_<32 hex>` id: core's one generator, under the name the loop's modules use. */
+const newId = createId
 
 export { newId }
 

@@ -1,5 +1,6 @@
 import {
   assertBoolean,
+  canonicalJson,
   DuplicateIdError,
   describeValue,
   formatSchemaIssues,
@@ -33,19 +34,6 @@ export interface ListedTool {
 export interface ToolListing {
   readonly tools: ReadonlyMap<string, ListedTool>
   readonly skipped: readonly McpSkippedTool[]
-}
-
-/** JSON with sorted keys: equal descriptions give equal text. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`
-  if (typeof value === 'object' && value !== null) {
-    const entries = Object.keys(value)
-      .sort()
-      .filter((key) => (value as Record<string, unknown>)[key] !== undefined)
-      .map((key) => `${JSON.stringify(key)}:${canonical((value as Record<string, unknown>)[key])}`)
-    return `{${entries.join(',')}}`
-  }
-  return JSON.stringify(value) ?? 'null'
 }
 
 function definedOnly<T extends object>(value: T): T {
@@ -241,7 +229,7 @@ export async function listTools(
           outputSchema: tool.outputSchema as JsonSchema | undefined,
         }),
       )
-      const fingerprint = canonical({ id, info })
+      const fingerprint = canonicalJson({ id, info })
       const before = previous.get(id)
       if (before !== undefined && before.fingerprint === fingerprint) {
         listed = before

@@ -6,7 +6,8 @@
  * @example
  * ```ts no-run
  * import pg from 'pg'
- * import { createScriptedModel, defineAgent } from '@agent-core/kits/loop'
+ * import { defineAgent } from '@agent-core/kits/loop'
+ * import { createScriptedModel } from '@agent-core/kits/loop/testing'
  * import { runSession } from '@agent-core/kits/memory'
  * import { createPostgresSessionStore } from '@agent-core/kits/memory/postgres'
  *

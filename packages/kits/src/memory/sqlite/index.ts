@@ -6,7 +6,8 @@
  * @example
  * ```ts
  * import Database from 'better-sqlite3'
- * import { createScriptedModel, defineAgent } from '@agent-core/kits/loop'
+ * import { defineAgent } from '@agent-core/kits/loop'
+ * import { createScriptedModel } from '@agent-core/kits/loop/testing'
  * import { runSession } from '@agent-core/kits/memory'
  * import { createSqliteSessionStore } from '@agent-core/kits/memory/sqlite'
  *

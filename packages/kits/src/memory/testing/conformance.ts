@@ -1,5 +1,6 @@
 import type { ChatMessage } from '@agent-core/core'
-import { createScriptedModel, defineAgent, defineExternalTool } from '@agent-core/kits/loop'
+import { defineAgent, defineExternalTool } from '@agent-core/kits/loop'
+import { createScriptedModel } from '@agent-core/kits/loop/testing'
 import { type FactStore, runSession, SessionConflictError, type SessionStore } from '@agent-core/kits/memory'
 import { assert } from './assert.js'
 

@@ -20,7 +20,7 @@ import { registerToolTests } from './tool-tests.js'
  * to a backend that plays the replies `open` was given.
  * @example
  * ```ts
- * import { createScriptedModel } from '@agent-core/kits/loop'
+ * import { createScriptedModel } from '@agent-core/kits/loop/testing'
  * import type { ChatModelConformanceHarness } from '@agent-core/kits/models/testing'
  *
  * const harness: ChatModelConformanceHarness = {

@@ -3,7 +3,7 @@
  * read once (a snapshot, so later changes to the caller's objects cannot reach the wire), checked, and
  * translated. Bad values are `InvalidInputError`s naming the field as the caller wrote it.
  */
-import { describeValue, InvalidInputError, type JsonSchema, refuseField } from '@agent-core/core'
+import { describeValue, InvalidInputError, isRecord, type JsonSchema, refuseField } from '@agent-core/core'
 
 /** The chat completions body the adapter sends, as plain JSON. */
 export type ChatCompletionBody = Record<string, unknown>
@@ -38,10 +38,6 @@ const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/
 
 function fail(field: string, expected: string, value: unknown): never {
   refuseField('input', field, `must be ${expected}, but got ${describeValue(value)}`, value)
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 function text(value: unknown, field: string): string {

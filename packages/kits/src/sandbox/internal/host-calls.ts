@@ -4,7 +4,7 @@
  * as JSON text the host has sized.
  */
 import { AsyncLocalStorage } from 'node:async_hooks'
-import { AgentCoreError, ConflictError, type OperationContext } from '@agent-core/core'
+import { AgentCoreError, ConflictError, canonicalJson, type OperationContext } from '@agent-core/core'
 import type { ToolExecutionContext, ToolProgressReporter } from '@agent-core/core/tools'
 import {
   type JsonValue,
@@ -281,20 +281,12 @@ function errorRecordToHost(state: ToolCallState, toolId: string): HostError {
 
 /** Refuses a re-entered call whose input is not the one saved before it ran (the script took another path). */
 function sameInput(saved: JsonValue, given: unknown, call: HostCall, toolCallId: string): void {
-  if (canonical(saved) !== canonical(given)) {
+  if (canonicalJson(saved) !== canonicalJson(given)) {
     throw new ConflictError(
       `Host call ${call.number} (${call.toolId}) was saved before it ran with another input: the script did not replay the run it was recorded from.`,
       { details: { field: 'recording.calls', toolCallId } },
     )
   }
-}
-
-function canonical(value: unknown): string {
-  return JSON.stringify(value, (_key, item: unknown) =>
-    item !== null && typeof item === 'object' && !Array.isArray(item)
-      ? Object.fromEntries(Object.entries(item).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : item,
-  )
 }
 
 /** Hands a host call's progress reports to the code call's reporter, tagged with the host call. */

@@ -2,7 +2,8 @@
  * The agent of the code tool's loop tests, built the same way in the test process and in the child process
  * that resumes it: a scripted model whose turns call `run_code`, and a code tool over the shop's tools.
  */
-import { createScriptedModel, defineAgent, type ScriptedTurn } from '@agent-core/kits/loop'
+import { defineAgent } from '@agent-core/kits/loop'
+import { createScriptedModel, type ScriptedTurn } from '@agent-core/kits/loop/testing'
 import { defineCodeTool, MemoryRecordingStore, type SandboxRecording } from '../index.js'
 import { shop } from './fixtures.js'
 

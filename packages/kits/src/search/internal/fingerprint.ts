@@ -1,3 +1,5 @@
+import { canonicalJson } from '@agent-core/core'
+
 /**
  * A short, stable fingerprint of a configuration: two 32-bit FNV-1a hashes (different offset bases) of
  * the canonical JSON of `parts`, as 16 hex digits behind a `kind:` prefix. It detects a changed
@@ -15,14 +17,4 @@ export function configurationFingerprint(kind: string, parts: Readonly<Record<st
   }
   const hex = (n: number) => (n >>> 0).toString(16).padStart(8, '0')
   return `${kind}:${hex(a)}${hex(b)}`
-}
-
-/** JSON with object keys sorted, so equal configurations give equal text. */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`
-  if (typeof value === 'object' && value !== null) {
-    const keys = Object.keys(value).sort()
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`).join(',')}}`
-  }
-  return JSON.stringify(value) ?? 'null'
 }

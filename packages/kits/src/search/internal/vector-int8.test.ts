@@ -1,20 +1,9 @@
 import { InvalidInputError } from '@agent-core/core'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { seededRandom as random } from '../../testing/seeded-random.js'
 import { VectorSearch } from '../index.js'
 import { Int8Vectors, int8DotAll } from './vector-int8.js'
-
-/** A deterministic pseudo-random generator (mulberry32), so that failures replay. */
-function random(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 function index(count: number, dims: number, seed: number) {
   const next = random(seed)

@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process'
 import { join } from 'node:path'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { seededRandom } from '../../testing/seeded-random.js'
 import { VectorSearch } from '../index.js'
 import { allocateVectors, hasKernel, kernelScores } from './vector-kernel.js'
 import { scoreAll } from './vector-math.js'
@@ -58,11 +59,8 @@ describe('the WebAssembly scoring kernel', () => {
   it('scores a VectorSearch exactly as the JavaScript path does (a nested search takes that path)', () => {
     const dims = 96
     const vectors = new VectorSearch<{ id: string }>({ identity: 'kernel-test', dimensions: dims })
-    let seed = 11
-    const next = () => {
-      seed = (seed * 16807) % 2147483647
-      return seed / 2147483647 - 0.5
-    }
+    const random = seededRandom(11)
+    const next = () => random() - 0.5
     vectors.upsertMany(
       Array.from({ length: 400 }, (_, i) => ({
         document: { id: `v${i}` },

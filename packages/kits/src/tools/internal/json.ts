@@ -101,19 +101,5 @@ export function copyJson<T extends JsonValue>(value: T): T {
   return Object.freeze(copy) as unknown as T
 }
 
-/**
- * Serializes a JSON value canonically: object keys sorted by UTF-16 code units, no whitespace, numbers
- * as JavaScript prints them (the JSON Canonicalization Scheme, RFC 8785, for the values {@link jsonProblem}
- * accepts). Two values that are equal as JSON serialize to the same text, whatever their key order.
- */
-export function canonicalJson(value: JsonValue): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value)
-  if (Array.isArray(value)) return `[${value.map((item: JsonValue) => canonicalJson(item)).join(',')}]`
-  const record = value as { readonly [key: string]: JsonValue | undefined }
-  const parts: string[] = []
-  for (const key of Object.keys(record).sort()) {
-    const child = record[key]
-    if (child !== undefined) parts.push(`${JSON.stringify(key)}:${canonicalJson(child)}`)
-  }
-  return `{${parts.join(',')}}`
-}
+/** Canonical JSON text (keys sorted by UTF-16 code units, RFC 8785 for plain JSON): core's one helper. */
+export { canonicalJson } from '@agent-core/core'

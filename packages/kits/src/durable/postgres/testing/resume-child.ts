@@ -6,7 +6,8 @@
 import { appendFileSync } from 'node:fs'
 import { defineModelTool } from '@agent-core/core/tools'
 import { createPostgresSuspensionLedger } from '@agent-core/kits/durable/postgres'
-import { createScriptedModel, defineAgent, defineAgentTool } from '@agent-core/kits/loop'
+import { defineAgent, defineAgentTool } from '@agent-core/kits/loop'
+import { createScriptedModel } from '@agent-core/kits/loop/testing'
 
 let text = ''
 for await (const chunk of process.stdin) text += chunk

@@ -4,7 +4,7 @@
  * caller's signal). A private helper of this repository's tests.
  */
 import { abortedError, type ChatMessage } from '@agent-core/core'
-import { createScriptedModel, type ScriptedTurn } from '@agent-core/kits/loop'
+import { createScriptedModel, type ScriptedTurn } from '@agent-core/kits/loop/testing'
 import { ModelProviderError } from '@agent-core/kits/models'
 import {
   type ChatModelConformanceHarness,

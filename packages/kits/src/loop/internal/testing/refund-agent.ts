@@ -5,7 +5,7 @@
  */
 import { appendFileSync } from 'node:fs'
 import { defineModelTool } from '@agent-core/core/tools'
-import { createScriptedModel, defineAgent, defineAgentTool, type ScriptedTurn } from '../index.js'
+import { createScriptedModel, defineAgent, defineAgentTool, type ScriptedTurn } from '../../index.js'
 
 export interface RefundEffect {
   readonly orderId: string

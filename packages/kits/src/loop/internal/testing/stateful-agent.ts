@@ -1,7 +1,7 @@
 /** The agent of the tool-state tests: a pager and a cursor that keep state, and a tool that needs approval. */
 import { defineModelTool } from '@agent-core/core/tools'
 import { type JsonValue, toolState } from '@agent-core/kits/tools'
-import { createScriptedModel, defineAgent, defineAgentTool, type ScriptedTurn } from '../index.js'
+import { createScriptedModel, defineAgent, defineAgentTool, type ScriptedTurn } from '../../index.js'
 
 export function statefulAgent(turns: readonly ScriptedTurn[]) {
   const page = defineAgentTool(

@@ -9,7 +9,7 @@ import {
   handoff,
   removeToolCalls,
   type ScriptedTurn,
-} from '../index.js'
+} from '../../index.js'
 
 export function handoffGraph(input: {
   triage: readonly ScriptedTurn[]

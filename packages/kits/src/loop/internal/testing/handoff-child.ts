@@ -1,5 +1,5 @@
 /** A child process of the handoff tests: resumes a handoff state from the JSON on stdin, writes `{ reason, lastAgent, text, handoffState }` or `{ thrown, details }`. */
-import { createScriptedModel, defineHandoffAgent, type HandoffAgent } from '../index.js'
+import { createScriptedModel, defineHandoffAgent, type HandoffAgent } from '../../index.js'
 import { handoffGraph } from './handoff-agents.js'
 
 let text = ''

@@ -3,7 +3,7 @@
  * counted, and a compact view of a run's events.
  */
 import { defineModelTool, type ModelTool } from '@agent-core/core/tools'
-import type { AgentEvent } from '../index.js'
+import type { AgentEvent } from '../../index.js'
 
 /** One line per event: its type and the call or scope it is about (`tool-resolved:add`). */
 export function brief(event: AgentEvent): string {

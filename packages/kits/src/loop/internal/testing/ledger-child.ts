@@ -5,7 +5,7 @@
  * (`{ reason, state }`, or `{ thrown, details, message }`) to stdout.
  */
 import { createSqliteDurableStore, createSqliteSuspensionLedger } from '@agent-core/kits/durable/sqlite'
-import { resumeAgentRunTask, runAgentRunTask } from '../index.js'
+import { resumeAgentRunTask, runAgentRunTask } from '../../index.js'
 import { ledgerAgent, ledgerTask } from './ledger-agent.js'
 
 let text = ''

@@ -15,15 +15,15 @@ import {
   throwIfAborted,
 } from '@agent-core/core'
 import type { JsonValue } from '@agent-core/kits/tools'
-import { isRecord } from './internal/check.js'
-import { estimateTokens } from './trim-messages.js'
+import { isRecord } from '../internal/check.js'
+import { estimateTokens } from '../trim-messages.js'
 
 /**
  * One tool call a scripted turn makes: the tool's name and its input (or the raw argument text, to
  * simulate a broken call). The id defaults to `call_<turn>_<index>`.
  * @example
  * ```ts
- * import type { ScriptedToolCall } from '@agent-core/kits/loop'
+ * import type { ScriptedToolCall } from '@agent-core/kits/loop/testing'
  * const call: ScriptedToolCall = { name: 'weather', input: { city: 'Lyon' } }
  * ```
  */
@@ -43,7 +43,7 @@ export interface ScriptedToolCall {
  * usage and finish reason; or an `error` to throw; or a function of the request that returns one of those.
  * @example
  * ```ts
- * import type { ScriptedTurn } from '@agent-core/kits/loop'
+ * import type { ScriptedTurn } from '@agent-core/kits/loop/testing'
  * const turns: ScriptedTurn[] = [
  *   { toolCalls: [{ name: 'clock', input: {} }] },
  *   (request) => ({ text: `You asked ${request.messages.length} things.` }),
@@ -70,7 +70,7 @@ export type ScriptedTurn =
  * Options of {@link createScriptedModel}.
  * @example
  * ```ts
- * import type { ScriptedModelOptions } from '@agent-core/kits/loop'
+ * import type { ScriptedModelOptions } from '@agent-core/kits/loop/testing'
  * const options: ScriptedModelOptions = { identity: 'test-model', delayMs: 5 }
  * ```
  */
@@ -89,7 +89,8 @@ export interface ScriptedModelOptions {
  * fails when turns were left unused.
  * @example
  * ```ts
- * import { createScriptedModel, defineAgent } from '@agent-core/kits/loop'
+ * import { defineAgent } from '@agent-core/kits/loop'
+ * import { createScriptedModel } from '@agent-core/kits/loop/testing'
  * const model = createScriptedModel([{ text: 'Hi!' }])
  * const agent = defineAgent({ model })
  * await agent.run({ prompt: 'Hello' })
@@ -212,7 +213,8 @@ function wait(ms: number, signal: AbortSignal): Promise<void> {
  * @throws `InvalidInputError` for a malformed script (checked here, before any call) or options
  * @example
  * ```ts
- * import { createScriptedModel, defineAgent } from '@agent-core/kits/loop'
+ * import { defineAgent } from '@agent-core/kits/loop'
+ * import { createScriptedModel } from '@agent-core/kits/loop/testing'
  * const model = createScriptedModel([{ text: 'Hello!' }])
  * const agent = defineAgent({ model })
  * const result = await agent.run({ prompt: 'Hi' })

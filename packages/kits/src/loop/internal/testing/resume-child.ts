@@ -4,7 +4,7 @@
  * agent and resumes the run, and writes one `{ reason, events, messages, state, pending }` (or
  * `{ thrown, details }`) per run to stdout, as a JSON array.
  */
-import type { AgentEvent } from '../index.js'
+import type { AgentEvent } from '../../index.js'
 import { brief } from './fixtures.js'
 import { refundAgent } from './refund-agent.js'
 

@@ -16,7 +16,7 @@ import {
   isAgentRunState,
   type ScriptedTurn,
   type SuspensionLedger,
-} from '../index.js'
+} from '../../index.js'
 
 export interface LedgerEffect {
   readonly orderId: string

@@ -7,7 +7,7 @@ import {
   defineAgentTool,
   type ScriptedTurn,
   type TransformInputHook,
-} from '../index.js'
+} from '../../index.js'
 
 /** What the model read: each message as `role: content`. */
 export const seen = (request: ModelRequest) =>
