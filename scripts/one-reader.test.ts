@@ -29,7 +29,7 @@ describe("one field reader: core's FieldReader (issue 29)", () => {
     const text = `
       import { FieldReader, refuseField } from '@agent-core/core'
       class Session { done() {} string() { return '' } }
-      class Parser { string() {} integer() {} boolean() {} }
+      class Parser { string() {} boolean() {} }
       export { FieldReader }
     `
     expect(findOtherReaders(text, 'y.ts')).toEqual([])

@@ -219,6 +219,24 @@ const valueArb = fc.oneof(
   fc.constant({ valueOf: 1, toString: 'x' }),
 )
 
+/**
+ * A validator that throws inside ajv (a value whose `toString` is not a function, say) is reported as one
+ * `validation` issue carrying the thrown message. The bundle is minified, so that message names ajv's
+ * local variables differently (`e.toString` for `a.toString`): only those names are made alike.
+ */
+function crashText(result: unknown): unknown {
+  const issues = (result as { issues?: { keyword?: string; message?: string }[] }).issues
+  if (!issues?.some((issue) => issue.keyword === 'validation')) return result
+  return {
+    ...(result as object),
+    issues: issues.map((issue) =>
+      issue.keyword === 'validation' && issue.message !== undefined
+        ? { ...issue, message: issue.message.replace(/[A-Za-z_$][\w$]*(?=\.[\w$]+ is not a function)/g, 'x') }
+        : issue,
+    ),
+  }
+}
+
 describe('compileJsonSchema (bundled ajv) against ajv imported from its packages', () => {
   it('the bundle is what the installed ajv and ajv-formats build to (scripts/build-ajv.mjs --check)', () => {
     const run = spawnSync(process.execPath, ['scripts/build-ajv.mjs', '--check'], {
@@ -276,7 +294,7 @@ describe('compileJsonSchema (bundled ajv) against ajv imported from its packages
         for (const value of values) {
           const result = actual.validate(value)
           seen[(result as { ok: boolean }).ok ? 'valid' : 'invalid']++
-          expect(result).toEqual(expected.validate(value))
+          expect(crashText(result)).toEqual(crashText(expected.validate(value)))
         }
       }),
       { numRuns: 200 },

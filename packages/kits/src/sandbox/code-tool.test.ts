@@ -2,7 +2,6 @@
  * The code tool in agent runs: one script calls several tools; approvals inside a script suspend the whole
  * code call the way the loop suspends any call, in this process or from JSON in another one.
  */
-import { spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -11,6 +10,7 @@ import { defineModelTool } from '@agent-core/core/tools'
 import { createScriptedModel, defineAgent, defineAgentTool, type ScriptedTurn } from '@agent-core/kits/loop'
 import { defineToolLifecycle, ToolLifecycleRegistry } from '@agent-core/kits/tools'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { runChildJson } from '../testing/child-process.js'
 import { type CodeToolOutput, defineCodeTool, MemoryRecordingStore } from './index.js'
 import { codeAgent, codeTurn } from './testing/code-agent.js'
 import { shop } from './testing/fixtures.js'
@@ -235,29 +235,7 @@ interface ChildAnswer {
 }
 
 function resumeInChild(input: Record<string, unknown>): Promise<ChildAnswer> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ['--conditions=@agent-core/source', '--import', 'tsx', childScript],
-      {
-        stdio: ['pipe', 'pipe', 'pipe'],
-      },
-    )
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk
-    })
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk
-    })
-    child.on('error', reject)
-    child.on('close', (code) => {
-      if (code !== 0) reject(new Error(`child exited with ${code}: ${stderr}`))
-      else resolve(JSON.parse(stdout) as ChildAnswer)
-    })
-    child.stdin.end(JSON.stringify(input))
-  })
+  return runChildJson<ChildAnswer>(childScript, input)
 }
 
 describe('suspend in one process, resume from JSON in others', () => {

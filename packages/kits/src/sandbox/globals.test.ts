@@ -1,5 +1,4 @@
 /** Kept globals: a script's plain-JSON `globals` across executions and across the code calls of one agent run, resumed in another process. */
-import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import {
   ConflictError,
@@ -13,6 +12,7 @@ import { type AgentRunState, createScriptedModel, defineAgent } from '@agent-cor
 import { type JsonValue, toolState } from '@agent-core/kits/tools'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { runChildJson } from '../testing/child-process.js'
 import {
   assertSandboxRecording,
   defineCodeTool,
@@ -162,29 +162,7 @@ interface ChildAnswer {
 }
 
 function resumeInChild(input: Record<string, unknown>): Promise<ChildAnswer> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ['--conditions=@agent-core/source', '--import', 'tsx', childScript],
-      {
-        stdio: ['pipe', 'pipe', 'pipe'],
-      },
-    )
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk
-    })
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk
-    })
-    child.on('error', reject)
-    child.on('close', (code) => {
-      if (code !== 0) reject(new Error(`child exited with ${code}: ${stderr}`))
-      else resolve(JSON.parse(stdout) as ChildAnswer)
-    })
-    child.stdin.end(JSON.stringify(input))
-  })
+  return runChildJson<ChildAnswer>(childScript, input)
 }
 
 describe('kept globals in a code tool', () => {
