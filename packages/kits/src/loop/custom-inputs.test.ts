@@ -7,6 +7,7 @@ import {
   type ModelRequest,
   RejectedThenableError,
 } from '@agent-core/core'
+import type { JsonValue } from '@agent-core/kits/tools'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { runChildJson } from '../testing/child-process.js'
@@ -190,6 +191,19 @@ describe('custom inputs', () => {
       const result = await agent.run({ messages: [form], transformInput: hook as never })
       expect(result.reason).toBe('error')
       if (result.reason === 'error') expect(result.error).toBeInstanceOf(ErrorClass as never)
+    }
+  })
+
+  it('refuses a bad kind or non-JSON data in customInput, and a value that is no run state in runHistory', () => {
+    expect(() => customInput(1 as unknown as string, {})).toThrow(InvalidInputError)
+    expect(() => customInput('form', { at: new Date() } as unknown as JsonValue)).toThrow(/plain JSON/)
+    expect(customInput('form', { name: 'Ada' })).toEqual({
+      type: 'custom',
+      kind: 'form',
+      data: { name: 'Ada' },
+    })
+    for (const bad of [null, undefined, 3, {}, { messages: 'no' }]) {
+      expect(() => runHistory(bad as never)).toThrow(InvalidInputError)
     }
   })
 

@@ -1,5 +1,12 @@
-import type { ChatMessage, NotThenable } from '@agent-core/core'
+import {
+  type ChatMessage,
+  describeValue,
+  InvalidInputError,
+  isRecord,
+  type NotThenable,
+} from '@agent-core/core'
 import type { JsonValue } from '@agent-core/kits/tools'
+import { readCustomInput } from './internal/custom-inputs.js'
 import type { AgentRunState } from './run-state.js'
 
 /**
@@ -85,7 +92,7 @@ export type TransformInputHook = (
  * ```
  */
 export function customInput(kind: string, data: JsonValue): CustomInput {
-  return Object.freeze({ type: 'custom', kind, data })
+  return Object.freeze(readCustomInput({ type: 'custom', kind, data }, 'customInput'))
 }
 
 /**
@@ -121,6 +128,12 @@ export function isCustomInput(value: unknown): value is CustomInput {
 export function runHistory(
   state: Pick<AgentRunState, 'messages' | 'customInputs'>,
 ): readonly (ChatMessage | CustomInput)[] {
+  if (!isRecord(state) || !Array.isArray(state.messages)) {
+    throw new InvalidInputError(
+      `runHistory(state) needs a run's state with its messages (an AgentRunState, or a result's state), but got ${describeValue(state)}.`,
+      { details: { field: 'state', received: describeValue(state) } },
+    )
+  }
   const inputs = state.customInputs ?? []
   if (inputs.length === 0) return state.messages
   const out: (ChatMessage | CustomInput)[] = []
