@@ -41,8 +41,14 @@ const only = onlyArg >= 0 ? args[onlyArg + 1] : undefined
 if (only !== undefined && only !== 'text' && only !== 'vectors')
   throw new Error('--only takes "text" or "vectors"')
 const queries = flag('queries', 100)
+const efArg = args.indexOf('--ef-search')
+const efSearch: number[] =
+  efArg >= 0 ? (args[efArg + 1] ?? '').split(',').map((part) => positive(part, 'ef-search')) : [50, 200]
+for (const ef of efSearch) if (ef > 1000) throw new Error('--ef-search values go up to 1000 (pgvector)')
+const workMemArg = args.indexOf('--maintenance-work-mem')
+const maintenanceWorkMem = workMemArg >= 0 ? (args[workMemArg + 1] ?? '') : '1536MB'
 
 let ok = true
 if (only !== 'vectors') ok = (await benchText({ passages: flag('text-passages', 20_000), queries })) && ok
-if (only !== 'text') ok = (await benchVectors({ steps, queries })) && ok
+if (only !== 'text') ok = (await benchVectors({ steps, queries, efSearch, maintenanceWorkMem })) && ok
 if (!ok) process.exitCode = 1

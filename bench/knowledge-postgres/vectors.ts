@@ -36,9 +36,17 @@ import { vector } from '@electric-sql/pglite/vector'
 import { prng } from './passages.js'
 
 /** Runs the vector side over `steps` (increasing sizes); false when recall@10 fell below 0.90. */
-export async function benchVectors(options: { steps: readonly number[]; queries: number }): Promise<boolean> {
+export async function benchVectors(options: {
+  steps: readonly number[]
+  queries: number
+  /** `hnsw.ef_search` values to measure recall and latency at (the index's `fusion.candidates`). */
+  efSearch: readonly number[]
+  /** `maintenance_work_mem` for the HNSW build, e.g. `'1536MB'` (PGlite's default is 64MB). */
+  maintenanceWorkMem: string
+}): Promise<boolean> {
   const STEPS = options.steps
   const QUERIES = options.queries
+  const EF_SEARCH = options.efSearch
   const N = STEPS[STEPS.length - 1]!
   const D = 384
   const BATCH = 1_000
@@ -146,12 +154,11 @@ export async function benchVectors(options: { steps: readonly number[]; queries:
     }
   }
 
-  const index = new PostgresKnowledgeIndex({
-    store,
-    publicationId: 'bench',
-    embedder,
-    fusion: { candidates: 50 },
-  })
+  // The index sets `hnsw.ef_search` to its candidate window (`fusion.candidates`): one index per value.
+  const indexAt = (ef: number) =>
+    new PostgresKnowledgeIndex({ store, publicationId: 'bench', embedder, fusion: { candidates: ef } })
+  const index = indexAt(50)
+  const approximateAt = EF_SEARCH.map((ef) => ({ ef, index: indexAt(ef) }))
   const row = (name: string, list: number[]) =>
     console.log(
       `  ${name.padEnd(28)} p50 ${percentile(list, 0.5).toFixed(1).padStart(8)} ms   p95 ${percentile(list, 0.95).toFixed(1).padStart(8)} ms`,
@@ -183,6 +190,12 @@ export async function benchVectors(options: { steps: readonly number[]; queries:
         .rows[0]!.bytes,
     ),
   }
+  // The HNSW graph is built in memory within maintenance_work_mem (else on disk, several times more
+  // slowly); PGlite has no parallel maintenance workers to hand it to.
+  if (!/^\d+(kB|MB|GB)$/.test(options.maintenanceWorkMem))
+    throw new Error(`--maintenance-work-mem takes a size such as 1536MB, not ${options.maintenanceWorkMem}`)
+  await db.exec(`SET maintenance_work_mem = '${options.maintenanceWorkMem}'`)
+  await db.exec('SET max_parallel_maintenance_workers = 0')
   const maintenanceWorkMem = (
     await db.query<{ m: string }>("SELECT current_setting('maintenance_work_mem') AS m")
   ).rows[0]?.m
@@ -208,49 +221,65 @@ export async function benchVectors(options: { steps: readonly number[]; queries:
       `ingest: ${((step - before) / ingestSeconds).toFixed(0)} passages/s (${(step - before).toLocaleString('en')} in ${ingestSeconds.toFixed(1)} s, batches of ${BATCH} in one transaction each)`,
     )
     const build = await timed(() => index.createVectorIndex({ m: 16, efConstruction: 64 }))
-    console.log(`HNSW build (m 16, ef_construction 64): ${(build.ms / 1000).toFixed(1)} s`)
+    console.log(
+      `HNSW build (m 16, ef_construction 64, maintenance_work_mem ${maintenanceWorkMem}): ${(build.ms / 1000).toFixed(1)} s`,
+    )
 
     // ---- queries -----------------------------------------------------------------------------------------
     const latencies = {
-      hnsw: [] as number[],
       exact: [] as number[],
       text: [] as number[],
       hybrid: [] as number[],
     }
-    let recall = 0
+    const atEf = approximateAt.map(({ ef }) => ({ ef, ms: [] as number[], recall: 0 }))
     for (let q = 0; q < QUERIES; q++) {
       const cluster = Math.floor(random() * clusters)
       const text = `query ${q0 + q}`
       queryVectors.set(text, noisy(centres[cluster]!))
-      const approximate = await timed(() =>
-        index.search({ query: text, limit: 10, mode: 'vector', snippetChars: 0 }),
-      )
       const exact = await timed(() =>
         index.search({ query: text, limit: 10, mode: 'vector', snippetChars: 0, exact: true }),
       )
-      latencies.hnsw.push(approximate.ms)
       latencies.exact.push(exact.ms)
       const truth = new Set(exact.value.map((hit) => hit.id))
-      recall += approximate.value.filter((hit) => truth.has(hit.id)).length / Math.max(1, truth.size)
+      for (const [i, { index: approximateIndex }] of approximateAt.entries()) {
+        const approximate = await timed(() =>
+          approximateIndex.search({ query: text, limit: 10, mode: 'vector', snippetChars: 0 }),
+        )
+        atEf[i]!.ms.push(approximate.ms)
+        atEf[i]!.recall +=
+          approximate.value.filter((hit) => truth.has(hit.id)).length / Math.max(1, truth.size)
+      }
       const words = `${topic(cluster, 0)} ${topic(cluster, 1)}`
       queryVectors.set(words, noisy(centres[cluster]!))
       latencies.text.push((await timed(() => index.search({ query: words, limit: 10, mode: 'text' }))).ms)
       latencies.hybrid.push((await timed(() => index.search({ query: words, limit: 10 }))).ms)
     }
     q0 += QUERIES
-    recall /= QUERIES
     for (const list of Object.values(latencies)) list.sort((a, b) => a - b)
-    console.log(`query latency over ${QUERIES} queries (limit 10; ef_search 50):`)
-    row('vector, HNSW', latencies.hnsw)
+    for (const level of atEf) {
+      level.ms.sort((a, b) => a - b)
+      level.recall /= QUERIES
+    }
+    console.log(`query latency over ${QUERIES} queries (limit 10; hybrid and text at ef_search 50):`)
+    for (const level of atEf) row(`vector, HNSW ef_search ${level.ef}`, level.ms)
     row('vector, exact scan', latencies.exact)
     row('text (tsvector, ts_rank)', latencies.text)
     row('hybrid (RRF in SQL)', latencies.hybrid)
-    const speedup = percentile(latencies.exact, 0.5) / percentile(latencies.hnsw, 0.5)
-    console.log(`HNSW vs exact scan, p50: ${speedup.toFixed(1)}x faster`)
+    for (const level of atEf) {
+      const speedup = percentile(latencies.exact, 0.5) / percentile(level.ms, 0.5)
+      console.log(
+        `ef_search ${String(level.ef).padStart(4)}: recall@10 against the exact scan ${level.recall.toFixed(3)}, p50 ${speedup.toFixed(1)}x faster than the exact scan`,
+      )
+    }
+    // The limit is met when some measured ef_search reaches it: recall is a dial (ef_search, the index's
+    // fusion.candidates) traded for latency, and the figure that matters is the latency it costs.
+    const meets = atEf.find((level) => level.recall >= 0.9)
     console.log(
-      `recall@10 of HNSW against the exact scan: ${recall.toFixed(3)} (limit 0.90: ${recall >= 0.9 ? 'PASS' : 'FAIL'})`,
+      meets === undefined
+        ? `recall@10 limit 0.90: FAIL (best ${Math.max(...atEf.map((level) => level.recall)).toFixed(3)} at ef_search ${EF_SEARCH.join(', ')}; measure a larger --ef-search)`
+        : `recall@10 limit 0.90: PASS at ef_search ${meets.ef} (${meets.recall.toFixed(3)}; HNSW p50 ${percentile(meets.ms, 0.5).toFixed(1)} ms against the exact scan's ${percentile(latencies.exact, 0.5).toFixed(1)} ms)`,
     )
-    if (recall < 0.9) failedRecall = true
+    if (meets === undefined) failedRecall = true
     const size = await db.query<{ bytes: string }>(
       'SELECT pg_database_size(current_database())::text AS bytes',
     )
