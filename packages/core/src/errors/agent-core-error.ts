@@ -104,8 +104,6 @@ export class AgentCoreError<Details extends ErrorDetails = ErrorDetails> extends
  * ```
  */
 export function describeValue(value: unknown): string {
-  if (value === null) return 'null'
-  if (Array.isArray(value)) return `an array of length ${value.length}`
   switch (typeof value) {
     case 'undefined':
       return 'undefined'
@@ -121,10 +119,25 @@ export function describeValue(value: unknown): string {
       return 'a symbol'
     case 'function':
       return 'a function'
-    default: {
-      if (typeof (value as { then?: unknown }).then === 'function') return 'a thenable (Promise)'
-      const name = Object.getPrototypeOf(value)?.constructor?.name
-      return name && name !== 'Object' ? `an instance of ${name}` : 'an object'
-    }
+    default:
+      return value === null ? 'null' : describeObject(value as object)
+  }
+}
+
+/**
+ * An object's description. Looking at an object can run its code (a `then` getter, a proxy's traps) or
+ * throw (a revoked proxy): a refusal that describes what it refuses must not fail on the way, so a throw
+ * here gives the plain description.
+ */
+function describeObject(value: object): string {
+  try {
+    if (Array.isArray(value)) return `an array of length ${value.length}`
+    if (typeof (value as { then?: unknown }).then === 'function') return 'a thenable (Promise)'
+    const name = Object.getPrototypeOf(value)?.constructor?.name
+    return typeof name === 'string' && name !== '' && name !== 'Object'
+      ? `an instance of ${name}`
+      : 'an object'
+  } catch {
+    return 'an object (it threw when looked at)'
   }
 }

@@ -74,4 +74,33 @@ describe('errors', () => {
     expect(describeValue('x'.repeat(100))).toBe('a string of length 100')
     expect(describeValue(2n)).toBe('the bigint 2n')
   })
+
+  it('describeValue never throws, whatever the object does when looked at', () => {
+    const { proxy, revoke } = Proxy.revocable({}, {})
+    revoke()
+    expect(describeValue(proxy)).toBe('an object (it threw when looked at)')
+    const hostile = new Proxy(
+      {},
+      {
+        get() {
+          throw new Error('no reads')
+        },
+        getPrototypeOf() {
+          throw new Error('no prototype')
+        },
+      },
+    )
+    expect(describeValue(hostile)).toBe('an object (it threw when looked at)')
+    const thenGetter = Object.defineProperty({}, 'then', {
+      get() {
+        throw new Error('then')
+      },
+    })
+    expect(describeValue(thenGetter)).toBe('an object (it threw when looked at)')
+    expect(describeValue(Object.create(null))).toBe('an object')
+    expect(describeValue(new (class Named {})())).toBe('an instance of Named')
+    const { proxy: revokedArray, revoke: revokeArray } = Proxy.revocable([1], {})
+    revokeArray()
+    expect(describeValue(revokedArray)).toBe('an object (it threw when looked at)')
+  })
 })
