@@ -90,11 +90,11 @@ function checkBatch(batch: unknown): KnowledgeStoreBatch {
     assertNonEmptyString(change.record.id, `batch.documents[${i}].record.id`)
     assertSafeInteger(change.record.revision, `batch.documents[${i}].record.revision`, { min: 1 })
     if (seen.has(change.record.id)) {
-      throw new InvalidInputError(
-        `batch.documents[${i}] changes "${change.record.id}" a second time. Change each document once per batch.`,
-        {
-          details: { field: `batch.documents[${i}].record.id`, received: describeValue(change.record.id) },
-        },
+      refuseField(
+        'input',
+        `batch.documents[${i}].record.id`,
+        `repeats "${change.record.id}", a document this batch already changes. Change each document once per batch`,
+        change.record.id,
       )
     }
     seen.add(change.record.id)

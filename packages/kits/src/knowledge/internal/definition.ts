@@ -55,11 +55,7 @@ export function checkDefinition(definition: unknown): CheckedDefinition {
     hint: "Name the publication, for example id: 'docs'.",
   })
   const options: CheckOptions = { where: `${where} "${id}"`, error: InvalidDefinitionError, details: { id } }
-  try {
-    assertWellFormed(id, 'id', where)
-  } catch (error) {
-    throw new InvalidDefinitionError((error as Error).message, { details: { id, field: 'id' } })
-  }
+  assertWellFormed(id, 'id', where, 'definition', { id })
   for (const key of Object.keys(definition)) {
     if (!FIELDS.has(key)) {
       refuseField(

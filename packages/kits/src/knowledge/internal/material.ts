@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto'
 import {
   assertNotThenable,
   describeValue,
+  type FieldReaderKind,
   InvalidInputError,
   InvalidOutputError,
   refuseField,
@@ -31,16 +32,25 @@ function invalid(field: string, problem: string, value: unknown, hint: string): 
   })
 }
 
-/** Throws when `value` (a string) holds a lone surrogate, which UTF-8 cannot store. */
-export function assertWellFormed(value: string, field: string, where: string): void {
+/**
+ * Throws when `value` (a string) holds a lone surrogate, which UTF-8 cannot store: an `InvalidInputError`,
+ * or an `InvalidDefinitionError` for `kind` `'definition'` (with `details` added).
+ */
+export function assertWellFormed(
+  value: string,
+  field: string,
+  where: string,
+  kind: FieldReaderKind = 'input',
+  details?: Readonly<Record<string, unknown>>,
+): void {
   const match = LONE_SURROGATE.exec(value)
   if (match !== null) {
     refuseField(
-      'input',
+      kind,
       field,
       `holds an unpaired surrogate (U+${match[0].charCodeAt(0).toString(16).toUpperCase()}) at offset ${match.index}, which a store cannot keep exactly. Decode the source as UTF-8 (or replace the character) before publishing`,
       value,
-      { prefix: `${where}: ` },
+      { prefix: `${where}: `, details },
     )
   }
 }

@@ -7,7 +7,6 @@ import {
   assertObject,
   assertSafeInteger,
   describeValue,
-  InvalidInputError,
   refuseField,
   throwIfAborted,
 } from '@agent-core/core'
@@ -76,11 +75,12 @@ export function checkBatch(batch: unknown, where: string): KnowledgeStoreBatch {
     assertObject(record, `${field}.record`, { where, arrays: false })
     assertNonEmptyString(record.id, `${field}.record.id`, { where })
     if (seen.has(record.id)) {
-      throw new InvalidInputError(
-        `${where}: ${field} changes "${record.id}" a second time. Change each document once per batch.`,
-        {
-          details: { field: `${field}.record.id`, received: describeValue(record.id) },
-        },
+      refuseField(
+        'input',
+        `${field}.record.id`,
+        `repeats "${record.id}", a document this batch already changes. Change each document once per batch`,
+        record.id,
+        { prefix: `${where}: ` },
       )
     }
     seen.add(record.id)
