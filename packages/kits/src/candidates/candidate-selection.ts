@@ -7,7 +7,11 @@ import {
   InvalidDefinitionError,
   InvalidInputError,
   InvalidStateError,
+  refuseField,
 } from '@agent-core/core'
+
+/** The prefix of the parse request's refusals: `parse request.<field> ...`. */
+const PARSE_REQUEST = { prefix: 'parse request.' } as const
 
 /**
  * The declaration given to {@link defineCandidateSelection}.
@@ -112,18 +116,22 @@ class CandidateSelectionImpl implements CandidateSelection {
       hint: 'Pass parse({ value, allowed: true | false }).',
     })
     const { value, allowed, takenOver = false } = request
-    if (typeof allowed !== 'boolean') {
-      throw new InvalidInputError(
-        `parse request.allowed must be a boolean saying whether this task accepts candidates, but got ${describeValue(allowed)}.`,
-        { details: { field: 'allowed', received: describeValue(allowed) } },
+    if (typeof allowed !== 'boolean')
+      refuseField(
+        'input',
+        'allowed',
+        `must be a boolean saying whether this task accepts candidates, but got ${describeValue(allowed)}`,
+        allowed,
+        PARSE_REQUEST,
       )
-    }
-    if (typeof takenOver !== 'boolean') {
-      throw new InvalidInputError(
-        `parse request.takenOver must be a boolean (true once the task has taken over), or left out, but got ${describeValue(takenOver)}.`,
-        { details: { field: 'takenOver', received: describeValue(takenOver) } },
+    if (typeof takenOver !== 'boolean')
+      refuseField(
+        'input',
+        'takenOver',
+        `must be a boolean (true once the task has taken over), or left out, but got ${describeValue(takenOver)}`,
+        takenOver,
+        PARSE_REQUEST,
       )
-    }
     const submitted = this.#readCandidate(value, 'value')
     // minCandidates and maxCandidates constrain envelopes only: an ordinary value is always [value]
     if (!this.#isEnvelope(submitted)) return Object.freeze([submitted])
@@ -148,12 +156,14 @@ class CandidateSelectionImpl implements CandidateSelection {
       )
     }
     const list = submitted[field]
-    if (!Array.isArray(list)) {
-      throw new InvalidInputError(
-        `A candidate envelope's "${field}" must be an array of candidates, but got ${describeValue(list)}. Submit { ${field}: [first, second, ...] }.`,
-        { details: { field, received: describeValue(list) } },
+    if (!Array.isArray(list))
+      refuseField(
+        'input',
+        field,
+        `must be an array of candidates, but got ${describeValue(list)}. Submit { ${field}: [first, second, ...] }`,
+        list,
+        { prefix: "A candidate envelope's " },
       )
-    }
     this.#assertCount(list.length, 'the envelope')
     const candidates: unknown[] = []
     for (let index = 0; index < list.length; index++) {
@@ -175,12 +185,16 @@ class CandidateSelectionImpl implements CandidateSelection {
 
   #readCandidate(value: unknown, field: string): unknown {
     const plain = assertNotThenable(value, `candidate ${field}`)
-    if (plain === undefined) {
-      throw new InvalidInputError(
-        `The candidate ${field} is missing (undefined). Submit a value; 0, false, '' and null are accepted.`,
-        { details: { field, received: describeValue(plain) } },
+    if (plain === undefined)
+      refuseField(
+        'input',
+        field,
+        "is missing (undefined). Submit a value; 0, false, '' and null are accepted",
+        plain,
+        {
+          prefix: 'The candidate ',
+        },
       )
-    }
     return plain
   }
 
@@ -227,12 +241,14 @@ export function defineCandidateSelection(definition: CandidateSelectionDefinitio
     hint: 'Pass { maxCandidates, minCandidates? }.',
   })
   const { maxCandidates, minCandidates = 1, envelopeField = DEFAULT_FIELD } = definition
-  if (maxCandidates === undefined) {
-    throw new InvalidDefinitionError(
-      `${where}: maxCandidates must be configured explicitly; there is no default. Pass, for example, { maxCandidates: 3 }.`,
-      { details: { field: 'maxCandidates', received: describeValue(maxCandidates) } },
+  if (maxCandidates === undefined)
+    refuseField(
+      'definition',
+      'maxCandidates',
+      'must be configured explicitly; there is no default. Pass, for example, { maxCandidates: 3 }',
+      maxCandidates,
+      { prefix: `${where}: ` },
     )
-  }
   assertSafeInteger(minCandidates, 'minCandidates', {
     min: 1,
     where,

@@ -9,6 +9,7 @@ import {
   type OperationContext,
   type OperationContextInit,
   Registry,
+  refuseField,
   throwIfAborted,
 } from '@agent-core/core'
 import { DECISION_FIX, type DeliveryDecision, readDecision } from './delivery-decision.js'
@@ -228,12 +229,14 @@ export function defineDelivery<State, Value, App = unknown>(
     hint: 'Pass { stages: [...], beforeStage? }.',
   })
   const { stages, beforeStage } = definition
-  if (!Array.isArray(stages) || stages.length === 0) {
-    throw new InvalidDefinitionError(
-      `A delivery's stages must be a non-empty array, but got ${describeValue(stages)}. Declare at least one stage { id, handle }; the last one must complete.`,
-      { details: { field: 'stages', received: describeValue(stages) } },
+  if (!Array.isArray(stages) || stages.length === 0)
+    refuseField(
+      'definition',
+      'stages',
+      `must be a non-empty array, but got ${describeValue(stages)}. Declare at least one stage { id, handle }; the last one must complete`,
+      stages,
+      { prefix: "A delivery's " },
     )
-  }
   if (beforeStage !== undefined) assertBeforeStage(beforeStage)
   const registry = Registry.create(stages, {
     kind: 'delivery stage',

@@ -5,6 +5,7 @@ import {
   InvalidDefinitionError,
   Registry,
   type RegistryPolicy,
+  refuseField,
 } from '@agent-core/core'
 import { checkObservations, checkRequirement, checkRequirements } from './internal/checks.js'
 import type { EvidenceRequirement, Observation } from './observation.js'
@@ -99,9 +100,12 @@ type AnyProvider = EvidenceProvider<EvidenceRequirement, Observation>
 
 const assertProvider = (provider: AnyProvider) => {
   if (typeof provider.isSatisfied !== 'function') {
-    throw new InvalidDefinitionError(
-      `Evidence provider "${provider.id}" needs an isSatisfied({ observations, requirement }) method, but got ${describeValue(provider.isSatisfied)}.`,
-      { details: { id: provider.id, field: 'isSatisfied', received: describeValue(provider.isSatisfied) } },
+    refuseField(
+      'definition',
+      'isSatisfied',
+      `must be a method isSatisfied({ observations, requirement }), but got ${describeValue(provider.isSatisfied)}`,
+      provider.isSatisfied,
+      { prefix: `Evidence provider "${provider.id}": `, details: { id: provider.id } },
     )
   }
 }

@@ -1,10 +1,4 @@
-import {
-  assertNotThenable,
-  assertObject,
-  describeValue,
-  InvalidDefinitionError,
-  InvalidInputError,
-} from '@agent-core/core'
+import { assertNotThenable, assertObject, describeValue, refuseField } from '@agent-core/core'
 import { checkObservations } from './internal/checks.js'
 import type { Observation } from './observation.js'
 
@@ -95,21 +89,21 @@ export interface EvidenceProjection<Item = Observation> {
 function checkSourceIds(sourceIds: unknown): readonly string[] {
   if (sourceIds === undefined) return []
   if (!Array.isArray(sourceIds)) {
-    throw new InvalidInputError(
-      `sourceIds must be an array of source ids or left out, but got ${describeValue(sourceIds)}.`,
-      {
-        details: { field: 'sourceIds', received: describeValue(sourceIds) },
-      },
+    refuseField(
+      'input',
+      'sourceIds',
+      `must be an array of source ids or left out, but got ${describeValue(sourceIds)}`,
+      sourceIds,
     )
   }
   for (let index = 0; index < sourceIds.length; index++) {
     const id: unknown = index in sourceIds ? sourceIds[index] : undefined
     if (typeof id !== 'string' || id === '') {
-      throw new InvalidInputError(
-        `sourceIds[${index}] must be a non-empty string, but got ${describeValue(id)}.`,
-        {
-          details: { field: `sourceIds[${index}]`, received: describeValue(id) },
-        },
+      refuseField(
+        'input',
+        `sourceIds[${index}]`,
+        `must be a non-empty string, but got ${describeValue(id)}`,
+        id,
       )
     }
   }
@@ -135,24 +129,27 @@ export function defineEvidenceProjection<Item = Observation>(
   definition: EvidenceProjectionDefinition<Item>,
 ): EvidenceProjection<Item> {
   if (typeof definition !== 'object' || definition === null) {
-    throw new InvalidDefinitionError(
-      `defineEvidenceProjection takes a definition { id, sourceIdOf? }, but got ${describeValue(definition)}.`,
-      { details: { received: describeValue(definition) } },
+    refuseField(
+      'definition',
+      'definition',
+      `must be a definition { id, sourceIdOf? }, but got ${describeValue(definition)}`,
+      definition,
+      { prefix: 'defineEvidenceProjection: ' },
     )
   }
   const { id, sourceIdOf } = definition
   if (typeof id !== 'string' || id === '') {
-    throw new InvalidDefinitionError(
-      `An evidence projection needs a non-empty string id, but got ${describeValue(id)}.`,
-      {
-        details: { field: 'id', received: describeValue(id) },
-      },
-    )
+    refuseField('definition', 'id', `must be a non-empty string, but got ${describeValue(id)}`, id, {
+      prefix: 'An evidence projection: ',
+    })
   }
   if (sourceIdOf !== undefined && typeof sourceIdOf !== 'function') {
-    throw new InvalidDefinitionError(
-      `Evidence projection "${id}": sourceIdOf must be a function or left out, but got ${describeValue(sourceIdOf)}.`,
-      { details: { id, field: 'sourceIdOf', received: describeValue(sourceIdOf) } },
+    refuseField(
+      'definition',
+      'sourceIdOf',
+      `must be a function or left out, but got ${describeValue(sourceIdOf)}`,
+      sourceIdOf,
+      { prefix: `Evidence projection "${id}": `, details: { id } },
     )
   }
   const read = (observation: Item): unknown =>

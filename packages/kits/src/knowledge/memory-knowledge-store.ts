@@ -5,6 +5,7 @@ import {
   ConflictError,
   describeValue,
   InvalidInputError,
+  refuseField,
   throwIfAborted,
 } from '@agent-core/core'
 import type {
@@ -54,11 +55,11 @@ function checkSpace(space: unknown, field: string): void {
 function checkSignal(options: unknown, point: string): void {
   assertObject(options, 'options', { arrays: false, hint: 'Pass { signal }.' })
   if (!(options.signal instanceof AbortSignal)) {
-    throw new InvalidInputError(
-      `options.signal must be an AbortSignal, but got ${describeValue(options.signal)}.`,
-      {
-        details: { field: 'options.signal', received: describeValue(options.signal) },
-      },
+    refuseField(
+      'input',
+      'options.signal',
+      `must be an AbortSignal, but got ${describeValue(options.signal)}`,
+      options.signal,
     )
   }
   throwIfAborted(options.signal, point)
@@ -71,9 +72,12 @@ function checkBatch(batch: unknown): KnowledgeStoreBatch {
   if (batch.space !== undefined) checkSpace(batch.space, 'batch.space')
   for (const key of ['documents', 'vectors'] as const) {
     if (!Array.isArray(batch[key])) {
-      throw new InvalidInputError(`batch.${key} must be an array, but got ${describeValue(batch[key])}.`, {
-        details: { field: `batch.${key}`, received: describeValue(batch[key]) },
-      })
+      refuseField(
+        'input',
+        `batch.${key}`,
+        `must be an array, but got ${describeValue(batch[key])}`,
+        batch[key],
+      )
     }
   }
   const documents = batch.documents as unknown[]
@@ -86,20 +90,20 @@ function checkBatch(batch: unknown): KnowledgeStoreBatch {
     assertNonEmptyString(change.record.id, `batch.documents[${i}].record.id`)
     assertSafeInteger(change.record.revision, `batch.documents[${i}].record.revision`, { min: 1 })
     if (seen.has(change.record.id)) {
-      throw new InvalidInputError(
-        `batch.documents[${i}] changes "${change.record.id}" a second time. Change each document once per batch.`,
-        {
-          details: { field: `batch.documents[${i}].record.id`, received: describeValue(change.record.id) },
-        },
+      refuseField(
+        'input',
+        `batch.documents[${i}].record.id`,
+        `repeats "${change.record.id}", a document this batch already changes. Change each document once per batch`,
+        change.record.id,
       )
     }
     seen.add(change.record.id)
     if (!Array.isArray(change.passages)) {
-      throw new InvalidInputError(
-        `batch.documents[${i}].passages must be an array, but got ${describeValue(change.passages)}.`,
-        {
-          details: { field: `batch.documents[${i}].passages`, received: describeValue(change.passages) },
-        },
+      refuseField(
+        'input',
+        `batch.documents[${i}].passages`,
+        `must be an array, but got ${describeValue(change.passages)}`,
+        change.passages,
       )
     }
   }
@@ -113,9 +117,11 @@ function checkBatch(batch: unknown): KnowledgeStoreBatch {
       !(entry.vector instanceof Float32Array) ||
       entry.vector.length !== (batch.space as KnowledgeEmbeddingSpace).dimensions
     ) {
-      throw new InvalidInputError(
-        `batch.vectors[${i}].vector must be a Float32Array of batch.space.dimensions numbers, but got ${describeValue(entry.vector)}.`,
-        { details: { field: `batch.vectors[${i}].vector`, received: describeValue(entry.vector) } },
+      refuseField(
+        'input',
+        `batch.vectors[${i}].vector`,
+        `must be a Float32Array of batch.space.dimensions numbers, but got ${describeValue(entry.vector)}`,
+        entry.vector,
       )
     }
   }
@@ -183,11 +189,11 @@ export function createMemoryKnowledgeStore(): KnowledgeStore {
       assertNonEmptyString(request.publicationId, 'request.publicationId')
       checkSpace(request.space, 'request.space')
       if (!Array.isArray(request.hashes)) {
-        throw new InvalidInputError(
-          `request.hashes must be an array, but got ${describeValue(request.hashes)}.`,
-          {
-            details: { field: 'request.hashes', received: describeValue(request.hashes) },
-          },
+        refuseField(
+          'input',
+          'request.hashes',
+          `must be an array, but got ${describeValue(request.hashes)}`,
+          request.hashes,
         )
       }
       checkSignal(options, 'before reading vectors from the memory knowledge store')

@@ -2,8 +2,8 @@ import {
   type ChatMessage,
   describeValue,
   FieldReader,
-  InvalidInputError,
   InvalidOutputError,
+  refuseField,
 } from '@agent-core/core'
 import { estimateTokens } from '@agent-core/kits/loop'
 import { checkMessages } from './internal/checks.js'
@@ -156,10 +156,13 @@ export function countWith(estimate: TokenEstimator, messages: readonly ChatMessa
 export function selectWindow(messages: readonly ChatMessage[], options: WindowOptions): HistoryWindow {
   const list = checkMessages(messages, 'messages')
   if (options === undefined)
-    throw new InvalidInputError(
-      'selectWindow needs options { maxMessages?, maxTokens?, estimate? }, but got undefined.',
+    refuseField(
+      'input',
+      'options',
+      'must be given: { maxMessages?, maxTokens?, estimate? }, but got undefined',
+      options,
       {
-        details: { field: 'options', received: 'undefined' },
+        prefix: 'selectWindow: ',
       },
     )
   const { maxMessages, maxTokens, estimate } = readWindowOptions(options, 'options')

@@ -13,6 +13,7 @@ import {
   type OperationContextInit,
   Registry,
   raceSignal,
+  refuseField,
   throwIfAborted,
 } from '@agent-core/core'
 import { DuplicateRetrievalError } from './retrieval-errors.js'
@@ -323,9 +324,12 @@ function definitionError(id: unknown, field: string, what: string, value: unknow
 
 function checkDefinition(definition: unknown): AnyDefinition {
   if (typeof definition !== 'object' || definition === null) {
-    throw new InvalidDefinitionError(
-      `defineRetrieval takes a definition { id, assertInput, key, ledger, execute, ... }, but got ${describeValue(definition)}.`,
-      { details: { received: describeValue(definition) } },
+    refuseField(
+      'definition',
+      'definition',
+      `must be a definition { id, assertInput, key, ledger, execute, ... }, but got ${describeValue(definition)}`,
+      definition,
+      { prefix: 'defineRetrieval: ' },
     )
   }
   const d = definition as AnyDefinition

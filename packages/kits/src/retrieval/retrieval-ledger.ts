@@ -1,4 +1,4 @@
-import { describeValue, InvalidInputError } from '@agent-core/core'
+import { describeValue, refuseField } from '@agent-core/core'
 
 /**
  * A deduplication key a ledger has seen, with the retrieval it belongs to.
@@ -50,9 +50,12 @@ export type RetrievalLedgerInit = Pick<RetrievalLedgerSnapshot, 'limit'> & Parti
 
 function checkCount(value: unknown, field: string, max = Number.MAX_SAFE_INTEGER): number {
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0 || value > max) {
-    throw new InvalidInputError(
-      `${field} must be a non-negative safe integer${max < Number.MAX_SAFE_INTEGER ? ` of at most ${max}` : ''}, but got ${describeValue(value)}.`,
-      { details: { field, min: 0, max, received: describeValue(value) } },
+    refuseField(
+      'input',
+      field,
+      `must be a non-negative safe integer${max < Number.MAX_SAFE_INTEGER ? ` of at most ${max}` : ''}, but got ${describeValue(value)}`,
+      value,
+      { details: { min: 0, max } },
     )
   }
   return value
@@ -117,9 +120,12 @@ export class RetrievalLedger {
    */
   constructor(init: RetrievalLedgerInit) {
     if (typeof init !== 'object' || init === null) {
-      throw new InvalidInputError(
-        `A retrieval ledger takes { limit } (or a snapshot), but got ${describeValue(init)}.`,
-        { details: { field: 'init', received: describeValue(init) } },
+      refuseField(
+        'input',
+        'init',
+        `must be { limit } (or a snapshot), but got ${describeValue(init)}`,
+        init,
+        { prefix: 'A retrieval ledger: ' },
       )
     }
     const { limit, queryCount = 0, sourceCount = 0, seen = [] } = init
@@ -127,11 +133,11 @@ export class RetrievalLedger {
     this.#queryCount = checkCount(queryCount, 'queryCount', this.limit)
     this.#sourceCount = checkCount(sourceCount, 'sourceCount')
     if (!Array.isArray(seen)) {
-      throw new InvalidInputError(
-        `seen must be an array of { retrievalId, key }, but got ${describeValue(seen)}.`,
-        {
-          details: { field: 'seen', received: describeValue(seen) },
-        },
+      refuseField(
+        'input',
+        'seen',
+        `must be an array of { retrievalId, key }, but got ${describeValue(seen)}`,
+        seen,
       )
     }
     for (const [index, entry] of seen.entries()) {
@@ -139,9 +145,11 @@ export class RetrievalLedger {
         typeof entry === 'object' && entry !== null ? entry : {}
       ) as Partial<SeenRetrievalKey>
       if (typeof retrievalId !== 'string' || retrievalId === '' || typeof key !== 'string') {
-        throw new InvalidInputError(
-          `seen[${index}] must be { retrievalId: non-empty string, key: string }, but got ${describeValue(entry)}.`,
-          { details: { field: `seen[${index}]`, received: describeValue(entry) } },
+        refuseField(
+          'input',
+          `seen[${index}]`,
+          `must be { retrievalId: non-empty string, key: string }, but got ${describeValue(entry)}`,
+          entry,
         )
       }
       this.#remember(retrievalId, key)

@@ -1,4 +1,4 @@
-import { describeValue, InvalidDefinitionError, InvalidInputError } from '@agent-core/core'
+import { describeValue, InvalidDefinitionError, refuseField } from '@agent-core/core'
 
 /**
  * What a parser makes of a skill file: the catalog description and the workflow body.
@@ -78,20 +78,19 @@ function firstParagraph(lines: readonly string[]): string {
  * ```
  */
 export function parseTextSkill(text: string, path: string): ParsedTextSkill {
-  if (typeof path !== 'string') {
-    throw new InvalidInputError(
-      `parseTextSkill expects the entry path (used in errors) as a string, but got ${describeValue(path)}.`,
-      { details: { received: describeValue(path) } },
+  if (typeof path !== 'string')
+    refuseField(
+      'input',
+      'path',
+      `must be the entry path (used in errors) as a string, but got ${describeValue(path)}`,
+      path,
+      { prefix: 'parseTextSkill: ' },
     )
-  }
-  if (typeof text !== 'string') {
-    throw new InvalidInputError(
-      `parseTextSkill expects the file text as a string, but got ${describeValue(text)}.`,
-      {
-        details: { path, received: describeValue(text) },
-      },
-    )
-  }
+  if (typeof text !== 'string')
+    refuseField('input', 'text', `must be the file text as a string, but got ${describeValue(text)}`, text, {
+      prefix: 'parseTextSkill: ',
+      details: { path },
+    })
   const source = text.startsWith('\uFEFF') ? text.slice(1) : text
   let body = source
   let description: string | undefined

@@ -8,10 +8,10 @@ import {
   describeValue,
   InvalidDefinitionError,
   InvalidIdError,
-  InvalidInputError,
   InvalidOutputError,
   isAbortSignal,
   Registry,
+  refuseField,
   throwIfAborted,
   UnknownIdError,
 } from '@agent-core/core'
@@ -236,9 +236,12 @@ function knownTools(tools: unknown): { has(id: string): boolean; list: readonly 
       return { has: (id) => set.has(id), list: Object.freeze([...set]) }
     }
   }
-  throw new InvalidDefinitionError(
-    `text skill loader: tools must be the known tool ids (an array) or an object with has(id) such as a Registry or a Set, but got ${describeValue(tools)}.`,
-    { details: { field: 'tools', received: describeValue(tools) } },
+  return refuseField(
+    'definition',
+    'tools',
+    `must be the known tool ids (an array) or an object with has(id) such as a Registry or a Set, but got ${describeValue(tools)}`,
+    tools,
+    { prefix: 'text skill loader: ' },
   )
 }
 
@@ -276,14 +279,14 @@ export function defineTextSkillLoader(definition: TextSkillLoaderDefinition): Te
   })
   const tools = knownTools(definition.tools)
   const idPattern = definition.idPattern
-  if (idPattern !== undefined && !(idPattern instanceof RegExp)) {
-    throw new InvalidDefinitionError(
-      `text skill loader: idPattern must be a RegExp, but got ${describeValue(idPattern)}. Pass a regular expression such as /^[a-z-]+$/, or leave it out.`,
-      {
-        details: { field: 'idPattern', received: describeValue(idPattern) },
-      },
+  if (idPattern !== undefined && !(idPattern instanceof RegExp))
+    refuseField(
+      'definition',
+      'idPattern',
+      `must be a RegExp, but got ${describeValue(idPattern)}. Pass a regular expression such as /^[a-z-]+$/, or leave it out`,
+      idPattern,
+      { prefix: 'text skill loader: ' },
     )
-  }
   const parse = method(definition, 'parse', 'text skill loader')
   const errors = definition.errors
   if (errors !== undefined)
@@ -334,12 +337,14 @@ export function defineTextSkillLoader(definition: TextSkillLoaderDefinition): Te
   }
 
   function checkToolIds(toolIds: unknown, id: string): readonly string[] {
-    if (!Array.isArray(toolIds)) {
-      throw new InvalidDefinitionError(
-        `Text skill "${id}": toolIds must be an array of tool ids (use [] for none), but got ${describeValue(toolIds)}.`,
-        { details: { id, field: 'toolIds', received: describeValue(toolIds) } },
+    if (!Array.isArray(toolIds))
+      refuseField(
+        'definition',
+        'toolIds',
+        `must be an array of tool ids (use [] for none), but got ${describeValue(toolIds)}`,
+        toolIds,
+        { prefix: `Text skill "${id}": `, details: { id } },
       )
-    }
     const seen = new Set<string>()
     for (let i = 0; i < toolIds.length; i++) {
       const toolId: unknown = toolIds[i]
@@ -382,12 +387,14 @@ export function defineTextSkillLoader(definition: TextSkillLoaderDefinition): Te
     const fields = registration as Record<string, unknown>
     const id = checkId(fields.id, index)
     const kind = fields.kind
-    if (kind !== 'text-workflow') {
-      throw new InvalidDefinitionError(
-        `Text skill "${id}": kind must be 'text-workflow', but got ${describeValue(kind)}. Text skills are workflows written as text.`,
-        { details: { id, field: 'kind', received: describeValue(kind) } },
+    if (kind !== 'text-workflow')
+      refuseField(
+        'definition',
+        'kind',
+        `must be 'text-workflow', but got ${describeValue(kind)}. Text skills are workflows written as text`,
+        kind,
+        { prefix: `Text skill "${id}": `, details: { id } },
       )
-    }
     const rawEntry = fields.entry
     const path = checkSkillPath(rawEntry)
     if (!path.ok) {
@@ -442,12 +449,14 @@ export function defineTextSkillLoader(definition: TextSkillLoaderDefinition): Te
         typeof entries !== 'object' ||
         entries === null ||
         typeof (entries as Iterable<unknown>)[Symbol.iterator] !== 'function'
-      ) {
-        throw new InvalidInputError(
-          `load expects entries to be an array (or iterable) of text skill registrations, but got ${describeValue(entries)}.`,
-          { details: { field: 'entries', received: describeValue(entries) } },
+      )
+        refuseField(
+          'input',
+          'entries',
+          `must be an array (or iterable) of text skill registrations, but got ${describeValue(entries)}`,
+          entries,
+          { prefix: 'load: ' },
         )
-      }
       assertObject(context as unknown, 'context', {
         where: 'load',
         hint: "Pass a context { read } whose read(path) returns a file's text.",
@@ -458,14 +467,14 @@ export function defineTextSkillLoader(definition: TextSkillLoaderDefinition): Te
         hint: "Pass read(path) returning the file's text synchronously.",
       })
       const signal: unknown = context.signal
-      if (signal !== undefined && !isAbortSignal(signal)) {
-        throw new InvalidInputError(
-          `load expects context.signal to be an AbortSignal, but got ${describeValue(signal)}.`,
-          {
-            details: { field: 'context.signal', received: describeValue(signal) },
-          },
+      if (signal !== undefined && !isAbortSignal(signal))
+        refuseField(
+          'input',
+          'context.signal',
+          `must be an AbortSignal or be left out, but got ${describeValue(signal)}`,
+          signal,
+          { prefix: 'load: ' },
         )
-      }
 
       // Every check of every registration happens before the first read.
       const ids = new Set<string>()

@@ -68,9 +68,12 @@ export function storedVersion(value: unknown, taskId: string, where: string): nu
 /** Serializes a checkpoint to JSON text, refusing what JSON cannot carry. */
 export function serializeCheckpoint(taskId: string, checkpoint: unknown, where: string): string {
   if (typeof checkpoint !== 'object' || checkpoint === null || Array.isArray(checkpoint)) {
-    throw new InvalidInputError(
-      `${where}: the checkpoint of task "${taskId}" must be an object, but got ${describeValue(checkpoint)}.`,
-      { details: { taskId, field: 'checkpoint', received: describeValue(checkpoint) } },
+    refuseField(
+      'input',
+      'checkpoint',
+      `must be an object, but got ${describeValue(checkpoint)}`,
+      checkpoint,
+      { prefix: `${where}: task "${taskId}": `, details: { taskId } },
     )
   }
   let text: string | undefined

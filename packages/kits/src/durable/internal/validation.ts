@@ -193,9 +193,12 @@ export function parseRequest<State>(
   assertNonEmptyString(taskId, 'request.taskId')
   const store = fields.store ?? options.store
   if (store === undefined) {
-    throw new InvalidInputError(
-      `Durable task "${definitionId}" has no store. Pass { store } in the request or bind one in the defineDurableTask options.`,
-      { details: { field: 'request.store', received: 'undefined' } },
+    refuseField(
+      'input',
+      'request.store',
+      'is missing: pass { store } in the request or bind one in the defineDurableTask options',
+      store,
+      { prefix: `Durable task "${definitionId}": ` },
     )
   }
   checkStore(store, fields.store === undefined ? 'options.store' : 'request.store')

@@ -3,7 +3,6 @@ import {
   assertFunction,
   assertObject,
   describeValue,
-  InvalidInputError,
   refuseField,
   throwIfAborted,
 } from '@agent-core/core'
@@ -169,9 +168,12 @@ export class SqliteDurableStore implements DurableStore, DurableTaskListing {
     }
     if (typeof source === 'string') {
       if (source.length === 0)
-        throw new InvalidInputError(
-          'The SQLite durable store needs a file path (or ":memory:"), but got an empty string.',
-          { details: { field: 'source', received: describeValue(source) } },
+        refuseField(
+          'input',
+          'source',
+          'must be a file path (or ":memory:"), but got an empty string',
+          source,
+          { prefix: 'The SQLite durable store: ' },
         )
       try {
         this.database = new Database(source)
@@ -189,9 +191,12 @@ export class SqliteDurableStore implements DurableStore, DurableTaskListing {
       this.database = source
       this.#owned = false
     } else {
-      throw new InvalidInputError(
-        `The SQLite durable store needs a file path or a better-sqlite3 Database, but got ${describeValue(source)}.`,
-        { details: { field: 'source', received: describeValue(source) } },
+      refuseField(
+        'input',
+        'source',
+        `must be a file path or a better-sqlite3 Database, but got ${describeValue(source)}`,
+        source,
+        { prefix: 'The SQLite durable store: ' },
       )
     }
     try {

@@ -1,10 +1,4 @@
-import {
-  assertObject,
-  describeValue,
-  InvalidInputError,
-  InvalidOutputError,
-  refuseField,
-} from '@agent-core/core'
+import { assertObject, describeValue, InvalidOutputError, refuseField } from '@agent-core/core'
 import { DurableStoreError } from '@agent-core/kits/durable'
 import type { SuspensionClaim, SuspensionLedger } from '@agent-core/kits/loop'
 import Database from 'better-sqlite3'
@@ -72,9 +66,12 @@ export class SqliteSuspensionLedger implements SuspensionLedger {
     const busyTimeoutMs = optionalPositiveInteger(options.busyTimeoutMs, 'options.busyTimeoutMs', 5_000)
     if (typeof source === 'string') {
       if (source.length === 0) {
-        throw new InvalidInputError(
-          'The SQLite suspension ledger needs a file path (or ":memory:"), but got an empty string.',
-          { details: { field: 'source', received: describeValue(source) } },
+        refuseField(
+          'input',
+          'source',
+          'must be a file path (or ":memory:"), but got an empty string',
+          source,
+          { prefix: 'The SQLite suspension ledger: ' },
         )
       }
       try {
@@ -92,9 +89,12 @@ export class SqliteSuspensionLedger implements SuspensionLedger {
       this.database = source
       this.#owned = false
     } else {
-      throw new InvalidInputError(
-        `The SQLite suspension ledger needs a file path or a better-sqlite3 Database (a SQLite durable store's \`database\`), but got ${describeValue(source)}.`,
-        { details: { field: 'source', received: describeValue(source) } },
+      refuseField(
+        'input',
+        'source',
+        `must be a file path or a better-sqlite3 Database (a SQLite durable store's \`database\`), but got ${describeValue(source)}`,
+        source,
+        { prefix: 'The SQLite suspension ledger: ' },
       )
     }
     try {

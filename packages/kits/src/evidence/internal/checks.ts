@@ -1,4 +1,4 @@
-import { DuplicateIdError, describeValue, InvalidInputError } from '@agent-core/core'
+import { DuplicateIdError, describeValue, InvalidInputError, refuseField } from '@agent-core/core'
 import type { EvidenceRequirement, Observation } from '../observation.js'
 
 /** Checks a list of observations: a dense array of objects with a non-empty string `sourceId`. */
@@ -8,11 +8,11 @@ export function checkObservations<Item>(
   sourceIdOf: (observation: Item) => unknown = (observation) => (observation as Observation).sourceId,
 ): readonly Item[] {
   if (!Array.isArray(observations)) {
-    throw new InvalidInputError(
-      `${field} must be an array of observations, but got ${describeValue(observations)}.`,
-      {
-        details: { field, received: describeValue(observations) },
-      },
+    refuseField(
+      'input',
+      field,
+      `must be an array of observations, but got ${describeValue(observations)}`,
+      observations,
     )
   }
   const list: Item[] = []
@@ -27,16 +27,20 @@ export function checkObservations<Item>(
     }
     const observation: unknown = observations[index]
     if (typeof observation !== 'object' || observation === null) {
-      throw new InvalidInputError(
-        `${field}[${index}] must be an observation object with a sourceId, but got ${describeValue(observation)}.`,
-        { details: { field: `${field}[${index}]`, received: describeValue(observation) } },
+      refuseField(
+        'input',
+        `${field}[${index}]`,
+        `must be an observation object with a sourceId, but got ${describeValue(observation)}`,
+        observation,
       )
     }
     const sourceId = sourceIdOf(observation as Item)
     if (typeof sourceId !== 'string' || sourceId === '') {
-      throw new InvalidInputError(
-        `${field}[${index}].sourceId must be a non-empty string (the request's reference id of its source), but got ${describeValue(sourceId)}.`,
-        { details: { field: `${field}[${index}].sourceId`, received: describeValue(sourceId) } },
+      refuseField(
+        'input',
+        `${field}[${index}].sourceId`,
+        `must be a non-empty string (the request's reference id of its source), but got ${describeValue(sourceId)}`,
+        sourceId,
       )
     }
     list.push(observation as Item)
@@ -47,9 +51,11 @@ export function checkObservations<Item>(
 /** Checks one requirement's shape; an ArtifactReference is refused with a message that says why. */
 export function checkRequirement(requirement: unknown, field: string): EvidenceRequirement {
   if (typeof requirement !== 'object' || requirement === null) {
-    throw new InvalidInputError(
-      `${field} must be an evidence requirement { id, providerId }, but got ${describeValue(requirement)}.`,
-      { details: { field, received: describeValue(requirement) } },
+    refuseField(
+      'input',
+      field,
+      `must be an evidence requirement { id, providerId }, but got ${describeValue(requirement)}`,
+      requirement,
     )
   }
   const { id, providerId } = requirement as Partial<EvidenceRequirement>
@@ -60,14 +66,14 @@ export function checkRequirement(requirement: unknown, field: string): EvidenceR
     )
   }
   if (typeof id !== 'string' || id === '') {
-    throw new InvalidInputError(`${field}.id must be a non-empty string, but got ${describeValue(id)}.`, {
-      details: { field: `${field}.id`, received: describeValue(id) },
-    })
+    refuseField('input', `${field}.id`, `must be a non-empty string, but got ${describeValue(id)}`, id)
   }
   if (typeof providerId !== 'string' || providerId === '') {
-    throw new InvalidInputError(
-      `${field}.providerId must name a checklist provider, but got ${describeValue(providerId)}.`,
-      { details: { field: `${field}.providerId`, received: describeValue(providerId) } },
+    refuseField(
+      'input',
+      `${field}.providerId`,
+      `must name a checklist provider, but got ${describeValue(providerId)}`,
+      providerId,
     )
   }
   return requirement as EvidenceRequirement
@@ -76,11 +82,11 @@ export function checkRequirement(requirement: unknown, field: string): EvidenceR
 /** Checks a list of requirements: an array of requirements with unique ids. */
 export function checkRequirements(requirements: unknown, field: string): readonly EvidenceRequirement[] {
   if (!Array.isArray(requirements)) {
-    throw new InvalidInputError(
-      `${field} must be an array of evidence requirements, but got ${describeValue(requirements)}.`,
-      {
-        details: { field, received: describeValue(requirements) },
-      },
+    refuseField(
+      'input',
+      field,
+      `must be an array of evidence requirements, but got ${describeValue(requirements)}`,
+      requirements,
     )
   }
   const seen = new Set<string>()

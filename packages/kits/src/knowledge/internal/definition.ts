@@ -5,9 +5,9 @@ import {
   assertObject,
   assertSafeInteger,
   type CheckOptions,
-  describeValue,
   InvalidDefinitionError,
   InvalidInputError,
+  refuseField,
 } from '@agent-core/core'
 import type { Embedder } from '@agent-core/kits/search'
 import type { KnowledgePublicationDefinition, KnowledgeSearchOptions } from '../knowledge-definition.js'
@@ -55,16 +55,15 @@ export function checkDefinition(definition: unknown): CheckedDefinition {
     hint: "Name the publication, for example id: 'docs'.",
   })
   const options: CheckOptions = { where: `${where} "${id}"`, error: InvalidDefinitionError, details: { id } }
-  try {
-    assertWellFormed(id, 'id', where)
-  } catch (error) {
-    throw new InvalidDefinitionError((error as Error).message, { details: { id, field: 'id' } })
-  }
+  assertWellFormed(id, 'id', where, 'definition', { id })
   for (const key of Object.keys(definition)) {
     if (!FIELDS.has(key)) {
-      throw new InvalidDefinitionError(
-        `${where} "${id}": ${key} is not a field of a publication definition. Use id, store, embedder, passages, assertMaterial, authorize, passagesPerBatch and search.`,
-        { details: { id, field: key, received: describeValue(definition[key]) } },
+      refuseField(
+        'definition',
+        key,
+        'is not a field of a publication definition. Use id, store, embedder, passages, assertMaterial, authorize, passagesPerBatch and search',
+        definition[key],
+        { prefix: `${where} "${id}": `, details: { id } },
       )
     }
   }
@@ -80,15 +79,12 @@ export function checkDefinition(definition: unknown): CheckedDefinition {
   assertObject(search, 'search', { ...options, arrays: false })
   for (const key of Object.keys(search)) {
     if (key !== 'boost' && key !== 'analyzer' && key !== 'fusion') {
-      throw new InvalidDefinitionError(
-        `${where} "${id}": search.${key} is not a search setting. Use boost, analyzer and fusion.`,
-        {
-          details: {
-            id,
-            field: `search.${key}`,
-            received: describeValue((search as Record<string, unknown>)[key]),
-          },
-        },
+      refuseField(
+        'definition',
+        `search.${key}`,
+        'is not a search setting. Use boost, analyzer and fusion',
+        (search as Record<string, unknown>)[key],
+        { prefix: `${where} "${id}": `, details: { id } },
       )
     }
   }

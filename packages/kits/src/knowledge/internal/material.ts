@@ -4,7 +4,14 @@
  * well-formed strings: a lone surrogate would turn into U+FFFD in UTF-8 and be silently changed).
  */
 import { createHash } from 'node:crypto'
-import { assertNotThenable, describeValue, InvalidInputError, InvalidOutputError } from '@agent-core/core'
+import {
+  assertNotThenable,
+  describeValue,
+  type FieldReaderKind,
+  InvalidInputError,
+  InvalidOutputError,
+  refuseField,
+} from '@agent-core/core'
 import type { JsonData } from '@agent-core/kits/search'
 import type { KnowledgeMaterial, KnowledgeMetadata } from '../knowledge-types.js'
 
@@ -25,13 +32,25 @@ function invalid(field: string, problem: string, value: unknown, hint: string): 
   })
 }
 
-/** Throws when `value` (a string) holds a lone surrogate, which UTF-8 cannot store. */
-export function assertWellFormed(value: string, field: string, where: string): void {
+/**
+ * Throws when `value` (a string) holds a lone surrogate, which UTF-8 cannot store: an `InvalidInputError`,
+ * or an `InvalidDefinitionError` for `kind` `'definition'` (with `details` added).
+ */
+export function assertWellFormed(
+  value: string,
+  field: string,
+  where: string,
+  kind: FieldReaderKind = 'input',
+  details?: Readonly<Record<string, unknown>>,
+): void {
   const match = LONE_SURROGATE.exec(value)
   if (match !== null) {
-    throw new InvalidInputError(
-      `${where}: ${field} holds an unpaired surrogate (U+${match[0].charCodeAt(0).toString(16).toUpperCase()}) at offset ${match.index}, which a store cannot keep exactly. Decode the source as UTF-8 (or replace the character) before publishing.`,
-      { details: { field, received: describeValue(value) } },
+    refuseField(
+      kind,
+      field,
+      `holds an unpaired surrogate (U+${match[0].charCodeAt(0).toString(16).toUpperCase()}) at offset ${match.index}, which a store cannot keep exactly. Decode the source as UTF-8 (or replace the character) before publishing`,
+      value,
+      { prefix: `${where}: `, details },
     )
   }
 }
@@ -48,11 +67,9 @@ function setOwn(target: Record<string, unknown>, key: string, value: unknown): v
 
 /** A frozen copy of plain JSON data; anything a JSON store would change or drop is refused. */
 export function copyJson(value: unknown, field: string, where: string, depth = 0): JsonData {
-  const refuse = (problem: string, hint: string): never => {
-    throw new InvalidInputError(`${where}: ${field} ${problem}. ${hint}`, {
-      details: { field, received: describeValue(value) },
-    })
-  }
+  /** `<where>: <field> <problem>. <hint>.` (the one rule of every refusal below). */
+  const refuse = (problem: string, hint: string): never =>
+    refuseField('input', field, `${problem}. ${hint}`, value, { prefix: `${where}: ` })
   if (value === null || typeof value === 'boolean') return value
   if (typeof value === 'string') {
     assertWellFormed(value, field, where)
@@ -60,22 +77,22 @@ export function copyJson(value: unknown, field: string, where: string, depth = 0
   }
   if (typeof value === 'number') {
     if (!Number.isFinite(value))
-      refuse(`is ${describeValue(value)}, which JSON cannot hold`, 'Use a finite number or a string.')
-    if (Object.is(value, -0)) refuse('is -0, which JSON stores as 0', 'Use 0.')
+      refuse(`is ${describeValue(value)}, which JSON cannot hold`, 'Use a finite number or a string')
+    if (Object.is(value, -0)) refuse('is -0, which JSON stores as 0', 'Use 0')
     return value
   }
   if (typeof value !== 'object')
     refuse(
       `is ${describeValue(value)}`,
-      'Metadata holds JSON data only: strings, numbers, booleans, null, arrays and plain objects.',
+      'Metadata holds JSON data only: strings, numbers, booleans, null, arrays and plain objects',
     )
   if (depth >= MAX_DEPTH)
-    refuse(`nests deeper than ${MAX_DEPTH} levels (or is circular)`, 'Flatten the metadata.')
+    refuse(`nests deeper than ${MAX_DEPTH} levels (or is circular)`, 'Flatten the metadata')
   const object = value as object
   if (Array.isArray(object)) {
     const out: JsonData[] = []
     for (let i = 0; i < object.length; i++) {
-      if (!(i in object)) refuse(`has a hole at index ${i}`, 'Use a dense array (fill holes with null).')
+      if (!(i in object)) refuse(`has a hole at index ${i}`, 'Use a dense array (fill holes with null)')
       out.push(copyJson(object[i], `${field}[${i}]`, where, depth + 1))
     }
     return Object.freeze(out)
@@ -83,10 +100,10 @@ export function copyJson(value: unknown, field: string, where: string, depth = 0
   if (!isPlainObject(object))
     refuse(
       `is ${describeValue(object)}, not a plain object`,
-      'Metadata holds JSON data only: convert dates to ISO strings and class instances to plain objects.',
+      'Metadata holds JSON data only: convert dates to ISO strings and class instances to plain objects',
     )
   if (Object.getOwnPropertySymbols(object).length > 0)
-    refuse('has symbol keys, which JSON drops', 'Use string keys.')
+    refuse('has symbol keys, which JSON drops', 'Use string keys')
   const out: Record<string, JsonData> = {}
   for (const key of Object.keys(object)) {
     assertWellFormed(key, `${field} key`, where)

@@ -1,12 +1,12 @@
 /** Checks of the request objects of publish, retract and load. */
-import { assertNonEmptyString, describeValue, InvalidInputError } from '@agent-core/core'
+import { assertNonEmptyString, describeValue, refuseField } from '@agent-core/core'
 import type { KnowledgeProgressListener } from '../knowledge-definition.js'
 
 /** A request must be a plain object; `example` shows what to pass. */
 export function checkRequest(value: unknown, method: string, example: string): Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new InvalidInputError(`${method} takes a request ${example}, but got ${describeValue(value)}.`, {
-      details: { field: 'request', received: describeValue(value) },
+    refuseField('input', 'request', `must be a request ${example}, but got ${describeValue(value)}`, value, {
+      prefix: `${method}: `,
     })
   }
   return value as Record<string, unknown>
@@ -15,9 +15,7 @@ export function checkRequest(value: unknown, method: string, example: string): R
 /** `onProgress` is a function or left out. */
 export function checkListener(value: unknown, field: string): KnowledgeProgressListener | undefined {
   if (value !== undefined && typeof value !== 'function') {
-    throw new InvalidInputError(`${field} must be a function or left out, but got ${describeValue(value)}.`, {
-      details: { field, received: describeValue(value) },
-    })
+    refuseField('input', field, `must be a function or left out, but got ${describeValue(value)}`, value)
   }
   return value as KnowledgeProgressListener | undefined
 }
@@ -25,9 +23,12 @@ export function checkListener(value: unknown, field: string): KnowledgeProgressL
 /** The ids of a retraction: a dense array of distinct non-empty strings. */
 export function checkIds(value: unknown): string[] {
   if (!Array.isArray(value)) {
-    throw new InvalidInputError(
-      `retract: request.ids must be an array of document ids, but got ${describeValue(value)}.`,
-      { details: { field: 'request.ids', received: describeValue(value) } },
+    refuseField(
+      'input',
+      'request.ids',
+      `must be an array of document ids, but got ${describeValue(value)}`,
+      value,
+      { prefix: 'retract: ' },
     )
   }
   const seen = new Map<string, number>()
@@ -40,9 +41,12 @@ export function checkIds(value: unknown): string[] {
     })
     const earlier = seen.get(id)
     if (earlier !== undefined) {
-      throw new InvalidInputError(
-        `retract: request.ids[${i}] repeats "${id}" of request.ids[${earlier}]. Name each document once.`,
-        { details: { field: `request.ids[${i}]`, received: describeValue(id) } },
+      refuseField(
+        'input',
+        `request.ids[${i}]`,
+        `repeats "${id}" of request.ids[${earlier}]. Name each document once`,
+        id,
+        { prefix: 'retract: ' },
       )
     }
     seen.set(id, i)

@@ -7,7 +7,7 @@ import {
   assertObject,
   assertSafeInteger,
   describeValue,
-  InvalidInputError,
+  refuseField,
   throwIfAborted,
 } from '@agent-core/core'
 import type { KnowledgeEmbeddingSpace, KnowledgeStoreBatch } from '../knowledge-store.js'
@@ -16,11 +16,12 @@ export function checkCallOptions(options: unknown, point: string, where: string)
   assertObject(options, 'options', { where, arrays: false, hint: 'Pass { signal }.' })
   const { signal } = options
   if (!(signal instanceof AbortSignal)) {
-    throw new InvalidInputError(
-      `${where}: options.signal must be an AbortSignal, but got ${describeValue(signal)}.`,
-      {
-        details: { field: 'options.signal', received: describeValue(signal) },
-      },
+    refuseField(
+      'input',
+      'options.signal',
+      `must be an AbortSignal, but got ${describeValue(signal)}`,
+      signal,
+      { prefix: `${where}: ` },
     )
   }
   throwIfAborted(signal, point)
@@ -36,8 +37,8 @@ export function checkSpace(space: unknown, field: string, where: string): Knowle
 
 export function checkArray(value: unknown, field: string, where: string): readonly unknown[] {
   if (!Array.isArray(value)) {
-    throw new InvalidInputError(`${where}: ${field} must be an array, but got ${describeValue(value)}.`, {
-      details: { field, received: describeValue(value) },
+    refuseField('input', field, `must be an array, but got ${describeValue(value)}`, value, {
+      prefix: `${where}: `,
     })
   }
   return value
@@ -45,11 +46,12 @@ export function checkArray(value: unknown, field: string, where: string): readon
 
 function checkTime(value: unknown, field: string, where: string): void {
   if (typeof value !== 'number' || !Number.isFinite(value)) {
-    throw new InvalidInputError(
-      `${where}: ${field} must be a finite number of epoch milliseconds, but got ${describeValue(value)}.`,
-      {
-        details: { field, received: describeValue(value) },
-      },
+    refuseField(
+      'input',
+      field,
+      `must be a finite number of epoch milliseconds, but got ${describeValue(value)}`,
+      value,
+      { prefix: `${where}: ` },
     )
   }
 }
@@ -73,11 +75,12 @@ export function checkBatch(batch: unknown, where: string): KnowledgeStoreBatch {
     assertObject(record, `${field}.record`, { where, arrays: false })
     assertNonEmptyString(record.id, `${field}.record.id`, { where })
     if (seen.has(record.id)) {
-      throw new InvalidInputError(
-        `${where}: ${field} changes "${record.id}" a second time. Change each document once per batch.`,
-        {
-          details: { field: `${field}.record.id`, received: describeValue(record.id) },
-        },
+      refuseField(
+        'input',
+        `${field}.record.id`,
+        `repeats "${record.id}", a document this batch already changes. Change each document once per batch`,
+        record.id,
+        { prefix: `${where}: ` },
       )
     }
     seen.add(record.id)
@@ -88,11 +91,12 @@ export function checkBatch(batch: unknown, where: string): KnowledgeStoreBatch {
     if (record.retractedAtMs !== undefined)
       checkTime(record.retractedAtMs, `${field}.record.retractedAtMs`, where)
     if (record.title !== undefined && typeof record.title !== 'string') {
-      throw new InvalidInputError(
-        `${where}: ${field}.record.title must be a string or left out, but got ${describeValue(record.title)}.`,
-        {
-          details: { field: `${field}.record.title`, received: describeValue(record.title) },
-        },
+      refuseField(
+        'input',
+        `${field}.record.title`,
+        `must be a string or left out, but got ${describeValue(record.title)}`,
+        record.title,
+        { prefix: `${where}: ` },
       )
     }
     const passages = checkArray(change.passages, `${field}.passages`, where)
@@ -101,21 +105,23 @@ export function checkBatch(batch: unknown, where: string): KnowledgeStoreBatch {
       assertObject(passage, at, { where, arrays: false })
       assertNonEmptyString(passage.id, `${at}.id`, { where })
       if (passage.documentId !== record.id) {
-        throw new InvalidInputError(
-          `${where}: ${at}.documentId must be "${String(record.id)}", the document it is written with, but got ${describeValue(passage.documentId)}.`,
-          {
-            details: { field: `${at}.documentId`, received: describeValue(passage.documentId) },
-          },
+        refuseField(
+          'input',
+          `${at}.documentId`,
+          `must be "${String(record.id)}", the document it is written with, but got ${describeValue(passage.documentId)}`,
+          passage.documentId,
+          { prefix: `${where}: ` },
         )
       }
       for (const key of ['revision', 'number', 'start', 'end', 'startLine', 'endLine'] as const)
         assertSafeInteger(passage[key], `${at}.${key}`, { where, min: 0 })
       if (typeof passage.text !== 'string') {
-        throw new InvalidInputError(
-          `${where}: ${at}.text must be a string, but got ${describeValue(passage.text)}.`,
-          {
-            details: { field: `${at}.text`, received: describeValue(passage.text) },
-          },
+        refuseField(
+          'input',
+          `${at}.text`,
+          `must be a string, but got ${describeValue(passage.text)}`,
+          passage.text,
+          { prefix: `${where}: ` },
         )
       }
       checkArray(passage.headingPath, `${at}.headingPath`, where)
@@ -131,9 +137,12 @@ export function checkBatch(batch: unknown, where: string): KnowledgeStoreBatch {
       !(entry.vector instanceof Float32Array) ||
       entry.vector.length !== space.dimensions
     ) {
-      throw new InvalidInputError(
-        `${where}: batch.vectors[${i}].vector must be a Float32Array of batch.space.dimensions numbers, but got ${describeValue(entry.vector)}.`,
-        { details: { field: `batch.vectors[${i}].vector`, received: describeValue(entry.vector) } },
+      refuseField(
+        'input',
+        `batch.vectors[${i}].vector`,
+        `must be a Float32Array of batch.space.dimensions numbers, but got ${describeValue(entry.vector)}`,
+        entry.vector,
+        { prefix: `${where}: ` },
       )
     }
   })

@@ -1,4 +1,4 @@
-import { describeValue, InvalidInputError } from '@agent-core/core'
+import { describeValue, InvalidInputError, refuseField } from '@agent-core/core'
 
 /**
  * What the knowledge store and index need of a connection: `query` with parameters, and `release` back
@@ -66,9 +66,12 @@ export function singleConnectionPool(connection: PostgresKnowledgeConnection): P
     connection === null ||
     typeof (connection as PostgresKnowledgeConnection).query !== 'function'
   ) {
-    throw new InvalidInputError(
-      `singleConnectionPool needs a connection with query(text, values) (a PGlite database, a connected pg.Client), but got ${describeValue(connection)}.`,
-      { details: { field: 'connection', received: describeValue(connection) } },
+    refuseField(
+      'input',
+      'connection',
+      `must be a connection with query(text, values) (a PGlite database, a connected pg.Client), but got ${describeValue(connection)}`,
+      connection,
+      { prefix: 'singleConnectionPool: ' },
     )
   }
   let tail: Promise<void> = Promise.resolve()

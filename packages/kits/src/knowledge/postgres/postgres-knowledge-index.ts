@@ -3,8 +3,8 @@ import {
   assertObject,
   assertSafeInteger,
   describeValue,
-  InvalidInputError,
   InvalidStateError,
+  refuseField,
 } from '@agent-core/core'
 import type { KnowledgeFilter, KnowledgePassage } from '@agent-core/kits/knowledge'
 import {
@@ -109,9 +109,12 @@ interface Resolved {
 
 function finite(value: unknown, field: string, min: number, exclusive = false): number {
   if (typeof value !== 'number' || !Number.isFinite(value) || value < min || (exclusive && value === min)) {
-    throw new InvalidInputError(
-      `${WHERE}: ${field} must be a finite number ${exclusive ? 'above' : 'of at least'} ${min}, but got ${describeValue(value)}.`,
-      { details: { field, received: describeValue(value) } },
+    refuseField(
+      'input',
+      field,
+      `must be a finite number ${exclusive ? 'above' : 'of at least'} ${min}, but got ${describeValue(value)}`,
+      value,
+      { prefix: `${WHERE}: ` },
     )
   }
   return value
@@ -130,9 +133,12 @@ function resolveFusion(fusion: HybridFusionOptions | undefined): Resolved {
   assertObject(fusion, 'options.fusion', { where: WHERE, arrays: false })
   const lookups = fusion.lookups ?? 'text-first'
   if (lookups !== 'text-first' && lookups !== 'fuse') {
-    throw new InvalidInputError(
-      `${WHERE}: options.fusion.lookups must be "text-first" or "fuse", but got ${describeValue(lookups)}.`,
-      { details: { field: 'options.fusion.lookups', received: describeValue(lookups) } },
+    refuseField(
+      'input',
+      'options.fusion.lookups',
+      `must be "text-first" or "fuse", but got ${describeValue(lookups)}`,
+      lookups,
+      { prefix: `${WHERE}: ` },
     )
   }
   const candidates = fusion.candidates ?? 50
@@ -254,11 +260,12 @@ export class PostgresKnowledgeIndex {
     })
     const { store, publicationId, embedder, boost, fusion, analyzer } = options
     if (typeof store !== 'object' || store === null || typeof store.checkSchema !== 'function') {
-      throw new InvalidInputError(
-        `${WHERE}: options.store must be a PostgresKnowledgeStore, but got ${describeValue(store)}.`,
-        {
-          details: { field: 'options.store', received: describeValue(store) },
-        },
+      refuseField(
+        'input',
+        'options.store',
+        `must be a PostgresKnowledgeStore, but got ${describeValue(store)}`,
+        store,
+        { prefix: `${WHERE}: ` },
       )
     }
     assertNonEmptyString(publicationId, 'options.publicationId', { where: WHERE })
@@ -360,37 +367,39 @@ export class PostgresKnowledgeIndex {
     })
     const { query, limit, signal } = request
     if (typeof query !== 'string') {
-      throw new InvalidInputError(
-        `${WHERE} search: request.query must be a string, but got ${describeValue(query)}.`,
-        {
-          details: { field: 'request.query', received: describeValue(query) },
-        },
-      )
+      refuseField('input', 'request.query', `must be a string, but got ${describeValue(query)}`, query, {
+        prefix: `${WHERE} search: `,
+      })
     }
     assertSafeInteger(limit, 'request.limit', { where: `${WHERE} search`, min: 0 })
     const mode = request.mode ?? 'hybrid'
     if (mode !== 'hybrid' && mode !== 'text' && mode !== 'vector') {
-      throw new InvalidInputError(
-        `${WHERE} search: request.mode must be "hybrid", "text" or "vector", but got ${describeValue(mode)}.`,
-        { details: { field: 'request.mode', received: describeValue(mode) } },
+      refuseField(
+        'input',
+        'request.mode',
+        `must be "hybrid", "text" or "vector", but got ${describeValue(mode)}`,
+        mode,
+        { prefix: `${WHERE} search: ` },
       )
     }
     const snippetChars = request.snippetChars ?? 240
     assertSafeInteger(snippetChars, 'request.snippetChars', { where: `${WHERE} search`, min: 0 })
     if (signal !== undefined && !(signal instanceof AbortSignal)) {
-      throw new InvalidInputError(
-        `${WHERE} search: request.signal must be an AbortSignal, but got ${describeValue(signal)}.`,
-        {
-          details: { field: 'request.signal', received: describeValue(signal) },
-        },
+      refuseField(
+        'input',
+        'request.signal',
+        `must be an AbortSignal, but got ${describeValue(signal)}`,
+        signal,
+        { prefix: `${WHERE} search: ` },
       )
     }
     if (request.exact !== undefined && typeof request.exact !== 'boolean') {
-      throw new InvalidInputError(
-        `${WHERE} search: request.exact must be a boolean, but got ${describeValue(request.exact)}.`,
-        {
-          details: { field: 'request.exact', received: describeValue(request.exact) },
-        },
+      refuseField(
+        'input',
+        'request.exact',
+        `must be a boolean, but got ${describeValue(request.exact)}`,
+        request.exact,
+        { prefix: `${WHERE} search: ` },
       )
     }
     const filter =

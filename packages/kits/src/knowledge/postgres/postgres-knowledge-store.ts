@@ -4,8 +4,8 @@ import {
   assertObject,
   ConflictError,
   describeValue,
-  InvalidInputError,
   InvalidStateError,
+  refuseField,
 } from '@agent-core/core'
 import {
   type KnowledgeDocumentRecord,
@@ -203,9 +203,12 @@ export class PostgresKnowledgeStore implements KnowledgeStore {
       pool === null ||
       typeof (pool as PostgresKnowledgePool).connect !== 'function'
     ) {
-      throw new InvalidInputError(
-        `${WHERE} needs a pg Pool (new pg.Pool(config)) or singleConnectionPool(connection), but got ${describeValue(pool)}.`,
-        { details: { field: 'pool', received: describeValue(pool) } },
+      refuseField(
+        'input',
+        'pool',
+        `must be a pg Pool (new pg.Pool(config)) or singleConnectionPool(connection), but got ${describeValue(pool)}`,
+        pool,
+        { prefix: `${WHERE}: ` },
       )
     }
     assertObject(options, 'options', { where: WHERE, arrays: false })

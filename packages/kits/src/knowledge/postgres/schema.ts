@@ -3,7 +3,8 @@ import {
   type AgentCoreErrorOptions,
   describeValue,
   type ErrorDetails,
-  InvalidInputError,
+  FieldReader,
+  refuseField,
 } from '@agent-core/core'
 
 /**
@@ -92,35 +93,28 @@ export interface SchemaSettings {
 /** Checks a table prefix (`where` names the caller in messages). */
 export function checkPrefix(prefix: unknown, where: string): string {
   if (typeof prefix !== 'string' || !PREFIX_PATTERN.test(prefix)) {
-    throw new InvalidInputError(
-      `${where}: options.tablePrefix must be a SQL identifier (a letter or underscore, then up to 40 letters, digits or underscores), but got ${describeValue(prefix)}.`,
-      { details: { field: 'options.tablePrefix', received: describeValue(prefix) } },
+    refuseField(
+      'input',
+      'options.tablePrefix',
+      `must be a SQL identifier (a letter or underscore, then up to 40 letters, digits or underscores), but got ${describeValue(prefix)}`,
+      prefix,
+      { prefix: `${where}: ` },
     )
   }
   return prefix
 }
 
-/** Checks schema options. */
+/** Checks schema options (read with core's FieldReader: own data fields, each refused by its full name). */
 export function checkSchemaOptions(options: unknown, where: string): SchemaSettings {
-  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
-    throw new InvalidInputError(
-      `${where}: options must be an object such as { vectors: 'pgvector' }, but got ${describeValue(options)}.`,
-      { details: { field: 'options', received: describeValue(options) } },
-    )
-  }
-  const { vectors = 'array', textSearchConfig = 'english' } = options as PostgresKnowledgeSchemaOptions
-  if (vectors !== 'pgvector' && vectors !== 'array') {
-    throw new InvalidInputError(
-      `${where}: options.vectors must be "pgvector" or "array", but got ${describeValue(vectors)}.`,
-      { details: { field: 'options.vectors', received: describeValue(vectors) } },
-    )
-  }
-  if (typeof textSearchConfig !== 'string' || !CONFIG_PATTERN.test(textSearchConfig)) {
-    throw new InvalidInputError(
-      `${where}: options.textSearchConfig must be the name of a text search configuration such as "english", but got ${describeValue(textSearchConfig)}.`,
-      { details: { field: 'options.textSearchConfig', received: describeValue(textSearchConfig) } },
-    )
-  }
+  const fields = new FieldReader(options, 'options', "an object such as { vectors: 'pgvector' }", 'input', {
+    prefix: `${where}: `,
+  })
+  const vectors = fields.oneOf('vectors', ['pgvector', 'array'] as const) ?? 'array'
+  const config = fields.get('textSearchConfig') ?? 'english'
+  const textSearchConfig =
+    typeof config === 'string' && CONFIG_PATTERN.test(config)
+      ? config
+      : fields.mustBe('textSearchConfig', 'the name of a text search configuration such as "english"', config)
   return { vectors, textSearchConfig }
 }
 

@@ -2,11 +2,9 @@ import {
   AgentCoreError,
   assertNonEmptyString,
   assertObject,
-  assertSafeInteger,
   ConflictError,
   describeValue,
-  InvalidInputError,
-  throwIfAborted,
+  refuseField,
 } from '@agent-core/core'
 import {
   type KnowledgeDocumentRecord,
@@ -20,6 +18,7 @@ import {
   KnowledgeStoreError,
 } from '@agent-core/kits/knowledge'
 import type Database from 'better-sqlite3'
+import { checkArray, checkBatch, checkCallOptions, checkSpace } from '../internal/store-checks.js'
 import { fromBlob, toBlob } from './float32-blob.js'
 import { SetChecksum } from './row-checksum.js'
 import {
@@ -72,133 +71,6 @@ function isDatabase(value: unknown): value is SqliteKnowledgeDatabase {
     typeof (value as SqliteKnowledgeDatabase).exec === 'function' &&
     typeof (value as SqliteKnowledgeDatabase).transaction === 'function'
   )
-}
-
-function checkOptions(options: unknown, point: string): AbortSignal {
-  assertObject(options, 'options', { where: WHERE, arrays: false, hint: 'Pass { signal }.' })
-  const { signal } = options
-  if (!(signal instanceof AbortSignal)) {
-    throw new InvalidInputError(
-      `${WHERE}: options.signal must be an AbortSignal, but got ${describeValue(signal)}.`,
-      {
-        details: { field: 'options.signal', received: describeValue(signal) },
-      },
-    )
-  }
-  throwIfAborted(signal, point)
-  return signal
-}
-
-function checkSpace(space: unknown, field: string): KnowledgeEmbeddingSpace {
-  assertObject(space, field, { where: WHERE, arrays: false })
-  assertNonEmptyString(space.identity, `${field}.identity`, { where: WHERE })
-  assertSafeInteger(space.dimensions, `${field}.dimensions`, { where: WHERE, min: 1 })
-  return space as unknown as KnowledgeEmbeddingSpace
-}
-
-function checkArray(value: unknown, field: string): readonly unknown[] {
-  if (!Array.isArray(value)) {
-    throw new InvalidInputError(`${WHERE}: ${field} must be an array, but got ${describeValue(value)}.`, {
-      details: { field, received: describeValue(value) },
-    })
-  }
-  return value
-}
-
-function checkTime(value: unknown, field: string): void {
-  if (typeof value !== 'number' || !Number.isFinite(value)) {
-    throw new InvalidInputError(
-      `${WHERE}: ${field} must be a finite number of epoch milliseconds, but got ${describeValue(value)}.`,
-      {
-        details: { field, received: describeValue(value) },
-      },
-    )
-  }
-}
-
-/** Checks the parts of a batch the SQL statements bind, so that a wrong call is refused before the transaction. */
-function checkBatch(batch: unknown): KnowledgeStoreBatch {
-  assertObject(batch, 'batch', {
-    where: WHERE,
-    arrays: false,
-    hint: 'Pass { publicationId, space, documents, vectors }.',
-  })
-  assertNonEmptyString(batch.publicationId, 'batch.publicationId', { where: WHERE })
-  const space = batch.space === undefined ? undefined : checkSpace(batch.space, 'batch.space')
-  const documents = checkArray(batch.documents, 'batch.documents')
-  const seen = new Set<string>()
-  documents.forEach((change, i) => {
-    const field = `batch.documents[${i}]`
-    assertObject(change, field, { where: WHERE, arrays: false })
-    assertSafeInteger(change.expectedRevision, `${field}.expectedRevision`, { where: WHERE, min: 0 })
-    const record = change.record
-    assertObject(record, `${field}.record`, { where: WHERE, arrays: false })
-    assertNonEmptyString(record.id, `${field}.record.id`, { where: WHERE })
-    if (seen.has(record.id)) {
-      throw new InvalidInputError(
-        `${WHERE}: ${field} changes "${record.id}" a second time. Change each document once per batch.`,
-        {
-          details: { field: `${field}.record.id`, received: describeValue(record.id) },
-        },
-      )
-    }
-    seen.add(record.id)
-    assertSafeInteger(record.revision, `${field}.record.revision`, { where: WHERE, min: 1 })
-    assertNonEmptyString(record.contentHash, `${field}.record.contentHash`, { where: WHERE })
-    assertSafeInteger(record.passageCount, `${field}.record.passageCount`, { where: WHERE, min: 0 })
-    checkTime(record.publishedAtMs, `${field}.record.publishedAtMs`)
-    if (record.retractedAtMs !== undefined) checkTime(record.retractedAtMs, `${field}.record.retractedAtMs`)
-    if (record.title !== undefined && typeof record.title !== 'string') {
-      throw new InvalidInputError(
-        `${WHERE}: ${field}.record.title must be a string or left out, but got ${describeValue(record.title)}.`,
-        {
-          details: { field: `${field}.record.title`, received: describeValue(record.title) },
-        },
-      )
-    }
-    const passages = checkArray(change.passages, `${field}.passages`)
-    passages.forEach((passage, j) => {
-      const where = `${field}.passages[${j}]`
-      assertObject(passage, where, { where: WHERE, arrays: false })
-      assertNonEmptyString(passage.id, `${where}.id`, { where: WHERE })
-      if (passage.documentId !== record.id) {
-        throw new InvalidInputError(
-          `${WHERE}: ${where}.documentId must be "${String(record.id)}", the document it is written with, but got ${describeValue(passage.documentId)}.`,
-          {
-            details: { field: `${where}.documentId`, received: describeValue(passage.documentId) },
-          },
-        )
-      }
-      for (const key of ['revision', 'number', 'start', 'end', 'startLine', 'endLine'] as const)
-        assertSafeInteger(passage[key], `${where}.${key}`, { where: WHERE, min: 0 })
-      if (typeof passage.text !== 'string') {
-        throw new InvalidInputError(
-          `${WHERE}: ${where}.text must be a string, but got ${describeValue(passage.text)}.`,
-          {
-            details: { field: `${where}.text`, received: describeValue(passage.text) },
-          },
-        )
-      }
-      checkArray(passage.headingPath, `${where}.headingPath`)
-      assertNonEmptyString(passage.hash, `${where}.hash`, { where: WHERE })
-    })
-  })
-  const vectors = checkArray(batch.vectors, 'batch.vectors')
-  vectors.forEach((entry, i) => {
-    assertObject(entry, `batch.vectors[${i}]`, { where: WHERE, arrays: false })
-    assertNonEmptyString(entry.hash, `batch.vectors[${i}].hash`, { where: WHERE })
-    if (
-      space === undefined ||
-      !(entry.vector instanceof Float32Array) ||
-      entry.vector.length !== space.dimensions
-    ) {
-      throw new InvalidInputError(
-        `${WHERE}: batch.vectors[${i}].vector must be a Float32Array of batch.space.dimensions numbers, but got ${describeValue(entry.vector)}.`,
-        { details: { field: `batch.vectors[${i}].vector`, received: describeValue(entry.vector) } },
-      )
-    }
-  })
-  return batch as unknown as KnowledgeStoreBatch
 }
 
 function parseJson(text: string, what: string): unknown {
@@ -281,17 +153,23 @@ export class SqliteKnowledgeStore implements KnowledgeStore {
 
   constructor(database: SqliteKnowledgeDatabase, options: SqliteKnowledgeStoreOptions = {}) {
     if (!isDatabase(database)) {
-      throw new InvalidInputError(
-        `${WHERE} needs an open better-sqlite3 Database (new Database(file)), but got ${describeValue(database)}.`,
-        { details: { field: 'database', received: describeValue(database) } },
+      refuseField(
+        'input',
+        'database',
+        `must be an open better-sqlite3 Database (new Database(file)), but got ${describeValue(database)}`,
+        database,
+        { prefix: `${WHERE}: ` },
       )
     }
     assertObject(options, 'options', { where: WHERE, arrays: false })
     const prefix = options.tablePrefix ?? 'agent_core_knowledge'
     if (typeof prefix !== 'string' || !PREFIX_PATTERN.test(prefix)) {
-      throw new InvalidInputError(
-        `${WHERE}: options.tablePrefix must be a SQL identifier (a letter or underscore, then up to 40 letters, digits or underscores), but got ${describeValue(prefix)}.`,
-        { details: { field: 'options.tablePrefix', received: describeValue(prefix) } },
+      refuseField(
+        'input',
+        'options.tablePrefix',
+        `must be a SQL identifier (a letter or underscore, then up to 40 letters, digits or underscores), but got ${describeValue(prefix)}`,
+        prefix,
+        { prefix: `${WHERE}: ` },
       )
     }
     if (!database.open) {
@@ -339,8 +217,8 @@ export class SqliteKnowledgeStore implements KnowledgeStore {
     assertObject(request, 'request', { where: WHERE, arrays: false })
     const { publicationId } = request
     assertNonEmptyString(publicationId, 'request.publicationId', { where: WHERE })
-    const space = request.space === undefined ? undefined : checkSpace(request.space, 'request.space')
-    checkOptions(options, `before loading publication "${publicationId}"`)
+    const space = request.space === undefined ? undefined : checkSpace(request.space, 'request.space', WHERE)
+    checkCallOptions(options, `before loading publication "${publicationId}"`, WHERE)
     return this.#run('load', publicationId, () =>
       this.database.transaction(() => {
         // Every row is checked against its own checksum, and each set of rows against the manifest, so
@@ -448,11 +326,11 @@ export class SqliteKnowledgeStore implements KnowledgeStore {
     assertObject(request, 'request', { where: WHERE, arrays: false })
     const { publicationId } = request
     assertNonEmptyString(publicationId, 'request.publicationId', { where: WHERE })
-    const space = checkSpace(request.space, 'request.space')
-    const hashes = checkArray(request.hashes, 'request.hashes')
+    const space = checkSpace(request.space, 'request.space', WHERE)
+    const hashes = checkArray(request.hashes, 'request.hashes', WHERE)
     for (let i = 0; i < hashes.length; i++)
       assertNonEmptyString(hashes[i], `request.hashes[${i}]`, { where: WHERE })
-    checkOptions(options, `before reading vectors of publication "${publicationId}"`)
+    checkCallOptions(options, `before reading vectors of publication "${publicationId}"`, WHERE)
     return this.#run('vectors', publicationId, () => {
       const out = new Map<string, Float32Array>()
       const rows = this.#sql.someVectors.iterate(
@@ -491,9 +369,9 @@ export class SqliteKnowledgeStore implements KnowledgeStore {
    * ```
    */
   async write(batch: KnowledgeStoreBatch, options: KnowledgeStoreCallOptions): Promise<void> {
-    const checked = checkBatch(batch)
+    const checked = checkBatch(batch, WHERE)
     const { publicationId, space } = checked
-    checkOptions(options, `before writing publication "${publicationId}"`)
+    checkCallOptions(options, `before writing publication "${publicationId}"`, WHERE)
     this.#run('write', publicationId, () =>
       this.database
         .transaction(() => {

@@ -6,6 +6,7 @@ import {
   describeValue,
   FieldReader,
   InvalidInputError,
+  refuseField,
 } from '@agent-core/core'
 import { SessionConflictError } from '../errors.js'
 import type { SessionState, SessionWriteOptions } from '../session-store.js'
@@ -17,21 +18,22 @@ export const MAX_FACT_LENGTH = 16_384
 
 export function checkId(value: unknown, field: string, where: string): string {
   assertNonEmptyString(value, field, { where })
-  if ((value as string).length > MAX_ID_LENGTH) {
-    throw new InvalidInputError(
-      `${where}: ${field} must be at most ${MAX_ID_LENGTH} characters, but got ${(value as string).length}. Use a shorter id (a hash of a long one).`,
-      { details: { field, received: describeValue(value) } },
+  if ((value as string).length > MAX_ID_LENGTH)
+    refuseField(
+      'input',
+      field,
+      `must be at most ${MAX_ID_LENGTH} characters, but got ${(value as string).length}. Use a shorter id (a hash of a long one)`,
+      value,
+      { prefix: `${where}: ` },
     )
-  }
   return value as string
 }
 
 const ROLES = new Set(['system', 'user', 'assistant', 'tool'])
 
+/** Refuses a message or state field: `<field> <problem>, but got <value>.` (the one rule of the checks below). */
 function refuse(field: string, problem: string, value: unknown): never {
-  throw new InvalidInputError(`${field} ${problem}, but got ${describeValue(value)}.`, {
-    details: { field, received: describeValue(value) },
-  })
+  return refuseField('input', field, `${problem}, but got ${describeValue(value)}`, value)
 }
 
 /** Checks one chat message's shape (what a store keeps must be a message the loop can read back). */
@@ -128,12 +130,14 @@ export function checkAfterSeq(value: unknown, where: string): number {
 }
 
 export function checkFactValue(value: unknown, where: string): string {
-  if (typeof value !== 'string' || value.length > MAX_FACT_LENGTH) {
-    throw new InvalidInputError(
-      `${where}: value must be a string of at most ${MAX_FACT_LENGTH} characters, but got ${describeValue(value)}. Keep facts short; store documents elsewhere.`,
-      { details: { field: 'value', received: describeValue(value) } },
+  if (typeof value !== 'string' || value.length > MAX_FACT_LENGTH)
+    refuseField(
+      'input',
+      'value',
+      `must be a string of at most ${MAX_FACT_LENGTH} characters, but got ${describeValue(value)}. Keep facts short; store documents elsewhere`,
+      value,
+      { prefix: `${where}: ` },
     )
-  }
   return value
 }
 

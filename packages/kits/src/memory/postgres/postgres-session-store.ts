@@ -1,4 +1,4 @@
-import { AgentCoreError, type ChatMessage, describeValue, InvalidInputError } from '@agent-core/core'
+import { AgentCoreError, type ChatMessage, describeValue, refuseField } from '@agent-core/core'
 import {
   type Fact,
   type FactStore,
@@ -99,14 +99,16 @@ export class PostgresSessionStore implements SessionStore, FactStore {
       typeof pool !== 'object' ||
       pool === null ||
       typeof (pool as PostgresSessionPool).connect !== 'function'
-    ) {
-      throw new InvalidInputError(
-        `${WHERE} needs a pg Pool (new pg.Pool(config)), but got ${describeValue(pool)}.`,
+    )
+      refuseField(
+        'input',
+        'pool',
+        `must be a pg Pool (new pg.Pool(config)), but got ${describeValue(pool)}`,
+        pool,
         {
-          details: { field: 'pool', received: describeValue(pool) },
+          prefix: `${WHERE}: `,
         },
       )
-    }
     const { prefix, now } = readTableOptions(options)
     this.#now = now
     this.pool = pool

@@ -1,4 +1,4 @@
-import { AgentCoreError, type ChatMessage, describeValue, InvalidInputError } from '@agent-core/core'
+import { AgentCoreError, type ChatMessage, describeValue, refuseField } from '@agent-core/core'
 import {
   type Fact,
   type FactStore,
@@ -95,12 +95,14 @@ export class SqliteSessionStore implements SessionStore, FactStore {
   readonly #readTx: (sessionId: string, afterSeq: number) => SessionSnapshot
 
   constructor(database: SqliteSessionDatabase, options: SqliteSessionStoreOptions = {}) {
-    if (!isDatabase(database)) {
-      throw new InvalidInputError(
-        `${WHERE} needs a better-sqlite3 Database (new Database(file)), but got ${describeValue(database)}.`,
-        { details: { field: 'database', received: describeValue(database) } },
+    if (!isDatabase(database))
+      refuseField(
+        'input',
+        'database',
+        `must be a better-sqlite3 Database (new Database(file)), but got ${describeValue(database)}`,
+        database,
+        { prefix: `${WHERE}: ` },
       )
-    }
     const { prefix, now } = readTableOptions(options)
     this.#now = now
     this.database = database
