@@ -1,4 +1,10 @@
-import { DuplicateIdError, describeValue, InvalidInputError, isAbortSignal } from '@agent-core/core'
+import {
+  DuplicateIdError,
+  describeValue,
+  InvalidInputError,
+  isAbortSignal,
+  refuseField,
+} from '@agent-core/core'
 import type { ModelTool } from '@agent-core/core/tools'
 import {
   defineToolLifecycle,
@@ -147,20 +153,20 @@ function assertDistinct(lifecycles: readonly AnyLifecycle<unknown>[]): void {
  */
 export function createMcpToolset<App = unknown>(options: McpToolsetOptions<App>): McpToolset<App> {
   if (typeof options !== 'object' || options === null) {
-    throw new InvalidInputError(
-      `options must be an object { servers, tools?, hooks? }, but got ${describeValue(options)}.`,
-      {
-        details: { field: 'options', received: describeValue(options) },
-      },
+    refuseField(
+      'input',
+      'options',
+      `must be an object { servers, tools?, hooks? }, but got ${describeValue(options)}`,
+      options,
     )
   }
   const { servers, tools = [], hooks } = options
   if (!Array.isArray(servers)) {
-    throw new InvalidInputError(
-      `options.servers must be an array of MCP connections, but got ${describeValue(servers)}.`,
-      {
-        details: { field: 'options.servers', received: describeValue(servers) },
-      },
+    refuseField(
+      'input',
+      'options.servers',
+      `must be an array of MCP connections, but got ${describeValue(servers)}`,
+      servers,
     )
   }
   servers.forEach((server: unknown, index) => {
@@ -171,30 +177,30 @@ export function createMcpToolset<App = unknown>(options: McpToolsetOptions<App>)
       typeof connection.refreshTools !== 'function' ||
       typeof connection.lifecycles !== 'function'
     ) {
-      throw new InvalidInputError(
-        `options.servers[${index}] must be a connection from connectMcpServer, but got ${describeValue(server)}.`,
-        {
-          details: { field: `options.servers[${index}]`, received: describeValue(server) },
-        },
+      refuseField(
+        'input',
+        `options.servers[${index}]`,
+        `must be a connection from connectMcpServer, but got ${describeValue(server)}`,
+        server,
       )
     }
   })
   if (!Array.isArray(tools)) {
-    throw new InvalidInputError(
-      `options.tools must be an array of tools or tool lifecycles, but got ${describeValue(tools)}.`,
-      {
-        details: { field: 'options.tools', received: describeValue(tools) },
-      },
+    refuseField(
+      'input',
+      'options.tools',
+      `must be an array of tools or tool lifecycles, but got ${describeValue(tools)}`,
+      tools,
     )
   }
   const local: AnyLifecycle<App>[] = tools.map((entry: unknown, index) => {
     if (isLifecycle(entry)) return entry as AnyLifecycle<App>
     if (typeof entry !== 'object' || entry === null) {
-      throw new InvalidInputError(
-        `options.tools[${index}] must be a core ModelTool or a tool lifecycle, but got ${describeValue(entry)}.`,
-        {
-          details: { field: `options.tools[${index}]`, received: describeValue(entry) },
-        },
+      refuseField(
+        'input',
+        `options.tools[${index}]`,
+        `must be a core ModelTool or a tool lifecycle, but got ${describeValue(entry)}`,
+        entry,
       )
     }
     return defineToolLifecycle(entry as AnyTool<App>) as AnyLifecycle<App>
