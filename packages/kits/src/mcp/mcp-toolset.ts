@@ -1,9 +1,9 @@
 import {
   DuplicateIdError,
   describeValue,
+  FieldReader,
   InvalidInputError,
   isAbortSignal,
-  refuseField,
 } from '@agent-core/core'
 import type { ModelTool } from '@agent-core/core/tools'
 import {
@@ -152,23 +152,9 @@ function assertDistinct(lifecycles: readonly AnyLifecycle<unknown>[]): void {
  * ```
  */
 export function createMcpToolset<App = unknown>(options: McpToolsetOptions<App>): McpToolset<App> {
-  if (typeof options !== 'object' || options === null) {
-    refuseField(
-      'input',
-      'options',
-      `must be an object { servers, tools?, hooks? }, but got ${describeValue(options)}`,
-      options,
-    )
-  }
-  const { servers, tools = [], hooks } = options
-  if (!Array.isArray(servers)) {
-    refuseField(
-      'input',
-      'options.servers',
-      `must be an array of MCP connections, but got ${describeValue(servers)}`,
-      servers,
-    )
-  }
+  const fields = new FieldReader(options, 'options', 'an object { servers, tools?, hooks? }')
+  const servers = fields.get('servers') as McpToolsetOptions<App>['servers']
+  if (!Array.isArray(servers)) fields.mustBe('servers', 'an array of MCP connections', servers)
   servers.forEach((server: unknown, index) => {
     const connection = server as Partial<McpConnection> | null
     if (
@@ -176,33 +162,17 @@ export function createMcpToolset<App = unknown>(options: McpToolsetOptions<App>)
       connection === null ||
       typeof connection.refreshTools !== 'function' ||
       typeof connection.lifecycles !== 'function'
-    ) {
-      refuseField(
-        'input',
-        `options.servers[${index}]`,
-        `must be a connection from connectMcpServer, but got ${describeValue(server)}`,
-        server,
-      )
-    }
-  })
-  if (!Array.isArray(tools)) {
-    refuseField(
-      'input',
-      'options.tools',
-      `must be an array of tools or tool lifecycles, but got ${describeValue(tools)}`,
-      tools,
     )
-  }
+      fields.mustBe(`servers[${index}]`, 'a connection from connectMcpServer', server)
+  })
+  const given = fields.get('tools')
+  const tools = (given === undefined ? [] : given) as NonNullable<McpToolsetOptions<App>['tools']>
+  if (!Array.isArray(tools)) fields.mustBe('tools', 'an array of tools or tool lifecycles', tools)
+  const hooks = fields.get('hooks') as McpToolsetOptions<App>['hooks']
   const local: AnyLifecycle<App>[] = tools.map((entry: unknown, index) => {
     if (isLifecycle(entry)) return entry as AnyLifecycle<App>
-    if (typeof entry !== 'object' || entry === null) {
-      refuseField(
-        'input',
-        `options.tools[${index}]`,
-        `must be a core ModelTool or a tool lifecycle, but got ${describeValue(entry)}`,
-        entry,
-      )
-    }
+    if (typeof entry !== 'object' || entry === null)
+      fields.mustBe(`tools[${index}]`, 'a core ModelTool or a tool lifecycle', entry)
     return defineToolLifecycle(entry as AnyTool<App>) as AnyLifecycle<App>
   })
   const build = () => {
