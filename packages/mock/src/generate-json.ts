@@ -5,6 +5,7 @@ import {
   InvalidDefinitionError,
   InvalidInputError,
   type JsonSchema,
+  refuseField,
 } from '@agent-core/core'
 import { assertKnownKeys } from './internal/validate-script.js'
 import { assertSupportedSchema, generateFromSchema } from './schema/index.js'
@@ -59,11 +60,11 @@ export function generateJson(schema: JsonSchema, options: GenerateJsonOptions): 
     typeof schema !== 'boolean' &&
     (typeof schema !== 'object' || schema === null || Array.isArray(schema))
   ) {
-    throw new InvalidInputError(
-      `schema must be a JSON Schema object or a boolean, but got ${describeValue(schema)}.`,
-      {
-        details: { field: 'schema', received: describeValue(schema) },
-      },
+    refuseField(
+      'input',
+      'schema',
+      `must be a JSON Schema object or a boolean, but got ${describeValue(schema)}`,
+      schema,
     )
   }
   try {

@@ -8,6 +8,7 @@ import {
   InvalidDefinitionError,
   InvalidInputError,
   InvalidOutputError,
+  refuseField,
 } from '@agent-core/core'
 
 /**
@@ -225,9 +226,12 @@ export function defineQueryAggregation<Item, Context = undefined>(
   })
   const onDuplicate = (definition.onDuplicate ?? 'keep-first') as unknown
   if (onDuplicate !== 'keep-first' && onDuplicate !== 'keep-last' && typeof onDuplicate !== 'function') {
-    throw new InvalidDefinitionError(
-      `${what}: onDuplicate must be 'keep-first', 'keep-last' or a function, but got ${describeValue(onDuplicate)}. Leave it out to keep the first item of each key.`,
-      { details: { id, field: 'onDuplicate', received: describeValue(onDuplicate) } },
+    refuseField(
+      'definition',
+      'onDuplicate',
+      `must be 'keep-first', 'keep-last' or a function, but got ${describeValue(onDuplicate)}. Leave it out to keep the first item of each key`,
+      onDuplicate,
+      { prefix: `${what}: `, details: { id } },
     )
   }
   const limit = (definition.limit ?? Number.MAX_SAFE_INTEGER) as unknown

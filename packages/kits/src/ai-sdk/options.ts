@@ -1,4 +1,4 @@
-import { describeValue, FieldReader, InvalidInputError } from '@agent-core/core'
+import { describeValue, FieldReader, InvalidInputError, refuseField } from '@agent-core/core'
 import type { LanguageModelV4, SharedV4ProviderOptions } from '@ai-sdk/provider'
 
 /**
@@ -58,9 +58,11 @@ function checkModel(model: unknown): LanguageModelV4 {
     typeof candidate.doGenerate !== 'function' ||
     typeof candidate.doStream !== 'function'
   ) {
-    throw new InvalidInputError(
-      `options.model must be an AI SDK language model (doGenerate, doStream), e.g. openai('gpt-4o-mini'), but got ${describeValue(model)}.`,
-      { details: { field: 'options.model', received: describeValue(model) } },
+    refuseField(
+      'input',
+      'options.model',
+      `must be an AI SDK language model (doGenerate, doStream), e.g. openai('gpt-4o-mini'), but got ${describeValue(model)}`,
+      model,
     )
   }
   if (candidate.specificationVersion !== 'v4') {

@@ -4,6 +4,7 @@ import {
   InvalidInputError,
   type ModelRequest,
   type ModelResponse,
+  refuseField,
 } from '@agent-core/core'
 import { defineModelBinding, type ModelBinding } from '@agent-core/kits/models'
 import { type AnthropicChatModel, createAnthropicChatModel } from './anthropic-chat-model.js'
@@ -73,20 +74,21 @@ export function anthropicChatBinding<const Id extends string>(
   const { id, stream, chatModel, ...modelOptions } = options as AnthropicChatBindingOptions<Id> & {
     chatModel?: unknown
   }
-  if (stream !== undefined && typeof stream !== 'boolean') {
-    throw new InvalidInputError(
-      `options.stream must be a boolean or left out, but got ${describeValue(stream)}.`,
-      {
-        details: { field: 'options.stream', received: describeValue(stream) },
-      },
+  if (stream !== undefined && typeof stream !== 'boolean')
+    refuseField(
+      'input',
+      'options.stream',
+      `must be a boolean or left out, but got ${describeValue(stream)}`,
+      stream,
     )
-  }
   let model: AnthropicChatModel
   if (chatModel !== undefined) {
     if (!isAnthropicChatModel(chatModel)) {
-      throw new InvalidInputError(
-        `options.chatModel must be a model from createAnthropicChatModel, but got ${describeValue(chatModel)}.`,
-        { details: { field: 'options.chatModel', received: describeValue(chatModel) } },
+      refuseField(
+        'input',
+        'options.chatModel',
+        `must be a model from createAnthropicChatModel, but got ${describeValue(chatModel)}`,
+        chatModel,
       )
     }
     const extra = Object.keys(modelOptions)

@@ -1,4 +1,4 @@
-import { type AgentCoreError, describeValue, InvalidInputError, isAbortSignal } from '@agent-core/core'
+import { type AgentCoreError, describeValue, isAbortSignal, refuseField } from '@agent-core/core'
 import { toFailure } from './internal/errors.js'
 
 /**
@@ -57,32 +57,32 @@ const NEVER = new AbortController().signal
  * ```
  */
 export function fromAnthropicError(error: unknown, options: FromAnthropicErrorOptions = {}): AgentCoreError {
-  if (typeof options !== 'object' || options === null) {
-    throw new InvalidInputError(`options must be an object or left out, but got ${describeValue(options)}.`, {
-      details: { field: 'options', received: describeValue(options) },
-    })
-  }
-  const { signal, provider, point } = options
-  if (signal !== undefined && !isAbortSignal(signal)) {
-    throw new InvalidInputError(
-      `options.signal must be an AbortSignal or left out, but got ${describeValue(signal)}.`,
-      {
-        details: { field: 'options.signal', received: describeValue(signal) },
-      },
+  if (typeof options !== 'object' || options === null)
+    refuseField(
+      'input',
+      'options',
+      `must be an object or left out, but got ${describeValue(options)}`,
+      options,
     )
-  }
+  const { signal, provider, point } = options
+  if (signal !== undefined && !isAbortSignal(signal))
+    refuseField(
+      'input',
+      'options.signal',
+      `must be an AbortSignal or left out, but got ${describeValue(signal)}`,
+      signal,
+    )
   for (const [field, value] of [
     ['options.provider', provider],
     ['options.point', point],
   ] as const) {
-    if (value !== undefined && (typeof value !== 'string' || value === '')) {
-      throw new InvalidInputError(
-        `${field} must be a non-empty string or left out, but got ${describeValue(value)}.`,
-        {
-          details: { field, received: describeValue(value) },
-        },
+    if (value !== undefined && (typeof value !== 'string' || value === ''))
+      refuseField(
+        'input',
+        field,
+        `must be a non-empty string or left out, but got ${describeValue(value)}`,
+        value,
       )
-    }
   }
   return toFailure(error, signal ?? NEVER, provider ?? 'anthropic', point ?? 'calling the API')
 }

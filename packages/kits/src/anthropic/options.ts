@@ -1,4 +1,10 @@
-import { describeValue, FieldReader, InvalidInputError, type ModelRequest } from '@agent-core/core'
+import {
+  describeValue,
+  FieldReader,
+  InvalidInputError,
+  type ModelRequest,
+  refuseField,
+} from '@agent-core/core'
 import Anthropic, { type ClientOptions } from '@anthropic-ai/sdk'
 import { jsonSnapshot, RESERVED_BODY_KEYS } from './internal/request.js'
 
@@ -117,9 +123,11 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 function checkClient(client: unknown): Anthropic {
   const create = (client as { messages?: { create?: unknown } } | null | undefined)?.messages?.create
   if (typeof client !== 'object' || client === null || typeof create !== 'function') {
-    throw new InvalidInputError(
-      `options.client must be an Anthropic client (new Anthropic({ ... })) with messages.create, but got ${describeValue(client)}.`,
-      { details: { field: 'options.client', received: describeValue(client) } },
+    refuseField(
+      'input',
+      'options.client',
+      `must be an Anthropic client (new Anthropic({ ... })) with messages.create, but got ${describeValue(client)}`,
+      client,
     )
   }
   return client as Anthropic
@@ -131,9 +139,11 @@ function buildClient(
   clientOptions: unknown,
 ): Anthropic {
   if (clientOptions !== undefined && !isPlainObject(clientOptions)) {
-    throw new InvalidInputError(
-      `options.clientOptions must be a plain object of Anthropic client options or left out, but got ${describeValue(clientOptions)}.`,
-      { details: { field: 'options.clientOptions', received: describeValue(clientOptions) } },
+    refuseField(
+      'input',
+      'options.clientOptions',
+      `must be a plain object of Anthropic client options or left out, but got ${describeValue(clientOptions)}`,
+      clientOptions,
     )
   }
   const extra: Record<string, unknown> = clientOptions === undefined ? {} : { ...clientOptions }
@@ -209,9 +219,10 @@ function readBody(fields: FieldReader): Readonly<Record<string, unknown>> | unde
   const copy: Record<string, unknown> = {}
   for (const [field, value] of Object.entries(body)) {
     if (RESERVED_BODY_KEYS.has(field)) {
-      throw new InvalidInputError(
-        `options.body.${field} is set by the adapter from each ModelRequest or from its own options (maxTokens, thinking, promptCache), so it cannot be a fixed extra field.`,
-        { details: { field: `options.body.${field}`, received: describeValue(value) } },
+      fields.fail(
+        `body.${field}`,
+        'is set by the adapter from each ModelRequest or from its own options (maxTokens, thinking, promptCache), so it cannot be a fixed extra field',
+        value,
       )
     }
     if (value !== undefined) copy[field] = jsonSnapshot(value, `options.body.${field}`)
@@ -247,11 +258,10 @@ export function resolveOptions(options: unknown): ResolvedOptions {
   const body = readBody(fields)
   fields.done()
   if (thinking?.type === 'enabled' && (thinking.budget_tokens as number) >= maxTokens) {
-    throw new InvalidInputError(
-      `options.thinking.budgetTokens (${thinking.budget_tokens}) must be below options.maxTokens (${maxTokens}): the thinking budget is part of the output. Raise maxTokens or lower the budget.`,
-      {
-        details: { field: 'options.thinking.budgetTokens', received: describeValue(thinking.budget_tokens) },
-      },
+    fields.fail(
+      'thinking.budgetTokens',
+      `(${thinking.budget_tokens}) must be below options.maxTokens (${maxTokens}): the thinking budget is part of the output. Raise maxTokens or lower the budget`,
+      thinking.budget_tokens,
     )
   }
   let ready: Anthropic

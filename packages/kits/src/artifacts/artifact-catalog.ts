@@ -9,6 +9,7 @@ import {
   type OperationContextInit,
   Registry,
   raceSignal,
+  refuseField,
   throwIfAborted,
 } from '@agent-core/core'
 
@@ -157,23 +158,27 @@ function readReference(reference: unknown): ArtifactReference {
   // Each field is read once, so a getter cannot answer one value to the check and another to the resolver.
   const { resolverId, artifactId, revision } = reference as Record<string, unknown>
   if (typeof resolverId !== 'string' || resolverId === '') {
-    throw new InvalidInputError(
-      `reference.resolverId must name a registered resolver, but got ${describeValue(resolverId)}.`,
-      { details: { field: 'reference.resolverId', received: describeValue(resolverId) } },
+    refuseField(
+      'input',
+      'reference.resolverId',
+      `must name a registered resolver, but got ${describeValue(resolverId)}`,
+      resolverId,
     )
   }
   if (typeof artifactId !== 'string' || artifactId === '') {
-    throw new InvalidInputError(
-      `reference.artifactId must be a non-empty string, but got ${describeValue(artifactId)}.`,
-      {
-        details: { field: 'reference.artifactId', received: describeValue(artifactId) },
-      },
+    refuseField(
+      'input',
+      'reference.artifactId',
+      `must be a non-empty string, but got ${describeValue(artifactId)}`,
+      artifactId,
     )
   }
   if (revision !== undefined && (typeof revision !== 'string' || revision === '')) {
-    throw new InvalidInputError(
-      `reference.revision must be a non-empty string or left out, but got ${describeValue(revision)}.`,
-      { details: { field: 'reference.revision', received: describeValue(revision) } },
+    refuseField(
+      'input',
+      'reference.revision',
+      `must be a non-empty string or left out, but got ${describeValue(revision)}`,
+      revision,
     )
   }
   return Object.freeze(

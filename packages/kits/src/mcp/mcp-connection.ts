@@ -5,6 +5,7 @@ import {
   isAbortSignal,
   type OperationContext,
   type OperationContextInit,
+  refuseField,
   UnknownIdError,
 } from '@agent-core/core'
 import type { ArtifactReference, ArtifactResolver } from '@agent-core/kits/artifacts'
@@ -229,9 +230,11 @@ export class Connection<Name extends string = string> implements McpConnection<N
     hooks?: McpLifecycleHooks<App>,
   ): readonly ToolLifecycle<McpToolInput, McpToolResult, App>[] {
     if (hooks !== undefined && typeof hooks !== 'function' && (typeof hooks !== 'object' || hooks === null)) {
-      throw new InvalidInputError(
-        `hooks must be lifecycle hooks (an object) or a function of the tool that returns them, but got ${describeValue(hooks)}.`,
-        { details: { field: 'hooks', received: describeValue(hooks) } },
+      refuseField(
+        'input',
+        'hooks',
+        `must be lifecycle hooks (an object) or a function of the tool that returns them, but got ${describeValue(hooks)}`,
+        hooks,
       )
     }
     return Object.freeze(
@@ -248,9 +251,7 @@ export class Connection<Name extends string = string> implements McpConnection<N
 
   onToolsChanged(listener: (connection: McpConnection) => void): () => void {
     if (typeof listener !== 'function') {
-      throw new InvalidInputError(`listener must be a function, but got ${describeValue(listener)}.`, {
-        details: { field: 'listener', received: describeValue(listener) },
-      })
+      refuseField('input', 'listener', `must be a function, but got ${describeValue(listener)}`, listener)
     }
     this.#listeners.add(listener)
     return () => {

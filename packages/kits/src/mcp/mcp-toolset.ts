@@ -1,4 +1,10 @@
-import { DuplicateIdError, describeValue, InvalidInputError, isAbortSignal } from '@agent-core/core'
+import {
+  DuplicateIdError,
+  describeValue,
+  FieldReader,
+  InvalidInputError,
+  isAbortSignal,
+} from '@agent-core/core'
 import type { ModelTool } from '@agent-core/core/tools'
 import {
   defineToolLifecycle,
@@ -146,23 +152,9 @@ function assertDistinct(lifecycles: readonly AnyLifecycle<unknown>[]): void {
  * ```
  */
 export function createMcpToolset<App = unknown>(options: McpToolsetOptions<App>): McpToolset<App> {
-  if (typeof options !== 'object' || options === null) {
-    throw new InvalidInputError(
-      `options must be an object { servers, tools?, hooks? }, but got ${describeValue(options)}.`,
-      {
-        details: { field: 'options', received: describeValue(options) },
-      },
-    )
-  }
-  const { servers, tools = [], hooks } = options
-  if (!Array.isArray(servers)) {
-    throw new InvalidInputError(
-      `options.servers must be an array of MCP connections, but got ${describeValue(servers)}.`,
-      {
-        details: { field: 'options.servers', received: describeValue(servers) },
-      },
-    )
-  }
+  const fields = new FieldReader(options, 'options', 'an object { servers, tools?, hooks? }')
+  const servers = fields.get('servers') as McpToolsetOptions<App>['servers']
+  if (!Array.isArray(servers)) fields.mustBe('servers', 'an array of MCP connections', servers)
   servers.forEach((server: unknown, index) => {
     const connection = server as Partial<McpConnection> | null
     if (
@@ -170,33 +162,17 @@ export function createMcpToolset<App = unknown>(options: McpToolsetOptions<App>)
       connection === null ||
       typeof connection.refreshTools !== 'function' ||
       typeof connection.lifecycles !== 'function'
-    ) {
-      throw new InvalidInputError(
-        `options.servers[${index}] must be a connection from connectMcpServer, but got ${describeValue(server)}.`,
-        {
-          details: { field: `options.servers[${index}]`, received: describeValue(server) },
-        },
-      )
-    }
-  })
-  if (!Array.isArray(tools)) {
-    throw new InvalidInputError(
-      `options.tools must be an array of tools or tool lifecycles, but got ${describeValue(tools)}.`,
-      {
-        details: { field: 'options.tools', received: describeValue(tools) },
-      },
     )
-  }
+      fields.mustBe(`servers[${index}]`, 'a connection from connectMcpServer', server)
+  })
+  const given = fields.get('tools')
+  const tools = (given === undefined ? [] : given) as NonNullable<McpToolsetOptions<App>['tools']>
+  if (!Array.isArray(tools)) fields.mustBe('tools', 'an array of tools or tool lifecycles', tools)
+  const hooks = fields.get('hooks') as McpToolsetOptions<App>['hooks']
   const local: AnyLifecycle<App>[] = tools.map((entry: unknown, index) => {
     if (isLifecycle(entry)) return entry as AnyLifecycle<App>
-    if (typeof entry !== 'object' || entry === null) {
-      throw new InvalidInputError(
-        `options.tools[${index}] must be a core ModelTool or a tool lifecycle, but got ${describeValue(entry)}.`,
-        {
-          details: { field: `options.tools[${index}]`, received: describeValue(entry) },
-        },
-      )
-    }
+    if (typeof entry !== 'object' || entry === null)
+      fields.mustBe(`tools[${index}]`, 'a core ModelTool or a tool lifecycle', entry)
     return defineToolLifecycle(entry as AnyTool<App>) as AnyLifecycle<App>
   })
   const build = () => {

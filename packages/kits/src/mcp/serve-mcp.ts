@@ -1,5 +1,5 @@
 import type { Server as HttpServer, IncomingMessage, ServerResponse } from 'node:http'
-import { describeValue, FieldReader, InvalidInputError } from '@agent-core/core'
+import { describeValue, FieldReader, InvalidInputError, refuseField } from '@agent-core/core'
 import type { ModelTool } from '@agent-core/core/tools'
 import { defineToolLifecycle, type ToolLifecycle, ToolLifecycleRegistry } from '@agent-core/kits/tools'
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
@@ -98,11 +98,11 @@ function registryOf<App>(tools: unknown): ToolLifecycleRegistry<App> {
   }
   const lifecycles = tools.map((entry: unknown, index) => {
     if (typeof entry !== 'object' || entry === null) {
-      throw new InvalidInputError(
-        `tools[${index}] must be a core ModelTool or a tool lifecycle, but got ${describeValue(entry)}.`,
-        {
-          details: { field: `tools[${index}]`, received: describeValue(entry) },
-        },
+      refuseField(
+        'input',
+        `tools[${index}]`,
+        `must be a core ModelTool or a tool lifecycle, but got ${describeValue(entry)}`,
+        entry,
       )
     }
     const tool = (entry as { tool?: unknown }).tool
@@ -182,9 +182,11 @@ export async function serveMcp<App = unknown>(
     typeof transport === 'object' && transport !== null ? (transport as { type?: unknown }).type : undefined
   if (type === 'stdio') return serveStdio(registry, transport as McpServeStdio, settings)
   if (type === 'http') return serveHttp(registry, transport as McpServeHttp, settings)
-  throw new InvalidInputError(
-    `transport must be { type: "stdio" } or { type: "http", port?, host?, path? }, but got ${describeValue(transport)}.`,
-    { details: { field: 'transport', received: describeValue(transport) } },
+  refuseField(
+    'input',
+    'transport',
+    `must be { type: "stdio" } or { type: "http", port?, host?, path? }, but got ${describeValue(transport)}`,
+    transport,
   )
 }
 

@@ -1,4 +1,4 @@
-import { describeValue, InvalidInputError } from '@agent-core/core'
+import { describeValue, refuseField } from '@agent-core/core'
 
 /** Longest tool id (what core's `TOOL_ID_PATTERN` and model providers accept). */
 const MAX_ID = 64
@@ -30,9 +30,11 @@ function fnv1a(text: string): string {
 /** Checks a server name: what goes first in every tool id of that server. */
 export function assertServerName(name: unknown, field: string): asserts name is string {
   if (typeof name !== 'string' || !SAFE.test(name) || name.length > 32) {
-    throw new InvalidInputError(
-      `${field} must be 1 to 32 letters, digits, "_" or "-" (it prefixes the ids of the server's tools), but got ${describeValue(name)}.`,
-      { details: { field, received: describeValue(name) } },
+    refuseField(
+      'input',
+      field,
+      `must be 1 to 32 letters, digits, "_" or "-" (it prefixes the ids of the server's tools), but got ${describeValue(name)}`,
+      name,
     )
   }
 }
@@ -40,9 +42,11 @@ export function assertServerName(name: unknown, field: string): asserts name is 
 /** Checks a tool-id separator. */
 export function assertSeparator(separator: unknown, field: string): asserts separator is string {
   if (typeof separator !== 'string' || !SAFE.test(separator) || separator.length > 8) {
-    throw new InvalidInputError(
-      `${field} must be 1 to 8 letters, digits, "_" or "-", but got ${describeValue(separator)}.`,
-      { details: { field, received: describeValue(separator) } },
+    refuseField(
+      'input',
+      field,
+      `must be 1 to 8 letters, digits, "_" or "-", but got ${describeValue(separator)}`,
+      separator,
     )
   }
 }
@@ -72,9 +76,7 @@ export function mcpToolId(
   assertServerName(server, 'server')
   assertSeparator(separator, 'separator')
   if (typeof tool !== 'string' || tool.length === 0) {
-    throw new InvalidInputError(`tool must be a non-empty tool name, but got ${describeValue(tool)}.`, {
-      details: { field: 'tool', received: describeValue(tool) },
-    })
+    refuseField('input', 'tool', `must be a non-empty tool name, but got ${describeValue(tool)}`, tool)
   }
   const id = `${server}${separator}${tool.replace(UNSAFE_CHAR, '_')}`
   if (id.length <= MAX_ID) return id

@@ -191,11 +191,12 @@ function checkModel(model: unknown): StructuredModel<unknown> {
 function checkTimeout(value: unknown, field: string, required: boolean): void {
   if (value === undefined && !required) return
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1 || value > MAX_TIMEOUT_MS) {
-    throw new InvalidInputError(
-      `${field} must be a safe integer from 1 to ${MAX_TIMEOUT_MS}, but got ${describeValue(value)}.`,
-      {
-        details: { field, min: 1, max: MAX_TIMEOUT_MS, received: describeValue(value) },
-      },
+    refuseField(
+      'input',
+      field,
+      `must be a safe integer from 1 to ${MAX_TIMEOUT_MS}, but got ${describeValue(value)}`,
+      value,
+      { details: { min: 1, max: MAX_TIMEOUT_MS } },
     )
   }
 }

@@ -3,6 +3,7 @@ import {
   InvalidDefinitionError,
   type MaybePromise,
   type OperationContext,
+  refuseField,
 } from '@agent-core/core'
 
 /**
@@ -147,9 +148,12 @@ export function assertModelBinding(binding: unknown): asserts binding is AnyMode
     ['assertOutput', assertOutput],
   ] as const) {
     if (value !== undefined && typeof value !== 'function') {
-      throw new InvalidDefinitionError(
-        `Model binding "${id}": ${field} must be a function that throws to refuse, or left out, but got ${describeValue(value)}.`,
-        { details: { id, field, received: describeValue(value) } },
+      refuseField(
+        'definition',
+        field,
+        `must be a function that throws to refuse, or left out, but got ${describeValue(value)}`,
+        value,
+        { prefix: `Model binding "${id}": `, details: { id } },
       )
     }
   }

@@ -9,6 +9,7 @@ import {
   ModelStreamAccumulator,
   type ModelStreamEvent,
   type OperationContext,
+  refuseField,
 } from '@agent-core/core'
 import type * as OpenTelemetry from '@opentelemetry/api'
 import { contentValue, type OpenSpan, SpanBridge } from './internal/bridge.js'
@@ -131,9 +132,7 @@ const TRACER_NAME = '@agent-core/kits/otel'
 function readBoolean(value: unknown, field: string, fallback: boolean): boolean {
   if (value === undefined) return fallback
   if (typeof value !== 'boolean') {
-    throw new InvalidInputError(`${field} must be true or false, but got ${describeValue(value)}.`, {
-      details: { field, received: describeValue(value) },
-    })
+    refuseField('input', field, `must be true or false, but got ${describeValue(value)}`, value)
   }
   return value
 }
@@ -152,9 +151,11 @@ function checkApi(api: unknown): OpenTelemetryApi {
     typeof (api as OpenTelemetryApi).SpanKind === 'object' &&
     typeof (api as OpenTelemetryApi).SpanStatusCode === 'object'
   if (!ok) {
-    throw new InvalidInputError(
-      `options.api must be the @opentelemetry/api module (import * as otel from '@opentelemetry/api'), but got ${describeValue(api)}. Pass the module, or use loadOtelSink() to import it.`,
-      { details: { field: 'options.api', received: describeValue(api) } },
+    refuseField(
+      'input',
+      'options.api',
+      `must be the @opentelemetry/api module (import * as otel from '@opentelemetry/api'), but got ${describeValue(api)}. Pass the module, or use loadOtelSink() to import it`,
+      api,
     )
   }
   return api as OpenTelemetryApi
@@ -171,15 +172,19 @@ interface CheckedOptions {
 function checkOptions(options: Omit<OtelSinkOptions, 'api'>): CheckedOptions {
   const { tracer, tracerProvider, recordContent, spanEvents, maxOpenSpans } = options
   if (tracer !== undefined && !hasFunctions(tracer, ['startSpan'])) {
-    throw new InvalidInputError(
-      `options.tracer must be an OpenTelemetry Tracer (provider.getTracer(name)), but got ${describeValue(tracer)}.`,
-      { details: { field: 'options.tracer', received: describeValue(tracer) } },
+    refuseField(
+      'input',
+      'options.tracer',
+      `must be an OpenTelemetry Tracer (provider.getTracer(name)), but got ${describeValue(tracer)}`,
+      tracer,
     )
   }
   if (tracerProvider !== undefined && !hasFunctions(tracerProvider, ['getTracer'])) {
-    throw new InvalidInputError(
-      `options.tracerProvider must be an OpenTelemetry TracerProvider, but got ${describeValue(tracerProvider)}.`,
-      { details: { field: 'options.tracerProvider', received: describeValue(tracerProvider) } },
+    refuseField(
+      'input',
+      'options.tracerProvider',
+      `must be an OpenTelemetry TracerProvider, but got ${describeValue(tracerProvider)}`,
+      tracerProvider,
     )
   }
   if (tracer !== undefined && tracerProvider !== undefined) {

@@ -6,6 +6,7 @@ import {
   InvalidDefinitionError,
   InvalidInputError,
   isThenable,
+  refuseField,
 } from '@agent-core/core'
 import { assertStringOutput, callSync, definitionId, definitionMethod } from './checks.js'
 
@@ -161,15 +162,19 @@ export function defineContentProjection<Value>(
   const render = definitionMethod(definition, 'render', what, id, false) as (...args: never[]) => unknown
   const overflow = definition.overflow ?? 'truncate'
   if (overflow !== 'truncate' && overflow !== 'fallback') {
-    throw new InvalidDefinitionError(
-      `${what}: overflow must be 'truncate' or 'fallback', but got ${describeValue(overflow)}.`,
-      { details: { id, field: 'overflow', received: describeValue(overflow) } },
+    refuseField(
+      'definition',
+      'overflow',
+      `must be 'truncate' or 'fallback', but got ${describeValue(overflow)}`,
+      overflow,
+      { prefix: `${what}: `, details: { id } },
     )
   }
   const marker = definition.marker ?? ''
   if (typeof marker !== 'string') {
-    throw new InvalidDefinitionError(`${what}: marker must be a string, but got ${describeValue(marker)}.`, {
-      details: { id, field: 'marker', received: describeValue(marker) },
+    refuseField('definition', 'marker', `must be a string, but got ${describeValue(marker)}`, marker, {
+      prefix: `${what}: `,
+      details: { id },
     })
   }
   const minPrefixChars = definition.minPrefixChars ?? 1
@@ -182,9 +187,12 @@ export function defineContentProjection<Value>(
   })
   const fallback = definition.fallback
   if (fallback !== undefined && typeof fallback !== 'string' && typeof fallback !== 'function') {
-    throw new InvalidDefinitionError(
-      `${what}: fallback must be a string or a function returning one, but got ${describeValue(fallback)}.`,
-      { details: { id, field: 'fallback', received: describeValue(fallback) } },
+    refuseField(
+      'definition',
+      'fallback',
+      `must be a string or a function returning one, but got ${describeValue(fallback)}`,
+      fallback,
+      { prefix: `${what}: `, details: { id } },
     )
   }
   if (overflow === 'fallback' && fallback === undefined) {

@@ -1,4 +1,4 @@
-import { type ChatMessage, describeValue, InvalidInputError } from '@agent-core/core'
+import { type ChatMessage, describeValue, refuseField } from '@agent-core/core'
 import type { ReflectionRound } from './reflection-round.js'
 
 /**
@@ -66,9 +66,7 @@ export const CRITIC_SYSTEM =
   'You are a careful reviewer. You check a draft against its task and, when given, its criteria. Accept the draft when it fully does what the task asks. Otherwise ask for a revision and list every problem as one concrete, actionable issue. Do not rewrite the draft yourself.'
 
 function refuse(field: string, what: string, value: unknown): never {
-  throw new InvalidInputError(`${field} must be ${what}, but got ${describeValue(value)}.`, {
-    details: { field, received: describeValue(value) },
-  })
+  refuseField('input', field, `must be ${what}, but got ${describeValue(value)}`, value)
 }
 
 /** Checks what a default prompt builder reads (it is public, so it may be handed anything). */

@@ -1,4 +1,4 @@
-import { canonicalJson, describeValue, InvalidInputError, isRecord } from '@agent-core/core'
+import { canonicalJson, InvalidInputError, isRecord, refuseField } from '@agent-core/core'
 import type { MockHttpResponse, MockStreamStep } from '../mock-http.js'
 import { SSE_HEADERS } from './sse.js'
 import { assertKnownKeys } from './validate-script.js'
@@ -36,25 +36,28 @@ export interface MockFixture {
   }
 }
 
-function fail(field: string, message: string, value: unknown): never {
-  throw new InvalidInputError(`${field} ${message}`, { details: { field, received: describeValue(value) } })
-}
-
 /** Checks fixtures (from a file or in code); unknown keys are refused like in scripts. */
 export function assertFixtures(value: unknown, where: string): asserts value is readonly MockFixture[] {
-  if (!Array.isArray(value)) fail(where, 'must be an array of recorded interactions.', value)
+  if (!Array.isArray(value)) refuseField('input', where, 'must be an array of recorded interactions', value)
   value.forEach((item: unknown, i: number) => {
     const at = `${where}[${i}]`
-    if (!isRecord(item)) fail(at, 'must be an object { request, response }.', item)
+    if (!isRecord(item)) refuseField('input', at, 'must be an object { request, response }', item)
     assertKnownKeys(item, ['request', 'response'], at)
     const { request, response } = item
-    if (!isRecord(request)) fail(`${at}.request`, 'must be an object { method, path, body }.', request)
+    if (!isRecord(request))
+      refuseField('input', `${at}.request`, 'must be an object { method, path, body }', request)
     assertKnownKeys(request, ['method', 'path', 'body'], `${at}.request`)
-    if (typeof request.method !== 'string') fail(`${at}.request.method`, 'must be a string.', request.method)
+    if (typeof request.method !== 'string')
+      refuseField('input', `${at}.request.method`, 'must be a string', request.method)
     if (typeof request.path !== 'string' || !request.path.startsWith('/'))
-      fail(`${at}.request.path`, 'must be a path such as "/v1/chat/completions".', request.path)
+      refuseField(
+        'input',
+        `${at}.request.path`,
+        'must be a path such as "/v1/chat/completions"',
+        request.path,
+      )
     if (!isRecord(response))
-      fail(`${at}.response`, 'must be an object { status, headers, body | chunks }.', response)
+      refuseField('input', `${at}.response`, 'must be an object { status, headers, body | chunks }', response)
     assertKnownKeys(response, ['status', 'headers', 'body', 'chunks'], `${at}.response`)
     if (
       typeof response.status !== 'number' ||
@@ -62,17 +65,27 @@ export function assertFixtures(value: unknown, where: string): asserts value is 
       response.status < 100 ||
       response.status > 599
     )
-      fail(`${at}.response.status`, 'must be an HTTP status from 100 to 599.', response.status)
+      refuseField('input', `${at}.response.status`, 'must be an HTTP status from 100 to 599', response.status)
     if (!isRecord(response.headers) || Object.values(response.headers).some((v) => typeof v !== 'string'))
-      fail(`${at}.response.headers`, 'must be an object of string header values.', response.headers)
+      refuseField(
+        'input',
+        `${at}.response.headers`,
+        'must be an object of string header values',
+        response.headers,
+      )
     const hasBody = response.body !== undefined
     const hasChunks = response.chunks !== undefined
     if (hasBody === hasChunks)
-      fail(`${at}.response`, 'must have exactly one of body (text) or chunks (a stream).', response)
+      refuseField(
+        'input',
+        `${at}.response`,
+        'must have exactly one of body (text) or chunks (a stream)',
+        response,
+      )
     if (hasBody && typeof response.body !== 'string')
-      fail(`${at}.response.body`, 'must be a string.', response.body)
+      refuseField('input', `${at}.response.body`, 'must be a string', response.body)
     if (hasChunks && (!Array.isArray(response.chunks) || response.chunks.some((c) => typeof c !== 'string')))
-      fail(`${at}.response.chunks`, 'must be an array of strings.', response.chunks)
+      refuseField('input', `${at}.response.chunks`, 'must be an array of strings', response.chunks)
   })
 }
 
@@ -94,7 +107,7 @@ export function parseFixtures(source: unknown, where = 'fixtures'): MockFixture[
   }
   if (isRecord(value)) {
     assertKnownKeys(value, ['version', 'interactions'], where)
-    if (value.version !== 1) fail(`${where}.version`, 'must be 1.', value.version)
+    if (value.version !== 1) refuseField('input', `${where}.version`, 'must be 1', value.version)
     value = value.interactions
   }
   assertFixtures(value, `${where}.interactions`)

@@ -5,7 +5,7 @@ import {
   assertObject,
   assertSafeInteger,
   describeValue,
-  InvalidInputError,
+  refuseField,
 } from '@agent-core/core'
 import type { MockGPTOptions } from '../mock-gpt.js'
 import type { MockBudget, MockChaos, MockFault, MockScriptEntry } from '../script.js'
@@ -75,8 +75,8 @@ export interface ResolvedOptions {
 }
 
 function invalid(field: string, what: string, value: unknown): never {
-  throw new InvalidInputError(`MockGPT options.${field} must be ${what}, but got ${describeValue(value)}.`, {
-    details: { field: `options.${field}`, received: describeValue(value) },
+  refuseField('input', `options.${field}`, `must be ${what}, but got ${describeValue(value)}`, value, {
+    prefix: 'MockGPT ',
   })
 }
 

@@ -3,8 +3,8 @@ import {
   assertNotThenable,
   assertSafeInteger,
   describeValue,
-  InvalidInputError,
   isRecord,
+  refuseField,
 } from '@agent-core/core'
 import type { MockChaos, MockEndpoint, MockFault, MockReply, MockScriptEntry } from '../script.js'
 import { controllerSteps } from '../stream-controller.js'
@@ -68,12 +68,6 @@ const FAULT_KEYS: Readonly<Record<string, readonly string[]>> = {
 const CALL_KEYS = ['name', 'arguments', 'id']
 const CHAOS_KEYS = ['rate', 'faults', 'unrecoverable']
 
-function fail(field: string, message: string, received?: unknown): never {
-  throw new InvalidInputError(`${field} ${message}`, {
-    details: { field, ...(received === undefined ? {} : { received: describeValue(received) }) },
-  })
-}
-
 /** Refuses keys outside `known`, naming the path and the nearest known key (a typo must not pass silently). */
 export function assertKnownKeys(
   value: Record<string, unknown>,
@@ -83,9 +77,11 @@ export function assertKnownKeys(
   for (const key of Object.keys(value)) {
     if (known.includes(key)) continue
     const close = nearest(key, known)
-    fail(
+    refuseField(
+      'input',
       `${where}.${key}`,
-      `is not a known key${close ? `; did you mean "${close}"?` : ''} Known keys: ${known.join(', ')}.`,
+      `is not a known key${close ? `; did you mean "${close}"?` : ''} Known keys: ${known.join(', ')}`,
+      value[key],
     )
   }
 }
@@ -96,7 +92,12 @@ function checkInt(value: unknown, where: string, min: number, max = Number.MAX_S
 
 function checkString(value: unknown, where: string, nonEmpty = false): void {
   if (value !== undefined && (typeof value !== 'string' || (nonEmpty && value === ''))) {
-    fail(where, `must be a ${nonEmpty ? 'non-empty ' : ''}string, but got ${describeValue(value)}.`, value)
+    refuseField(
+      'input',
+      where,
+      `must be a ${nonEmpty ? 'non-empty ' : ''}string, but got ${describeValue(value)}`,
+      value,
+    )
   }
 }
 
@@ -104,9 +105,10 @@ function checkRetry(record: Record<string, unknown>, where: string): void {
   checkInt(record.retryAfterMs, `${where}.retryAfterMs`, 0, 3_600_000)
   checkInt(record.retryAfterSeconds, `${where}.retryAfterSeconds`, 0, 86_400)
   if (record.shouldRetry !== undefined && typeof record.shouldRetry !== 'boolean') {
-    fail(
+    refuseField(
+      'input',
       `${where}.shouldRetry`,
-      `must be a boolean, but got ${describeValue(record.shouldRetry)}.`,
+      `must be a boolean, but got ${describeValue(record.shouldRetry)}`,
       record.shouldRetry,
     )
   }
@@ -118,9 +120,10 @@ export function assertFault(value: unknown, where: string): asserts value is Moc
   if (!isRecord(value) || typeof value.type !== 'string' || !FAULT_TYPES.includes(value.type)) {
     const type = isRecord(value) ? value.type : value
     const close = typeof type === 'string' ? nearest(type, FAULT_TYPES) : undefined
-    fail(
+    refuseField(
+      'input',
       isRecord(value) ? `${where}.type` : where,
-      `must be a fault whose type is one of ${FAULT_TYPES.join(', ')}, but got ${describeValue(type)}${close ? `; did you mean "${close}"?` : '.'}`,
+      `must be a fault whose type is one of ${FAULT_TYPES.join(', ')}, but got ${describeValue(type)}${close ? ` (did you mean "${close}"?)` : ''}`,
       value,
     )
   }
@@ -147,9 +150,10 @@ export function assertReply(value: unknown, where: string): asserts value is Moc
   if (!isRecord(value) || typeof value.type !== 'string' || !REPLY_TYPES.includes(value.type)) {
     const type = isRecord(value) ? value.type : value
     const close = typeof type === 'string' ? nearest(type, REPLY_TYPES) : undefined
-    fail(
+    refuseField(
+      'input',
       isRecord(value) ? `${where}.type` : where,
-      `must be a reply whose type is one of ${REPLY_TYPES.join(', ')}, but got ${describeValue(type)}${close ? `; did you mean "${close}"?` : '.'}`,
+      `must be a reply whose type is one of ${REPLY_TYPES.join(', ')}, but got ${describeValue(type)}${close ? ` (did you mean "${close}"?)` : ''}`,
       value,
     )
   }
@@ -159,22 +163,33 @@ export function assertReply(value: unknown, where: string): asserts value is Moc
   switch (value.type) {
     case 'text': {
       if (typeof value.text !== 'string')
-        fail(`${where}.text`, `must be a string, but got ${describeValue(value.text)}.`, value.text)
+        refuseField(
+          'input',
+          `${where}.text`,
+          `must be a string, but got ${describeValue(value.text)}`,
+          value.text,
+        )
       if (value.chunks !== undefined) {
         if (!Array.isArray(value.chunks) || value.chunks.some((c) => typeof c !== 'string')) {
-          fail(`${where}.chunks`, 'must be an array of strings.', value.chunks)
+          refuseField('input', `${where}.chunks`, 'must be an array of strings', value.chunks)
         }
         if (value.chunks.join('') !== value.text)
-          fail(`${where}.chunks`, 'must join to exactly `text`; fix one or the other.')
+          refuseField(
+            'input',
+            `${where}.chunks`,
+            'must join to exactly `text`; fix one or the other',
+            value.chunks,
+          )
       }
       if (
         value.finishReason !== undefined &&
         value.finishReason !== 'stop' &&
         value.finishReason !== 'length'
       ) {
-        fail(
+        refuseField(
+          'input',
           `${where}.finishReason`,
-          `must be "stop" or "length", but got ${describeValue(value.finishReason)}.`,
+          `must be "stop" or "length", but got ${describeValue(value.finishReason)}`,
           value.finishReason,
         )
       }
@@ -182,18 +197,30 @@ export function assertReply(value: unknown, where: string): asserts value is Moc
     }
     case 'tool-calls': {
       if (!Array.isArray(value.calls) || value.calls.length === 0) {
-        fail(`${where}.calls`, 'must be a non-empty array of { name, arguments? } objects.', value.calls)
+        refuseField(
+          'input',
+          `${where}.calls`,
+          'must be a non-empty array of { name, arguments? } objects',
+          value.calls,
+        )
       }
       value.calls.forEach((call: unknown, i: number) => {
         const at = `${where}.calls[${i}]`
-        if (!isRecord(call)) fail(at, `must be an object, but got ${describeValue(call)}.`, call)
+        if (!isRecord(call))
+          refuseField('input', at, `must be an object, but got ${describeValue(call)}`, call)
         assertKnownKeys(call, CALL_KEYS, at)
         if (typeof call.name !== 'string' || call.name === '')
-          fail(`${at}.name`, `must be a non-empty string, but got ${describeValue(call.name)}.`, call.name)
+          refuseField(
+            'input',
+            `${at}.name`,
+            `must be a non-empty string, but got ${describeValue(call.name)}`,
+            call.name,
+          )
         if (call.arguments !== undefined && typeof call.arguments !== 'string' && !isRecord(call.arguments)) {
-          fail(
+          refuseField(
+            'input',
             `${at}.arguments`,
-            `must be an object, a JSON string or omitted, but got ${describeValue(call.arguments)}.`,
+            `must be an object, a JSON string or omitted, but got ${describeValue(call.arguments)}`,
             call.arguments,
           )
         }
@@ -212,16 +239,22 @@ export function assertReply(value: unknown, where: string): asserts value is Moc
       break
     case 'raw-chunks':
       if (!Array.isArray(value.chunks) || value.chunks.some((c) => typeof c !== 'string' && !isRecord(c))) {
-        fail(
+        refuseField(
+          'input',
           `${where}.chunks`,
-          'must be an array of strings (written verbatim) or objects (sent as `data: <json>`).',
+          'must be an array of strings (written verbatim) or objects (sent as `data: <json>`)',
           value.chunks,
         )
       }
       break
     case 'controlled-stream':
       if (!isRecord(value.controller) || !controllerSteps(value.controller as never)) {
-        fail(`${where}.controller`, 'must come from createStreamController().', value.controller)
+        refuseField(
+          'input',
+          `${where}.controller`,
+          'must come from createStreamController()',
+          value.controller,
+        )
       }
       break
   }
@@ -236,9 +269,10 @@ function assertMatch(match: Record<string, unknown>, where: string): void {
   for (const e of endpointsOf(match)) {
     if (!ENDPOINTS.includes(e as MockEndpoint)) {
       const close = typeof e === 'string' ? nearest(e, ENDPOINTS) : undefined
-      fail(
+      refuseField(
+        'input',
         `${where}.endpoint`,
-        `must name endpoints among ${ENDPOINTS.join(', ')}, but got ${describeValue(e)}${close ? `; did you mean "${close}"?` : '.'}`,
+        `must name endpoints among ${ENDPOINTS.join(', ')}, but got ${describeValue(e)}${close ? ` (did you mean "${close}"?)` : ''}`,
         e,
       )
     }
@@ -249,31 +283,38 @@ function assertMatch(match: Record<string, unknown>, where: string): void {
     typeof model !== 'string' &&
     !(Array.isArray(model) && model.length > 0 && model.every((m) => typeof m === 'string'))
   ) {
-    fail(`${where}.model`, 'must be a string or a non-empty array of strings.', model)
+    refuseField('input', `${where}.model`, 'must be a string or a non-empty array of strings', model)
   }
   for (const key of ['lastUserMessageIncludes', 'toolOffered', 'toolCalled'] as const)
     checkString(match[key], `${where}.${key}`)
   const pattern = match.lastUserMessageMatches
   if (pattern !== undefined && !(pattern instanceof RegExp)) {
     if (typeof pattern !== 'string')
-      fail(
+      refuseField(
+        'input',
         `${where}.lastUserMessageMatches`,
-        'must be a RegExp or a regular expression source string.',
+        'must be a RegExp or a regular expression source string',
         pattern,
       )
     try {
       new RegExp(pattern, 'u')
     } catch (error) {
-      fail(
+      refuseField(
+        'input',
         `${where}.lastUserMessageMatches`,
-        `is not a valid regular expression: ${(error as Error).message}.`,
+        `is not a valid regular expression: ${(error as Error).message}`,
         pattern,
       )
     }
   }
   for (const key of ['stream', 'hasTools'] as const) {
     if (match[key] !== undefined && typeof match[key] !== 'boolean')
-      fail(`${where}.${key}`, `must be a boolean, but got ${describeValue(match[key])}.`, match[key])
+      refuseField(
+        'input',
+        `${where}.${key}`,
+        `must be a boolean, but got ${describeValue(match[key])}`,
+        match[key],
+      )
   }
   checkInt(match.turn, `${where}.turn`, 0)
 }
@@ -286,29 +327,43 @@ function assertReplyOrComputed(value: unknown, where: string): void {
 /** Checks one script entry (reply or sequence, match, times, faults, label); unknown keys are refused. */
 export function assertScriptEntry(value: unknown, where: string): asserts value is MockScriptEntry {
   if (!isRecord(value))
-    fail(
+    refuseField(
+      'input',
       where,
-      `must be a script entry object { reply?, sequence?, match?, times?, faults?, label? }, but got ${describeValue(value)}.`,
+      `must be a script entry object { reply?, sequence?, match?, times?, faults?, label? }, but got ${describeValue(value)}`,
       value,
     )
   assertKnownKeys(value, ENTRY_KEYS, where)
   if (value.reply === undefined && value.faults === undefined && value.sequence === undefined) {
-    fail(
+    refuseField(
+      'input',
       where,
-      'needs a `reply`, a `sequence`, `faults`, or a mix; an empty entry would answer like no entry at all.',
+      'needs a `reply`, a `sequence`, `faults`, or a mix; an empty entry would answer like no entry at all',
+      value,
     )
   }
   if (value.reply !== undefined && value.sequence !== undefined)
-    fail(where, 'has both `reply` and `sequence`; keep one (a sequence answers turn 0, 1, 2, ... in order).')
+    refuseField(
+      'input',
+      where,
+      'has both `reply` and `sequence`; keep one (a sequence answers turn 0, 1, 2, ... in order)',
+      value,
+    )
   if (value.reply !== undefined) assertReplyOrComputed(value.reply, `${where}.reply`)
   if (value.sequence !== undefined) {
     if (!Array.isArray(value.sequence) || value.sequence.length === 0)
-      fail(`${where}.sequence`, 'must be a non-empty array of replies (turn 0 first).', value.sequence)
+      refuseField(
+        'input',
+        `${where}.sequence`,
+        'must be a non-empty array of replies (turn 0 first)',
+        value.sequence,
+      )
     for (const [i, step] of (value.sequence as unknown[]).entries())
       assertReplyOrComputed(step, `${where}.sequence[${i}]`)
   }
   if (value.faults !== undefined) {
-    if (!Array.isArray(value.faults)) fail(`${where}.faults`, 'must be an array of faults.', value.faults)
+    if (!Array.isArray(value.faults))
+      refuseField('input', `${where}.faults`, 'must be an array of faults', value.faults)
     for (const [i, f] of (value.faults as unknown[]).entries()) assertFault(f, `${where}.faults[${i}]`)
   }
   if (value.times !== undefined && value.times !== Number.POSITIVE_INFINITY)
@@ -317,7 +372,7 @@ export function assertScriptEntry(value: unknown, where: string): asserts value 
   const match = value.match
   if (match !== undefined && typeof match !== 'function') {
     if (!isRecord(match) || match instanceof RegExp)
-      fail(`${where}.match`, 'must be a predicate function or a match object.', match)
+      refuseField('input', `${where}.match`, 'must be a predicate function or a match object', match)
     assertMatch(match, `${where}.match`)
   }
   const replies = [value.reply, ...(Array.isArray(value.sequence) ? value.sequence : [])] as (
@@ -331,9 +386,11 @@ export function assertScriptEntry(value: unknown, where: string): asserts value 
   if (modelReply && isRecord(match)) {
     const wrong = endpointsOf(match).find((e) => e === 'embeddings' || e === 'models')
     if (wrong)
-      fail(
+      refuseField(
+        'input',
         `${where}.match.endpoint`,
-        `includes "${wrong}", which a "${modelReply.type}" reply cannot answer; use an "error" reply or faults there.`,
+        `includes "${wrong}", which a "${modelReply.type}" reply cannot answer; use an "error" reply or faults there`,
+        match.endpoint,
       )
   }
 }
@@ -341,29 +398,35 @@ export function assertScriptEntry(value: unknown, where: string): asserts value 
 /** Checks a whole script (an array of entries). */
 export function assertScript(value: unknown, where = 'script'): asserts value is readonly MockScriptEntry[] {
   if (!Array.isArray(value))
-    fail(where, `must be an array of script entries, but got ${describeValue(value)}.`, value)
+    refuseField('input', where, `must be an array of script entries, but got ${describeValue(value)}`, value)
   for (const [i, entry] of value.entries()) assertScriptEntry(entry, `${where}[${i}]`)
 }
 
 /** Checks chaos settings. */
 export function assertChaos(value: unknown, where = 'chaos'): asserts value is MockChaos {
   if (!isRecord(value))
-    fail(
+    refuseField(
+      'input',
       where,
-      `must be an object { rate, faults?, unrecoverable? }, but got ${describeValue(value)}.`,
+      `must be an object { rate, faults?, unrecoverable? }, but got ${describeValue(value)}`,
       value,
     )
   assertKnownKeys(value, CHAOS_KEYS, where)
   if (typeof value.rate !== 'number' || !(value.rate >= 0 && value.rate <= 1)) {
-    fail(`${where}.rate`, `must be a number from 0 to 1, but got ${describeValue(value.rate)}.`, value.rate)
+    refuseField(
+      'input',
+      `${where}.rate`,
+      `must be a number from 0 to 1, but got ${describeValue(value.rate)}`,
+      value.rate,
+    )
   }
   if (value.faults !== undefined) {
     if (!Array.isArray(value.faults) || value.faults.length === 0)
-      fail(`${where}.faults`, 'must be a non-empty array of faults.', value.faults)
+      refuseField('input', `${where}.faults`, 'must be a non-empty array of faults', value.faults)
     for (const [i, f] of (value.faults as unknown[]).entries()) assertFault(f, `${where}.faults[${i}]`)
   }
   if (value.unrecoverable !== undefined && typeof value.unrecoverable !== 'boolean')
-    fail(`${where}.unrecoverable`, 'must be a boolean.', value.unrecoverable)
+    refuseField('input', `${where}.unrecoverable`, 'must be a boolean', value.unrecoverable)
 }
 
 /** Runs a script predicate, insisting on a synchronous boolean. */

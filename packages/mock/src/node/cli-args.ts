@@ -1,4 +1,4 @@
-import { InvalidInputError } from '@agent-core/core'
+import { InvalidInputError, refuseField } from '@agent-core/core'
 
 /** The `mockgpt` flags, parsed. */
 export interface CliArgs {
@@ -67,9 +67,11 @@ Example:
 function integer(flag: string, text: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
   const value = Number(text)
   if (!/^-?\d+$/.test(text) || !Number.isSafeInteger(value) || value < min || value > max) {
-    throw new InvalidInputError(
-      `${flag} must be an integer from ${min} to ${max}, but got "${text}". Run mockgpt --help.`,
-      { details: { field: flag } },
+    refuseField(
+      'input',
+      flag,
+      `must be an integer from ${min} to ${max}, but got "${text}". Run mockgpt --help`,
+      text,
     )
   }
   return value
@@ -107,9 +109,7 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
       if (inline !== undefined) return inline
       const next = argv[i + 1]
       if (next === undefined || next.startsWith('--')) {
-        throw new InvalidInputError(`${flag} needs a value. Run mockgpt --help.`, {
-          details: { field: flag },
-        })
+        refuseField('input', flag, 'needs a value. Run mockgpt --help', next)
       }
       i++
       return next
@@ -128,10 +128,7 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
         break
       case '--host':
         host = value()
-        if (host === '')
-          throw new InvalidInputError('--host must not be empty. Run mockgpt --help.', {
-            details: { field: flag },
-          })
+        if (host === '') refuseField('input', flag, 'must not be empty. Run mockgpt --help', host)
         break
       case '--seed':
         seed = integer(flag, value(), Number.MIN_SAFE_INTEGER)
@@ -149,9 +146,11 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
         const text = value()
         const rate = Number(text)
         if (text.trim() === '' || !(rate >= 0 && rate <= 1)) {
-          throw new InvalidInputError(
-            `--chaos-rate must be a number from 0 to 1, but got "${text}". Run mockgpt --help.`,
-            { details: { field: flag } },
+          refuseField(
+            'input',
+            flag,
+            `must be a number from 0 to 1, but got "${text}". Run mockgpt --help`,
+            text,
           )
         }
         chaosRate = rate

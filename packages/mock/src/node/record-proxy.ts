@@ -1,6 +1,6 @@
 import { renameSync, writeFileSync } from 'node:fs'
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { describeValue, InvalidInputError } from '@agent-core/core'
+import { FieldReader } from '@agent-core/core'
 import type { MockFixture } from '@agent-core/mock'
 
 /**
@@ -42,36 +42,20 @@ const CREDENTIALS = ['authorization', 'x-api-key', 'api-key', 'openai-organizati
 const KEPT = ['content-type', 'retry-after', 'retry-after-ms', 'x-should-retry', 'x-request-id', 'request-id']
 
 export function assertRecordOptions(value: unknown): asserts value is MockGPTRecordOptions {
-  const options = value as Record<string, unknown>
-  if (typeof value !== 'object' || value === null) {
-    throw new InvalidInputError(
-      `record must be an object { upstream, apiKey?, file? }, but got ${describeValue(value)}.`,
-      {
-        details: { field: 'record', received: describeValue(value) },
-      },
-    )
-  }
+  const fields = new FieldReader(value, 'record', 'an object { upstream, apiKey?, file? }')
+  const upstream = fields.get('upstream')
   let url: URL | undefined
   try {
-    url = typeof options.upstream === 'string' ? new URL(options.upstream) : undefined
+    url = typeof upstream === 'string' ? new URL(upstream) : undefined
   } catch {
     url = undefined
   }
-  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-    throw new InvalidInputError(
-      `record.upstream must be an http(s) base URL such as "https://api.openai.com/v1", but got ${describeValue(options.upstream)}.`,
-      { details: { field: 'record.upstream', received: describeValue(options.upstream) } },
-    )
-  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:'))
+    fields.mustBe('upstream', 'an http(s) base URL such as "https://api.openai.com/v1"', upstream)
   for (const key of ['apiKey', 'file'] as const) {
-    if (options[key] !== undefined && (typeof options[key] !== 'string' || options[key] === '')) {
-      throw new InvalidInputError(
-        `record.${key} must be a non-empty string, but got ${describeValue(options[key])}.`,
-        {
-          details: { field: `record.${key}`, received: describeValue(options[key]) },
-        },
-      )
-    }
+    const given = fields.get(key)
+    if (given !== undefined && (typeof given !== 'string' || given === ''))
+      fields.mustBe(key, 'a non-empty string', given)
   }
 }
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
-import { assertSafeInteger, describeValue, InvalidInputError } from '@agent-core/core'
+import { assertSafeInteger, describeValue, InvalidInputError, refuseField } from '@agent-core/core'
 import type { MockFixture, MockGPT, MockGPTOptions } from '@agent-core/mock'
 import { resolveOptions } from '../internal/resolve-options.js'
 import { createEngine } from '../mock-gpt.js'
@@ -130,20 +130,22 @@ export async function startMockGPTServer(options: MockGPTServerOptions = {}): Pr
   } = options
   assertSafeInteger(port, 'port', { min: 0, max: 65535 })
   if (typeof host !== 'string' || host === '') {
-    throw new InvalidInputError(
-      `host must be a non-empty string such as "127.0.0.1", but got ${describeValue(host)}.`,
-      { details: { field: 'host', received: describeValue(host) } },
+    refuseField(
+      'input',
+      'host',
+      `must be a non-empty string such as "127.0.0.1", but got ${describeValue(host)}`,
+      host,
     )
   }
   if (
     allowedHosts !== undefined &&
     (!Array.isArray(allowedHosts) || allowedHosts.some((h) => typeof h !== 'string' || h === ''))
   ) {
-    throw new InvalidInputError(
-      `allowedHosts must be an array of host names, but got ${describeValue(allowedHosts)}.`,
-      {
-        details: { field: 'allowedHosts', received: describeValue(allowedHosts) },
-      },
+    refuseField(
+      'input',
+      'allowedHosts',
+      `must be an array of host names, but got ${describeValue(allowedHosts)}`,
+      allowedHosts,
     )
   }
   if (record !== undefined) assertRecordOptions(record)

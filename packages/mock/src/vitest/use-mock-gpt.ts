@@ -1,4 +1,4 @@
-import { describeValue, InvalidInputError, InvalidStateError } from '@agent-core/core'
+import { describeValue, InvalidStateError, refuseField } from '@agent-core/core'
 import type { MockGPTScope, MockScriptEntry, MockUsage, RecordedRequest } from '@agent-core/mock'
 import { type MockGPTServer, type MockGPTServerOptions, startMockGPTServer } from '@agent-core/mock/node'
 import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest'
@@ -86,8 +86,8 @@ let counter = 0
  */
 export function useMockGPT(options: UseMockGPTOptions = {}): MockGPTTestHandle {
   if (typeof options !== 'object' || options === null) {
-    throw new InvalidInputError(`useMockGPT options must be an object, but got ${describeValue(options)}.`, {
-      details: { field: 'options', received: describeValue(options) },
+    refuseField('input', 'options', `must be an object, but got ${describeValue(options)}`, options, {
+      prefix: 'useMockGPT ',
     })
   }
   const { script = [], env = true, ...serverOptions } = options

@@ -3,7 +3,7 @@
  * the request is checked field by field on the way (a malformed one is an `InvalidInputError` naming the
  * field, before anything is sent).
  */
-import { describeValue, InvalidInputError, isRecord } from '@agent-core/core'
+import { describeValue, InvalidInputError, isRecord, refuseField } from '@agent-core/core'
 import type {
   JSONSchema7,
   LanguageModelV4CallOptions,
@@ -24,9 +24,7 @@ export interface CallSettings {
 }
 
 function fail(field: string, expected: string, value: unknown): never {
-  throw new InvalidInputError(`${field} must be ${expected}, but got ${describeValue(value)}.`, {
-    details: { field, received: describeValue(value) },
-  })
+  refuseField('input', field, `must be ${expected}, but got ${describeValue(value)}`, value)
 }
 
 function text(value: unknown, field: string): string {
@@ -137,9 +135,11 @@ function toolResult(
   const id = text(message.toolCallId, `${field}.toolCallId`)
   const name = names.get(id)
   if (name === undefined) {
-    throw new InvalidInputError(
-      `${field}.toolCallId "${id}" answers no tool call of an earlier assistant message. AI SDK providers need the tool's name with each result: keep the assistant message that made the call in the history.`,
-      { details: { field: `${field}.toolCallId`, received: describeValue(id) } },
+    refuseField(
+      'input',
+      `${field}.toolCallId`,
+      `"${id}" answers no tool call of an earlier assistant message. AI SDK providers need the tool's name with each result: keep the assistant message that made the call in the history`,
+      id,
     )
   }
   const output = text(message.content, `${field}.content`)
@@ -253,16 +253,20 @@ export function callOptionsOf(
   if (!isRecord(request)) fail('request', 'a model request { messages, ... }', request)
   for (const key of Object.keys(request)) {
     if (!REQUEST_FIELDS.has(key) && request[key] !== undefined) {
-      throw new InvalidInputError(
-        `request.${key} is not a field of a model request (known: ${[...REQUEST_FIELDS].join(', ')}).`,
-        { details: { field: `request.${key}`, received: describeValue(request[key]) } },
+      refuseField(
+        'input',
+        `request.${key}`,
+        `is not a field of a model request (known: ${[...REQUEST_FIELDS].join(', ')})`,
+        request[key],
       )
     }
   }
   if (request.model !== undefined && request.model !== settings.modelId) {
-    throw new InvalidInputError(
-      `request.model is "${String(request.model)}", but this AI SDK model is bound to "${settings.modelId}": an AI SDK language model serves one model id. Make another model with the provider (provider("${String(request.model)}")) and wrap that one.`,
-      { details: { field: 'request.model', received: describeValue(request.model) } },
+    refuseField(
+      'input',
+      'request.model',
+      `is "${String(request.model)}", but this AI SDK model is bound to "${settings.modelId}": an AI SDK language model serves one model id. Make another model with the provider (provider("${String(request.model)}")) and wrap that one`,
+      request.model,
     )
   }
   if (request.parallelToolCalls !== undefined && request.parallelToolCalls !== true) {

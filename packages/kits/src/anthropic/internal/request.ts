@@ -5,7 +5,7 @@
  * turn, signed thinking blocks go back first in their assistant turn, and the cache breakpoints are placed
  * last (at most four). Bad values are `InvalidInputError`s naming the field as the caller wrote it.
  */
-import { describeValue, InvalidInputError, isRecord, type ModelRequest } from '@agent-core/core'
+import { describeValue, InvalidInputError, isRecord, type ModelRequest, refuseField } from '@agent-core/core'
 import type { AnthropicCacheBreakpoint } from '../options.js'
 
 /** The Messages body the adapter sends, as plain JSON. */
@@ -71,9 +71,7 @@ const TOOL_NAME = /^[a-zA-Z0-9_-]{1,128}$/
 const DATA_URL = /^data:(image\/(?:png|jpeg|gif|webp));base64,(.*)$/s
 
 function fail(field: string, expected: string, value: unknown): never {
-  throw new InvalidInputError(`${field} must be ${expected}, but got ${describeValue(value)}.`, {
-    details: { field, received: describeValue(value) },
-  })
+  refuseField('input', field, `must be ${expected}, but got ${describeValue(value)}`, value)
 }
 
 function text(value: unknown, field: string): string {
@@ -170,11 +168,8 @@ interface Conversation {
 
 function conversation(value: unknown): Conversation {
   const wire = list(value, 'request.messages')
-  if (wire.length === 0) {
-    throw new InvalidInputError('request.messages is empty; a chat request needs at least one message.', {
-      details: { field: 'request.messages', received: describeValue(value) },
-    })
-  }
+  if (wire.length === 0)
+    refuseField('input', 'request.messages', 'is empty; a chat request needs at least one message', value)
   const system: Block[] = []
   const messages: WireMessage[] = []
   const lastBlock: (Block | undefined)[] = []
@@ -233,9 +228,11 @@ function conversation(value: unknown): Conversation {
     lastBlock.push(blocks[blocks.length - 1])
   })
   if (messages.length === 0) {
-    throw new InvalidInputError(
-      'request.messages holds no user or assistant content (only system messages or empty texts); the Messages API needs at least one.',
-      { details: { field: 'request.messages', received: describeValue(value) } },
+    refuseField(
+      'input',
+      'request.messages',
+      'holds no user or assistant content (only system messages or empty texts); the Messages API needs at least one',
+      value,
     )
   }
   return { system, messages, lastBlock }
@@ -290,9 +287,11 @@ function toolChoice(
   if (value === 'auto') return { type: 'auto', ...extra }
   if (value === 'required') {
     if (offered === undefined) {
-      throw new InvalidInputError(
-        "request.toolChoice is 'required' but the request offers no tools. Offer tools, or leave toolChoice out.",
-        { details: { field: 'request.toolChoice', received: describeValue(value) } },
+      refuseField(
+        'input',
+        'request.toolChoice',
+        "is 'required' but the request offers no tools. Offer tools, or leave toolChoice out",
+        value,
       )
     }
     return { type: 'any', ...extra }
@@ -387,9 +386,11 @@ function placedBreakpoints(
   if (!Array.isArray(chosen))
     fail(field, "an array of breakpoints ('tools', 'system' or { message })", chosen)
   if (chosen.length > MAX_BREAKPOINTS) {
-    throw new InvalidInputError(
-      `${field} returned ${chosen.length} breakpoints, but the API accepts at most ${MAX_BREAKPOINTS} per request. Return fewer.`,
-      { details: { field, received: describeValue(chosen) } },
+    refuseField(
+      'input',
+      field,
+      `returned ${chosen.length} breakpoints, but the API accepts at most ${MAX_BREAKPOINTS} per request. Return fewer`,
+      chosen,
     )
   }
   const marks: Block[] = []
@@ -485,9 +486,11 @@ export function buildMessagesBody(request: unknown, settings: BodySettings): Mes
   if (settings.thinking !== undefined) {
     const budget = settings.thinking.budget_tokens
     if (typeof budget === 'number' && budget >= (body.max_tokens as number)) {
-      throw new InvalidInputError(
-        `request.maxOutputTokens (${body.max_tokens}) must be above the thinking budget (${budget}): the thinking is part of the output. Raise maxOutputTokens or lower options.thinking.budgetTokens.`,
-        { details: { field: 'request.maxOutputTokens', received: describeValue(body.max_tokens) } },
+      refuseField(
+        'input',
+        'request.maxOutputTokens',
+        `(${body.max_tokens}) must be above the thinking budget (${budget}): the thinking is part of the output. Raise maxOutputTokens or lower options.thinking.budgetTokens`,
+        body.max_tokens,
       )
     }
     body.thinking = settings.thinking

@@ -15,6 +15,7 @@ import {
   type ModelUsage,
   type OperationContext,
   raceSignal,
+  refuseField,
   UnknownIdError,
   ZERO_USAGE,
 } from '@agent-core/core'
@@ -140,17 +141,10 @@ function readIds(
     const id: unknown = value[index]
     const field = `${fields.path(key)}[${index}]`
     if (typeof id !== 'string' || id === '') {
-      throw new InvalidInputError(`${field} must be a non-empty string id, but got ${describeValue(id)}.`, {
-        details: { field, received: describeValue(id) },
-      })
+      refuseField('input', field, `must be a non-empty string id, but got ${describeValue(id)}`, id)
     }
     if (ids.includes(id)) {
-      throw new InvalidInputError(
-        `${field} repeats "${id}"; name each ${key === 'tools' ? 'tool' : 'scope'} once.`,
-        {
-          details: { field, received: describeValue(id) },
-        },
-      )
+      refuseField('input', field, `repeats "${id}"; name each ${key === 'tools' ? 'tool' : 'scope'} once`, id)
     }
     if (!held.includes(id)) {
       const kind = key === 'tools' ? 'tool' : 'scope'
@@ -384,9 +378,11 @@ export class Branch {
     const { budget, tokens } = this
     if (budget !== undefined) {
       if (typeof (budget as { takeMany?: unknown }).takeMany !== 'function') {
-        throw new InvalidInputError(
-          'context.attemptBudget has no takeMany: give the run a core AttemptBudget, whose shares are taken atomically.',
-          { details: { field: 'context.attemptBudget', received: describeValue(budget) } },
+        refuseField(
+          'input',
+          'context.attemptBudget',
+          'has no takeMany: give the run a core AttemptBudget, whose shares are taken atomically',
+          budget,
         )
       }
       overdraw(plans, 'attempts', budget.remaining, budget.limit, budget.used, 'AttemptBudget')

@@ -1,4 +1,4 @@
-import { describeValue, FieldReader, InvalidInputError, type MaybePromise } from '@agent-core/core'
+import { describeValue, FieldReader, type MaybePromise, refuseField } from '@agent-core/core'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import { CONNECTION_OPTION_KEYS, type McpToolDescriptor } from '../connection-options.js'
 import { assertSeparator, assertServerName, DEFAULT_TOOL_ID_SEPARATOR } from '../tool-id.js'
@@ -166,9 +166,11 @@ function readTransport(value: unknown): ParsedTransport {
       return Object.freeze({ type, transport: transport as Transport })
     }
     default:
-      throw new InvalidInputError(
-        `options.transport must be { type: "stdio", command }, { type: "http", url }, { type: "sse", url } or { type: "custom", transport }, but got ${describeValue(value)}${typeof value === 'object' && value !== null ? ` with type ${describeValue(type)}` : ''}.`,
-        { details: { field: 'options.transport', received: describeValue(value) } },
+      refuseField(
+        'input',
+        'options.transport',
+        `must be { type: "stdio", command }, { type: "http", url }, { type: "sse", url } or { type: "custom", transport }, but got ${describeValue(value)}${typeof value === 'object' && value !== null ? ` with type ${describeValue(type)}` : ''}`,
+        value,
       )
   }
 }

@@ -145,9 +145,11 @@ function tools(value: unknown): { body: unknown[]; names: Set<string> } {
 function toolChoice(value: unknown, offered: ReadonlySet<string> | undefined): unknown {
   if (value === 'auto' || value === 'none' || value === 'required') {
     if (value === 'required' && offered === undefined) {
-      throw new InvalidInputError(
-        "request.toolChoice is 'required' but the request offers no tools. Offer tools, or leave toolChoice out.",
-        { details: { field: 'request.toolChoice', received: describeValue(value) } },
+      refuseField(
+        'input',
+        'request.toolChoice',
+        "is 'required' but the request offers no tools. Offer tools, or leave toolChoice out",
+        value,
       )
     }
     return value
@@ -253,11 +255,8 @@ export function buildChatBody(request: unknown, settings: BodySettings): ChatCom
   }
   body.model = model ?? settings.model
   const wire = list(messages, 'request.messages')
-  if (wire.length === 0) {
-    throw new InvalidInputError('request.messages is empty; a chat request needs at least one message.', {
-      details: { field: 'request.messages', received: describeValue(messages) },
-    })
-  }
+  if (wire.length === 0)
+    refuseField('input', 'request.messages', 'is empty; a chat request needs at least one message', messages)
   body.messages = wire.map(message)
   let offered: Set<string> | undefined
   if (toolSpecs !== undefined && !(Array.isArray(toolSpecs) && toolSpecs.length === 0)) {
