@@ -3,6 +3,7 @@ import {
   InvalidDefinitionError,
   InvalidStateError,
   type JsonSchema,
+  refuseField,
   UnauthorizedError,
 } from '@agent-core/core'
 import { defineModelTool, type ModelTool, type ToolExecutionContext } from '@agent-core/core/tools'
@@ -255,14 +256,11 @@ function refuseUnknownOptions(options: unknown): asserts options is Record<strin
   }
   for (const key of Object.keys(options)) {
     if (!KNOWN_OPTIONS.includes(key)) {
-      throw new InvalidDefinitionError(
-        `options.${key} is not an option of defineCodeTool (${KNOWN_OPTIONS.join(', ')}).`,
-        {
-          details: {
-            field: `options.${key}`,
-            received: describeValue((options as Record<string, unknown>)[key]),
-          },
-        },
+      refuseField(
+        'definition',
+        `options.${key}`,
+        `is not an option of defineCodeTool (${KNOWN_OPTIONS.join(', ')})`,
+        (options as Record<string, unknown>)[key],
       )
     }
   }
@@ -272,9 +270,7 @@ function refuseUnknownOptions(options: unknown): asserts options is Record<strin
 function readBooleanOption(value: unknown, name: string): boolean {
   const flag = value ?? false
   if (typeof flag !== 'boolean') {
-    throw new InvalidDefinitionError(`options.${name} must be a boolean, but got ${describeValue(flag)}.`, {
-      details: { field: `options.${name}`, received: describeValue(flag) },
-    })
+    refuseField('definition', `options.${name}`, `must be a boolean, but got ${describeValue(flag)}`, flag)
   }
   return flag
 }
@@ -288,9 +284,11 @@ function readRecordingStore(value: SandboxRecordingStore | undefined): SandboxRe
     typeof recordings.get !== 'function' ||
     typeof recordings.set !== 'function'
   ) {
-    throw new InvalidDefinitionError(
-      `options.recordings must be a recording store { get(key), set(key, recording) }, but got ${describeValue(recordings)}.`,
-      { details: { field: 'options.recordings', received: describeValue(recordings) } },
+    refuseField(
+      'definition',
+      'options.recordings',
+      `must be a recording store { get(key), set(key, recording) }, but got ${describeValue(recordings)}`,
+      recordings,
     )
   }
   return recordings
@@ -309,9 +307,11 @@ function readDecisionKeys(keys: readonly DecisionKey[] | undefined): readonly De
           (typeof key !== 'object' || key === null),
       ))
   ) {
-    throw new InvalidDefinitionError(
-      `options.decisionKeys must be a non-empty array of keys (strings, Uint8Arrays or HMAC CryptoKeys; current key first), but got ${describeValue(keys)}.`,
-      { details: { field: 'options.decisionKeys', received: describeValue(keys) } },
+    refuseField(
+      'definition',
+      'options.decisionKeys',
+      `must be a non-empty array of keys (strings, Uint8Arrays or HMAC CryptoKeys; current key first), but got ${describeValue(keys)}`,
+      keys,
     )
   }
   return keys
@@ -323,11 +323,11 @@ function readCodeToolOptions<App>(options: CodeToolOptions<App>): CodeToolSettin
   const limits = resolveLimits(options.limits, 'options.limits')
   const language = options.language ?? 'typescript'
   if (language !== 'typescript' && language !== 'javascript') {
-    throw new InvalidDefinitionError(
-      `options.language must be "typescript" or "javascript", but got ${describeValue(language)}.`,
-      {
-        details: { field: 'options.language', received: describeValue(language) },
-      },
+    refuseField(
+      'definition',
+      'options.language',
+      `must be "typescript" or "javascript", but got ${describeValue(language)}`,
+      language,
     )
   }
   const set = readToolSet(options.tools, 'options.tools', limits.hostCallTimeoutMs)
@@ -343,11 +343,11 @@ function readCodeToolOptions<App>(options: CodeToolOptions<App>): CodeToolSettin
   const declarations = describeTools(set.registry)
   const description = options.description ?? defaultDescription(declarations, language, keepGlobals)
   if (typeof description !== 'string') {
-    throw new InvalidDefinitionError(
-      `options.description must be a string, but got ${describeValue(description)}.`,
-      {
-        details: { field: 'options.description', received: describeValue(description) },
-      },
+    refuseField(
+      'definition',
+      'options.description',
+      `must be a string, but got ${describeValue(description)}`,
+      description,
     )
   }
   const keys = readDecisionKeys(options.decisionKeys)
