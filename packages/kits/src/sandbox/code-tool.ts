@@ -3,6 +3,7 @@ import {
   InvalidDefinitionError,
   InvalidStateError,
   type JsonSchema,
+  refuseField,
   UnauthorizedError,
 } from '@agent-core/core'
 import { defineModelTool, type ModelTool, type ToolExecutionContext } from '@agent-core/core/tools'
@@ -24,14 +25,14 @@ import {
 } from '@agent-core/kits/tools'
 import { describeTools } from './describe-tools.js'
 import { prepareExecution, runPrepared, type SandboxTools } from './execute-sandbox.js'
-import { readToolSet } from './internal/tool-set.js'
+import { readToolSet, type ToolSet } from './internal/tool-set.js'
 import { resolveLimits, type SandboxLimits } from './sandbox-limits.js'
 import {
   MemoryRecordingStore,
   type SandboxRecording,
   type SandboxRecordingStore,
 } from './sandbox-recording.js'
-import type { SandboxErrorInfo, SandboxLog } from './sandbox-result.js'
+import type { SandboxErrorInfo, SandboxLog, SandboxResult } from './sandbox-result.js'
 
 /**
  * The input of a code tool: the script.
@@ -216,6 +217,241 @@ const NO_DECISION =
 const POLICY_APPROVAL =
   "This host call asked for a person's approval; an approval of the code call by policy cannot give it. Ask a person to approve."
 
+/** The options of {@link defineCodeTool}. */
+const KNOWN_OPTIONS = [
+  'tools',
+  'limits',
+  'id',
+  'description',
+  'language',
+  'recordings',
+  'durable',
+  'decisionKeys',
+  'keepGlobals',
+]
+
+/** A code tool's options, read and checked once: what each of its calls runs with. */
+interface CodeToolSettings {
+  readonly id: string
+  /** The limits as given (each call's execution resolves them again). */
+  readonly limits: SandboxLimits | undefined
+  readonly language: 'typescript' | 'javascript'
+  readonly set: ToolSet
+  readonly recordings: SandboxRecordingStore
+  readonly durable: boolean
+  readonly keepGlobals: boolean
+  readonly declarations: string
+  readonly description: string
+  /** The keys recordings are signed with (current key first), when there are any. */
+  readonly keys: readonly DecisionKey[] | undefined
+}
+
+/** Refuses options that are not an object or that name an option defineCodeTool does not have. */
+function refuseUnknownOptions(options: unknown): asserts options is Record<string, unknown> {
+  if (typeof options !== 'object' || options === null) {
+    throw new InvalidDefinitionError(
+      `defineCodeTool expects options { tools, limits?, id?, description?, language?, recordings? }, but got ${describeValue(options)}.`,
+      { details: { field: 'options', received: describeValue(options) } },
+    )
+  }
+  for (const key of Object.keys(options)) {
+    if (!KNOWN_OPTIONS.includes(key)) {
+      refuseField(
+        'definition',
+        `options.${key}`,
+        `is not an option of defineCodeTool (${KNOWN_OPTIONS.join(', ')})`,
+        (options as Record<string, unknown>)[key],
+      )
+    }
+  }
+}
+
+/** `options.<name>`: a boolean, false when left out. */
+function readBooleanOption(value: unknown, name: string): boolean {
+  const flag = value ?? false
+  if (typeof flag !== 'boolean') {
+    refuseField('definition', `options.${name}`, `must be a boolean, but got ${describeValue(flag)}`, flag)
+  }
+  return flag
+}
+
+/** `options.recordings`: a recording store, an in-memory one when left out. */
+function readRecordingStore(value: SandboxRecordingStore | undefined): SandboxRecordingStore {
+  const recordings = value ?? new MemoryRecordingStore()
+  if (
+    typeof recordings !== 'object' ||
+    recordings === null ||
+    typeof recordings.get !== 'function' ||
+    typeof recordings.set !== 'function'
+  ) {
+    refuseField(
+      'definition',
+      'options.recordings',
+      `must be a recording store { get(key), set(key, recording) }, but got ${describeValue(recordings)}`,
+      recordings,
+    )
+  }
+  return recordings
+}
+
+/** `options.decisionKeys`: left out, or a non-empty array of keys. */
+function readDecisionKeys(keys: readonly DecisionKey[] | undefined): readonly DecisionKey[] | undefined {
+  if (
+    keys !== undefined &&
+    (!Array.isArray(keys) ||
+      keys.length === 0 ||
+      keys.some(
+        (key) =>
+          typeof key !== 'string' &&
+          !(key instanceof Uint8Array) &&
+          (typeof key !== 'object' || key === null),
+      ))
+  ) {
+    refuseField(
+      'definition',
+      'options.decisionKeys',
+      `must be a non-empty array of keys (strings, Uint8Arrays or HMAC CryptoKeys; current key first), but got ${describeValue(keys)}`,
+      keys,
+    )
+  }
+  return keys
+}
+
+/** Reads and checks the options of {@link defineCodeTool}, in the order their errors are reported. */
+function readCodeToolOptions<App>(options: CodeToolOptions<App>): CodeToolSettings {
+  refuseUnknownOptions(options)
+  const limits = resolveLimits(options.limits, 'options.limits')
+  const language = options.language ?? 'typescript'
+  if (language !== 'typescript' && language !== 'javascript') {
+    refuseField(
+      'definition',
+      'options.language',
+      `must be "typescript" or "javascript", but got ${describeValue(language)}`,
+      language,
+    )
+  }
+  const set = readToolSet(options.tools, 'options.tools', limits.hostCallTimeoutMs)
+  const recordings = readRecordingStore(options.recordings)
+  const durable = readBooleanOption(options.durable, 'durable')
+  const keepGlobals = readBooleanOption(options.keepGlobals, 'keepGlobals')
+  if (keepGlobals && set.declarable.includes('globals')) {
+    throw new InvalidDefinitionError(
+      'options.keepGlobals gives scripts a global `globals`, which is also the name of one of the tools; rename that tool.',
+      { details: { field: 'options.tools', id: 'globals', received: 'a tool named "globals"' } },
+    )
+  }
+  const declarations = describeTools(set.registry)
+  const description = options.description ?? defaultDescription(declarations, language, keepGlobals)
+  if (typeof description !== 'string') {
+    refuseField(
+      'definition',
+      'options.description',
+      `must be a string, but got ${describeValue(description)}`,
+      description,
+    )
+  }
+  const keys = readDecisionKeys(options.decisionKeys)
+  const id = options.id ?? 'run_code'
+  return {
+    id,
+    limits: options.limits,
+    language,
+    set,
+    recordings,
+    durable,
+    keepGlobals,
+    declarations,
+    description,
+    keys,
+  }
+}
+
+/** Saves and loads a code tool's recordings: signed, and refused when the signature fails, when it has keys. */
+interface SignedRecordings {
+  save(key: string, recording: SandboxRecording): Promise<void>
+  load(key: string): Promise<SandboxRecording | undefined>
+}
+
+/** The recordings of tool `toolId` in `recordings`, signed with `keys` when there are any. */
+function signedRecordings(
+  recordings: SandboxRecordingStore,
+  keys: readonly DecisionKey[] | undefined,
+  toolId: string,
+): SignedRecordings {
+  /** What a recording's signature covers: the whole recording, under its key, for this tool. */
+  const signable = (key: string, recording: SandboxRecording) => ({
+    runId: recording.id,
+    toolCallId: 'sandbox-recording',
+    invocationId: key,
+    toolId,
+    input: recording as unknown as JsonValue,
+  })
+  return {
+    /** Saves a recording, signed when the tool has keys. */
+    async save(key, recording) {
+      if (keys === undefined) return recordings.set(key, recording)
+      const { signature: _old, ...rest } = recording
+      const signature = await signToolCall(signable(key, rest), keys[0]!)
+      return recordings.set(key, { ...rest, signature })
+    },
+    /** Reads a recording, refusing one whose signature does not cover it (when the tool has keys). */
+    async load(key) {
+      const stored = await recordings.get(key)
+      if (stored === undefined || keys === undefined) return stored
+      const { signature, ...rest } = stored
+      if (!(await verifyToolCallSignature(signable(key, rest), signature, keys))) {
+        throw new UnauthorizedError(
+          `The recording of code call "${key}" is not the one this code tool saved (it was changed, or its signature is missing or made with another key); it is refused, and none of its host calls runs.`,
+          { details: { field: 'recordings', toolCallId: key } },
+        )
+      }
+      return rest
+    },
+  }
+}
+
+/**
+ * The decisions a resumed pass gives the host calls its recording left waiting (not those still running):
+ * approved when a person approved the code call, refused otherwise (no decision seen, or one by policy).
+ */
+function decisionsForWaitingCalls(
+  stored: SandboxRecording | undefined,
+  decision: ApproveDecision | undefined,
+): Record<string, ToolDecision> {
+  const decisions: Record<string, ToolDecision> = {}
+  for (const call of stored?.calls ?? []) {
+    if (call.status !== 'pending' || stored?.running?.includes(call.toolCallId)) continue
+    decisions[call.toolCallId] =
+      decision?.by === 'person'
+        ? { type: 'approve', toolCallId: call.toolCallId, by: 'person' }
+        : {
+            type: 'reject',
+            toolCallId: call.toolCallId,
+            by: 'policy',
+            reason: decision === undefined ? NO_DECISION : POLICY_APPROVAL,
+          }
+  }
+  return decisions
+}
+
+/** What a code call gives the model for its script's result; a script that waits for a person throws. */
+function codeCallOutput(result: SandboxResult, toolId: string): CodeToolOutput {
+  switch (result.status) {
+    case 'completed':
+      return result.value === undefined
+        ? { ok: true, logs: result.logs }
+        : { ok: true, value: result.value, logs: result.logs }
+    case 'failed':
+      return { ok: false, error: result.error, logs: result.logs }
+    case 'suspended': {
+      const reason = waitReason(result.waiting)
+      throw new ApprovalRequiredError(reason, {
+        details: { reason, toolId, pending: result.waiting[0] },
+      })
+    }
+  }
+}
+
 /**
  * Defines a code tool: the model writes a script (TypeScript or JavaScript), and QuickJS runs it with
  * `tools` as its library (see {@link executeSandbox}). Each host call goes through its tool's lifecycle,
@@ -245,194 +481,42 @@ const POLICY_APPROVAL =
  * ```
  */
 export function defineCodeTool<App = unknown>(options: CodeToolOptions<App>): CodeTool<App> {
-  if (typeof options !== 'object' || options === null) {
-    throw new InvalidDefinitionError(
-      `defineCodeTool expects options { tools, limits?, id?, description?, language?, recordings? }, but got ${describeValue(options)}.`,
-      { details: { field: 'options', received: describeValue(options) } },
-    )
-  }
-  const known = [
-    'tools',
-    'limits',
-    'id',
-    'description',
-    'language',
-    'recordings',
-    'durable',
-    'decisionKeys',
-    'keepGlobals',
-  ]
-  for (const key of Object.keys(options)) {
-    if (!known.includes(key)) {
-      throw new InvalidDefinitionError(
-        `options.${key} is not an option of defineCodeTool (${known.join(', ')}).`,
-        {
-          details: {
-            field: `options.${key}`,
-            received: describeValue((options as unknown as Record<string, unknown>)[key]),
-          },
-        },
-      )
-    }
-  }
-  const limits = resolveLimits(options.limits, 'options.limits')
-  const language = options.language ?? 'typescript'
-  if (language !== 'typescript' && language !== 'javascript') {
-    throw new InvalidDefinitionError(
-      `options.language must be "typescript" or "javascript", but got ${describeValue(language)}.`,
-      {
-        details: { field: 'options.language', received: describeValue(language) },
-      },
-    )
-  }
-  const set = readToolSet(options.tools, 'options.tools', limits.hostCallTimeoutMs)
-  const recordings = options.recordings ?? new MemoryRecordingStore()
-  if (
-    typeof recordings !== 'object' ||
-    recordings === null ||
-    typeof recordings.get !== 'function' ||
-    typeof recordings.set !== 'function'
-  ) {
-    throw new InvalidDefinitionError(
-      `options.recordings must be a recording store { get(key), set(key, recording) }, but got ${describeValue(recordings)}.`,
-      { details: { field: 'options.recordings', received: describeValue(recordings) } },
-    )
-  }
-  const durable = options.durable ?? false
-  if (typeof durable !== 'boolean') {
-    throw new InvalidDefinitionError(
-      `options.durable must be a boolean, but got ${describeValue(durable)}.`,
-      {
-        details: { field: 'options.durable', received: describeValue(durable) },
-      },
-    )
-  }
-  const keepGlobals = options.keepGlobals ?? false
-  if (typeof keepGlobals !== 'boolean') {
-    throw new InvalidDefinitionError(
-      `options.keepGlobals must be a boolean, but got ${describeValue(keepGlobals)}.`,
-      { details: { field: 'options.keepGlobals', received: describeValue(keepGlobals) } },
-    )
-  }
-  if (keepGlobals && set.declarable.includes('globals')) {
-    throw new InvalidDefinitionError(
-      'options.keepGlobals gives scripts a global `globals`, which is also the name of one of the tools; rename that tool.',
-      { details: { field: 'options.tools', id: 'globals', received: 'a tool named "globals"' } },
-    )
-  }
-  const declarations = describeTools(set.registry)
-  const description = options.description ?? defaultDescription(declarations, language, keepGlobals)
-  if (typeof description !== 'string') {
-    throw new InvalidDefinitionError(
-      `options.description must be a string, but got ${describeValue(description)}.`,
-      {
-        details: { field: 'options.description', received: describeValue(description) },
-      },
-    )
-  }
-  const keys = options.decisionKeys
-  if (
-    keys !== undefined &&
-    (!Array.isArray(keys) ||
-      keys.length === 0 ||
-      keys.some(
-        (key) =>
-          typeof key !== 'string' &&
-          !(key instanceof Uint8Array) &&
-          (typeof key !== 'object' || key === null),
-      ))
-  ) {
-    throw new InvalidDefinitionError(
-      `options.decisionKeys must be a non-empty array of keys (strings, Uint8Arrays or HMAC CryptoKeys; current key first), but got ${describeValue(keys)}.`,
-      { details: { field: 'options.decisionKeys', received: describeValue(keys) } },
-    )
-  }
+  const settings = readCodeToolOptions(options)
+  const { id, language, set, durable, keepGlobals } = settings
+  const store = signedRecordings(settings.recordings, settings.keys, id)
   /** The decision a resumed pass carries, handed from the resume hook to the execution that follows it. */
   const decided = new Map<string, ApproveDecision>()
-  /** What a recording's signature covers: the whole recording, under its key, for this tool. */
-  const signable = (key: string, recording: SandboxRecording) => ({
-    runId: recording.id,
-    toolCallId: 'sandbox-recording',
-    invocationId: key,
-    toolId: codeTool.id,
-    input: recording as unknown as JsonValue,
-  })
-  /** Saves a recording, signed when the tool has keys. */
-  async function save(key: string, recording: SandboxRecording): Promise<void> {
-    if (keys === undefined) return recordings.set(key, recording)
-    const { signature: _old, ...rest } = recording
-    const signature = await signToolCall(signable(key, rest), keys[0]!)
-    return recordings.set(key, { ...rest, signature })
-  }
-  /** Reads a recording, refusing one whose signature does not cover it (when the tool has keys). */
-  async function load(key: string): Promise<SandboxRecording | undefined> {
-    const stored = await recordings.get(key)
-    if (stored === undefined || keys === undefined) return stored
-    const { signature, ...rest } = stored
-    if (!(await verifyToolCallSignature(signable(key, rest), signature, keys))) {
-      throw new UnauthorizedError(
-        `The recording of code call "${key}" is not the one this code tool saved (it was changed, or its signature is missing or made with another key); it is refused, and none of its host calls runs.`,
-        { details: { field: 'recordings', toolCallId: key } },
-      )
-    }
-    return rest
-  }
 
   async function execute(input: CodeToolInput, context: ToolExecutionContext<App>): Promise<CodeToolOutput> {
     const key = context.invocationId
     const decision = decided.get(key)
     decided.delete(key)
-    const stored = await load(key)
-    const decisions: Record<string, ToolDecision> = {}
-    for (const call of stored?.calls ?? []) {
-      if (call.status !== 'pending' || stored?.running?.includes(call.toolCallId)) continue
-      decisions[call.toolCallId] =
-        decision?.by === 'person'
-          ? { type: 'approve', toolCallId: call.toolCallId, by: 'person' }
-          : {
-              type: 'reject',
-              toolCallId: call.toolCallId,
-              by: 'policy',
-              reason: decision === undefined ? NO_DECISION : POLICY_APPROVAL,
-            }
-    }
+    const stored = await store.load(key)
+    const decisions = decisionsForWaitingCalls(stored, decision)
     const state = keepGlobals ? globalsState(context) : undefined
     const prepared = prepareExecution(input.code, set.registry, {
-      limits: options.limits,
+      limits: settings.limits,
       language,
       context,
       ...(state === undefined ? {} : { globals: state.kept?.globals ?? {} }),
       ...(stored === undefined ? { id: key } : { recording: stored, decisions }),
-      ...(durable ? { onProgress: (recording: SandboxRecording) => save(key, recording) } : {}),
+      ...(durable ? { onProgress: (recording: SandboxRecording) => store.save(key, recording) } : {}),
     })
     const result = await runPrepared(prepared, false)
-    await save(key, result.recording)
+    await store.save(key, result.recording)
     // Applied only when this call returns: a code call that waits for a person runs again from the
     // globals it started with.
     if (state !== undefined && result.status !== 'suspended') state.keep({ globals: result.globals ?? {} })
-    switch (result.status) {
-      case 'completed':
-        return result.value === undefined
-          ? { ok: true, logs: result.logs }
-          : { ok: true, value: result.value, logs: result.logs }
-      case 'failed':
-        return { ok: false, error: result.error, logs: result.logs }
-      case 'suspended': {
-        const reason = waitReason(result.waiting)
-        throw new ApprovalRequiredError(reason, {
-          details: { reason, toolId: codeTool.id, pending: result.waiting[0] },
-        })
-      }
-    }
+    return codeCallOutput(result, id)
   }
 
   const codeTool = {
-    id: options.id ?? 'run_code',
-    description,
+    id,
+    description: settings.description,
     inputSchema: INPUT_SCHEMA,
     outputSchema: OUTPUT_SCHEMA,
-    declarations,
-    recordings,
+    declarations: settings.declarations,
+    recordings: settings.recordings,
     keepsState: keepGlobals,
     execute,
     resume(call: ResumedToolCallView<CodeToolInput>): void {

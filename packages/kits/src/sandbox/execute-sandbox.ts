@@ -6,6 +6,7 @@ import {
   InvalidInputError,
   type OperationContext,
   type OperationContextInit,
+  refuseField,
 } from '@agent-core/core'
 import type { ModelTool } from '@agent-core/core/tools'
 import {
@@ -112,10 +113,6 @@ function randomSeed(): number {
   return Math.floor(Math.random() * 0x1_0000_0000)
 }
 
-function fail(field: string, problem: string, value: unknown): never {
-  throw new InvalidInputError(`${field} ${problem}.`, { details: { field, received: describeValue(value) } })
-}
-
 /** What an execution runs with, read from the caller's arguments. */
 export interface PreparedExecution {
   readonly code: string
@@ -138,11 +135,13 @@ function readGlobals(value: unknown, set: ToolSet): Readonly<Record<string, Json
     Array.isArray(value) ||
     (Object.getPrototypeOf(value) !== Object.prototype && Object.getPrototypeOf(value) !== null)
   )
-    fail('options.globals', 'must be a plain object of JSON values by name', value)
+    refuseField('input', 'options.globals', 'must be a plain object of JSON values by name', value)
   const problem = jsonProblem(value, 'options.globals')
-  if (problem !== undefined) fail('options.globals', `must hold plain JSON only (${problem})`, value)
+  if (problem !== undefined)
+    refuseField('input', 'options.globals', `must hold plain JSON only (${problem})`, value)
   if (set.declarable.includes('globals'))
-    fail(
+    refuseField(
+      'input',
       'options.globals',
       'cannot be given to scripts with a tool named "globals" (both would be the global `globals`); rename the tool',
       value,
@@ -152,18 +151,23 @@ function readGlobals(value: unknown, set: ToolSet): Readonly<Record<string, Json
 
 /** Checks the arguments of {@link executeSandbox} and builds what the execution runs with. */
 export function prepareExecution(code: unknown, tools: unknown, options: unknown): PreparedExecution {
-  if (typeof code !== 'string') fail('code', 'must be the script as a string', code)
+  if (typeof code !== 'string') refuseField('input', 'code', 'must be the script as a string', code)
   if (options === null || typeof options !== 'object' || Array.isArray(options))
-    fail('options', 'must be an object', options)
+    refuseField('input', 'options', 'must be an object', options)
   const given = options as Record<string, unknown>
   for (const key of Object.keys(given)) {
     if (!OPTION_KEYS.includes(key))
-      fail(`options.${key}`, `is not an option of executeSandbox (${OPTION_KEYS.join(', ')})`, given[key])
+      refuseField(
+        'input',
+        `options.${key}`,
+        `is not an option of executeSandbox (${OPTION_KEYS.join(', ')})`,
+        given[key],
+      )
   }
   const limits = resolveLimits(given.limits, 'options.limits')
   const language = given.language ?? 'typescript'
   if (language !== 'typescript' && language !== 'javascript')
-    fail('options.language', 'must be "typescript" or "javascript"', language)
+    refuseField('input', 'options.language', 'must be "typescript" or "javascript"', language)
   const context = createOperationContext((given.context ?? {}) as OperationContextInit<unknown>)
   const set = readToolSet(tools, 'tools', limits.hostCallTimeoutMs)
   let start: SandboxRecording
@@ -178,25 +182,31 @@ export function prepareExecution(code: unknown, tools: unknown, options: unknown
     }
     for (const key of ['id', 'seed', 'now'] as const) {
       if (given[key] !== undefined)
-        fail(`options.${key}`, 'cannot be given with a recording (the recording holds it)', given[key])
+        refuseField(
+          'input',
+          `options.${key}`,
+          'cannot be given with a recording (the recording holds it)',
+          given[key],
+        )
     }
     start = recording
   } else {
     const id = given.id ?? createId('sandbox')
-    if (typeof id !== 'string' || id === '') fail('options.id', 'must be a non-empty string', id)
+    if (typeof id !== 'string' || id === '')
+      refuseField('input', 'options.id', 'must be a non-empty string', id)
     const seed = given.seed ?? randomSeed()
     if (typeof seed !== 'number' || !Number.isInteger(seed) || seed < 0 || seed > 0xffffffff)
-      fail('options.seed', 'must be an integer from 0 to 4294967295', seed)
+      refuseField('input', 'options.seed', 'must be an integer from 0 to 4294967295', seed)
     const now = given.now ?? Math.floor(context.now())
     if (typeof now !== 'number' || !Number.isSafeInteger(now))
-      fail('options.now', 'must be a safe integer (ms since the epoch)', now)
+      refuseField('input', 'options.now', 'must be a safe integer (ms since the epoch)', now)
     start = Object.freeze({ version: 1, id, code, seed, now, calls: Object.freeze([]) })
   }
   const decisions = new Map<string, ToolDecision>()
   if (given.decisions !== undefined) {
     const value = given.decisions
     if (value === null || typeof value !== 'object' || Array.isArray(value))
-      fail('options.decisions', 'must be an object of decisions keyed by tool-call id', value)
+      refuseField('input', 'options.decisions', 'must be an object of decisions keyed by tool-call id', value)
     for (const [key, decision] of Object.entries(value)) {
       try {
         assertDecision(decision)
@@ -207,20 +217,26 @@ export function prepareExecution(code: unknown, tools: unknown, options: unknown
         })
       }
       if (decision.toolCallId !== key)
-        fail(
+        refuseField(
+          'input',
           `options.decisions.${key}.toolCallId`,
           `must be "${key}" (decisions are keyed by their call)`,
           decision,
         )
       const waiting = start.calls.find((call) => call.toolCallId === key)
       if (waiting?.status !== 'pending' || start.running?.includes(key))
-        fail(`options.decisions.${key}`, 'answers no host call that waits in the recording', decision)
+        refuseField(
+          'input',
+          `options.decisions.${key}`,
+          'answers no host call that waits in the recording',
+          decision,
+        )
       decisions.set(key, decision)
     }
   }
   const onProgress = given.onProgress
   if (onProgress !== undefined && typeof onProgress !== 'function')
-    fail('options.onProgress', 'must be a function of the recording', onProgress)
+    refuseField('input', 'options.onProgress', 'must be a function of the recording', onProgress)
   let globals = readGlobals(given.globals, set)
   if (given.recording !== undefined) {
     // A continuation or a replay starts from the globals the recording started with.
@@ -329,10 +345,16 @@ export async function replaySandbox<App = unknown>(
   > = {},
 ): Promise<SandboxResult> {
   assertSandboxRecording(recording)
-  if (options === null || typeof options !== 'object') fail('options', 'must be an object', options)
+  if (options === null || typeof options !== 'object')
+    refuseField('input', 'options', 'must be an object', options)
   for (const key of ['recording', 'decisions', 'id', 'seed', 'now', 'onProgress']) {
     if (key in options)
-      fail(`options.${key}`, 'cannot be given to a replay (the recording holds it)', undefined)
+      refuseField(
+        'input',
+        `options.${key}`,
+        'cannot be given to a replay (the recording holds it)',
+        undefined,
+      )
   }
   return runPrepared(prepareExecution(recording.code, tools, { ...options, recording }), true)
 }
@@ -355,10 +377,11 @@ export async function preloadSandbox(
   options: { readonly language?: 'typescript' | 'javascript' | undefined } = {},
 ): Promise<void> {
   if (options === null || typeof options !== 'object' || Array.isArray(options))
-    fail('options', 'must be an object { language? }', options)
+    refuseField('input', 'options', 'must be an object { language? }', options)
   for (const key of Object.keys(options)) {
     if (key !== 'language')
-      fail(
+      refuseField(
+        'input',
         `options.${key}`,
         'is not an option of preloadSandbox (language)',
         (options as Record<string, unknown>)[key],
@@ -366,7 +389,7 @@ export async function preloadSandbox(
   }
   const language = options.language ?? 'typescript'
   if (language !== 'typescript' && language !== 'javascript')
-    fail('options.language', 'must be "typescript" or "javascript"', language)
+    refuseField('input', 'options.language', 'must be "typescript" or "javascript"', language)
   await Promise.all([
     warmEngine(DEFAULT_SANDBOX_LIMITS.memoryBytes),
     language === 'typescript' ? loadSucrase() : undefined,

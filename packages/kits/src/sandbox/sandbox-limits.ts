@@ -1,4 +1,4 @@
-import { describeValue, InvalidDefinitionError } from '@agent-core/core'
+import { describeValue, refuseField } from '@agent-core/core'
 
 /**
  * What one sandbox execution may use. Every limit is optional; {@link DEFAULT_SANDBOX_LIMITS} fills the
@@ -103,34 +103,33 @@ const BOUNDS: Record<keyof SandboxLimits, readonly [number, number]> = {
 export function resolveLimits(limits: unknown, field = 'limits'): ResolvedSandboxLimits {
   if (limits === undefined) return DEFAULT_SANDBOX_LIMITS
   if (typeof limits !== 'object' || limits === null || Array.isArray(limits)) {
-    throw new InvalidDefinitionError(
-      `${field} must be an object of sandbox limits, but got ${describeValue(limits)}.`,
-      {
-        details: { field, received: describeValue(limits) },
-      },
+    refuseField(
+      'definition',
+      field,
+      `must be an object of sandbox limits, but got ${describeValue(limits)}`,
+      limits,
     )
   }
   const out: Record<string, unknown> = { ...DEFAULT_SANDBOX_LIMITS }
   for (const key of Object.keys(limits)) {
     const bounds = BOUNDS[key as keyof SandboxLimits]
     if (bounds === undefined) {
-      throw new InvalidDefinitionError(
-        `${field}.${key} is not a sandbox limit. Known limits: ${Object.keys(BOUNDS).join(', ')}.`,
-        {
-          details: {
-            field: `${field}.${key}`,
-            received: describeValue((limits as Record<string, unknown>)[key]),
-          },
-        },
+      refuseField(
+        'definition',
+        `${field}.${key}`,
+        `is not a sandbox limit. Known limits: ${Object.keys(BOUNDS).join(', ')}`,
+        (limits as Record<string, unknown>)[key],
       )
     }
     const value = (limits as Record<string, unknown>)[key]
     if (value === undefined) continue
     const [min, max] = bounds
     if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max) {
-      throw new InvalidDefinitionError(
-        `${field}.${key} must be a safe integer from ${min} to ${max}, but got ${describeValue(value)}.`,
-        { details: { field: `${field}.${key}`, received: describeValue(value) } },
+      refuseField(
+        'definition',
+        `${field}.${key}`,
+        `must be a safe integer from ${min} to ${max}, but got ${describeValue(value)}`,
+        value,
       )
     }
     out[key] = value

@@ -2,8 +2,10 @@ import {
   assertNonEmptyString,
   ConflictError,
   describeValue,
+  type FieldReaderContext,
   InvalidInputError,
   type MaybePromise,
+  refuseField,
 } from '@agent-core/core'
 import { assertToolCallState, type JsonValue, type ToolCallState } from '@agent-core/kits/tools'
 import { jsonProblem } from './internal/json-problem.js'
@@ -53,11 +55,8 @@ export interface SandboxRecording {
   readonly signature?: string | undefined
 }
 
-function fail(field: string, problem: string, value: unknown): never {
-  throw new InvalidInputError(`A sandbox recording: ${field} ${problem}.`, {
-    details: { field, received: describeValue(value) },
-  })
-}
+/** Refusals of a malformed recording open with what was being read. */
+const RECORDING: FieldReaderContext = { prefix: 'A sandbox recording: ' }
 
 /**
  * Checks that `value` is a {@link SandboxRecording} as this kit writes it, strictly (unknown fields, wrong
@@ -78,28 +77,36 @@ export function assertSandboxRecording(
   field = 'recording',
 ): asserts value is SandboxRecording {
   if (typeof value !== 'object' || value === null || Array.isArray(value))
-    fail(field, 'must be an object', value)
+    refuseField('input', field, 'must be an object', value, RECORDING)
   const prototype = Object.getPrototypeOf(value)
-  if (prototype !== Object.prototype && prototype !== null) fail(field, 'must be a plain object', value)
+  if (prototype !== Object.prototype && prototype !== null)
+    refuseField('input', field, 'must be a plain object', value, RECORDING)
   const record = value as Record<string, unknown>
   const known = ['version', 'id', 'code', 'seed', 'now', 'calls', 'running', 'globals', 'signature']
   for (const key of Object.keys(record)) {
     if (!known.includes(key))
-      fail(`${field}.${key}`, `is not a field of a recording (${known.join(', ')})`, record[key])
+      refuseField(
+        'input',
+        `${field}.${key}`,
+        `is not a field of a recording (${known.join(', ')})`,
+        record[key],
+        RECORDING,
+      )
   }
-  if (record.version !== 1) fail(`${field}.version`, 'must be 1', record.version)
+  if (record.version !== 1) refuseField('input', `${field}.version`, 'must be 1', record.version, RECORDING)
   if (typeof record.id !== 'string' || record.id === '')
-    fail(`${field}.id`, 'must be a non-empty string', record.id)
-  if (typeof record.code !== 'string') fail(`${field}.code`, 'must be a string', record.code)
+    refuseField('input', `${field}.id`, 'must be a non-empty string', record.id, RECORDING)
+  if (typeof record.code !== 'string')
+    refuseField('input', `${field}.code`, 'must be a string', record.code, RECORDING)
   if (
     typeof record.seed !== 'number' ||
     !Number.isInteger(record.seed) ||
     record.seed < 0 ||
     record.seed > 0xffffffff
   )
-    fail(`${field}.seed`, 'must be an integer from 0 to 4294967295', record.seed)
+    refuseField('input', `${field}.seed`, 'must be an integer from 0 to 4294967295', record.seed, RECORDING)
   if (typeof record.now !== 'number' || !Number.isSafeInteger(record.now))
-    fail(`${field}.now`, 'must be a safe integer (ms since the epoch)', record.now)
+    refuseField('input', `${field}.now`, 'must be a safe integer (ms since the epoch)', record.now, RECORDING)
   if (record.globals !== undefined) {
     const globals = record.globals
     if (
@@ -108,34 +115,49 @@ export function assertSandboxRecording(
       Array.isArray(globals) ||
       Object.getPrototypeOf(globals) !== Object.prototype
     )
-      fail(`${field}.globals`, 'must be a plain object of JSON values by name', globals)
+      refuseField(
+        'input',
+        `${field}.globals`,
+        'must be a plain object of JSON values by name',
+        globals,
+        RECORDING,
+      )
     const problem = jsonProblem(globals, `${field}.globals`)
-    if (problem !== undefined) fail(`${field}.globals`, `must hold plain JSON only (${problem})`, globals)
+    if (problem !== undefined)
+      refuseField('input', `${field}.globals`, `must hold plain JSON only (${problem})`, globals, RECORDING)
   }
   if (!Array.isArray(record.calls))
-    fail(`${field}.calls`, 'must be an array of tool call states', record.calls)
+    refuseField('input', `${field}.calls`, 'must be an array of tool call states', record.calls, RECORDING)
   let last = 0
   record.calls.forEach((call: unknown, index) => {
     assertToolCallState(call, `${field}.calls[${index}]`)
     const number = hostCallNumber(call.toolCallId)
     if (number === undefined || number <= last) {
-      fail(
+      refuseField(
+        'input',
         `${field}.calls[${index}].toolCallId`,
         'must be "host_<n>", with n growing along the array (calls are kept in call order)',
         call.toolCallId,
+        RECORDING,
       )
     }
     last = number
   })
   if (record.signature !== undefined && typeof record.signature !== 'string')
-    fail(`${field}.signature`, 'must be a string', record.signature)
+    refuseField('input', `${field}.signature`, 'must be a string', record.signature, RECORDING)
   if (record.running !== undefined) {
     if (!Array.isArray(record.running))
-      fail(`${field}.running`, 'must be an array of tool-call ids', record.running)
+      refuseField('input', `${field}.running`, 'must be an array of tool-call ids', record.running, RECORDING)
     record.running.forEach((id: unknown, index) => {
       const call = (record.calls as ToolCallState[]).find((state) => state.toolCallId === id)
       if (call?.status !== 'pending')
-        fail(`${field}.running[${index}]`, 'must be the tool-call id of a pending call in calls', id)
+        refuseField(
+          'input',
+          `${field}.running[${index}]`,
+          'must be the tool-call id of a pending call in calls',
+          id,
+          RECORDING,
+        )
     })
   }
 }
@@ -225,9 +247,11 @@ export class MemoryRecordingStore implements SandboxRecordingStore {
   ) {
     const max = options?.maxRecordings ?? DEFAULT_MAX_RECORDINGS
     if (typeof max !== 'number' || !Number.isSafeInteger(max) || max < 1) {
-      throw new InvalidInputError(
-        `options.maxRecordings must be a positive safe integer, but got ${describeValue(max)}.`,
-        { details: { field: 'options.maxRecordings', received: describeValue(max) } },
+      refuseField(
+        'input',
+        'options.maxRecordings',
+        `must be a positive safe integer, but got ${describeValue(max)}`,
+        max,
       )
     }
     this.#max = max

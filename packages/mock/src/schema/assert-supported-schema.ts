@@ -86,6 +86,208 @@ function reject(path: readonly string[], keyword: string, problem: string, fix: 
   )
 }
 
+/** Where a keyword is written: its schema node, its name, the node's path, and whether that is the root. */
+interface KeywordSite {
+  readonly node: SchemaObject
+  readonly keyword: string
+  readonly path: readonly string[]
+  readonly isRoot: boolean
+}
+
+/** `$schema` / `$id`: a string, on the root schema only. */
+function checkRootOnly(value: unknown, { path, keyword, isRoot }: KeywordSite): void {
+  if (!isRoot)
+    reject(
+      path,
+      keyword,
+      `"${keyword}" is only supported on the root schema`,
+      `remove the nested "${keyword}"`,
+    )
+  if (typeof value !== 'string')
+    reject(path, keyword, `must be a string, but got ${describeValue(value)}`, 'write a URI string')
+}
+
+/** `$defs` / `definitions`: an object of named schemas (each is checked where it is referenced). */
+function checkDefinitions(value: unknown, { path, keyword }: KeywordSite): void {
+  if (!isSchemaObject(value)) {
+    reject(
+      path,
+      keyword,
+      `must be an object of named schemas, but got ${describeValue(value)}`,
+      `write "${keyword}": { "name": {...} }`,
+    )
+  }
+}
+
+/** `type`: a JSON type name or a non-empty array of distinct ones. */
+function checkType(value: unknown, { path, keyword }: KeywordSite): void {
+  const list = Array.isArray(value) ? value : [value]
+  if (list.length === 0 || list.some((t) => typeof t !== 'string' || !TYPE_NAMES.includes(t as TypeName))) {
+    reject(
+      path,
+      keyword,
+      `must be one of ${TYPE_NAMES.join(', ')} or a non-empty array of them, but got ${JSON.stringify(value)}`,
+      'use a valid JSON type name',
+    )
+  }
+  if (new Set(list).size !== list.length) reject(path, keyword, 'lists a type twice', 'list each type once')
+}
+
+/** `nullable` (OpenAPI): a boolean, beside `type`. */
+function checkNullable(value: unknown, { node, path, keyword }: KeywordSite): void {
+  if (typeof value !== 'boolean')
+    reject(path, keyword, `must be a boolean, but got ${describeValue(value)}`, 'write nullable: true')
+  if (node.type === undefined)
+    reject(
+      path,
+      keyword,
+      '"nullable" needs "type" beside it (ajv rejects it otherwise)',
+      'write type: ["<type>", "null"] instead',
+    )
+}
+
+/** `enum`: a non-empty array of distinct values. */
+function checkEnum(value: unknown, { path, keyword }: KeywordSite): void {
+  if (!Array.isArray(value) || value.length === 0) {
+    reject(
+      path,
+      keyword,
+      `must be a non-empty array, but got ${describeValue(value)}`,
+      'list at least one allowed value',
+    )
+  }
+  if (new Set(value.map(canonicalJson)).size !== value.length) {
+    reject(path, keyword, 'lists a value twice (ajv rejects duplicate enum items)', 'list each value once')
+  }
+}
+
+/** `required`: an array of distinct property names. */
+function checkRequired(value: unknown, { path, keyword }: KeywordSite): void {
+  if (!Array.isArray(value) || value.some((k) => typeof k !== 'string')) {
+    reject(
+      path,
+      keyword,
+      `must be an array of property names, but got ${describeValue(value)}`,
+      'write required: ["name"]',
+    )
+  }
+  if (new Set(value).size !== value.length)
+    reject(path, keyword, 'lists a property twice', 'list each property once')
+}
+
+/** `uniqueItems`: a boolean. */
+function checkUniqueItems(value: unknown, { path, keyword }: KeywordSite): void {
+  if (typeof value !== 'boolean')
+    reject(path, keyword, `must be a boolean, but got ${describeValue(value)}`, 'write uniqueItems: true')
+}
+
+/** `pattern`: a string that is a `u`-flag regular expression the string generator supports. */
+function checkPattern(value: unknown, { path, keyword }: KeywordSite): void {
+  if (typeof value !== 'string')
+    reject(
+      path,
+      keyword,
+      `must be a string, but got ${describeValue(value)}`,
+      'write the regular expression as a string',
+    )
+  try {
+    parseRegex(value)
+  } catch (error) {
+    if (error instanceof UnsupportedRegexError) {
+      reject(
+        path,
+        keyword,
+        `pattern ${JSON.stringify(value)} uses ${error.reason}, which the string generator does not support`,
+        error.hint,
+      )
+    }
+    reject(
+      path,
+      keyword,
+      `pattern ${JSON.stringify(value)} is not a valid regular expression with the "u" flag (${(error as Error).message})`,
+      'fix the regular expression',
+    )
+  }
+}
+
+/** `format`: one of the formats the generator knows. */
+function checkFormat(value: unknown, { path, keyword }: KeywordSite): void {
+  if (typeof value !== 'string' || !(value in FORMAT_LENGTHS)) {
+    reject(
+      path,
+      keyword,
+      `format ${JSON.stringify(value)} is not supported`,
+      `use one of ${Object.keys(FORMAT_LENGTHS).join(', ')}, or a pattern`,
+    )
+  }
+}
+
+/** `multipleOf`: a positive finite number. */
+function checkMultipleOf(value: unknown, { path, keyword }: KeywordSite): void {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+    reject(
+      path,
+      keyword,
+      `must be a positive number, but got ${describeValue(value)}`,
+      'write a number greater than 0',
+    )
+  }
+}
+
+/** `minLength`, `maxItems`, ...: a non-negative integer; a lower bound no more than MockGPT generates. */
+function checkCount(value: unknown, { path, keyword }: KeywordSite): void {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
+    reject(
+      path,
+      keyword,
+      `must be a non-negative integer, but got ${describeValue(value)}`,
+      `write ${keyword}: 0 or more`,
+    )
+  }
+  if (LOWER_BOUND_KEYWORDS.includes(keyword) && value > MAX_GENERATED_SIZE) {
+    reject(
+      path,
+      keyword,
+      `${value} is more than the ${MAX_GENERATED_SIZE} MockGPT generates`,
+      `lower ${keyword} to ${MAX_GENERATED_SIZE} or less, or script the value`,
+    )
+  }
+}
+
+/** `minimum`, `exclusiveMaximum`, ...: a finite number (not draft-04's boolean form). */
+function checkNumberBound(value: unknown, { path, keyword }: KeywordSite): void {
+  if (typeof value === 'boolean') {
+    reject(
+      path,
+      keyword,
+      `the draft-04 boolean form "${keyword}": ${value} is not supported`,
+      `write the bound itself, e.g. "${keyword}": <number> (and drop the matching minimum/maximum)`,
+    )
+  }
+  if (typeof value !== 'number' || !Number.isFinite(value)) {
+    reject(path, keyword, `must be a finite number, but got ${describeValue(value)}`, 'write a number')
+  }
+}
+
+/** The keywords whose value is checked on its own (no schema inside it to walk), by keyword. */
+const SHAPE_CHECKS: ReadonlyMap<string, (value: unknown, site: KeywordSite) => void> = new Map([
+  ['$schema', checkRootOnly],
+  ['$id', checkRootOnly],
+  ['$defs', checkDefinitions],
+  ['definitions', checkDefinitions],
+  ['type', checkType],
+  ['nullable', checkNullable],
+  ['enum', checkEnum],
+  ['const', () => {}], // any JSON value
+  ['required', checkRequired],
+  ['uniqueItems', checkUniqueItems],
+  ['pattern', checkPattern],
+  ['format', checkFormat],
+  ['multipleOf', checkMultipleOf],
+  ...COUNT_KEYWORDS.map((keyword) => [keyword, checkCount] as const),
+  ...NUMBER_KEYWORDS.map((keyword) => [keyword, checkNumberBound] as const),
+])
+
 /** Walks every reachable schema node (following `$ref`) and checks its keywords' shapes. */
 class Checker {
   private readonly doc: SchemaDocument
@@ -151,6 +353,11 @@ class Checker {
     for (const [keyword, value] of Object.entries(schema)) this.keyword(schema, keyword, value, path, inner)
   }
 
+  /**
+   * One keyword of a node: annotations pass, unsupported keywords are refused with what to write instead,
+   * then the keyword's shape is checked ({@link SHAPE_CHECKS}) or, for one that holds schemas, those
+   * schemas are walked.
+   */
   private keyword(
     node: SchemaObject,
     keyword: string,
@@ -158,286 +365,33 @@ class Checker {
     path: readonly string[],
     stack: readonly object[],
   ): void {
-    const here = [...path, keyword]
-    const child = (v: unknown, p: readonly string[]): void => this.walk(v, p, stack)
     if (ANNOTATIONS.has(keyword) || keyword.startsWith('x-')) return
     const instead = UNSUPPORTED.get(keyword)
     if (instead !== undefined)
       reject(path, keyword, `"${keyword}" is not supported by the generator`, instead)
-    const isRoot = path.length === 0 && node === this.schema
+    const site: KeywordSite = { node, keyword, path, isRoot: path.length === 0 && node === this.schema }
+    const check = SHAPE_CHECKS.get(keyword)
+    if (check !== undefined) {
+      check(value, site)
+      return
+    }
     switch (keyword) {
-      case '$schema':
-      case '$id':
-        if (!isRoot)
-          reject(
-            path,
-            keyword,
-            `"${keyword}" is only supported on the root schema`,
-            `remove the nested "${keyword}"`,
-          )
-        if (typeof value !== 'string')
-          reject(path, keyword, `must be a string, but got ${describeValue(value)}`, 'write a URI string')
-        return
-      case '$defs':
-      case 'definitions':
-        if (!isSchemaObject(value)) {
-          reject(
-            path,
-            keyword,
-            `must be an object of named schemas, but got ${describeValue(value)}`,
-            `write "${keyword}": { "name": {...} }`,
-          )
-        }
-        return // definitions are checked where they are referenced
-      case '$ref': {
-        if (typeof value !== 'string')
-          reject(path, keyword, `must be a string, but got ${describeValue(value)}`, 'write "#/$defs/<name>"')
-        if (!value.startsWith('#')) {
-          reject(
-            path,
-            keyword,
-            `only same-document references are supported, not ${JSON.stringify(value)}`,
-            'inline the schema under $defs and reference "#/$defs/<name>"',
-          )
-        }
-        if (value !== '#' && !value.startsWith('#/')) {
-          reject(
-            path,
-            keyword,
-            `anchor references such as ${JSON.stringify(value)} are not supported`,
-            'reference a JSON Pointer such as "#/$defs/<name>"',
-          )
-        }
-        const target = this.doc.resolveRef(value)
-        if (target === undefined) {
-          reject(
-            path,
-            keyword,
-            `${JSON.stringify(value)} does not resolve to a schema in the document`,
-            'add the definition under $defs (or fix the pointer)',
-          )
-        }
-        const refPath =
-          value === '#'
-            ? []
-            : value
-                .slice(2)
-                .split('/')
-                .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
-        this.walk(target, refPath, []) // a reference is not an object-graph edge: start a fresh cycle stack
-        return
-      }
-      case 'type': {
-        const list = Array.isArray(value) ? value : [value]
-        if (
-          list.length === 0 ||
-          list.some((t) => typeof t !== 'string' || !TYPE_NAMES.includes(t as TypeName))
-        ) {
-          reject(
-            path,
-            keyword,
-            `must be one of ${TYPE_NAMES.join(', ')} or a non-empty array of them, but got ${JSON.stringify(value)}`,
-            'use a valid JSON type name',
-          )
-        }
-        if (new Set(list).size !== list.length)
-          reject(path, keyword, 'lists a type twice', 'list each type once')
-        return
-      }
-      case 'nullable':
-        if (typeof value !== 'boolean')
-          reject(path, keyword, `must be a boolean, but got ${describeValue(value)}`, 'write nullable: true')
-        if (node.type === undefined)
-          reject(
-            path,
-            keyword,
-            '"nullable" needs "type" beside it (ajv rejects it otherwise)',
-            'write type: ["<type>", "null"] instead',
-          )
-        return
-      case 'enum':
-        if (!Array.isArray(value) || value.length === 0) {
-          reject(
-            path,
-            keyword,
-            `must be a non-empty array, but got ${describeValue(value)}`,
-            'list at least one allowed value',
-          )
-        }
-        if (new Set(value.map(canonicalJson)).size !== value.length) {
-          reject(
-            path,
-            keyword,
-            'lists a value twice (ajv rejects duplicate enum items)',
-            'list each value once',
-          )
-        }
-        return
-      case 'const':
+      case '$ref':
+        this.followRef(value, site)
         return
       case 'properties':
-        if (!isSchemaObject(value))
-          reject(
-            path,
-            keyword,
-            `must be an object of schemas, but got ${describeValue(value)}`,
-            'write properties: { "name": {...} }',
-          )
-        for (const [name, sub] of Object.entries(value)) child(sub, [...here, name])
+        this.walkProperties(value, site, stack)
         return
-      case 'required': {
-        if (!Array.isArray(value) || value.some((k) => typeof k !== 'string')) {
-          reject(
-            path,
-            keyword,
-            `must be an array of property names, but got ${describeValue(value)}`,
-            'write required: ["name"]',
-          )
-        }
-        if (new Set(value).size !== value.length)
-          reject(path, keyword, 'lists a property twice', 'list each property once')
-        return
-      }
       case 'additionalProperties':
       case 'additionalItems':
-        if (keyword === 'additionalItems' && !Array.isArray(node.items)) {
-          reject(
-            path,
-            keyword,
-            '"additionalItems" only has an effect beside an array-form "items"',
-            'use items: [...] with additionalItems, or prefixItems with items',
-          )
-        }
-        if (typeof value !== 'boolean' && !isSchemaObject(value)) {
-          reject(
-            path,
-            keyword,
-            `must be a boolean or a schema, but got ${describeValue(value)}`,
-            `write ${keyword}: false or a schema`,
-          )
-        }
-        child(value, here)
+        this.walkAdditional(value, site, stack)
         return
       case 'items':
-        if (Array.isArray(value)) {
-          if (node.prefixItems !== undefined)
-            reject(
-              path,
-              keyword,
-              'array-form "items" cannot be combined with "prefixItems"',
-              'use prefixItems for the tuple and items for the rest',
-            )
-          for (const [i, sub] of value.entries()) child(sub, [...here, String(i)])
-          return
-        }
-        if (typeof value !== 'boolean' && !isSchemaObject(value)) {
-          reject(path, keyword, `must be a schema, but got ${describeValue(value)}`, 'write items: { ... }')
-        }
-        child(value, here)
+        this.walkItems(value, site, stack)
         return
-      case 'uniqueItems':
-        if (typeof value !== 'boolean')
-          reject(
-            path,
-            keyword,
-            `must be a boolean, but got ${describeValue(value)}`,
-            'write uniqueItems: true',
-          )
-        return
-      case 'pattern': {
-        if (typeof value !== 'string')
-          reject(
-            path,
-            keyword,
-            `must be a string, but got ${describeValue(value)}`,
-            'write the regular expression as a string',
-          )
-        try {
-          parseRegex(value)
-        } catch (error) {
-          if (error instanceof UnsupportedRegexError) {
-            reject(
-              path,
-              keyword,
-              `pattern ${JSON.stringify(value)} uses ${error.reason}, which the string generator does not support`,
-              error.hint,
-            )
-          }
-          reject(
-            path,
-            keyword,
-            `pattern ${JSON.stringify(value)} is not a valid regular expression with the "u" flag (${(error as Error).message})`,
-            'fix the regular expression',
-          )
-        }
-        return
-      }
-      case 'format':
-        if (typeof value !== 'string' || !(value in FORMAT_LENGTHS)) {
-          reject(
-            path,
-            keyword,
-            `format ${JSON.stringify(value)} is not supported`,
-            `use one of ${Object.keys(FORMAT_LENGTHS).join(', ')}, or a pattern`,
-          )
-        }
-        return
-      case 'multipleOf':
-        if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
-          reject(
-            path,
-            keyword,
-            `must be a positive number, but got ${describeValue(value)}`,
-            'write a number greater than 0',
-          )
-        }
-        return
-      default:
-        break
-    }
-    if (COUNT_KEYWORDS.includes(keyword)) {
-      if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
-        reject(
-          path,
-          keyword,
-          `must be a non-negative integer, but got ${describeValue(value)}`,
-          `write ${keyword}: 0 or more`,
-        )
-      }
-      if (LOWER_BOUND_KEYWORDS.includes(keyword) && value > MAX_GENERATED_SIZE) {
-        reject(
-          path,
-          keyword,
-          `${value} is more than the ${MAX_GENERATED_SIZE} MockGPT generates`,
-          `lower ${keyword} to ${MAX_GENERATED_SIZE} or less, or script the value`,
-        )
-      }
-      return
-    }
-    if (NUMBER_KEYWORDS.includes(keyword)) {
-      if (typeof value === 'boolean') {
-        reject(
-          path,
-          keyword,
-          `the draft-04 boolean form "${keyword}": ${value} is not supported`,
-          `write the bound itself, e.g. "${keyword}": <number> (and drop the matching minimum/maximum)`,
-        )
-      }
-      if (typeof value !== 'number' || !Number.isFinite(value)) {
-        reject(path, keyword, `must be a finite number, but got ${describeValue(value)}`, 'write a number')
-      }
-      return
     }
     if (SCHEMA_ARRAYS.includes(keyword)) {
-      if (!Array.isArray(value) || value.length === 0) {
-        reject(
-          path,
-          keyword,
-          `must be a non-empty array of schemas, but got ${describeValue(value)}`,
-          `list at least one schema in ${keyword}`,
-        )
-      }
-      for (const [i, sub] of value.entries()) child(sub, [...here, String(i)])
+      this.walkSchemaArray(value, site, stack)
       return
     }
     reject(
@@ -446,6 +400,114 @@ class Checker {
       `unknown keyword "${keyword}"`,
       'remove it, or prefix it with "x-" if it is only an annotation',
     )
+  }
+
+  /** `$ref`: a same-document JSON Pointer that resolves; its target is walked from a fresh cycle stack. */
+  private followRef(value: unknown, { path, keyword }: KeywordSite): void {
+    if (typeof value !== 'string')
+      reject(path, keyword, `must be a string, but got ${describeValue(value)}`, 'write "#/$defs/<name>"')
+    if (!value.startsWith('#')) {
+      reject(
+        path,
+        keyword,
+        `only same-document references are supported, not ${JSON.stringify(value)}`,
+        'inline the schema under $defs and reference "#/$defs/<name>"',
+      )
+    }
+    if (value !== '#' && !value.startsWith('#/')) {
+      reject(
+        path,
+        keyword,
+        `anchor references such as ${JSON.stringify(value)} are not supported`,
+        'reference a JSON Pointer such as "#/$defs/<name>"',
+      )
+    }
+    const target = this.doc.resolveRef(value)
+    if (target === undefined) {
+      reject(
+        path,
+        keyword,
+        `${JSON.stringify(value)} does not resolve to a schema in the document`,
+        'add the definition under $defs (or fix the pointer)',
+      )
+    }
+    const refPath =
+      value === '#'
+        ? []
+        : value
+            .slice(2)
+            .split('/')
+            .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
+    this.walk(target, refPath, []) // a reference is not an object-graph edge: start a fresh cycle stack
+  }
+
+  /** `properties`: an object of schemas, each walked. */
+  private walkProperties(value: unknown, { path, keyword }: KeywordSite, stack: readonly object[]): void {
+    if (!isSchemaObject(value))
+      reject(
+        path,
+        keyword,
+        `must be an object of schemas, but got ${describeValue(value)}`,
+        'write properties: { "name": {...} }',
+      )
+    for (const [name, sub] of Object.entries(value)) this.walk(sub, [...path, keyword, name], stack)
+  }
+
+  /** `additionalProperties` / `additionalItems`: a boolean or a schema (the latter beside array-form `items`). */
+  private walkAdditional(
+    value: unknown,
+    { node, path, keyword }: KeywordSite,
+    stack: readonly object[],
+  ): void {
+    if (keyword === 'additionalItems' && !Array.isArray(node.items)) {
+      reject(
+        path,
+        keyword,
+        '"additionalItems" only has an effect beside an array-form "items"',
+        'use items: [...] with additionalItems, or prefixItems with items',
+      )
+    }
+    if (typeof value !== 'boolean' && !isSchemaObject(value)) {
+      reject(
+        path,
+        keyword,
+        `must be a boolean or a schema, but got ${describeValue(value)}`,
+        `write ${keyword}: false or a schema`,
+      )
+    }
+    this.walk(value, [...path, keyword], stack)
+  }
+
+  /** `items`: a schema, or the draft-07 array form (not beside `prefixItems`), each member walked. */
+  private walkItems(value: unknown, { node, path, keyword }: KeywordSite, stack: readonly object[]): void {
+    if (Array.isArray(value)) {
+      if (node.prefixItems !== undefined)
+        reject(
+          path,
+          keyword,
+          'array-form "items" cannot be combined with "prefixItems"',
+          'use prefixItems for the tuple and items for the rest',
+        )
+      for (const [i, sub] of value.entries()) this.walk(sub, [...path, keyword, String(i)], stack)
+      return
+    }
+    if (typeof value !== 'boolean' && !isSchemaObject(value)) {
+      reject(path, keyword, `must be a schema, but got ${describeValue(value)}`, 'write items: { ... }')
+    }
+    this.walk(value, [...path, keyword], stack)
+  }
+
+  /** `allOf` / `anyOf` / `oneOf` / `prefixItems`: a non-empty array of schemas, each walked. */
+  private walkSchemaArray(value: unknown, { path, keyword }: KeywordSite, stack: readonly object[]): void {
+    if (!Array.isArray(value) || value.length === 0) {
+      reject(
+        path,
+        keyword,
+        `must be a non-empty array of schemas, but got ${describeValue(value)}`,
+        `list at least one schema in ${keyword}`,
+      )
+    }
+    for (const [i, sub] of value.entries()) this.walk(sub, [...path, keyword, String(i)], stack)
   }
 
   /** Contradictions visible once `$ref` and `allOf` are merged. */

@@ -4,6 +4,7 @@ import {
   formatSchemaIssues,
   InvalidInputError,
   type JsonSchema,
+  refuseField,
   type SchemaIssue,
 } from '@agent-core/core'
 import { assertSupportedSchema } from './assert-supported-schema.js'
@@ -377,9 +378,11 @@ export function generateFromSchema(schema: JsonSchema, options: GenerateOptions)
   const rng = createRng(options.seed)
   const maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH
   if (typeof maxDepth !== 'number' || !Number.isSafeInteger(maxDepth) || maxDepth < 0 || maxDepth > 32) {
-    throw new InvalidInputError(
-      `maxDepth must be an integer from 0 to 32, but got ${String(maxDepth)}; omit it for 6.`,
-      { details: { field: 'maxDepth', received: describeValue(maxDepth) } },
+    refuseField(
+      'input',
+      'maxDepth',
+      `must be an integer from 0 to 32, but got ${String(maxDepth)}; omit it for 6`,
+      maxDepth,
     )
   }
   const root = options.rootSchema ?? schema

@@ -1,4 +1,4 @@
-import { describeValue, InvalidDefinitionError } from '@agent-core/core'
+import { describeValue, refuseField } from '@agent-core/core'
 import type { ModelTool } from '@agent-core/core/tools'
 import { defineToolLifecycle, type ToolLifecycle, ToolLifecycleRegistry } from '@agent-core/kits/tools'
 import { isDeclarableName } from './schema-to-ts.js'
@@ -31,16 +31,20 @@ export function readToolSet(tools: unknown, field: string, hostCallTimeoutMs: nu
     return set
   }
   if (!Array.isArray(tools)) {
-    throw new InvalidDefinitionError(
-      `${field} must be an array of tools (core ModelTools or tool lifecycles) or a ToolLifecycleRegistry, but got ${describeValue(tools)}.`,
-      { details: { field, received: describeValue(tools) } },
+    refuseField(
+      'definition',
+      field,
+      `must be an array of tools (core ModelTools or tool lifecycles) or a ToolLifecycleRegistry, but got ${describeValue(tools)}`,
+      tools,
     )
   }
   const lifecycles = tools.map((entry: unknown, index) => {
     if (typeof entry !== 'object' || entry === null) {
-      throw new InvalidDefinitionError(
-        `${field}[${index}] must be a core ModelTool or a tool lifecycle, but got ${describeValue(entry)}.`,
-        { details: { field: `${field}[${index}]`, received: describeValue(entry) } },
+      refuseField(
+        'definition',
+        `${field}[${index}]`,
+        `must be a core ModelTool or a tool lifecycle, but got ${describeValue(entry)}`,
+        entry,
       )
     }
     return isLifecycle(entry)
