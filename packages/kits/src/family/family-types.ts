@@ -1,13 +1,5 @@
 import type { AttemptBudget, ChatMessage, MaybePromise, ModelUsage, OperationContext } from '@agent-core/core'
-import type {
-  AgentDefinition,
-  AgentEvent,
-  AgentPendingCall,
-  AgentResult,
-  AgentToolEntry,
-  ApprovalResolution,
-  QuestionResolution,
-} from '@agent-core/kits/loop'
+import type { AgentDefinition, AgentResult, AgentRunRequest, AgentToolEntry } from '@agent-core/kits/loop'
 
 /**
  * What a child was given: its place in the tree, its member, the tools and scopes it may use (a subset
@@ -50,7 +42,9 @@ export interface FamilyTokens {
  * One child to spawn: which member runs it, its task (`prompt` / `messages` for an agent member, `input`
  * for a run member), the tools and scopes it gets (each must be its parent's; default none) and its
  * budget shares. When the parent has an `AttemptBudget`, `attempts` is required; when it has a token
- * budget, `tokens` is required. Without a parent budget, a share is the child's own cap.
+ * budget, `tokens` is required. Without a parent budget, a share is the child's own cap. `prompt`,
+ * `resolveApproval`, `answerQuestion` and `onEvent` are for agent members only: they are the loop's
+ * `AgentRunRequest` fields, given to the child's run as they are (so is `messages`, chat messages only).
  * @example
  * ```ts
  * import type { FamilyChildRequest } from '@agent-core/kits/family'
@@ -65,13 +59,12 @@ export interface FamilyTokens {
  * }
  * ```
  */
-export interface FamilyChildRequest<App = unknown> {
+export interface FamilyChildRequest<App = unknown>
+  extends Pick<AgentRunRequest<App>, 'prompt' | 'resolveApproval' | 'answerQuestion' | 'onEvent'> {
   /** Unique among the children of one spawn. Default: the member id, numbered when it repeats (`researcher-2`). */
   readonly id?: string | undefined
   /** The member that runs the child. */
   readonly member: string
-  /** Agent members: a user message after `messages`. */
-  readonly prompt?: string | undefined
   /** Agent members: the conversation so far. */
   readonly messages?: readonly ChatMessage[] | undefined
   /** Run members: what the child works on (given to its `run` as `branch.input`). */
@@ -84,16 +77,6 @@ export interface FamilyChildRequest<App = unknown> {
   readonly attempts?: number | undefined
   /** Tokens granted out of the parent's token budget at spawn: a safe integer from 0 (from 1 for an agent member). */
   readonly tokens?: number | undefined
-  /** Agent members: answers calls that need approval. */
-  readonly resolveApproval?:
-    | ((call: AgentPendingCall, context: OperationContext<App>) => MaybePromise<ApprovalResolution>)
-    | undefined
-  /** Agent members: answers question tools' calls. */
-  readonly answerQuestion?:
-    | ((call: AgentPendingCall, context: OperationContext<App>) => MaybePromise<QuestionResolution>)
-    | undefined
-  /** Agent members: every event of the child's run. */
-  readonly onEvent?: ((event: AgentEvent) => void) | undefined
 }
 
 /**

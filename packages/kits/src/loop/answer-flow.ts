@@ -5,16 +5,14 @@ import {
   type FinishReason,
   InvalidDefinitionError,
   InvalidOutputError,
-  type JsonSchema,
   type MaybePromise,
   type OperationContext,
   type ResponseFormat,
 } from '@agent-core/core'
 import {
   defineStructuredOutput,
-  type StandardSchemaV1,
+  type GenerateStructuredRequest,
   type StructuredAttempt,
-  type StructuredMode,
   type StructuredOutput,
   type StructuredOutputError,
 } from '@agent-core/kits/models'
@@ -193,7 +191,9 @@ export function readControl<Answer>(value: unknown, hook: string): AnswerControl
 /**
  * What {@link structuredAnswer} takes: the models kit's structured-output options (a JSON Schema or a
  * Standard Schema validator, a name, a description, `maxCorrections`) or a ready contract from
- * `defineStructuredOutput`, and the mode.
+ * `defineStructuredOutput`, and the mode. These are the fields of the models kit's
+ * `GenerateStructuredRequest` that say what to ask for (the run gives the model and the conversation); a
+ * run out of corrections ends with reason `error` and a `StructuredOutputError`.
  * @example
  * ```ts
  * import type { StructuredAnswerOptions } from '@agent-core/kits/loop'
@@ -204,22 +204,11 @@ export function readControl<Answer>(value: unknown, hook: string): AnswerControl
  * }
  * ```
  */
-export interface StructuredAnswerOptions<Value = unknown> {
-  /** A JSON Schema or any Standard Schema validator (zod, valibot, ...); give it or `output`. */
-  readonly schema?: JsonSchema | StandardSchemaV1<unknown, Value> | undefined
-  /** A ready contract from the models kit's `defineStructuredOutput`, instead of `schema`. */
-  readonly output?: StructuredOutput<Value> | undefined
-  /** Shown to the model and used as the `json_schema` name. Default `output`. */
-  readonly name?: string | undefined
-  /** What the value is, in a sentence the model reads. */
-  readonly description?: string | undefined
-  /** The JSON Schema shown to the model for a Standard Schema validator (default: its own, when it has one). */
-  readonly jsonSchema?: JsonSchema | undefined
-  /** How many times validation issues are fed back before the run fails with `StructuredOutputError`. Default 1. */
-  readonly maxCorrections?: number | undefined
-  /** `prompt` (default) puts the schema in the instructions; `json-object` and `json-schema` also ask for the provider's JSON mode. */
-  readonly mode?: StructuredMode | undefined
-}
+export interface StructuredAnswerOptions<Value = unknown>
+  extends Pick<
+    GenerateStructuredRequest<Value>,
+    'schema' | 'output' | 'name' | 'description' | 'jsonSchema' | 'maxCorrections' | 'mode'
+  > {}
 
 /**
  * An AnswerFlow for structured answers, built on the models kit's structured-output contract: the same

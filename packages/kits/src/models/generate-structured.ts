@@ -84,14 +84,20 @@ export type StructuredModel<App = unknown> = ChatModel<App> | ModelCallsTarget |
  */
 export interface GenerateStructuredRequest<Value = unknown, App = unknown> {
   readonly model: StructuredModel<App>
-  /** A JSON Schema or a Standard Schema validator; or pass `output` instead. */
+  /** A JSON Schema or any Standard Schema validator (zod, valibot, ...); give it or `output`. */
   readonly schema?: JsonSchema | StandardSchemaV1<unknown, Value> | undefined
-  /** A contract from {@link defineStructuredOutput}, instead of `schema` and its options. */
+  /** A ready contract from the models kit's `defineStructuredOutput`, instead of `schema` and its options. */
   readonly output?: StructuredOutput<Value> | undefined
+  /** Shown to the model and used as the `json_schema` name: letters, digits, `_`, `-`, 1 to 64. Default `output`. */
   readonly name?: string | undefined
+  /** What the value is, in a sentence the model reads. */
   readonly description?: string | undefined
+  /** The JSON Schema shown to the model for a Standard Schema validator. Default: the validator's own, when it has one. */
   readonly jsonSchema?: JsonSchema | undefined
-  /** Default 1 (or the `output`'s). */
+  /**
+   * How many times validation issues are fed back to the model for another try, before a
+   * `StructuredOutputError`: a safe integer of at least 0. Default 1 (or the `output`'s).
+   */
   readonly maxCorrections?: number | undefined
   /** Your system text; the structured-output instructions are appended to it. */
   readonly system?: string | undefined
@@ -99,7 +105,10 @@ export interface GenerateStructuredRequest<Value = unknown, App = unknown> {
   readonly messages?: readonly ChatMessage[] | undefined
   /** A user message appended after `messages`. */
   readonly prompt?: string | undefined
-  /** Default `prompt`: no provider JSON mode needed. */
+  /**
+   * `prompt` (default) puts the schema in the instructions (no provider JSON mode needed); `json-object`
+   * and `json-schema` also ask for the provider's JSON mode.
+   */
   readonly mode?: StructuredMode | undefined
   /** Further request fields (`model`, `temperature`, `seed`, `maxOutputTokens`, ...). */
   readonly request?: Omit<ModelRequest, 'messages' | 'responseFormat'> | undefined

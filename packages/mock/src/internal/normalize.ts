@@ -5,6 +5,7 @@ import {
   isRecord,
   type JsonSchema,
   type JsonSchemaValidator,
+  type ResponseFormat,
 } from '@agent-core/core'
 import { compileJsonSchema } from '@agent-core/core/tools'
 import { assertSchemaWithinBudget, assertSupportedSchema } from '../schema/index.js'
@@ -18,15 +19,20 @@ export interface NormalizedTool {
   readonly validator: JsonSchemaValidator
 }
 
+/**
+ * The answer format a request asks for: core's `ResponseFormat` as MockGPT reads it off the wire (chat's
+ * `response_format`, the Responses API's `text.format`, Anthropic's `output_config.format`), a JSON
+ * schema with its compiled validator and without `strict` (MockGPT does not read it).
+ */
 export type NormalizedFormat =
-  | { readonly type: 'text' }
-  | { readonly type: 'json_object' }
-  | {
-      readonly type: 'json_schema'
-      readonly name: string
-      readonly schema: JsonSchema
-      readonly validator: JsonSchemaValidator
-    }
+  | Exclude<ResponseFormat, { readonly type: 'json_schema' }>
+  | NormalizedJsonSchemaFormat
+
+/** Core's `json_schema` `ResponseFormat` with the schema's compiled validator. */
+export interface NormalizedJsonSchemaFormat
+  extends Omit<Extract<ResponseFormat, { readonly type: 'json_schema' }>, 'strict'> {
+  readonly validator: JsonSchemaValidator
+}
 
 export interface NormalizedToolCall {
   readonly id: string

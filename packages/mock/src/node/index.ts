@@ -16,37 +16,11 @@
  * @module
  */
 /**
- * The engine's types, documented in `@agent-core/mock`, re-exported so that code using this entry can import
- * everything it needs from it.
+ * The engine's types, declared and documented in `@agent-core/mock`, re-exported so that code using this
+ * entry can import everything it needs from it (the one list `/node`, `/web` and `/vitest` share is
+ * `internal/engine-types.ts`).
  */
-export type {
-  MockBudget,
-  MockChaos,
-  MockComputedReply,
-  MockEndpoint,
-  MockFault,
-  MockFixture,
-  MockGPT,
-  MockGPTOptions,
-  MockGPTScope,
-  MockHttpBody,
-  MockHttpRequest,
-  MockHttpResponse,
-  MockJournalStats,
-  MockMatch,
-  MockMessageView,
-  MockReply,
-  MockRequestView,
-  MockScriptEntry,
-  MockScriptProblem,
-  MockStreamController,
-  MockStreamStep,
-  MockToolCallScript,
-  MockToolCallView,
-  MockToolResultView,
-  MockUsage,
-  RecordedRequest,
-} from '@agent-core/mock'
+export type * from '../internal/engine-types.js'
 export type { MockGPTRecordOptions } from './record-proxy.js'
 export { createMockGPTRequestListener, type MockGPTRequestListenerOptions } from './request-listener.js'
 export { type MockGPTServer, type MockGPTServerOptions, startMockGPTServer } from './start-mock-gpt-server.js'
