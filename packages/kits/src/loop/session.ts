@@ -10,6 +10,7 @@ import {
   type OperationContext,
   type OperationContextInit,
   raceSignal,
+  refuseField,
 } from '@agent-core/core'
 import type { AgentResult, AgentRunRequest } from './agent.js'
 import { isCustomInput } from './custom-inputs.js'
@@ -269,9 +270,11 @@ export async function runOnSession<Answer, App>(
     })
   const session = readSession(rawSession)
   if (concurrency !== 'queue' && concurrency !== 'refuse')
-    throw new InvalidInputError(
-      `request.concurrency must be 'queue' or 'refuse', but got ${describeValue(concurrency)}.`,
-      { details: { field: 'request.concurrency', received: describeValue(concurrency) } },
+    refuseField(
+      'input',
+      'request.concurrency',
+      `must be 'queue' or 'refuse', but got ${describeValue(concurrency)}`,
+      concurrency,
     )
   if (rest.resume !== undefined)
     throw new InvalidInputError(
