@@ -214,10 +214,13 @@ export function agentAsTool<App = unknown>(
   options: AgentAsToolOptions,
 ): AgentTool<{ prompt: string }, string, App> {
   if (typeof agent !== 'object' || agent === null || typeof (agent as { run?: unknown }).run !== 'function') {
-    throw new InvalidDefinitionError(
-      `agentAsTool takes an agent built by defineAgent, but got ${describeValue(agent)}.`,
+    refuseField(
+      'definition',
+      'agent',
+      `must be an agent built by defineAgent, but got ${describeValue(agent)}`,
+      agent,
       {
-        details: { field: 'agent', received: describeValue(agent) },
+        prefix: 'agentAsTool: ',
       },
     )
   }

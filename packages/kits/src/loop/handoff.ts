@@ -260,9 +260,12 @@ export function handoff(
   } = {},
 ): Handoff {
   if (!isHandoffAgent(agent)) {
-    throw new InvalidDefinitionError(
-      `handoff() takes an agent built by defineHandoffAgent, but got ${describeValue(agent)}.`,
-      { details: { field: 'agent', received: describeValue(agent) } },
+    refuseField(
+      'definition',
+      'agent',
+      `must be an agent built by defineHandoffAgent, but got ${describeValue(agent)}`,
+      agent,
+      { prefix: 'handoff: ' },
     )
   }
   const name = options.name ?? agent.name
