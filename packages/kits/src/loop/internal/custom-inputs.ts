@@ -3,7 +3,6 @@ import {
   type ChatMessage,
   describeValue,
   FieldReader,
-  InvalidInputError,
   InvalidOutputError,
   refuseField,
 } from '@agent-core/core'
@@ -79,9 +78,7 @@ export function readHistory(
   inputs.forEach((placed, n) => {
     const problem = misplaced(messages, placed.at)
     if (problem !== undefined) {
-      throw new InvalidInputError(`${field}[${where[n]}] is a custom input that ${problem}.`, {
-        details: { field: `${field}[${where[n]}]`, received: describeValue(placed.input) },
-      })
+      refuseField('input', `${field}[${where[n]}]`, `is a custom input that ${problem}`, placed.input)
     }
   })
   return { messages, inputs: Object.freeze(inputs) }

@@ -1,4 +1,4 @@
-import { describeValue, InvalidInputError, refuseField } from '@agent-core/core'
+import { describeValue, refuseField } from '@agent-core/core'
 
 /** Reads a list of tool ids (`request.tools`, `beforeTurn().tools`): non-empty strings, no repeats. */
 export function readToolIds(value: unknown, field: string): ReadonlySet<string> | undefined {
@@ -28,9 +28,12 @@ export function assertKnownTools(
 ): void {
   for (const id of ids) {
     if (!known.has(id)) {
-      throw new InvalidInputError(
-        `${field} names tool "${id}", which the agent does not have. Known tools: ${[...known.keys()].map((k) => `"${k}"`).join(', ') || '(none)'}.`,
-        { details: { field, received: describeValue(id), known: [...known.keys()] } },
+      refuseField(
+        'input',
+        field,
+        `names tool "${id}", which the agent does not have. Known tools: ${[...known.keys()].map((k) => `"${k}"`).join(', ') || '(none)'}`,
+        id,
+        { details: { known: [...known.keys()] } },
       )
     }
   }
