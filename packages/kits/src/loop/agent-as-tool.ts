@@ -1,12 +1,15 @@
 import {
   AgentCoreError,
   type AgentCoreErrorOptions,
+  assertObject,
   childContext,
   describeValue,
   type ErrorDetails,
+  FieldReader,
   InvalidDefinitionError,
   InvalidStateError,
   type MaybePromise,
+  refuseField,
 } from '@agent-core/core'
 import { defineModelTool } from '@agent-core/core/tools'
 import { ApprovalRequiredError } from '@agent-core/kits/tools'
@@ -50,25 +53,11 @@ export interface AgentBudgetAmounts {
 }
 
 function checkAmounts(amounts: unknown, field: string): AgentBudgetAmounts {
-  if (typeof amounts !== 'object' || amounts === null) {
-    throw new InvalidDefinitionError(
-      `${field} must be an object { turns?, tokens?, toolCalls? }, but got ${describeValue(amounts)}.`,
-      {
-        details: { field, received: describeValue(amounts) },
-      },
-    )
-  }
-  for (const key of ['turns', 'tokens', 'toolCalls'] as const) {
-    const value = (amounts as Record<string, unknown>)[key]
-    if (value !== undefined && (!Number.isSafeInteger(value) || (value as number) < 0)) {
-      throw new InvalidDefinitionError(
-        `${field}.${key} must be a safe integer from 0, but got ${describeValue(value)}.`,
-        {
-          details: { field: `${field}.${key}`, received: describeValue(value) },
-        },
-      )
-    }
-  }
+  const fields = new FieldReader(amounts, field, 'an object { turns?, tokens?, toolCalls? }', 'definition')
+  fields.integer('turns', 0)
+  fields.integer('tokens', 0)
+  fields.integer('toolCalls', 0)
+  fields.done()
   return amounts as AgentBudgetAmounts
 }
 
@@ -225,31 +214,30 @@ export function agentAsTool<App = unknown>(
   options: AgentAsToolOptions,
 ): AgentTool<{ prompt: string }, string, App> {
   if (typeof agent !== 'object' || agent === null || typeof (agent as { run?: unknown }).run !== 'function') {
-    throw new InvalidDefinitionError(
-      `agentAsTool takes an agent built by defineAgent, but got ${describeValue(agent)}.`,
+    refuseField(
+      'definition',
+      'agent',
+      `must be an agent built by defineAgent, but got ${describeValue(agent)}`,
+      agent,
       {
-        details: { field: 'agent', received: describeValue(agent) },
+        prefix: 'agentAsTool: ',
       },
     )
   }
-  if (typeof options !== 'object' || options === null) {
-    throw new InvalidDefinitionError(
-      `agentAsTool options must be an object { id, description, ... }, but got ${describeValue(options)}.`,
-      {
-        details: { field: 'options', received: describeValue(options) },
-      },
-    )
-  }
+  assertObject(options as unknown, 'options', {
+    where: 'agentAsTool',
+    hint: 'Give options { id, description, ... }.',
+    error: InvalidDefinitionError,
+  })
   const { id, description, budget, limits, timeoutMs, store = memoryStore(), ...toolOptions } = options
   if (limits !== undefined) checkAmounts(limits, 'limits')
-  if (timeoutMs !== undefined && (!Number.isSafeInteger(timeoutMs) || timeoutMs < 1)) {
-    throw new InvalidDefinitionError(
-      `timeoutMs must be a safe integer from 1, but got ${describeValue(timeoutMs)}.`,
-      {
-        details: { field: 'timeoutMs', received: describeValue(timeoutMs) },
-      },
+  if (timeoutMs !== undefined && (!Number.isSafeInteger(timeoutMs) || timeoutMs < 1))
+    refuseField(
+      'definition',
+      'timeoutMs',
+      `must be a safe integer from 1, but got ${describeValue(timeoutMs)}`,
+      timeoutMs,
     )
-  }
   const tool = defineModelTool<{ prompt: string }, string, App>({
     id,
     description,

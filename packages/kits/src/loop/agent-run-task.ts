@@ -2,10 +2,10 @@ import {
   describeValue,
   FieldReader,
   InvalidDefinitionError,
-  InvalidInputError,
   InvalidStateError,
   type OperationContext,
   type OperationContextInit,
+  refuseField,
 } from '@agent-core/core'
 import type { CheckpointV2, DurableStore, DurableTask } from '@agent-core/kits/durable'
 import { type AgentInternals, agentInternals } from './agent.js'
@@ -115,9 +115,12 @@ function resolve<App>(task: unknown, where: string): Resolved<App> {
     typeof (task as { inspect?: unknown }).inspect !== 'function' ||
     !Array.isArray(steps)
   ) {
-    throw new InvalidDefinitionError(
-      `${where} expects a durable task from defineDurableTask whose one step is agentRunStep(agent), but got ${describeValue(task)}.`,
-      { details: { field: 'task', received: describeValue(task) } },
+    refuseField(
+      'definition',
+      'task',
+      `must be a durable task from defineDurableTask whose one step is agentRunStep(agent), but got ${describeValue(task)}`,
+      task,
+      { prefix: `${where}: ` },
     )
   }
   const agent = steps.length === 1 ? stepAgent(steps[0]) : undefined
@@ -305,9 +308,10 @@ export async function resumeAgentRunTask<App = unknown>(
   const outcomes = fields.get('outcomes')
   fields.done()
   if (!isRecord(outcomes) || Object.keys(outcomes).length === 0) {
-    throw new InvalidInputError(
-      `request.outcomes must hold at least one decision, result or answer keyed by tool-call id, but got ${describeValue(outcomes)}. To continue a run without deciding anything, use runAgentRunTask.`,
-      { details: { field: 'request.outcomes', received: describeValue(outcomes) } },
+    fields.fail(
+      'outcomes',
+      `must hold at least one decision, result or answer keyed by tool-call id, but got ${describeValue(outcomes)}. To continue a run without deciding anything, use runAgentRunTask`,
+      outcomes,
     )
   }
   const head = await findHead(resolved, taskId, store, context)

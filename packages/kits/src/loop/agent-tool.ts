@@ -5,6 +5,7 @@ import {
   describeValue,
   type ErrorDetails,
   FieldReader,
+  type FieldReaderContext,
   InvalidDefinitionError,
   InvalidOutputError,
   InvalidStateError,
@@ -12,6 +13,7 @@ import {
   type JsonSchema,
   type JsonSchemaValidator,
   type OperationContext,
+  refuseField,
   type Schema,
 } from '@agent-core/core'
 import {
@@ -178,6 +180,11 @@ export function isAgentTool(value: unknown): value is AgentTool {
   return typeof value === 'object' && value !== null && specs.has(value as AgentTool)
 }
 
+/** What a refusal of a tool's option starts with and carries: the tool's id. */
+function toolContext(id: string): FieldReaderContext {
+  return { prefix: `Tool "${id}": `, details: { id } }
+}
+
 function readApproval(value: unknown, holder: object, id: string): Approval {
   if (value === undefined || value === false || value === 'allow') return { type: 'allow' }
   if (value === true || value === 'ask')
@@ -186,9 +193,12 @@ function readApproval(value: unknown, holder: object, id: string): Approval {
   if (typeof value === 'function') return { type: 'policy', policy: value as ApprovalPolicy, holder }
   const answer = approvalAnswer(value)
   if (answer === undefined) {
-    throw new InvalidDefinitionError(
-      `Tool "${id}": approval must be a boolean, "allow", "ask", "deny", { type: "ask" | "deny", reason } or a function of the call, but got ${describeValue(value)}.`,
-      { details: { id, field: 'approval', received: describeValue(value) } },
+    refuseField(
+      'definition',
+      'approval',
+      `must be a boolean, "allow", "ask", "deny", { type: "ask" | "deny", reason } or a function of the call, but got ${describeValue(value)}`,
+      value,
+      toolContext(id),
     )
   }
   return answer
@@ -219,10 +229,14 @@ function build<Input, Output, App>(
 ): AgentTool<Input, Output, App> {
   const id = tool.id
   const given = options ?? {}
+  const context = toolContext(id)
   if (typeof given !== 'object' || given === null) {
-    throw new InvalidDefinitionError(
-      `The options of tool "${id}" must be an object (or a class instance holding the hooks), but got ${describeValue(given)}.`,
-      { details: { id, field: 'options', received: describeValue(given) } },
+    refuseField(
+      'definition',
+      'options',
+      `must be an object (or a class instance holding the hooks), but got ${describeValue(given)}`,
+      given,
+      context,
     )
   }
   // A plain object is read strictly (unknown fields refused); a class instance keeps its prototype methods.
@@ -232,34 +246,54 @@ function build<Input, Output, App>(
       ? new FieldReader(given, 'options', `the options of tool "${id}"`, 'definition')
       : undefined
   const read = (key: string): unknown => (fields ? fields.get(key) : (given as Record<string, unknown>)[key])
-  const fail = (key: string, problem: string, value: unknown): never => {
-    throw new InvalidDefinitionError(`Tool "${id}": ${key} ${problem}.`, {
-      details: { id, field: key, received: describeValue(value) },
-    })
-  }
   const hooks: Partial<Record<HookName, (...args: never[]) => unknown>> = {}
   let timeoutMs: unknown
   const source = lifecycle ?? given
   for (const name of HOOKS) {
     const hook = lifecycle ? (lifecycle as unknown as Record<string, unknown>)[name] : read(name)
     if (lifecycle && read(name) !== undefined) {
-      fail(name, 'cannot be given in the options: the tool lifecycle already has its hooks', read(name))
+      refuseField(
+        'definition',
+        name,
+        'cannot be given in the options: the tool lifecycle already has its hooks',
+        read(name),
+        context,
+      )
     }
     if (hook === undefined) continue
-    if (typeof hook !== 'function') fail(name, 'must be a function or be left out', hook)
+    if (typeof hook !== 'function')
+      refuseField('definition', name, 'must be a function or be left out', hook, context)
     hooks[name] = hook as (...args: never[]) => unknown
   }
   const ownReceiver = lifecycle ? lifecycle.receiver : read('receiver')
   if (ownReceiver !== undefined && (typeof ownReceiver !== 'object' || ownReceiver === null)) {
-    fail('receiver', 'must be an object (the `this` of the hooks) or be left out', ownReceiver)
+    refuseField(
+      'definition',
+      'receiver',
+      'must be an object (the `this` of the hooks) or be left out',
+      ownReceiver,
+      context,
+    )
   }
   const receiver: object = (ownReceiver as object | undefined) ?? extra.holder ?? source
   if (lifecycle) {
     timeoutMs = lifecycle.timeoutMs
     if (read('receiver') !== undefined)
-      fail('receiver', 'cannot be given in the options of a tool lifecycle', read('receiver'))
+      refuseField(
+        'definition',
+        'receiver',
+        'cannot be given in the options of a tool lifecycle',
+        read('receiver'),
+        context,
+      )
     if (read('timeoutMs') !== undefined)
-      fail('timeoutMs', 'cannot be given in the options of a tool lifecycle', read('timeoutMs'))
+      refuseField(
+        'definition',
+        'timeoutMs',
+        'cannot be given in the options of a tool lifecycle',
+        read('timeoutMs'),
+        context,
+      )
   } else {
     timeoutMs = read('timeoutMs')
   }
@@ -270,10 +304,12 @@ function build<Input, Output, App>(
       timeoutMs < 1 ||
       timeoutMs > 2_147_483_647)
   ) {
-    fail(
+    refuseField(
+      'definition',
       'timeoutMs',
       `must be a safe integer from 1 to 2147483647 (ms), but got ${describeValue(timeoutMs)}`,
       timeoutMs,
+      context,
     )
   }
   const approval = readApproval(read('approval'), receiver, id)
@@ -282,22 +318,32 @@ function build<Input, Output, App>(
     maxTurns !== undefined &&
     (typeof maxTurns !== 'number' || !Number.isSafeInteger(maxTurns) || maxTurns < 1)
   ) {
-    fail(
+    refuseField(
+      'definition',
       'maxTurns',
       `must be a safe integer of at least 1 or be left out, but got ${describeValue(maxTurns)}`,
       maxTurns,
+      context,
     )
   }
   const replayPolicy = read('replayPolicy') ?? 'keyed'
   if (replayPolicy !== 'safe' && replayPolicy !== 'keyed') {
-    fail('replayPolicy', `must be "safe" or "keyed", but got ${describeValue(replayPolicy)}`, replayPolicy)
+    refuseField(
+      'definition',
+      'replayPolicy',
+      `must be "safe" or "keyed", but got ${describeValue(replayPolicy)}`,
+      replayPolicy,
+      context,
+    )
   }
   const keepStateValue = read('keepState')
   if (keepStateValue !== undefined && typeof keepStateValue !== 'boolean') {
-    fail(
+    refuseField(
+      'definition',
       'keepState',
       `must be a boolean or be left out, but got ${describeValue(keepStateValue)}`,
       keepStateValue,
+      context,
     )
   }
   const carries = (value: unknown) => isRecord(value) && value.keepsState === true
@@ -305,10 +351,12 @@ function build<Input, Output, App>(
     (keepStateValue as boolean | undefined) ??
     (carries(tool) || carries(lifecycle) || (lifecycle !== undefined && carries(lifecycle.tool)))
   if (keepState && kind !== 'local') {
-    fail(
+    refuseField(
+      'definition',
       'keepState',
       `is for tools the run executes; ${kind === 'external' ? 'the host runs' : 'a person answers'} this one, so it has no state in the run. Leave keepState out`,
       keepState,
+      context,
     )
   }
   fields?.done()
@@ -357,9 +405,12 @@ export function defineAgentTool<Input, Output, App>(
   options?: AgentToolOptions<Input, Output, App>,
 ): AgentTool<Input, Output, App> {
   if (typeof tool !== 'object' || tool === null) {
-    throw new InvalidDefinitionError(
-      `defineAgentTool expects a core ModelTool (defineModelTool) or a tool lifecycle, but got ${describeValue(tool)}.`,
-      { details: { field: 'tool', received: describeValue(tool) } },
+    refuseField(
+      'definition',
+      'tool',
+      `must be a core ModelTool (defineModelTool) or a tool lifecycle, but got ${describeValue(tool)}`,
+      tool,
+      { prefix: 'defineAgentTool: ' },
     )
   }
   if (isLifecycle(tool)) {
@@ -431,11 +482,13 @@ export interface ExternalToolDefinition<Input = unknown, Output = unknown, App =
 }
 
 function splitDefinition(definition: unknown, what: string, own: readonly string[]) {
-  if (!isRecord(definition)) {
-    throw new InvalidDefinitionError(`${what} must be an object, but got ${describeValue(definition)}.`, {
-      details: { field: 'definition', received: describeValue(definition) },
-    })
-  }
+  if (!isRecord(definition))
+    refuseField(
+      'definition',
+      'definition',
+      `must be ${what}, but got ${describeValue(definition)}`,
+      definition,
+    )
   const toolPart: Record<string, unknown> = {}
   const options: Record<string, unknown> = {}
   for (const key of Object.keys(definition)) {
@@ -464,7 +517,7 @@ function splitDefinition(definition: unknown, what: string, own: readonly string
 export function defineExternalTool<Input = unknown, Output = unknown, App = unknown>(
   definition: ExternalToolDefinition<Input, Output, App>,
 ): AgentTool<Input, Output, App> {
-  const { toolPart, options } = splitDefinition(definition, 'An external tool definition', [
+  const { toolPart, options } = splitDefinition(definition, 'an external tool definition (an object)', [
     'id',
     'description',
     'inputSchema',
@@ -534,7 +587,7 @@ export interface QuestionToolDefinition<Input = unknown, Answer = unknown, App =
 export function defineQuestionTool<Input = unknown, Answer = unknown, App = unknown>(
   definition: QuestionToolDefinition<Input, Answer, App>,
 ): AgentTool<Input, Answer, App> {
-  const { toolPart, options } = splitDefinition(definition, 'A question tool definition', [
+  const { toolPart, options } = splitDefinition(definition, 'a question tool definition (an object)', [
     'id',
     'description',
     'inputSchema',
@@ -543,18 +596,24 @@ export function defineQuestionTool<Input = unknown, Answer = unknown, App = unkn
     'toJSONSchema',
   ])
   const { answerSchema, question, ...rest } = toolPart
+  const context = { prefix: `Question tool ${describeValue(rest.id)}: ` }
   if (typeof question !== 'function') {
-    throw new InvalidDefinitionError(
-      `Question tool ${describeValue(rest.id)}: question must be a function of the input returning the question's text, but got ${describeValue(question)}.`,
-      { details: { field: 'question', received: describeValue(question) } },
+    refuseField(
+      'definition',
+      'question',
+      `must be a function of the input returning the question's text, but got ${describeValue(question)}`,
+      question,
+      context,
     )
   }
-  if (answerSchema === undefined) {
-    throw new InvalidDefinitionError(
-      `Question tool ${describeValue(rest.id)} needs an answerSchema: the JSON Schema every answer must match.`,
-      { details: { field: 'answerSchema', received: 'undefined' } },
+  if (answerSchema === undefined)
+    refuseField(
+      'definition',
+      'answerSchema',
+      'is required: the JSON Schema every answer must match',
+      answerSchema,
+      context,
     )
-  }
   const tool = defineModelTool<Input, Answer, App>({
     ...(rest as unknown as Omit<ModelTool<Input, Answer, App>, 'execute'>),
     outputSchema: answerSchema as Schema<Answer>,
@@ -610,9 +669,11 @@ function answerCheck(
 export function toAgentTool(entry: unknown, field: string): AgentTool {
   if (isAgentTool(entry)) return entry
   if (typeof entry !== 'object' || entry === null) {
-    throw new InvalidDefinitionError(
-      `${field} must be an agent tool, a core ModelTool or a tool lifecycle, but got ${describeValue(entry)}.`,
-      { details: { field, received: describeValue(entry) } },
+    refuseField(
+      'definition',
+      field,
+      `must be an agent tool, a core ModelTool or a tool lifecycle, but got ${describeValue(entry)}`,
+      entry,
     )
   }
   return defineAgentTool(entry as ModelTool)

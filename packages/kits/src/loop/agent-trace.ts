@@ -1,4 +1,4 @@
-import { type ChatMessage, describeValue, InvalidInputError } from '@agent-core/core'
+import { type ChatMessage, describeValue, refuseField } from '@agent-core/core'
 import type { AgentResult } from './agent.js'
 import { isRecord } from './internal/check.js'
 import type { AgentPendingCall } from './run-state.js'
@@ -83,9 +83,12 @@ export function agentTrace(result: AgentResult<unknown>): string {
     !Array.isArray(result.messages) ||
     !isRecord(result.usage)
   ) {
-    throw new InvalidInputError(
-      `agentTrace needs the result of agent.run (or await stream.result), but got ${describeValue(result)}.`,
-      { details: { field: 'result', received: describeValue(result) } },
+    refuseField(
+      'input',
+      'result',
+      `must be the result of agent.run (or await stream.result), but got ${describeValue(result)}`,
+      result,
+      { prefix: 'agentTrace: ' },
     )
   }
   const lines = [`run ${result.runId}: ${result.turns} model call(s), ${result.usage.totalTokens} tokens`]

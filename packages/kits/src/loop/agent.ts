@@ -12,6 +12,7 @@ import {
   type NotThenable,
   type OperationContext,
   type OperationContextInit,
+  refuseField,
   type ToolChoice,
 } from '@agent-core/core'
 import { type ModelTool, modelToolSchemas } from '@agent-core/core/tools'
@@ -587,11 +588,12 @@ function compile(definition: unknown): {
   }
   tools.forEach((tool, index) => {
     if (byId.has(tool.id)) {
-      throw new InvalidDefinitionError(
-        `definition.tools[${index}] is a second tool "${tool.id}"; tool ids must be unique in an agent.`,
-        {
-          details: { id: tool.id, field: `tools[${index}]`, received: describeValue(tool.id) },
-        },
+      refuseField(
+        'definition',
+        `tools[${index}]`,
+        `is a second tool "${tool.id}"; tool ids must be unique in an agent`,
+        tool.id,
+        { prefix: 'definition.', details: { id: tool.id } },
       )
     }
     byId.set(tool.id, tool)
@@ -810,9 +812,11 @@ function withTransform<Run extends Omit<ParsedRun, 'runId'>>(run: Run, agent: Co
   if (run.customInputs.length > 0 && transformInput === undefined) {
     const first = run.customInputs[0]!
     const field = run.resumed ? 'request.resume.customInputs' : 'request.messages'
-    throw new InvalidInputError(
-      `${field} holds custom input "${first.input.kind}", but neither the agent nor the run has transformInput to turn it into messages the model reads. Give transformInput (in defineAgent, or in the run request${run.resumed ? ' again on resume' : ''}).`,
-      { details: { field, received: describeValue(first.input) } },
+    refuseField(
+      'input',
+      field,
+      `holds custom input "${first.input.kind}", but neither the agent nor the run has transformInput to turn it into messages the model reads. Give transformInput (in defineAgent, or in the run request${run.resumed ? ' again on resume' : ''})`,
+      first.input,
     )
   }
   return transformInput === run.transformInput ? run : { ...run, transformInput }

@@ -1,5 +1,6 @@
 import {
   type AssistantMessage,
+  assertObject,
   type ChatMessage,
   describeValue,
   type FinishReason,
@@ -8,6 +9,7 @@ import {
   type MaybePromise,
   type OperationContext,
   type ResponseFormat,
+  refuseField,
 } from '@agent-core/core'
 import {
   defineStructuredOutput,
@@ -98,32 +100,27 @@ const flows = new WeakSet<object>()
 export function defineAnswerFlow<Answer = string, App = unknown>(
   flow: AnswerFlow<Answer, App>,
 ): AnswerFlow<Answer, App> {
-  if (typeof flow !== 'object' || flow === null) {
-    throw new InvalidDefinitionError(
-      `An AnswerFlow must be an object with a decide method, but got ${describeValue(flow)}.`,
-      {
-        details: { field: 'answer', received: describeValue(flow) },
-      },
-    )
-  }
+  assertObject(flow, 'answer', {
+    hint: 'An AnswerFlow is an object with a decide method.',
+    error: InvalidDefinitionError,
+  })
   const { decide, instructions, responseFormat } = flow as unknown as Record<string, unknown>
-  if (typeof decide !== 'function') {
-    throw new InvalidDefinitionError(`answer.decide must be a function, but got ${describeValue(decide)}.`, {
-      details: { field: 'answer.decide', received: describeValue(decide) },
-    })
-  }
+  if (typeof decide !== 'function')
+    refuseField('definition', 'answer.decide', `must be a function, but got ${describeValue(decide)}`, decide)
   if (instructions !== undefined && typeof instructions !== 'string') {
-    throw new InvalidDefinitionError(
-      `answer.instructions must be a string or be left out, but got ${describeValue(instructions)}.`,
-      {
-        details: { field: 'answer.instructions', received: describeValue(instructions) },
-      },
+    refuseField(
+      'definition',
+      'answer.instructions',
+      `must be a string or be left out, but got ${describeValue(instructions)}`,
+      instructions,
     )
   }
   if (responseFormat !== undefined && !isResponseFormat(responseFormat)) {
-    throw new InvalidDefinitionError(
-      `answer.responseFormat must be { type: "text" }, { type: "json_object" } or { type: "json_schema", name, schema }, but got ${describeValue(responseFormat)}.`,
-      { details: { field: 'answer.responseFormat', received: describeValue(responseFormat) } },
+    refuseField(
+      'definition',
+      'answer.responseFormat',
+      `must be { type: "text" }, { type: "json_object" } or { type: "json_schema", name, schema }, but got ${describeValue(responseFormat)}`,
+      responseFormat,
     )
   }
   flows.add(flow)
@@ -233,23 +230,19 @@ export interface StructuredAnswerOptions<Value = unknown>
 export function structuredAnswer<Value = unknown>(
   options: StructuredAnswerOptions<Value>,
 ): AnswerFlow<Value, unknown> {
-  if (typeof options !== 'object' || options === null) {
-    throw new InvalidDefinitionError(
-      `structuredAnswer expects options { schema, name?, mode? }, but got ${describeValue(options)}.`,
-      {
-        details: { field: 'options', received: describeValue(options) },
-      },
-    )
-  }
+  assertObject(options as unknown, 'options', {
+    where: 'structuredAnswer',
+    hint: 'Give options { schema, name?, mode? }.',
+    error: InvalidDefinitionError,
+  })
   const { output: given, mode = 'prompt', ...rest } = options
-  if (mode !== 'prompt' && mode !== 'json-object' && mode !== 'json-schema') {
-    throw new InvalidDefinitionError(
-      `mode must be "prompt", "json-object" or "json-schema", but got ${describeValue(mode)}.`,
-      {
-        details: { field: 'mode', received: describeValue(mode) },
-      },
+  if (mode !== 'prompt' && mode !== 'json-object' && mode !== 'json-schema')
+    refuseField(
+      'definition',
+      'mode',
+      `must be "prompt", "json-object" or "json-schema", but got ${describeValue(mode)}`,
+      mode,
     )
-  }
   const output: StructuredOutput<Value> =
     given ?? defineStructuredOutput<Value>(rest as Parameters<typeof defineStructuredOutput<Value>>[0])
   let responseFormat: ResponseFormat | undefined

@@ -2,9 +2,9 @@ import {
   AgentCoreError,
   describeValue,
   type ErrorDetails,
-  InvalidInputError,
   type OperationContext,
   type OperationContextInit,
+  refuseField,
 } from '@agent-core/core'
 import type { Agent, AgentResult, AgentRunRequest } from './agent.js'
 import { pendingText, stopSentence } from './agent-trace.js'
@@ -85,6 +85,8 @@ function advice(result: AgentResult<unknown>): string {
   }
 }
 
+const ASK = Object.freeze({ prefix: 'ask: ' })
+
 /**
  * Asks an agent one question and returns its accepted answer, or throws an {@link AgentRunError} that
  * says what happened and what to do. For scripts, tests and one-shot calls where a suspension or a limit
@@ -105,38 +107,40 @@ export async function ask<Answer, App>(
   request: Omit<AgentRunRequest<App>, 'prompt' | 'resume' | 'outcomes'> = {},
   context?: OperationContext<App> | OperationContextInit<App>,
 ): Promise<Answer> {
-  if (!isRecord(agent) || typeof (agent as { run?: unknown }).run !== 'function') {
-    throw new InvalidInputError(`ask needs an agent from defineAgent, but got ${describeValue(agent)}.`, {
-      details: { field: 'agent', received: describeValue(agent) },
-    })
-  }
-  if (typeof text !== 'string' || text.trim() === '') {
-    throw new InvalidInputError(
-      `ask needs the question as a non-empty string, but got ${describeValue(text)}.`,
-      {
-        details: { field: 'text', received: describeValue(text) },
-      },
+  if (!isRecord(agent) || typeof (agent as { run?: unknown }).run !== 'function')
+    refuseField(
+      'input',
+      'agent',
+      `must be an agent from defineAgent, but got ${describeValue(agent)}`,
+      agent,
+      ASK,
     )
-  }
-  if (!isRecord(request)) {
-    throw new InvalidInputError(
-      `ask request must be an object of run fields, but got ${describeValue(request)}.`,
-      {
-        details: { field: 'request', received: describeValue(request) },
-      },
+  if (typeof text !== 'string' || text.trim() === '')
+    refuseField(
+      'input',
+      'text',
+      `must be the question as a non-empty string, but got ${describeValue(text)}`,
+      text,
+      ASK,
     )
-  }
+  if (!isRecord(request))
+    refuseField(
+      'input',
+      'request',
+      `must be an object of run fields, but got ${describeValue(request)}`,
+      request,
+      ASK,
+    )
   for (const key of ['prompt', 'resume', 'outcomes']) {
-    if (key in request)
-      throw new InvalidInputError(
-        `ask request.${key} cannot be given: ask sends the text as the prompt of a new run. Use agent.run to resume.`,
-        {
-          details: {
-            field: `request.${key}`,
-            received: describeValue((request as Record<string, unknown>)[key]),
-          },
-        },
+    if (key in request) {
+      refuseField(
+        'input',
+        `request.${key}`,
+        'cannot be given: ask sends the text as the prompt of a new run. Use agent.run to resume',
+        (request as Record<string, unknown>)[key],
+        ASK,
       )
+    }
   }
   const result = await agent.run({ ...request, prompt: text } as AgentRunRequest<App>, context)
   if (result.reason === 'final') return result.answer

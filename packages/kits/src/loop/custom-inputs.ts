@@ -1,10 +1,4 @@
-import {
-  type ChatMessage,
-  describeValue,
-  InvalidInputError,
-  isRecord,
-  type NotThenable,
-} from '@agent-core/core'
+import { type ChatMessage, describeValue, isRecord, type NotThenable, refuseField } from '@agent-core/core'
 import type { JsonValue } from '@agent-core/kits/tools'
 import { readCustomInput } from './internal/custom-inputs.js'
 import type { AgentRunState } from './run-state.js'
@@ -129,9 +123,12 @@ export function runHistory(
   state: Pick<AgentRunState, 'messages' | 'customInputs'>,
 ): readonly (ChatMessage | CustomInput)[] {
   if (!isRecord(state) || !Array.isArray(state.messages)) {
-    throw new InvalidInputError(
-      `runHistory(state) needs a run's state with its messages (an AgentRunState, or a result's state), but got ${describeValue(state)}.`,
-      { details: { field: 'state', received: describeValue(state) } },
+    refuseField(
+      'input',
+      'state',
+      `must be a run's state with its messages (an AgentRunState, or a result's state), but got ${describeValue(state)}`,
+      state,
+      { prefix: 'runHistory: ' },
     )
   }
   const inputs = state.customInputs ?? []

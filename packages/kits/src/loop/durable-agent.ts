@@ -5,7 +5,7 @@ import {
   type ChatMessage,
   describeValue,
   FieldReader,
-  InvalidDefinitionError,
+  refuseField,
 } from '@agent-core/core'
 import type { DurableStep, DurableStepContext } from '@agent-core/kits/durable'
 import { type Agent, type AgentRunRequest, agentInternals } from './agent.js'
@@ -132,10 +132,13 @@ export function agentRunStep<Answer, App>(
   options: AgentRunStepOptions<App> = {},
 ): DurableStep<AgentRunState, App> {
   if (typeof agent !== 'object' || agent === null || typeof (agent as { run?: unknown }).run !== 'function') {
-    throw new InvalidDefinitionError(
-      `agentRunStep expects an agent from defineAgent, but got ${describeValue(agent)}.`,
+    refuseField(
+      'definition',
+      'agent',
+      `must be an agent from defineAgent, but got ${describeValue(agent)}`,
+      agent,
       {
-        details: { field: 'agent', received: describeValue(agent) },
+        prefix: 'agentRunStep: ',
       },
     )
   }

@@ -3,10 +3,12 @@ import {
   type ChatMessage,
   describeValue,
   type ErrorDetails,
-  InvalidDefinitionError,
+  FieldReader,
+  type FieldReaderContext,
   InvalidOutputError,
   type MaybePromise,
   type OperationContext,
+  refuseField,
 } from '@agent-core/core'
 import type { JsonValue } from '@agent-core/kits/tools'
 import { isRecord } from './internal/check.js'
@@ -193,34 +195,42 @@ function isGuardrailAgent(value: unknown): value is GuardrailAgent {
   )
 }
 
+/** What the guardrail readers add to their refusals: the path starts at the agent's definition. */
+const DEFINITION_CONTEXT: FieldReaderContext = Object.freeze({ prefix: 'definition.' })
+
 /** Reads `definition.inputGuardrails` / `definition.outputGuardrails`; typed errors for what is wrong. */
 export function readGuardrails(value: unknown, kind: 'input' | 'output'): readonly CompiledGuardrail[] {
   const field = `${kind}Guardrails`
   if (value === undefined) return []
-  const fail = (path: string, problem: string, received: unknown): never => {
-    throw new InvalidDefinitionError(`definition.${path} ${problem}.`, {
-      details: { field: path, received: describeValue(received) },
-    })
+  if (!Array.isArray(value)) {
+    refuseField(
+      'definition',
+      field,
+      `must be an array of guardrails { name, check${kind === 'input' ? ', mode?' : ''} }, but got ${describeValue(value)}`,
+      value,
+      DEFINITION_CONTEXT,
+    )
   }
-  if (!Array.isArray(value))
-    fail(field, `must be an array of guardrails { name, check${kind === 'input' ? ', mode?' : ''} }`, value)
   const seen = new Set<string>()
+  const allowed = kind === 'input' ? ['name', 'check', 'mode'] : ['name', 'check']
   return (value as unknown[]).map((entry, index) => {
-    const path = `${field}[${index}]`
-    if (!isRecord(entry)) fail(path, 'must be a guardrail { name, check }', entry)
+    const fields = new FieldReader(
+      entry,
+      `${field}[${index}]`,
+      'a guardrail { name, check }',
+      'definition',
+      DEFINITION_CONTEXT,
+    )
     const record = entry as Record<string, unknown>
-    const allowed = kind === 'input' ? ['name', 'check', 'mode'] : ['name', 'check']
     for (const key of Object.keys(record)) {
       if (!allowed.includes(key))
-        fail(`${path}.${key}`, `is not a field of an ${kind} guardrail (${allowed.join(', ')})`, record[key])
+        fields.fail(key, `is not a field of an ${kind} guardrail (${allowed.join(', ')})`, record[key])
     }
-    const name = record.name
-    if (typeof name !== 'string' || name === '')
-      fail(`${path}.name`, 'must be a non-empty string naming the guardrail', name)
-    if (seen.has(name as string))
-      fail(`${path}.name`, `is a second ${kind} guardrail "${String(name)}"; give each a unique name`, name)
-    seen.add(name as string)
-    const check = record.check
+    const name = fields.requiredString('name')
+    if (seen.has(name))
+      fields.fail('name', `is a second ${kind} guardrail "${name}"; give each a unique name`, name)
+    seen.add(name)
+    const check = fields.get('check')
     let compiled: CompiledGuardrail['check']
     if (typeof check === 'function')
       compiled = {
@@ -229,22 +239,17 @@ export function readGuardrails(value: unknown, kind: 'input' | 'output'): readon
       }
     else if (isGuardrailAgent(check)) compiled = { type: 'agent', agent: check }
     else
-      return fail(
-        `${path}.check`,
-        'must be a function of what it checks (returning a boolean or { tripped, info? }) or an agent (defineAgent)',
+      return fields.fail(
+        'check',
+        `must be a function of what it checks (returning a boolean or { tripped, info? }) or an agent (defineAgent), but got ${describeValue(check)}`,
         check,
       )
-    const mode = record.mode ?? 'parallel'
-    if (mode !== 'parallel' && mode !== 'before') fail(`${path}.mode`, 'must be "parallel" or "before"', mode)
-    return Object.freeze({
-      name: name as string,
-      kind,
-      mode: mode as 'parallel' | 'before',
-      check: compiled,
-      holder: entry,
-    })
+    const mode = (kind === 'input' ? fields.oneOf('mode', MODES) : undefined) ?? 'parallel'
+    return Object.freeze({ name, kind, mode, check: compiled, holder: entry })
   })
 }
+
+const MODES = ['parallel', 'before'] as const
 
 /**
  * A tool call as a tool guardrail sees it: the tool, the call's invocation id and its input (checked
@@ -360,57 +365,57 @@ export function readToolGuardrails(
   toolIds: ReadonlySet<string>,
 ): readonly CompiledToolGuardrail[] {
   if (value === undefined) return []
-  const fail = (path: string, problem: string, received: unknown): never => {
-    throw new InvalidDefinitionError(`definition.${path} ${problem}.`, {
-      details: { field: path, received: describeValue(received) },
-    })
+  if (!Array.isArray(value)) {
+    refuseField(
+      'definition',
+      'toolGuardrails',
+      `must be an array of tool guardrails { name, tools?, input?, output? }, but got ${describeValue(value)}`,
+      value,
+      DEFINITION_CONTEXT,
+    )
   }
-  if (!Array.isArray(value))
-    fail('toolGuardrails', 'must be an array of tool guardrails { name, tools?, input?, output? }', value)
   const seen = new Set<string>()
   return (value as unknown[]).map((entry, index) => {
-    const path = `toolGuardrails[${index}]`
-    if (!isRecord(entry)) fail(path, 'must be a tool guardrail { name, tools?, input?, output? }', entry)
+    const fields = new FieldReader(
+      entry,
+      `toolGuardrails[${index}]`,
+      'a tool guardrail { name, tools?, input?, output? }',
+      'definition',
+      DEFINITION_CONTEXT,
+    )
     const record = entry as Record<string, unknown>
     for (const key of Object.keys(record)) {
-      if (!['name', 'tools', 'input', 'output'].includes(key))
-        fail(`${path}.${key}`, 'is not a field of a tool guardrail (name, tools, input, output)', record[key])
+      if (!TOOL_GUARDRAIL_FIELDS.includes(key))
+        fields.fail(key, 'is not a field of a tool guardrail (name, tools, input, output)', record[key])
     }
-    const { name, tools, input, output } = record
-    if (typeof name !== 'string' || name === '')
-      fail(`${path}.name`, 'must be a non-empty string naming the guardrail', name)
-    if (seen.has(name as string))
-      fail(`${path}.name`, `is a second tool guardrail "${String(name)}"; give each a unique name`, name)
-    seen.add(name as string)
-    if (input !== undefined && typeof input !== 'function')
-      fail(`${path}.input`, 'must be a function of the call', input)
-    if (output !== undefined && typeof output !== 'function')
-      fail(`${path}.output`, 'must be a function of the call and its output', output)
+    const name = fields.requiredString('name')
+    if (seen.has(name))
+      fields.fail('name', `is a second tool guardrail "${name}"; give each a unique name`, name)
+    seen.add(name)
+    const input = fields.func<ToolGuardrail['input']>('input')
+    const output = fields.func<ToolGuardrail['output']>('output')
     if (input === undefined && output === undefined)
-      fail(path, 'needs an input or an output check (or both)', entry)
+      fields.failObject('needs an input or an output check (or both)')
+    const tools = fields.array('tools')
     let ids: Set<string> | undefined
     if (tools !== undefined) {
-      if (!Array.isArray(tools)) fail(`${path}.tools`, 'must be an array of tool ids', tools)
       ids = new Set()
-      ;(tools as unknown[]).forEach((id, at) => {
+      for (let at = 0; at < tools.length; at++) {
+        const id = tools[at]
         if (typeof id !== 'string' || !toolIds.has(id))
-          fail(
-            `${path}.tools[${at}]`,
-            `must name one of the agent's tools (${[...toolIds].join(', ') || 'none'})`,
+          fields.fail(
+            `tools[${at}]`,
+            `must name one of the agent's tools (${[...toolIds].join(', ') || 'none'}), but got ${describeValue(id)}`,
             id,
           )
-        ids!.add(id as string)
-      })
+        ids.add(id as string)
+      }
     }
-    return Object.freeze({
-      name: name as string,
-      tools: ids,
-      input: input as ToolGuardrail['input'],
-      output: output as ToolGuardrail['output'],
-      holder: entry,
-    })
+    return Object.freeze({ name, tools: ids, input, output, holder: entry })
   })
 }
+
+const TOOL_GUARDRAIL_FIELDS = ['name', 'tools', 'input', 'output']
 
 function readToolAnswer(
   value: unknown,

@@ -1,6 +1,7 @@
 import {
   AgentCoreError,
   type AgentCoreErrorOptions,
+  assertObject,
   type ChatMessage,
   describeValue,
   type ErrorDetails,
@@ -8,6 +9,7 @@ import {
   InvalidInputError,
   type OperationContext,
   type OperationContextInit,
+  refuseField,
 } from '@agent-core/core'
 import {
   type Agent,
@@ -258,22 +260,29 @@ export function handoff(
   } = {},
 ): Handoff {
   if (!isHandoffAgent(agent)) {
-    throw new InvalidDefinitionError(
-      `handoff() takes an agent built by defineHandoffAgent, but got ${describeValue(agent)}.`,
-      { details: { field: 'agent', received: describeValue(agent) } },
+    refuseField(
+      'definition',
+      'agent',
+      `must be an agent built by defineHandoffAgent, but got ${describeValue(agent)}`,
+      agent,
+      { prefix: 'handoff: ' },
     )
   }
   const name = options.name ?? agent.name
-  if (!NAME.test(name)) {
-    throw new InvalidDefinitionError(
-      `A handoff name must be 1 to 50 letters, digits, "_" or "-", but got ${JSON.stringify(name)}.`,
-      { details: { field: 'name', received: describeValue(name) } },
+  if (!NAME.test(name))
+    refuseField(
+      'definition',
+      'name',
+      `must be 1 to 50 letters, digits, "_" or "-", but got ${JSON.stringify(name)}`,
+      name,
     )
-  }
   if (options.inputFilter !== undefined && typeof options.inputFilter !== 'function') {
-    throw new InvalidDefinitionError('A handoff inputFilter must be a function of the messages.', {
-      details: { field: 'inputFilter', received: describeValue(options.inputFilter) },
-    })
+    refuseField(
+      'definition',
+      'inputFilter',
+      `must be a function of the messages or be left out, but got ${describeValue(options.inputFilter)}`,
+      options.inputFilter,
+    )
   }
   return {
     agent,
@@ -316,21 +325,19 @@ interface Node {
 export function defineHandoffAgent<App = unknown>(
   definition: HandoffAgentDefinition<App>,
 ): HandoffAgent<App> {
-  if (typeof definition !== 'object' || definition === null) {
-    throw new InvalidDefinitionError(
-      `A handoff agent definition must be an object, but got ${describeValue(definition)}.`,
-      {
-        details: { field: 'definition', received: describeValue(definition) },
-      },
-    )
-  }
+  assertObject(definition as unknown, 'definition', {
+    where: 'defineHandoffAgent',
+    hint: 'Give a handoff agent definition { name, description?, handoffs?, ... }.',
+    error: InvalidDefinitionError,
+  })
   const { name, description, handoffs, ...rest } = definition
-  if (typeof name !== 'string' || !NAME.test(name)) {
-    throw new InvalidDefinitionError(
-      `A handoff agent needs a name of 1 to 50 letters, digits, "_" or "-", but got ${describeValue(name)}.`,
-      { details: { field: 'name', received: describeValue(name) } },
+  if (typeof name !== 'string' || !NAME.test(name))
+    refuseField(
+      'definition',
+      'name',
+      `must be 1 to 50 letters, digits, "_" or "-", but got ${describeValue(name)}`,
+      name,
     )
-  }
   let node: Node | undefined
   const nodeOf = (): Node => {
     if (node !== undefined) return node
@@ -339,9 +346,12 @@ export function defineHandoffAgent<App = unknown>(
     listed.forEach((entry, index) => {
       const item = isHandoffAgent(entry) ? handoff(entry) : entry
       if (typeof item !== 'object' || item === null || !isHandoffAgent((item as Handoff).agent)) {
-        throw new InvalidDefinitionError(
-          `${name}.handoffs[${index}] must be a handoff agent or handoff(agent), but got ${describeValue(entry)}.`,
-          { details: { field: `handoffs[${index}]`, received: describeValue(entry) } },
+        refuseField(
+          'definition',
+          `handoffs[${index}]`,
+          `must be a handoff agent or handoff(agent), but got ${describeValue(entry)}`,
+          entry,
+          { prefix: `${name}.` },
         )
       }
       const toolId = `transfer_to_${item.name}`
@@ -421,18 +431,18 @@ async function runHandoffs(
   const { resume, onEvent, maxTurns: cap, prompt, messages, outcomes, ...shared } = request
   const maxTurns = cap ?? 10
   if (!Number.isSafeInteger(maxTurns) || maxTurns < 1) {
-    throw new InvalidInputError(`maxTurns must be a safe integer from 1, but got ${describeValue(cap)}.`, {
-      details: { field: 'maxTurns', received: describeValue(cap) },
-    })
+    refuseField('input', 'maxTurns', `must be a safe integer from 1, but got ${describeValue(cap)}`, cap)
   }
   let node = startNode()
   let turns = 0
   let next: AgentRunRequest
   if (resume !== undefined) {
     if (!isHandoffState(resume)) {
-      throw new InvalidInputError(
-        'resume must be the handoffState a handoff run returned ({ version: 1, kind: "handoff", activeAgent, turns, state }).',
-        { details: { field: 'resume', received: describeValue(resume) } },
+      refuseField(
+        'input',
+        'resume',
+        'must be the handoffState a handoff run returned ({ version: 1, kind: "handoff", activeAgent, turns, state })',
+        resume,
       )
     }
     const found = graph.get(resume.activeAgent)

@@ -1,4 +1,4 @@
-import { describeValue, InvalidInputError } from '@agent-core/core'
+import { describeValue, FieldReader, refuseField } from '@agent-core/core'
 import type { ToolProgressUpdate } from '@agent-core/core/tools'
 import type { AgentResult } from './agent.js'
 import type { AgentEvent } from './events.js'
@@ -24,26 +24,29 @@ export interface Narration {
 const NARRATION_KEY = 'narration'
 const MAX_LENGTH = 200
 
-function refuse(field: string, message: string, value: unknown): never {
-  throw new InvalidInputError(`Narration ${field} ${message}, but got ${describeValue(value)}.`, {
-    details: { field, received: describeValue(value) },
-  })
-}
+const NARRATION_CONTEXT = Object.freeze({ prefix: 'Narration ' })
 
 function readNarration(value: unknown, field: string): Narration {
-  if (typeof value !== 'object' || value === null || Array.isArray(value))
-    refuse(field, 'must be an object { phase, goal? }', value)
+  const fields = new FieldReader(value, field, 'an object { phase, goal? }', 'input', NARRATION_CONTEXT)
   const given = value as Record<string, unknown>
   for (const key of Object.keys(given)) {
     if (key !== 'phase' && key !== 'goal')
-      refuse(`${field}.${key}`, 'is not a field (phase, goal): remove it', given[key])
+      fields.fail(
+        key,
+        `is not a field (phase, goal): remove it, but got ${describeValue(given[key])}`,
+        given[key],
+      )
   }
   const text = (key: 'phase' | 'goal', required: boolean): string | undefined => {
-    const v = given[key]
-    if (v === undefined && !required) return undefined
-    if (typeof v !== 'string' || v.trim() === '') refuse(`${field}.${key}`, 'must be a non-empty string', v)
+    const v = required ? fields.requiredString(key) : fields.string(key)
+    if (v === undefined) return undefined
+    if (v.trim() === '') fields.mustBe(key, 'a non-empty string', v)
     if (v.length > MAX_LENGTH)
-      refuse(`${field}.${key}`, `must be at most ${MAX_LENGTH} characters (it is display text)`, v)
+      fields.fail(
+        key,
+        `must be at most ${MAX_LENGTH} characters (it is display text), but got ${describeValue(v)}`,
+        v,
+      )
     return v.trim()
   }
   const phase = text('phase', true) as string
@@ -184,6 +187,8 @@ function statusOfEvents(events: readonly AgentEvent[]): string {
   return turn > 0 ? `thinking (turn ${turn})` : 'starting'
 }
 
+const DESCRIBE_RUN_CONTEXT = Object.freeze({ prefix: 'describeRun ' })
+
 /**
  * One line an App can show for a run: its narration (the phase and goal a tool reported with
  * {@link narrate}, or `options.narration`) joined with its state: `starting`, `thinking (turn 2)`,
@@ -202,13 +207,16 @@ export function describeRun(
   source: AgentResult<unknown> | AgentRunState | readonly AgentEvent[],
   options: DescribeRunOptions = {},
 ): string {
-  if (typeof options !== 'object' || options === null)
-    throw new InvalidInputError(
-      `describeRun options must be an object { narration? }, but got ${describeValue(options)}.`,
-      { details: { field: 'options', received: describeValue(options) } },
-    )
-  let narration =
-    options.narration === undefined ? undefined : readNarration(options.narration, 'options.narration')
+  const fields = new FieldReader(
+    options,
+    'options',
+    'an object { narration? }',
+    'input',
+    DESCRIBE_RUN_CONTEXT,
+  )
+  const given = fields.get('narration')
+  fields.done()
+  let narration = given === undefined ? undefined : readNarration(given, 'options.narration')
   let status: string
   if (isEvents(source)) {
     if (narration === undefined) {
@@ -229,9 +237,12 @@ export function describeRun(
           ? `running: ${source.pending.map((c) => c.toolId).join(', ')}`
           : `thinking (turn ${source.turns})`
   } else {
-    throw new InvalidInputError(
-      `describeRun takes a run's result, its saved state or its events, but got ${describeValue(source)}.`,
-      { details: { field: 'source', received: describeValue(source) } },
+    refuseField(
+      'input',
+      'source',
+      `must be a run's result, its saved state or its events, but got ${describeValue(source)}`,
+      source,
+      DESCRIBE_RUN_CONTEXT,
     )
   }
   return narration === undefined ? status : `${narrationLine(narration)} · ${status}`

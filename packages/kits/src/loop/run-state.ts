@@ -5,6 +5,7 @@ import {
   InvalidInputError,
   type JsonSchema,
   type ModelUsage,
+  refuseField,
 } from '@agent-core/core'
 import type { ApproveDecision, JsonValue, ToolDecision, ToolStateRecord } from '@agent-core/kits/tools'
 import type { PlacedCustomInput } from './custom-inputs.js'
@@ -425,9 +426,11 @@ export function readOutcomes(value: unknown, field: string): Map<string, AgentCa
     !isRecord(value) ||
     (Object.getPrototypeOf(value) !== Object.prototype && Object.getPrototypeOf(value) !== null)
   ) {
-    throw new InvalidInputError(
-      `${field} must be a plain object of outcomes keyed by tool-call id, but got ${describeValue(value)}.`,
-      { details: { field, received: describeValue(value) } },
+    refuseField(
+      'input',
+      field,
+      `must be a plain object of outcomes keyed by tool-call id, but got ${describeValue(value)}`,
+      value,
     )
   }
   const fields: FieldReader = new FieldReader(value, field, 'outcomes keyed by tool-call id')

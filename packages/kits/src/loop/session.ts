@@ -5,11 +5,11 @@ import {
   createOperationContext,
   describeValue,
   FieldReader,
-  InvalidInputError,
   InvalidStateError,
   type OperationContext,
   type OperationContextInit,
   raceSignal,
+  refuseField,
 } from '@agent-core/core'
 import type { AgentResult, AgentRunRequest } from './agent.js'
 import { isCustomInput } from './custom-inputs.js'
@@ -264,25 +264,29 @@ export async function runOnSession<Answer, App>(
 ): Promise<AgentResult<Answer>> {
   const { session: rawSession, concurrency = 'queue', ...rest } = request
   if (rawSession === undefined)
-    throw new InvalidInputError('request.concurrency only goes with request.session.', {
-      details: { field: 'request.concurrency', received: describeValue(concurrency) },
-    })
+    refuseField('input', 'request.concurrency', 'only goes with request.session', concurrency)
   const session = readSession(rawSession)
   if (concurrency !== 'queue' && concurrency !== 'refuse')
-    throw new InvalidInputError(
-      `request.concurrency must be 'queue' or 'refuse', but got ${describeValue(concurrency)}.`,
-      { details: { field: 'request.concurrency', received: describeValue(concurrency) } },
+    refuseField(
+      'input',
+      'request.concurrency',
+      `must be 'queue' or 'refuse', but got ${describeValue(concurrency)}`,
+      concurrency,
     )
   if (rest.resume !== undefined)
-    throw new InvalidInputError(
-      'request.resume cannot go with request.session: the session holds its suspended run. Leave resume out and give the outcomes.',
-      { details: { field: 'request.resume', received: describeValue(rest.resume) } },
+    refuseField(
+      'input',
+      'request.resume',
+      'cannot go with request.session: the session holds its suspended run. Leave resume out and give the outcomes',
+      rest.resume,
     )
   const custom = Array.isArray(rest.messages) ? rest.messages.findIndex(isCustomInput) : -1
   if (custom !== -1)
-    throw new InvalidInputError(
-      `request.messages[${custom}] is a custom input, which a session cannot keep (its store holds chat messages). Turn it into a message before the run (transformInput's work), or run without the session.`,
-      { details: { field: `request.messages[${custom}]`, received: describeValue(rest.messages![custom]) } },
+    refuseField(
+      'input',
+      `request.messages[${custom}]`,
+      "is a custom input, which a session cannot keep (its store holds chat messages). Turn it into a message before the run (transformInput's work), or run without the session",
+      rest.messages![custom],
     )
   const ctx = createOperationContext(context as OperationContextInit<App>) as OperationContext<App>
   const newTurn =
@@ -301,9 +305,11 @@ export async function runOnSession<Answer, App>(
           { details: { sessionId: session.id, reason: 'suspended', runId: suspended.runId } },
         )
       if (rest.outcomes !== undefined)
-        throw new InvalidInputError(
-          'request.outcomes only go with the resume of the session’s suspended run (no prompt, no messages).',
-          { details: { field: 'request.outcomes', received: describeValue(rest.outcomes) } },
+        refuseField(
+          'input',
+          'request.outcomes',
+          'only go with the resume of the session’s suspended run (no prompt, no messages)',
+          rest.outcomes,
         )
       const history = historyOf(snapshot)
       given = history.length

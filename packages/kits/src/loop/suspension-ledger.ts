@@ -6,6 +6,7 @@ import {
   FieldReader,
   InvalidInputError,
   InvalidOutputError,
+  refuseField,
 } from '@agent-core/core'
 import { isRecord } from './internal/check.js'
 import { canonicalJson, jsonProblem } from './internal/json.js'
@@ -149,9 +150,12 @@ export class SuspensionConsumedError extends AgentCoreError<SuspensionConsumedDe
  */
 export async function suspensionKey(state: AgentRunState): Promise<string> {
   if (!isRecord(state) || typeof state.runId !== 'string' || state.runId === '') {
-    throw new InvalidInputError(
-      `suspensionKey expects an agent run state (the JSON a run returned or saved), but got ${describeValue(state)}.`,
-      { details: { field: 'state', received: describeValue(state) } },
+    refuseField(
+      'input',
+      'state',
+      `must be an agent run state (the JSON a run returned or saved), but got ${describeValue(state)}`,
+      state,
+      { prefix: 'suspensionKey: ' },
     )
   }
   if (typeof state.suspensionId === 'string' && state.suspensionId !== '') {
@@ -247,9 +251,11 @@ export function assertSuspensionClaim(
  */
 export function assertSuspensionKey(value: unknown, field = 'key'): asserts value is string {
   if (typeof value !== 'string' || value === '' || value.length > MAX_KEY_LENGTH) {
-    throw new InvalidInputError(
-      `${field} must be a suspension key (a non-empty string of at most ${MAX_KEY_LENGTH} characters, from suspensionKey), but got ${describeValue(value)}.`,
-      { details: { field, received: describeValue(value) } },
+    refuseField(
+      'input',
+      field,
+      `must be a suspension key (a non-empty string of at most ${MAX_KEY_LENGTH} characters, from suspensionKey), but got ${describeValue(value)}`,
+      value,
     )
   }
 }

@@ -1,4 +1,4 @@
-import { type ChatMessage, describeValue, InvalidInputError, InvalidOutputError } from '@agent-core/core'
+import { type ChatMessage, describeValue, FieldReader, InvalidOutputError } from '@agent-core/core'
 import { readMessage, readMessages } from './internal/messages.js'
 
 /** Tokens added per message for its role and framing, as chat formats do. */
@@ -81,31 +81,10 @@ export interface TrimOptions {
  */
 export function trimMessages(messages: readonly ChatMessage[], options: TrimOptions): ChatMessage[] {
   const list = readMessages(messages, 'messages')
-  if (typeof options !== 'object' || options === null) {
-    throw new InvalidInputError(
-      `trimMessages options must be { maxTokens, estimate? }, but got ${describeValue(options)}.`,
-      {
-        details: { field: 'options', received: describeValue(options) },
-      },
-    )
-  }
-  const { maxTokens, estimate = countTokens } = options
-  if (typeof maxTokens !== 'number' || !Number.isSafeInteger(maxTokens) || maxTokens < 1) {
-    throw new InvalidInputError(
-      `options.maxTokens must be a safe integer of at least 1, but got ${describeValue(maxTokens)}.`,
-      {
-        details: { field: 'options.maxTokens', received: describeValue(maxTokens) },
-      },
-    )
-  }
-  if (typeof estimate !== 'function') {
-    throw new InvalidInputError(
-      `options.estimate must be a function or be left out, but got ${describeValue(estimate)}.`,
-      {
-        details: { field: 'options.estimate', received: describeValue(estimate) },
-      },
-    )
-  }
+  const fields = new FieldReader(options, 'options', 'an object { maxTokens, estimate? }')
+  const maxTokens = fields.requiredInteger('maxTokens', 1)
+  const estimate = fields.func<NonNullable<TrimOptions['estimate']>>('estimate') ?? countTokens
+  fields.done()
   const count = (part: readonly ChatMessage[]): number => {
     const tokens: unknown = estimate(part)
     if (typeof tokens !== 'number' || !Number.isFinite(tokens) || tokens < 0) {

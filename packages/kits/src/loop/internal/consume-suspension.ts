@@ -1,4 +1,4 @@
-import { describeValue, InvalidDefinitionError } from '@agent-core/core'
+import { describeValue, refuseField } from '@agent-core/core'
 import type { AgentCallOutcome, AgentRunState } from '../run-state.js'
 import {
   assertSuspensionClaim,
@@ -23,9 +23,12 @@ export function isSuspensionLedger(value: unknown): value is SuspensionLedger {
 export function readLedger(value: unknown): SuspensionLedger | undefined {
   if (value === undefined) return undefined
   if (!isSuspensionLedger(value)) {
-    throw new InvalidDefinitionError(
-      `definition.suspensionLedger must be a suspension ledger { claim, get } (createMemorySuspensionLedger, createSqliteSuspensionLedger, createPostgresSuspensionLedger) or be left out, but got ${describeValue(value)}.`,
-      { details: { field: 'suspensionLedger', received: describeValue(value) } },
+    refuseField(
+      'definition',
+      'suspensionLedger',
+      `must be a suspension ledger { claim, get } (createMemorySuspensionLedger, createSqliteSuspensionLedger, createPostgresSuspensionLedger) or be left out, but got ${describeValue(value)}`,
+      value,
+      { prefix: 'definition.' },
     )
   }
   return value

@@ -3,8 +3,8 @@ import {
   type ChatMessage,
   describeValue,
   FieldReader,
-  InvalidInputError,
   InvalidOutputError,
+  refuseField,
 } from '@agent-core/core'
 import type { CustomInput, PlacedCustomInput } from '../custom-inputs.js'
 import { jsonProblem } from './json.js'
@@ -49,21 +49,19 @@ export function readHistory(
   value: unknown,
   field: string,
 ): { messages: ChatMessage[]; inputs: readonly PlacedCustomInput[] } {
-  if (!Array.isArray(value)) {
-    throw new InvalidInputError(
-      `${field} must be an array of chat messages (and custom inputs), but got ${describeValue(value)}.`,
-      { details: { field, received: describeValue(value) } },
+  if (!Array.isArray(value))
+    refuseField(
+      'input',
+      field,
+      `must be an array of chat messages (and custom inputs), but got ${describeValue(value)}`,
+      value,
     )
-  }
   const messages: ChatMessage[] = []
   let inputs: PlacedCustomInput[] | undefined
   const where: number[] = []
   for (let index = 0; index < value.length; index++) {
-    if (!Object.hasOwn(value, index)) {
-      throw new InvalidInputError(`${field}[${index}] is a hole; give a message.`, {
-        details: { field: `${field}[${index}]`, received: 'undefined' },
-      })
-    }
+    if (!Object.hasOwn(value, index))
+      refuseField('input', `${field}[${index}]`, 'is a hole; give a message', undefined)
     const item: unknown = value[index]
     if (
       typeof item === 'object' &&
@@ -80,9 +78,7 @@ export function readHistory(
   inputs.forEach((placed, n) => {
     const problem = misplaced(messages, placed.at)
     if (problem !== undefined) {
-      throw new InvalidInputError(`${field}[${where[n]}] is a custom input that ${problem}.`, {
-        details: { field: `${field}[${where[n]}]`, received: describeValue(placed.input) },
-      })
+      refuseField('input', `${field}[${where[n]}]`, `is a custom input that ${problem}`, placed.input)
     }
   })
   return { messages, inputs: Object.freeze(inputs) }
@@ -91,9 +87,11 @@ export function readHistory(
 /** Checks the `customInputs` of a saved state against its messages. */
 export function readPlacedInputs(value: unknown, field: string, messages: readonly ChatMessage[]): void {
   if (!Array.isArray(value) || value.length === 0) {
-    throw new InvalidInputError(
-      `${field} must be a non-empty array of placed custom inputs { at, input } (or be left out), but got ${describeValue(value)}.`,
-      { details: { field, received: describeValue(value) } },
+    refuseField(
+      'input',
+      field,
+      `must be a non-empty array of placed custom inputs { at, input } (or be left out), but got ${describeValue(value)}`,
+      value,
     )
   }
   let last = 0

@@ -1,19 +1,18 @@
-import { describeValue, InvalidInputError } from '@agent-core/core'
+import { describeValue, refuseField } from '@agent-core/core'
 
 /** Reads a list of tool ids (`request.tools`, `beforeTurn().tools`): non-empty strings, no repeats. */
 export function readToolIds(value: unknown, field: string): ReadonlySet<string> | undefined {
   if (value === undefined) return undefined
-  if (!Array.isArray(value)) {
-    throw new InvalidInputError(`${field} must be an array of tool ids, but got ${describeValue(value)}.`, {
-      details: { field, received: describeValue(value) },
-    })
-  }
+  if (!Array.isArray(value))
+    refuseField('input', field, `must be an array of tool ids, but got ${describeValue(value)}`, value)
   const ids = new Set<string>()
   value.forEach((id: unknown, index) => {
     if (typeof id !== 'string' || id === '' || ids.has(id)) {
-      throw new InvalidInputError(
-        `${field}[${index}] must be a tool id (a non-empty string, given once), but got ${describeValue(id)}.`,
-        { details: { field: `${field}[${index}]`, received: describeValue(id) } },
+      refuseField(
+        'input',
+        `${field}[${index}]`,
+        `must be a tool id (a non-empty string, given once), but got ${describeValue(id)}`,
+        id,
       )
     }
     ids.add(id)
@@ -29,9 +28,12 @@ export function assertKnownTools(
 ): void {
   for (const id of ids) {
     if (!known.has(id)) {
-      throw new InvalidInputError(
-        `${field} names tool "${id}", which the agent does not have. Known tools: ${[...known.keys()].map((k) => `"${k}"`).join(', ') || '(none)'}.`,
-        { details: { field, received: describeValue(id), known: [...known.keys()] } },
+      refuseField(
+        'input',
+        field,
+        `names tool "${id}", which the agent does not have. Known tools: ${[...known.keys()].map((k) => `"${k}"`).join(', ') || '(none)'}`,
+        id,
+        { details: { known: [...known.keys()] } },
       )
     }
   }

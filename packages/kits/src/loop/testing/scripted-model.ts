@@ -4,13 +4,13 @@ import {
   describeValue,
   FieldReader,
   type FinishReason,
-  InvalidInputError,
   InvalidStateError,
   type ModelRequest,
   type ModelResponse,
   type ModelStreamEvent,
   type ModelUsage,
   type OperationContext,
+  refuseField,
   type ToolCall,
   throwIfAborted,
 } from '@agent-core/core'
@@ -226,12 +226,9 @@ export function createScriptedModel(
   options: ScriptedModelOptions = {},
 ): ScriptedModel {
   if (!Array.isArray(turns)) {
-    throw new InvalidInputError(
-      `createScriptedModel takes an array of turns, but got ${describeValue(turns)}.`,
-      {
-        details: { field: 'turns', received: describeValue(turns) },
-      },
-    )
+    refuseField('input', 'turns', `must be an array of turns, but got ${describeValue(turns)}`, turns, {
+      prefix: 'createScriptedModel: ',
+    })
   }
   const fields: FieldReader = new FieldReader(
     options,
