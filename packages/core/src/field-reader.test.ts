@@ -1,12 +1,23 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { FieldReader, InvalidDefinitionError, InvalidInputError, refuseField } from './index.js'
+import {
+  FieldReader,
+  InvalidDefinitionError,
+  InvalidInputError,
+  InvalidOutputError,
+  refuseField,
+} from './index.js'
 
-function refusal(run: () => unknown): InvalidInputError | InvalidDefinitionError {
+function refusal(run: () => unknown): InvalidInputError | InvalidDefinitionError | InvalidOutputError {
   try {
     run()
   } catch (error) {
-    if (InvalidInputError.isInstance(error) || InvalidDefinitionError.isInstance(error)) return error
+    if (
+      InvalidInputError.isInstance(error) ||
+      InvalidDefinitionError.isInstance(error) ||
+      InvalidOutputError.isInstance(error)
+    )
+      return error
     throw error
   }
   throw new Error('expected a refusal')
@@ -96,6 +107,25 @@ describe('FieldReader', () => {
     )
     expect(prefixed.message).toBe('TextSearch search: request.query must be a string, but got the number 1.')
     expect(prefixed.details).toEqual({ id: 'docs', field: 'request.query', received: 'the number 1' })
+  })
+
+  it("the 'output' kind refuses what a hook returned; a refusal keeps its cause and a received of its own", () => {
+    const output = refusal(() => refuseField('output', 'summarize()', 'must return a string', 3))
+    expect(InvalidOutputError.isInstance(output)).toBe(true)
+    expect(output.details).toEqual({ field: 'summarize()', received: 'the number 3' })
+    const fields = new FieldReader({ text: 1 }, 'result', 'a hook result', 'output')
+    expect(InvalidOutputError.isInstance(refusal(() => fields.string('text')))).toBe(true)
+    const cause = new SyntaxError('Unexpected end of JSON input')
+    const caused = refusal(() =>
+      refuseField('input', 'options.metadata', 'must be JSON text', '{"a":', {
+        cause,
+        received: 'text cut short',
+        details: { id: 'docs' },
+      }),
+    )
+    expect(caused.cause).toBe(cause)
+    expect(caused.details).toEqual({ id: 'docs', field: 'options.metadata', received: 'text cut short' })
+    expect('cause' in refusal(() => refuseField('input', 'f', 'is wrong', 1, {}))).toBe(false)
   })
 
   it('required twins refuse a missing field without "or be left out"; optional reads say it', () => {

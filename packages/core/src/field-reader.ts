@@ -1,9 +1,10 @@
 import { describeValue } from './errors/agent-core-error.js'
-import { InvalidDefinitionError, InvalidInputError } from './errors/errors.js'
+import { InvalidDefinitionError, InvalidInputError, InvalidOutputError } from './errors/errors.js'
 
 /**
  * Which error a {@link FieldReader} throws: `'input'` an `InvalidInputError` (an argument of a call),
- * `'definition'` an `InvalidDefinitionError` (a definition handed to a `define*` function).
+ * `'definition'` an `InvalidDefinitionError` (a definition handed to a `define*` function), `'output'` an
+ * `InvalidOutputError` (what a hook, handler, tool or model returned).
  * @example
  * ```ts
  * import { FieldReader, type FieldReaderKind } from '@agent-core/core'
@@ -11,7 +12,13 @@ import { InvalidDefinitionError, InvalidInputError } from './errors/errors.js'
  * const fields = new FieldReader({ id: 'triage' }, 'definition', 'a reflection definition', kind)
  * ```
  */
-export type FieldReaderKind = 'input' | 'definition'
+export type FieldReaderKind = 'input' | 'definition' | 'output'
+
+const ERROR_CLASS = {
+  input: InvalidInputError,
+  definition: InvalidDefinitionError,
+  output: InvalidOutputError,
+} as const
 
 /**
  * Throws the typed error for a refused field: the message is `<field> <problem>.`, the details carry
@@ -20,8 +27,9 @@ export type FieldReaderKind = 'input' | 'definition'
  * @param field - the offending field as the caller wrote it, e.g. `"options.maxRounds"`
  * @param problem - what is wrong and what to do, e.g. `"must be a function, but got 3"`
  * @param value - the refused value (described, not kept)
- * @param context - a prefix naming the caller (`'TextSearch search: '`) and extra details ({@link FieldReaderContext})
- * @throws `InvalidInputError` or `InvalidDefinitionError`, always
+ * @param context - a prefix naming the caller (`'TextSearch search: '`), extra details, a `cause` and a
+ *   `received` of its own ({@link FieldRefusalContext})
+ * @throws `InvalidInputError`, `InvalidDefinitionError` or `InvalidOutputError` (by `kind`), always
  * @example
  * ```ts
  * import { refuseField } from '@agent-core/core'
@@ -35,14 +43,39 @@ export function refuseField(
   field: string,
   problem: string,
   value: unknown,
-  context?: FieldReaderContext,
+  context?: FieldRefusalContext,
 ): never {
-  const ErrorClass = kind === 'definition' ? InvalidDefinitionError : InvalidInputError
+  const ErrorClass = ERROR_CLASS[kind]
   if (context === undefined)
     throw new ErrorClass(`${field} ${problem}.`, { details: { field, received: describeValue(value) } })
-  throw new ErrorClass(`${context.prefix ?? ''}${field} ${problem}.`, {
-    details: { ...context.details, field, received: describeValue(value) },
-  })
+  const received = context.received ?? describeValue(value)
+  const details = { ...context.details, field, received }
+  throw new ErrorClass(
+    `${context.prefix ?? ''}${field} ${problem}.`,
+    'cause' in context ? { details, cause: context.cause } : { details },
+  )
+}
+
+/**
+ * What {@link refuseField} adds to one refusal beyond a reader's {@link FieldReaderContext}: the error that
+ * led to it, kept as the thrown error's `cause` (a `JSON.parse` or `structuredClone` failure), and a
+ * `received` that says more than {@link describeValue} can (`'a hole at index 3'`).
+ * @example
+ * ```ts
+ * import { refuseField } from '@agent-core/core'
+ * const text = '{"a":'
+ * try {
+ *   JSON.parse(text)
+ * } catch (cause) {
+ *   refuseField('input', 'options.metadata', 'must be JSON text', text, { cause, prefix: 'load: ' })
+ * }
+ * ```
+ */
+export interface FieldRefusalContext extends FieldReaderContext {
+  /** The error that led to the refusal, kept as the thrown error's `cause`. */
+  readonly cause?: unknown
+  /** Put in `details.received` instead of `describeValue(value)`. */
+  readonly received?: string
 }
 
 /**
@@ -93,7 +126,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
  * data properties only (a getter is refused and never runs); each read checks its type and says in the
  * refusal what the field must be; {@link FieldReader.done} refuses any string-keyed field nobody read, so a
  * misspelled option is never ignored (symbol keys are left alone). Errors name the field by its full path,
- * carry `details: { field, received }`, and are `InvalidInputError` or `InvalidDefinitionError` by `kind`.
+ * carry `details: { field, received }`, and are `InvalidInputError`, `InvalidDefinitionError` or `InvalidOutputError` by `kind`.
  *
  * One set of defaults: `string`, `integer`, `number`, `boolean`, `oneOf`, `func`, `strings`,
  * `stringRecord`, `array` and `object` return `undefined` for a field left out (their refusals say "or be
@@ -166,7 +199,7 @@ export class FieldReader {
 
   #refuse(field: string, problem: string, value: unknown): never {
     const { prefix, details } = this.context
-    const ErrorClass = this.kind === 'definition' ? InvalidDefinitionError : InvalidInputError
+    const ErrorClass = ERROR_CLASS[this.kind]
     throw new ErrorClass(`${prefix ?? ''}${field} ${problem}.`, {
       details: { ...details, field, received: describeValue(value) },
     })

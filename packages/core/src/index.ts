@@ -46,7 +46,13 @@ export {
   type ErrorDetails,
 } from './errors/agent-core-error.js'
 export * from './errors/errors.js'
-export { FieldReader, type FieldReaderContext, type FieldReaderKind, refuseField } from './field-reader.js'
+export {
+  FieldReader,
+  type FieldReaderContext,
+  type FieldReaderKind,
+  type FieldRefusalContext,
+  refuseField,
+} from './field-reader.js'
 export {
   formatSchemaIssues,
   type InferSchema,
