@@ -154,6 +154,9 @@ function outcomesOf(state: AgentRunState, last: ChatUIMessage): Record<string, A
   return outcomes
 }
 
+/** Names createChatHandler's options `options.<field>` in messages, bare in `details.field`. */
+const OPTIONS = Object.freeze({ prefix: 'options.' })
+
 /**
  * A web-standard fetch handler (from a `Request` to a streaming `Response`: Node with `@hono/node-server` or
  * `http` glue, Deno, Bun, edge runtimes) that runs an agent for a `useChat` request and streams the run as
@@ -174,9 +177,6 @@ function outcomesOf(state: AgentRunState, last: ChatUIMessage): Record<string, A
  * // Deno.serve(handle), Bun.serve({ fetch: handle }), export const POST = handle (Next.js), ...
  * ```
  */
-/** Names createChatHandler's options `options.<field>` in messages, bare in `details.field`. */
-const OPTIONS = Object.freeze({ prefix: 'options.' })
-
 export function createChatHandler<App = unknown>(
   options: ChatHandlerOptions<App>,
 ): (request: Request) => Promise<Response> {
