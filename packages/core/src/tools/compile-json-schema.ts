@@ -3,6 +3,7 @@ import {
   InvalidDefinitionError,
   type JsonSchema,
   type JsonSchemaValidator,
+  refuseField,
   type SchemaIssue,
 } from '@agent-core/core'
 import type { Ajv, ErrorObject, ValidateFunction } from 'ajv'
@@ -142,9 +143,12 @@ export function compileJsonSchema(
 ): JsonSchemaValidator {
   const regExp = options.regExp
   if (regExp !== undefined && typeof regExp !== 'function') {
-    throw new InvalidDefinitionError(
-      `options.regExp of compileJsonSchema must be a function (pattern, flags) => { test }, but got ${describeValue(regExp)}.`,
-      { details: { field: 'options.regExp', received: describeValue(regExp) } },
+    refuseField(
+      'definition',
+      'options.regExp',
+      `must be a function (pattern, flags) => { test }, but got ${describeValue(regExp)}`,
+      regExp,
+      { prefix: 'compileJsonSchema: ' },
     )
   }
   if (

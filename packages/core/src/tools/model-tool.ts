@@ -11,6 +11,7 @@ import {
   type JsonSchema,
   type MaybePromise,
   type OperationContext,
+  refuseField,
   type Schema,
   throwIfAborted,
 } from '@agent-core/core'
@@ -130,7 +131,8 @@ export interface ModelToolSchemas<Input = unknown, Output = unknown> {
  * The record of one invocation, as journaled.
  * @example
  * ```ts
- * import { createOperationContext } from '@agent-core/core'
+ * import { createOperationContext   refuseField,
+} from '@agent-core/core'
  * import { invokeModelTool, type ToolInvocation } from '@agent-core/core/tools'
  * import type { ModelTool } from '@agent-core/core/tools'
  * declare const add: ModelTool<{ a: number; b: number }, number>
@@ -191,15 +193,12 @@ export function defineModelTool<Input = unknown, Output = unknown, App = unknown
     hint: 'Pass { id, description, inputSchema, execute }.',
   })
   if (typeof tool.id !== 'string' || !TOOL_ID_PATTERN.test(tool.id)) {
-    throw new InvalidDefinitionError(
-      `A model tool id must match ${TOOL_ID_PATTERN} (letters, digits, _ and -, at most 64), but got ${describeValue(tool.id)}.`,
-      {
-        details: {
-          field: 'id',
-          id: typeof tool.id === 'string' ? tool.id : undefined,
-          received: describeValue(tool.id),
-        },
-      },
+    refuseField(
+      'definition',
+      'id',
+      `must match ${TOOL_ID_PATTERN} (letters, digits, _ and -, at most 64), but got ${describeValue(tool.id)}`,
+      tool.id,
+      { prefix: 'A model tool ', details: { id: typeof tool.id === 'string' ? tool.id : undefined } },
     )
   }
   if (typeof tool.description !== 'string')
@@ -307,7 +306,8 @@ export interface InvokeModelToolOptions {
  *   {@link InvalidOutputError} when the output fails `outputSchema`; {@link AbortedError} when the signal is aborted before execution
  * @example
  * ```ts
- * import { createOperationContext } from '@agent-core/core'
+ * import { createOperationContext   refuseField,
+} from '@agent-core/core'
  * import { invokeModelTool } from '@agent-core/core/tools'
  * import type { ModelTool } from '@agent-core/core/tools'
  * declare const add: ModelTool<{ a: number; b: number }, number>

@@ -1,4 +1,4 @@
-import { describeValue, InvalidInputError } from '@agent-core/core'
+import { describeValue, type FieldReaderContext, refuseField } from '@agent-core/core'
 
 /**
  * What a running tool reports through `context.progress(update)`: what it is doing, how far along it is,
@@ -38,33 +38,59 @@ export type ToolProgressReporter = (update: ToolProgressUpdate) => void
 
 const FIELDS = new Set(['message', 'ratio', 'data', 'keep'])
 
-function refuse(toolId: string, field: string, message: string, value: unknown): never {
-  throw new InvalidInputError(
-    `Tool "${toolId}" reported progress whose ${field} ${message}, but got ${describeValue(value)}.`,
-    {
-      details: { toolId, field, received: describeValue(value) },
-    },
-  )
+/** The prefix and details of a progress refusal (built only when one is thrown). */
+function progressContext(toolId: string): FieldReaderContext {
+  return { prefix: `Tool "${toolId}" reported progress whose `, details: { toolId } }
 }
 
 /** Checks a progress update; returns it frozen. */
 export function readProgressUpdate(update: unknown, toolId: string): ToolProgressUpdate {
   if (typeof update !== 'object' || update === null || Array.isArray(update))
-    refuse(toolId, 'update', 'must be an object { message?, ratio?, data?, keep? }', update)
+    refuseField(
+      'input',
+      'update',
+      `must be an object { message?, ratio?, data?, keep? }, but got ${describeValue(update)}`,
+      update,
+      progressContext(toolId),
+    )
   const given = update as Record<string, unknown>
   for (const key of Object.keys(given)) {
     if (!FIELDS.has(key))
-      refuse(toolId, `update.${key}`, 'is not a field (message, ratio, data, keep)', given[key])
+      refuseField(
+        'input',
+        `update.${key}`,
+        `is not a field (message, ratio, data, keep), but got ${describeValue(given[key])}`,
+        given[key],
+        progressContext(toolId),
+      )
   }
   if (given.message !== undefined && typeof given.message !== 'string')
-    refuse(toolId, 'update.message', 'must be a string', given.message)
+    refuseField(
+      'input',
+      'update.message',
+      `must be a string, but got ${describeValue(given.message)}`,
+      given.message,
+      progressContext(toolId),
+    )
   if (
     given.ratio !== undefined &&
     (typeof given.ratio !== 'number' || !Number.isFinite(given.ratio) || given.ratio < 0 || given.ratio > 1)
   )
-    refuse(toolId, 'update.ratio', 'must be a number from 0 to 1', given.ratio)
+    refuseField(
+      'input',
+      'update.ratio',
+      `must be a number from 0 to 1, but got ${describeValue(given.ratio)}`,
+      given.ratio,
+      progressContext(toolId),
+    )
   if (given.keep !== undefined && typeof given.keep !== 'boolean')
-    refuse(toolId, 'update.keep', 'must be a boolean', given.keep)
+    refuseField(
+      'input',
+      'update.keep',
+      `must be a boolean, but got ${describeValue(given.keep)}`,
+      given.keep,
+      progressContext(toolId),
+    )
   return Object.freeze({ ...given }) as ToolProgressUpdate
 }
 

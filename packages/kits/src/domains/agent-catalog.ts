@@ -1,8 +1,10 @@
 import {
   describeValue,
+  FieldReader,
   InvalidDefinitionError,
   InvalidInputError,
   InvalidStateError,
+  refuseField,
   UnknownIdError,
 } from '@agent-core/core'
 import { type IntentPolicies, IntentRegistry } from './intent-registry.js'
@@ -81,6 +83,9 @@ export interface AgentCatalog<Constraints = unknown> {
   scopesOf(goalId: string): readonly ScopeDefinition[]
 }
 
+/** Names defineAgentCatalog in its refusals. */
+const CATALOG = Object.freeze({ prefix: 'defineAgentCatalog: ' })
+
 /**
  * Builds the catalog of an agent from its registrations: the tool registry (anything with `has(id)` and
  * `ids()`, such as a `ToolLifecycleRegistry`), a sealed {@link IntentRegistry} and a sealed
@@ -107,28 +112,40 @@ export function defineAgentCatalog<Constraints = unknown>(registrations: {
   readonly scopes: ScopeRegistry
 }): AgentCatalog<Constraints> {
   if (typeof registrations !== 'object' || registrations === null) {
-    throw new InvalidDefinitionError(
-      `defineAgentCatalog expects { tools, intents, scopes }, but got ${describeValue(registrations)}.`,
-      { details: { field: 'registrations', received: describeValue(registrations) } },
+    refuseField(
+      'definition',
+      'registrations',
+      `must be { tools, intents, scopes }, but got ${describeValue(registrations)}`,
+      registrations,
+      CATALOG,
     )
   }
   const { tools, intents, scopes } = registrations
   if (!isIdSource(tools)) {
-    throw new InvalidDefinitionError(
-      `defineAgentCatalog: tools must be the tool registry (has(id) and ids()), but got ${describeValue(tools)}.`,
-      { details: { field: 'tools', received: describeValue(tools) } },
+    refuseField(
+      'definition',
+      'tools',
+      `must be the tool registry (has(id) and ids()), but got ${describeValue(tools)}`,
+      tools,
+      CATALOG,
     )
   }
   if (!(intents instanceof IntentRegistry)) {
-    throw new InvalidDefinitionError(
-      `defineAgentCatalog: intents must be an IntentRegistry, but got ${describeValue(intents)}.`,
-      { details: { field: 'intents', received: describeValue(intents) } },
+    refuseField(
+      'definition',
+      'intents',
+      `must be an IntentRegistry, but got ${describeValue(intents)}`,
+      intents,
+      CATALOG,
     )
   }
   if (!(scopes instanceof ScopeRegistry)) {
-    throw new InvalidDefinitionError(
-      `defineAgentCatalog: scopes must be a ScopeRegistry, but got ${describeValue(scopes)}.`,
-      { details: { field: 'scopes', received: describeValue(scopes) } },
+    refuseField(
+      'definition',
+      'scopes',
+      `must be a ScopeRegistry, but got ${describeValue(scopes)}`,
+      scopes,
+      CATALOG,
     )
   }
   for (const [name, registry] of [
@@ -234,29 +251,9 @@ class Catalog<Constraints> implements AgentCatalog<Constraints> {
   }
 
   project(task: AgentTask): TaskProjection<Constraints> {
-    if (typeof task !== 'object' || task === null) {
-      throw new InvalidInputError(
-        `A task must be an object { goalId, scopeId? }, but got ${describeValue(task)}.`,
-        {
-          details: { field: 'task', received: describeValue(task) },
-        },
-      )
-    }
-    const { goalId, scopeId } = task
-    if (typeof goalId !== 'string' || goalId.length === 0) {
-      throw new InvalidInputError(
-        `task.goalId must be a non-empty string, but got ${describeValue(goalId)}.`,
-        {
-          details: { field: 'task.goalId', received: describeValue(goalId) },
-        },
-      )
-    }
-    if (scopeId !== undefined && (typeof scopeId !== 'string' || scopeId.length === 0)) {
-      throw new InvalidInputError(
-        `task.scopeId must be a non-empty string or be left out, but got ${describeValue(scopeId)}.`,
-        { details: { field: 'task.scopeId', received: describeValue(scopeId) } },
-      )
-    }
+    const fields = new FieldReader(task, 'task', 'an object { goalId, scopeId? }', 'input')
+    const goalId = fields.requiredString('goalId')
+    const scopeId = fields.string('scopeId')
     if (!this.intents.has(goalId)) {
       unknownId(`Goal "${goalId}" is not an intent of this catalog.`, goalId, 'intent', this.intents.ids(), {
         field: 'task.goalId',

@@ -1,14 +1,14 @@
 import {
   describeValue,
-  InvalidDefinitionError,
   Registry,
   type RegistryPolicy,
   RegistryView,
+  refuseField,
   UnknownIdError,
 } from '@agent-core/core'
 import { defineModelTool, TOOL_ID_PATTERN } from '@agent-core/core/tools'
 import type { IntentTool, ScopePolicy, TargetPolicy } from './intent-tool.js'
-import { type IdSource, isIdSource, quoteIds, readIdList } from './internal/id-list.js'
+import { type IdSource, isIdSource, POLICY, quoteIds, readIdList } from './internal/id-list.js'
 
 /**
  * How an {@link IntentRegistry} checks its intents: core's registry policy (`kind`, default `"intent"`;
@@ -71,41 +71,55 @@ export function intentPolicies(
   if (hit && !tools) return hit
   const id = intent.id
   const owner = `Intent "${id}"`
-  const fail = (field: string, problem: string, value: unknown): never => {
-    throw new InvalidDefinitionError(`${owner}: ${field} ${problem}.`, {
-      details: { id, field, received: describeValue(value) },
-    })
-  }
+  const context = { prefix: `${owner}: `, details: { id } }
   defineModelTool(intent)
   const asIntent = intent.asIntent as unknown
   if (typeof asIntent !== 'object' || asIntent === null)
-    fail('asIntent', 'must be an object { scopePolicy, targetPolicy, delegates?, constraints? }', asIntent)
+    refuseField(
+      'definition',
+      'asIntent',
+      'must be an object { scopePolicy, targetPolicy, delegates?, constraints? }',
+      asIntent,
+      context,
+    )
   for (const key of Object.keys(asIntent as object)) {
     if (!AS_INTENT_FIELDS.has(key))
-      fail(
+      refuseField(
+        'definition',
         `asIntent.${key}`,
         `is not a field of an intent (known: ${[...AS_INTENT_FIELDS].join(', ')})`,
         undefined,
+        context,
       )
   }
   const { scopePolicy, targetPolicy, delegates, constraints } = asIntent as IntentTool['asIntent']
   if (!SCOPE_POLICIES.includes(scopePolicy))
-    fail(
+    refuseField(
+      'definition',
       'asIntent.scopePolicy',
       `must be one of ${SCOPE_POLICIES.map((p) => `"${p}"`).join(', ')}`,
       scopePolicy,
+      context,
     )
   if (!TARGET_POLICIES.includes(targetPolicy))
-    fail(
+    refuseField(
+      'definition',
       'asIntent.targetPolicy',
       `must be one of ${TARGET_POLICIES.map((p) => `"${p}"`).join(', ')}`,
       targetPolicy,
+      context,
     )
   let list: readonly string[] | undefined
   if (delegates !== undefined) {
     list = readIdList(delegates, owner, 'asIntent.delegates')
     if (list.includes(id))
-      fail('asIntent.delegates', `names the intent itself; a goal is always allowed its own tool`, id)
+      refuseField(
+        'definition',
+        'asIntent.delegates',
+        `names the intent itself; a goal is always allowed its own tool`,
+        id,
+        context,
+      )
     if (tools) {
       for (const delegate of list) {
         if (!tools.has(delegate)) {
@@ -165,26 +179,30 @@ export class IntentRegistry<Constraints = unknown> extends RegistryView<
    */
   constructor(policy: IntentRegistryPolicy = {}) {
     if (typeof policy !== 'object' || policy === null) {
-      throw new InvalidDefinitionError(
-        `An intent registry policy must be an object, but got ${describeValue(policy)}.`,
-        {
-          details: { field: 'policy', received: describeValue(policy) },
-        },
+      refuseField(
+        'definition',
+        'policy',
+        `must be an intent registry policy (an object), but got ${describeValue(policy)}`,
+        policy,
       )
     }
     const { tools, assertDefinition } = policy
     if (tools !== undefined && !isIdSource(tools)) {
-      throw new InvalidDefinitionError(
-        `policy.tools must be a registry with has(id) and ids() (a ToolLifecycleRegistry, a core Registry of tools), but got ${describeValue(tools)}.`,
-        { details: { field: 'tools', received: describeValue(tools) } },
+      refuseField(
+        'definition',
+        'tools',
+        `must be a registry with has(id) and ids() (a ToolLifecycleRegistry, a core Registry of tools), but got ${describeValue(tools)}`,
+        tools,
+        POLICY,
       )
     }
     if (assertDefinition !== undefined && typeof assertDefinition !== 'function') {
-      throw new InvalidDefinitionError(
-        `policy.assertDefinition must be a function, but got ${describeValue(assertDefinition)}.`,
-        {
-          details: { field: 'assertDefinition', received: describeValue(assertDefinition) },
-        },
+      refuseField(
+        'definition',
+        'assertDefinition',
+        `must be a function, but got ${describeValue(assertDefinition)}`,
+        assertDefinition,
+        POLICY,
       )
     }
     const registry = new Registry<IntentTool<unknown, unknown, unknown, Constraints>>({

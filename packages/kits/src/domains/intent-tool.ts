@@ -1,4 +1,4 @@
-import { describeValue, InvalidDefinitionError } from '@agent-core/core'
+import { describeValue, refuseField } from '@agent-core/core'
 import type { ModelTool } from '@agent-core/core/tools'
 
 /**
@@ -88,20 +88,19 @@ export function defineIntentTool<Input, Output, App, Constraints = undefined>(
   asIntent: IntentDeclaration<Constraints>,
 ): IntentTool<Input, Output, App, Constraints> {
   if (typeof tool !== 'object' || tool === null) {
-    throw new InvalidDefinitionError(
-      `defineIntentTool expects a core ModelTool, but got ${describeValue(tool)}.`,
-      { details: { field: 'tool', received: describeValue(tool) } },
-    )
+    refuseField('definition', 'tool', `must be a core ModelTool, but got ${describeValue(tool)}`, tool, {
+      prefix: 'defineIntentTool: ',
+    })
   }
   if (typeof asIntent !== 'object' || asIntent === null) {
-    throw new InvalidDefinitionError(
-      `The asIntent block of tool "${String(tool.id)}" must be an object { scopePolicy, targetPolicy, delegates?, constraints? }, but got ${describeValue(asIntent)}.`,
+    refuseField(
+      'definition',
+      'asIntent',
+      `must be an object { scopePolicy, targetPolicy, delegates?, constraints? }, but got ${describeValue(asIntent)}`,
+      asIntent,
       {
-        details: {
-          id: typeof tool.id === 'string' ? tool.id : undefined,
-          field: 'asIntent',
-          received: describeValue(asIntent),
-        },
+        prefix: `Tool "${String(tool.id)}": `,
+        details: { id: typeof tool.id === 'string' ? tool.id : undefined },
       },
     )
   }

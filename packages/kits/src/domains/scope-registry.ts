@@ -6,9 +6,10 @@ import {
   Registry,
   type RegistryPolicy,
   RegistryView,
+  refuseField,
   UnknownIdError,
 } from '@agent-core/core'
-import { type IdSource, isIdSource, quoteIds, readIdList } from './internal/id-list.js'
+import { type IdSource, isIdSource, POLICY, quoteIds, readIdList } from './internal/id-list.js'
 
 /**
  * One scope: a business area of the App (billing, travel, support) that says which goals can be pursued
@@ -87,12 +88,14 @@ function readScope(scope: ScopeDefinition, tools: IdSource, topics: IdSource | u
   const id = scope.id
   const owner = `Scope "${id}"`
   for (const key of Object.keys(scope)) {
-    if (!FIELDS.has(key)) {
-      throw new InvalidDefinitionError(
-        `${owner}: ${key} is not a field of a scope (known: ${[...FIELDS].join(', ')}).`,
-        { details: { id, field: key } },
+    if (!FIELDS.has(key))
+      refuseField(
+        'definition',
+        key,
+        `is not a field of a scope (known: ${[...FIELDS].join(', ')})`,
+        (scope as unknown as Record<string, unknown>)[key],
+        { prefix: `${owner}: `, details: { id } },
       )
-    }
   }
   const optional = (value: unknown, field: string) =>
     value === undefined ? [] : readIdList(value, owner, field)
@@ -122,14 +125,11 @@ function readScope(scope: ScopeDefinition, tools: IdSource, topics: IdSource | u
     )
   }
   for (const alias of read.aliases) {
-    if (aliasKey(alias) === '') {
-      throw new InvalidDefinitionError(
-        `${owner}: aliases has a blank name; give a business name or leave it out.`,
-        {
-          details: { id, field: 'aliases', received: describeValue(alias) },
-        },
-      )
-    }
+    if (aliasKey(alias) === '')
+      refuseField('definition', 'aliases', 'has a blank name; give a business name or leave it out', alias, {
+        prefix: `${owner}: `,
+        details: { id },
+      })
   }
   return read
 }
@@ -202,9 +202,11 @@ export class ScopeRegistry extends RegistryView<ScopeDefinition> {
    */
   constructor(policy: ScopeRegistryPolicy) {
     if (typeof policy !== 'object' || policy === null) {
-      throw new InvalidDefinitionError(
-        `A scope registry policy must be an object { tools, ... }, but got ${describeValue(policy)}.`,
-        { details: { field: 'policy', received: describeValue(policy) } },
+      refuseField(
+        'definition',
+        'policy',
+        `must be a scope registry policy (an object { tools, ... }), but got ${describeValue(policy)}`,
+        policy,
       )
     }
     const { tools, knowledgeTopics, assertDefinition } = policy
@@ -215,15 +217,21 @@ export class ScopeRegistry extends RegistryView<ScopeDefinition> {
       )
     }
     if (knowledgeTopics !== undefined && !isIdSource(knowledgeTopics)) {
-      throw new InvalidDefinitionError(
-        `policy.knowledgeTopics must be a registry with has(id) and ids(), but got ${describeValue(knowledgeTopics)}.`,
-        { details: { field: 'knowledgeTopics', received: describeValue(knowledgeTopics) } },
+      refuseField(
+        'definition',
+        'knowledgeTopics',
+        `must be a registry with has(id) and ids(), but got ${describeValue(knowledgeTopics)}`,
+        knowledgeTopics,
+        POLICY,
       )
     }
     if (assertDefinition !== undefined && typeof assertDefinition !== 'function') {
-      throw new InvalidDefinitionError(
-        `policy.assertDefinition must be a function, but got ${describeValue(assertDefinition)}.`,
-        { details: { field: 'assertDefinition', received: describeValue(assertDefinition) } },
+      refuseField(
+        'definition',
+        'assertDefinition',
+        `must be a function, but got ${describeValue(assertDefinition)}`,
+        assertDefinition,
+        POLICY,
       )
     }
     const aliases = new Map<string, string>()
@@ -350,11 +358,11 @@ export class ScopeRegistry extends RegistryView<ScopeDefinition> {
    */
   normalize(name: string): string {
     if (typeof name !== 'string' || name.length === 0) {
-      throw new InvalidInputError(
-        `A scope name must be a non-empty string, but got ${describeValue(name)}.`,
-        {
-          details: { field: 'name', received: describeValue(name) },
-        },
+      refuseField(
+        'input',
+        'name',
+        `must be a non-empty string (a scope name), but got ${describeValue(name)}`,
+        name,
       )
     }
     if (this.has(name)) return name

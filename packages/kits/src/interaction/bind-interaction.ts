@@ -1,4 +1,4 @@
-import { describeValue, InvalidDefinitionError } from '@agent-core/core'
+import { describeValue, InvalidDefinitionError, refuseField } from '@agent-core/core'
 import type { CommandMap, CommandValue } from './command-catalog.js'
 import { InteractionProtocol } from './interaction-protocol.js'
 
@@ -42,6 +42,9 @@ export interface BoundInteraction<
 
 type Handler = (this: unknown, value: unknown, context: unknown) => unknown
 
+/** Names bindInteraction in its refusals. */
+const BIND = Object.freeze({ prefix: 'bindInteraction: ' })
+
 /** Finds a handler on the object or its own prototypes, never on Object.prototype or Function.prototype. */
 function findHandler(handlers: object, id: string): unknown {
   let current: object | null = handlers
@@ -82,15 +85,21 @@ export function bindInteraction<
   handlers: Handlers,
 ): BoundInteraction<Commands, Context, Handlers> {
   if (!(protocol instanceof InteractionProtocol)) {
-    throw new InvalidDefinitionError(
-      `bindInteraction expects an InteractionProtocol (defineInteractionProtocol), but got ${describeValue(protocol)}.`,
-      { details: { field: 'protocol', received: describeValue(protocol) } },
+    refuseField(
+      'definition',
+      'protocol',
+      `must be an InteractionProtocol (defineInteractionProtocol), but got ${describeValue(protocol)}`,
+      protocol,
+      BIND,
     )
   }
   if ((typeof handlers !== 'object' && typeof handlers !== 'function') || handlers === null) {
-    throw new InvalidDefinitionError(
-      `bindInteraction expects an object of handlers named by command id, but got ${describeValue(handlers)}.`,
-      { details: { field: 'handlers', received: describeValue(handlers) } },
+    refuseField(
+      'definition',
+      'handlers',
+      `must be an object of handlers named by command id, but got ${describeValue(handlers)}`,
+      handlers,
+      BIND,
     )
   }
   const ids = protocol.commands.ids()

@@ -1,4 +1,4 @@
-import { describeValue, InvalidDefinitionError, Registry, RegistryView } from '@agent-core/core'
+import { describeValue, InvalidDefinitionError, Registry, RegistryView, refuseField } from '@agent-core/core'
 import type { ProtocolField } from './protocol-field.js'
 
 /**
@@ -228,46 +228,66 @@ function toDefinitions(commands: unknown): CommandDefinition<FieldMap, unknown, 
 function assertCommand(definition: CommandDefinition<FieldMap, unknown, unknown>): void {
   const id = definition.id
   const owner = commandOwner(definition)
-  const fail = (field: string, problem: string, value: unknown): never => {
-    throw new InvalidDefinitionError(`Command "${id}": ${field} ${problem}.`, {
-      details: { id, field, received: describeValue(value) },
-    })
-  }
+  const context = { prefix: `Command "${id}": `, details: { id } }
   // A plain object must not carry unknown keys (a misspelled `refines` must not be ignored); a class
   // instance may hold state of its own.
   const prototype = Object.getPrototypeOf(owner)
   if (prototype === Object.prototype || prototype === null) {
     for (const key of Object.keys(owner)) {
       if (!BODY_FIELDS.has(key))
-        fail(key, `is not a field of a command (known: ${[...BODY_FIELDS].join(', ')})`, undefined)
+        refuseField(
+          'definition',
+          key,
+          `is not a field of a command (known: ${[...BODY_FIELDS].join(', ')})`,
+          undefined,
+          context,
+        )
     }
   }
   const { description, fields, receiver, when, occur, refine, format } = definition
   if (typeof description !== 'string' || description.trim() === '')
-    fail('description', 'must be a non-empty string (the model reads it)', description)
+    refuseField(
+      'definition',
+      'description',
+      'must be a non-empty string (the model reads it)',
+      description,
+      context,
+    )
   if (typeof fields !== 'object' || fields === null || Array.isArray(fields))
-    fail('fields', 'must be an object of fields by name (use {} for none)', fields)
+    refuseField(
+      'definition',
+      'fields',
+      'must be an object of fields by name (use {} for none)',
+      fields,
+      context,
+    )
   if (
     receiver !== undefined &&
     (typeof receiver !== 'object' || receiver === null) &&
     typeof receiver !== 'function'
   )
-    fail('receiver', 'must be an object or be left out', receiver)
+    refuseField('definition', 'receiver', 'must be an object or be left out', receiver, context)
   for (const [name, hook] of [
     ['when', when],
     ['refine', refine],
     ['format', format],
   ] as const) {
     if (hook !== undefined && typeof hook !== 'function')
-      fail(name, 'must be a function or be left out', hook)
+      refuseField('definition', name, 'must be a function or be left out', hook, context)
   }
   if (occur !== undefined) {
     const list = Array.isArray(occur) ? occur : [occur]
     if (Array.isArray(occur) && occur.length === 0)
-      fail('occur', 'is an empty array; leave it out instead', occur)
+      refuseField('definition', 'occur', 'is an empty array; leave it out instead', occur, context)
     list.forEach((predicate, index) => {
       if (typeof predicate !== 'function')
-        fail(Array.isArray(occur) ? `occur[${index}]` : 'occur', 'must be a predicate function', predicate)
+        refuseField(
+          'definition',
+          Array.isArray(occur) ? `occur[${index}]` : 'occur',
+          'must be a predicate function',
+          predicate,
+          context,
+        )
     })
   }
 }

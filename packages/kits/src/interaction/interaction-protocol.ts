@@ -1,10 +1,10 @@
 import {
   describeValue,
   formatSchemaIssues,
-  InvalidDefinitionError,
   InvalidInputError,
   InvalidOutputError,
   type JsonSchema,
+  refuseField,
 } from '@agent-core/core'
 import { compileJsonSchema } from '@agent-core/core/tools'
 import {
@@ -133,16 +133,20 @@ export class InteractionProtocol<Commands extends CommandMap = CommandMap, Conte
    */
   constructor(definition: InteractionProtocolDefinition<Commands, Context>) {
     if (typeof definition !== 'object' || definition === null) {
-      throw new InvalidDefinitionError(
-        `An interaction protocol needs a definition { commandField, commands }, but got ${describeValue(definition)}.`,
-        { details: { field: 'definition', received: describeValue(definition) } },
+      refuseField(
+        'definition',
+        'definition',
+        `must be an interaction protocol definition { commandField, commands }, but got ${describeValue(definition)}`,
+        definition,
       )
     }
     const { commandField, commands, receiver, openEnvelope, envelopeSchema, selectionError } = definition
     if (typeof commandField !== 'string' || commandField.length === 0) {
-      throw new InvalidDefinitionError(
-        `commandField must be the non-empty name of the field that selects the command (e.g. "action"), but got ${describeValue(commandField)}.`,
-        { details: { field: 'commandField', received: describeValue(commandField) } },
+      refuseField(
+        'definition',
+        'commandField',
+        `must be the non-empty name of the field that selects the command (e.g. "action"), but got ${describeValue(commandField)}`,
+        commandField,
       )
     }
     if (
@@ -150,11 +154,11 @@ export class InteractionProtocol<Commands extends CommandMap = CommandMap, Conte
       (typeof receiver !== 'object' || receiver === null) &&
       typeof receiver !== 'function'
     ) {
-      throw new InvalidDefinitionError(
-        `receiver must be an object or be left out, but got ${describeValue(receiver)}.`,
-        {
-          details: { field: 'receiver', received: describeValue(receiver) },
-        },
+      refuseField(
+        'definition',
+        'receiver',
+        `must be an object or be left out, but got ${describeValue(receiver)}`,
+        receiver,
       )
     }
     for (const [name, hook] of [
@@ -163,11 +167,11 @@ export class InteractionProtocol<Commands extends CommandMap = CommandMap, Conte
       ['selectionError', selectionError],
     ] as const) {
       if (hook !== undefined && typeof hook !== 'function') {
-        throw new InvalidDefinitionError(
-          `${name} must be a function or be left out, but got ${describeValue(hook)}.`,
-          {
-            details: { field: name, received: describeValue(hook) },
-          },
+        refuseField(
+          'definition',
+          name,
+          `must be a function or be left out, but got ${describeValue(hook)}`,
+          hook,
         )
       }
     }

@@ -1,4 +1,10 @@
-import { describeValue, InvalidInputError, type SystemMessage, type UserMessage } from '@agent-core/core'
+import {
+  describeValue,
+  FieldReader,
+  refuseField,
+  type SystemMessage,
+  type UserMessage,
+} from '@agent-core/core'
 import { MissingPromptVariablesError } from './prompt-errors.js'
 import { type PromptCheck, type PromptTemplate, type PromptValue, templateAt } from './prompt-template.js'
 
@@ -94,7 +100,7 @@ class Chat implements ChatPrompt {
   }
 }
 
-const ROLES = new Set(['system', 'user', 'assistant'])
+const PART_ROLES: readonly ChatPromptPart['role'][] = ['system', 'user', 'assistant']
 
 /**
  * Defines a chat prompt from role/template parts; each template is parsed like
@@ -112,35 +118,21 @@ const ROLES = new Set(['system', 'user', 'assistant'])
  * ```
  */
 export function defineChatPrompt(parts: readonly ChatPromptPart[]): ChatPrompt {
-  if (!Array.isArray(parts) || parts.length === 0) {
-    throw new InvalidInputError(
-      `parts must be a non-empty array of { role, template }, but got ${describeValue(parts)}.`,
-      { details: { field: 'parts', received: describeValue(parts) } },
+  if (!Array.isArray(parts) || parts.length === 0)
+    refuseField(
+      'input',
+      'parts',
+      `must be a non-empty array of { role, template }, but got ${describeValue(parts)}`,
+      parts,
     )
-  }
   return new Chat(
     parts.map((part: unknown, index) => {
       const field = `parts[${index}]`
-      if (typeof part !== 'object' || part === null) {
-        throw new InvalidInputError(`${field} must be { role, template }, but got ${describeValue(part)}.`, {
-          details: { field, received: describeValue(part), index },
-        })
-      }
-      const { role, template, ...rest } = part as Record<string, unknown>
-      const extra = Object.keys(rest)
-      if (extra.length > 0) {
-        throw new InvalidInputError(
-          `${field}.${extra[0]} is not a known field of a chat prompt part (known: role, template).`,
-          { details: { field: `${field}.${extra[0]}`, received: describeValue(rest[extra[0]!]), index } },
-        )
-      }
-      if (typeof role !== 'string' || !ROLES.has(role)) {
-        throw new InvalidInputError(
-          `${field}.role must be "system", "user" or "assistant", but got ${describeValue(role)}.`,
-          { details: { field: `${field}.role`, received: describeValue(role), index } },
-        )
-      }
-      return { role: role as ChatPromptPart['role'], template: templateAt(template, `${field}.template`) }
+      const fields = new FieldReader(part, field, '{ role, template }', 'input', { details: { index } })
+      const role = fields.requiredOneOf('role', PART_ROLES)
+      const template = fields.get('template')
+      fields.done()
+      return { role, template: templateAt(template, `${field}.template`) }
     }),
   )
 }

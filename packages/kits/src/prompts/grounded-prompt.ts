@@ -1,4 +1,10 @@
-import { describeValue, InvalidInputError, type SystemMessage, type UserMessage } from '@agent-core/core'
+import {
+  describeValue,
+  FieldReader,
+  refuseField,
+  type SystemMessage,
+  type UserMessage,
+} from '@agent-core/core'
 
 /**
  * The exact sentence a grounded prompt tells the model to answer when the context does not hold the
@@ -65,45 +71,32 @@ const RULES = [
   'Do not use knowledge from outside the context, and do not cite a number that is not a block.',
 ]
 
+const PARSE_CITATIONS = Object.freeze({ prefix: 'parseCitations ' })
+
 function readPassages(passages: unknown): readonly GroundingPassage[] {
   if (!Array.isArray(passages)) {
-    throw new InvalidInputError(
-      `passages must be an array of { text, id?, source? }, but got ${describeValue(passages)}.`,
-      {
-        details: { field: 'passages', received: describeValue(passages) },
-      },
+    refuseField(
+      'input',
+      'passages',
+      `must be an array of { text, id?, source? }, but got ${describeValue(passages)}`,
+      passages,
     )
   }
   return Object.freeze(
     passages.map((passage: unknown, index) => {
       const field = `passages[${index}]`
       if (typeof passage === 'string') return Object.freeze({ text: passage })
-      if (typeof passage !== 'object' || passage === null) {
-        throw new InvalidInputError(
-          `${field} must be { text, id?, source? } or a string, but got ${describeValue(passage)}.`,
-          {
-            details: { field, received: describeValue(passage), index },
-          },
-        )
-      }
-      const { text, id, source, ...rest } = passage as Record<string, unknown>
-      const extra = Object.keys(rest)[0]
-      if (extra !== undefined) {
-        throw new InvalidInputError(`${field}.${extra} is not a known field (known: text, id, source).`, {
-          details: { field: `${field}.${extra}`, received: describeValue(rest[extra]), index },
-        })
-      }
-      for (const [key, value, optional] of [
-        ['text', text, false],
-        ['id', id, true],
-        ['source', source, true],
-      ] as const) {
-        if ((value === undefined && !optional) || (value !== undefined && typeof value !== 'string')) {
-          throw new InvalidInputError(`${field}.${key} must be a string, but got ${describeValue(value)}.`, {
-            details: { field: `${field}.${key}`, received: describeValue(value), index },
-          })
-        }
-      }
+      const fields = new FieldReader(passage, field, '{ text, id?, source? } or a string', 'input', {
+        details: { index },
+      })
+      // All three are taken before done(), so an unknown field is named before a missing text.
+      const text = fields.get('text')
+      const id = fields.get('id')
+      const source = fields.get('source')
+      fields.done()
+      if (typeof text !== 'string') fields.mustBe('text', 'a string', text)
+      if (id !== undefined && typeof id !== 'string') fields.mustBe('id', 'a string', id)
+      if (source !== undefined && typeof source !== 'string') fields.mustBe('source', 'a string', source)
       return Object.freeze({
         text: text as string,
         ...(id === undefined ? {} : { id: id as string }),
@@ -135,29 +128,20 @@ export function groundedPrompt(
   options: GroundedPromptOptions = {},
 ): GroundedPrompt {
   if (typeof question !== 'string' || question.trim() === '') {
-    throw new InvalidInputError(
-      `groundedPrompt question must be a non-empty string, but got ${describeValue(question)}.`,
+    refuseField(
+      'input',
+      'question',
+      `must be a non-empty string, but got ${describeValue(question)}`,
+      question,
       {
-        details: { field: 'question', received: describeValue(question) },
+        prefix: 'groundedPrompt ',
       },
     )
   }
   const list = readPassages(passages)
-  if (typeof options !== 'object' || options === null) {
-    throw new InvalidInputError(
-      `groundedPrompt options must be { instructions? }, but got ${describeValue(options)}.`,
-      {
-        details: { field: 'options', received: describeValue(options) },
-      },
-    )
-  }
-  const { instructions } = options
-  if (instructions !== undefined && typeof instructions !== 'string') {
-    throw new InvalidInputError(
-      `groundedPrompt options.instructions must be a string, but got ${describeValue(instructions)}.`,
-      { details: { field: 'options.instructions', received: describeValue(instructions) } },
-    )
-  }
+  const instructions = new FieldReader(options, 'options', '{ instructions? }', 'input', {
+    prefix: 'groundedPrompt ',
+  }).string('instructions', { empty: true })
   const system = [...RULES, ...(instructions ? [instructions] : [])].join('\n')
   const blocks =
     list.length === 0
@@ -220,14 +204,21 @@ const MARKER = /\s*\[(\d{1,6}(?:\s*,\s*\d{1,6})*)\]/g
  */
 export function parseCitations<Passage>(answer: string, passages: readonly Passage[]): CitedAnswer<Passage> {
   if (typeof answer !== 'string') {
-    throw new InvalidInputError(`parseCitations answer must be a string, but got ${describeValue(answer)}.`, {
-      details: { field: 'answer', received: describeValue(answer) },
-    })
+    refuseField(
+      'input',
+      'answer',
+      `must be a string, but got ${describeValue(answer)}`,
+      answer,
+      PARSE_CITATIONS,
+    )
   }
   if (!Array.isArray(passages)) {
-    throw new InvalidInputError(
-      `parseCitations passages must be the array the prompt was built from, but got ${describeValue(passages)}.`,
-      { details: { field: 'passages', received: describeValue(passages) } },
+    refuseField(
+      'input',
+      'passages',
+      `must be the array the prompt was built from, but got ${describeValue(passages)}`,
+      passages,
+      PARSE_CITATIONS,
     )
   }
   const cited: number[] = []

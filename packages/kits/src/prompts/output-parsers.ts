@@ -1,13 +1,19 @@
-import { describeValue, InvalidInputError, type UserMessage } from '@agent-core/core'
+import { describeValue, FieldReader, refuseField, type UserMessage } from '@agent-core/core'
 import { excerptOf, OutputParseError, type OutputParserName } from './prompt-errors.js'
 
+/** The prefixes of parseChoice's and correctionPrompt's refusals. */
+const PARSE_CHOICE = Object.freeze({ prefix: 'parseChoice ' })
+const CORRECTION = Object.freeze({ prefix: 'correctionPrompt ' })
+
 function assertText(text: unknown, parser: string): asserts text is string {
-  if (typeof text !== 'string') {
-    throw new InvalidInputError(
-      `${parser}(text) needs the model's text as a string, but got ${describeValue(text)}. Pass the answer text (result.text or result.answer).`,
-      { details: { field: 'text', received: describeValue(text) } },
+  if (typeof text !== 'string')
+    refuseField(
+      'input',
+      'text',
+      `must be the model's text as a string, but got ${describeValue(text)}. Pass the answer text (result.text or result.answer)`,
+      text,
+      { prefix: `${parser}: ` },
     )
-  }
 }
 
 function refuse(
@@ -112,46 +118,40 @@ export function parseChoice<const Choice extends string>(
   options: ChoiceOptions = {},
 ): Choice {
   assertText(text, 'parseChoice')
-  if (!Array.isArray(choices) || choices.length === 0) {
-    throw new InvalidInputError(
-      `parseChoice choices must be a non-empty array of strings, but got ${describeValue(choices)}.`,
-      {
-        details: { field: 'choices', received: describeValue(choices) },
-      },
+  if (!Array.isArray(choices) || choices.length === 0)
+    refuseField(
+      'input',
+      'choices',
+      `must be a non-empty array of strings, but got ${describeValue(choices)}`,
+      choices,
+      PARSE_CHOICE,
     )
-  }
-  if (typeof options !== 'object' || options === null) {
-    throw new InvalidInputError(
-      `parseChoice options must be an object { caseSensitive? }, but got ${describeValue(options)}.`,
-      {
-        details: { field: 'options', received: describeValue(options) },
-      },
-    )
-  }
-  const caseSensitive = options.caseSensitive ?? false
-  if (typeof caseSensitive !== 'boolean') {
-    throw new InvalidInputError(
-      `parseChoice options.caseSensitive must be a boolean, but got ${describeValue(caseSensitive)}.`,
-      {
-        details: { field: 'options.caseSensitive', received: describeValue(caseSensitive) },
-      },
-    )
-  }
+  const caseSensitive =
+    new FieldReader(options, 'options', 'an object { caseSensitive? }', 'input', PARSE_CHOICE).boolean(
+      'caseSensitive',
+    ) ?? false
   const fold = (value: string) => (caseSensitive ? value : value.toLowerCase())
   const seen = new Set<string>()
   choices.forEach((choice: unknown, index) => {
     if (typeof choice !== 'string' || choice.trim() === '') {
-      throw new InvalidInputError(
-        `parseChoice choices[${index}] must be a non-empty string, but got ${describeValue(choice)}.`,
+      refuseField(
+        'input',
+        `choices[${index}]`,
+        `must be a non-empty string, but got ${describeValue(choice)}`,
+        choice,
         {
-          details: { field: `choices[${index}]`, received: describeValue(choice), index },
+          prefix: PARSE_CHOICE.prefix,
+          details: { index },
         },
       )
     }
     if (seen.has(fold(choice))) {
-      throw new InvalidInputError(
-        `parseChoice choices[${index}] "${choice}" is given twice${caseSensitive ? '' : ' (case aside)'}; give each choice once.`,
-        { details: { field: `choices[${index}]`, received: describeValue(choice), index } },
+      refuseField(
+        'input',
+        `choices[${index}]`,
+        `"${choice}" is given twice${caseSensitive ? '' : ' (case aside)'}; give each choice once`,
+        choice,
+        { prefix: PARSE_CHOICE.prefix, details: { index } },
       )
     }
     seen.add(fold(choice))
@@ -226,10 +226,13 @@ export function parseFencedBlock(text: string, options: { readonly language?: st
   assertText(text, 'parseFencedBlock')
   const wanted = typeof options === 'object' && options !== null ? options.language : options
   if (wanted !== undefined && (typeof wanted !== 'string' || wanted === '')) {
-    throw new InvalidInputError(
-      `parseFencedBlock options.language must be a non-empty string, but got ${describeValue(wanted)}.`,
+    refuseField(
+      'input',
+      'options.language',
+      `must be a non-empty string, but got ${describeValue(wanted)}`,
+      wanted,
       {
-        details: { field: 'options.language', received: describeValue(wanted) },
+        prefix: 'parseFencedBlock ',
       },
     )
   }
@@ -358,38 +361,24 @@ export function correctionPrompt(
   error: OutputParseError,
   options: CorrectionOptions = {},
 ): UserMessage & { readonly content: string } {
-  if (!OutputParseError.isInstance(error)) {
-    throw new InvalidInputError(
-      `correctionPrompt needs the OutputParseError a parser threw, but got ${describeValue(error)}. Rethrow other errors: they are not the model's fault.`,
-      { details: { field: 'error', received: describeValue(error) } },
+  if (!OutputParseError.isInstance(error))
+    refuseField(
+      'input',
+      'error',
+      `must be the OutputParseError a parser threw, but got ${describeValue(error)}. Rethrow other errors: they are not the model's fault`,
+      error,
+      CORRECTION,
     )
-  }
-  if (typeof options !== 'object' || options === null) {
-    throw new InvalidInputError(
-      `correctionPrompt options must be { output?, instructions? }, but got ${describeValue(options)}.`,
-      {
-        details: { field: 'options', received: describeValue(options) },
-      },
-    )
-  }
-  for (const key of ['output', 'instructions'] as const) {
-    const value = options[key]
-    if (value !== undefined && typeof value !== 'string') {
-      throw new InvalidInputError(
-        `correctionPrompt options.${key} must be a string, but got ${describeValue(value)}.`,
-        {
-          details: { field: `options.${key}`, received: describeValue(value) },
-        },
-      )
-    }
-  }
+  const fields = new FieldReader(options, 'options', '{ output?, instructions? }', 'input', CORRECTION)
+  const output = fields.string('output', { empty: true })
+  const instructions = fields.string('instructions', { empty: true })
   const lines = [`Your previous answer ${error.details.problem}.`]
-  if (options.output !== undefined) {
-    const quoted = options.output.length > 2000 ? `${options.output.slice(0, 2000)}…` : options.output
+  if (output !== undefined) {
+    const quoted = output.length > 2000 ? `${output.slice(0, 2000)}…` : output
     lines.push('', 'It was:', quoted)
   }
   lines.push('', error.details.expected)
-  if (options.instructions !== undefined && options.instructions !== '') lines.push(options.instructions)
+  if (instructions !== undefined && instructions !== '') lines.push(instructions)
   lines.push('Answer again, in that format.')
   return Object.freeze({ role: 'user', content: lines.join('\n') })
 }

@@ -1,4 +1,4 @@
-import { describeValue, InvalidInputError } from '@agent-core/core'
+import { describeValue, refuseField } from '@agent-core/core'
 import { MissingPromptVariablesError } from './prompt-errors.js'
 
 /**
@@ -89,9 +89,11 @@ function parse(source: string, field: string): PromptSegment[] {
       const name = close === -1 ? '' : source.slice(i + 2, close).trim()
       if (close === -1 || !NAME.test(name)) {
         const shown = close === -1 ? source.slice(i, i + 30) : source.slice(i, close + 2)
-        throw new InvalidInputError(
-          `${field} has a placeholder "${shown}" at offset ${i} that is not {{name}} (a letter or _ then letters, digits, _, . or -). Fix the name, or write \\{{ for literal braces.`,
-          { details: { field, received: describeValue(shown) } },
+        refuseField(
+          'input',
+          field,
+          `has a placeholder "${shown}" at offset ${i} that is not {{name}} (a letter or _ then letters, digits, _, . or -). Fix the name, or write \\{{ for literal braces`,
+          shown,
         )
       }
       if (text !== '') segments.push(Object.freeze({ text }))
@@ -111,18 +113,22 @@ function valueText(value: unknown, name: string, field: string): string {
   if (typeof value === 'string') return value
   if (typeof value === 'boolean') return String(value)
   if (typeof value === 'number' && Number.isFinite(value)) return String(value)
-  throw new InvalidInputError(
-    `${field}.${name} must be a string, a finite number or a boolean, but got ${describeValue(value)}. Format it as text first (for example with JSON.stringify).`,
-    { details: { field: `${field}.${name}`, received: describeValue(value) } },
+  return refuseField(
+    'input',
+    `${field}.${name}`,
+    `must be a string, a finite number or a boolean, but got ${describeValue(value)}. Format it as text first (for example with JSON.stringify)`,
+    value,
   )
 }
 
 function readValues(values: unknown, field: string): Record<string, unknown> {
   if (values === undefined) return {}
   if (typeof values !== 'object' || values === null || Array.isArray(values)) {
-    throw new InvalidInputError(
-      `${field} must be an object of placeholder values { name: value }, but got ${describeValue(values)}.`,
-      { details: { field, received: describeValue(values) } },
+    refuseField(
+      'input',
+      field,
+      `must be an object of placeholder values { name: value }, but got ${describeValue(values)}`,
+      values,
     )
   }
   return values as Record<string, unknown>
@@ -199,9 +205,7 @@ class Template implements PromptTemplate {
 /** Builds a template for a chat prompt part, naming it by its place in errors. */
 export function templateAt(source: unknown, field: string): PromptTemplate {
   if (typeof source !== 'string') {
-    throw new InvalidInputError(`${field} must be the template text, but got ${describeValue(source)}.`, {
-      details: { field, received: describeValue(source) },
-    })
+    refuseField('input', field, `must be the template text, but got ${describeValue(source)}`, source)
   }
   return new Template(parse(source, field), field)
 }

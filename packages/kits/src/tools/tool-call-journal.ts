@@ -1,4 +1,4 @@
-import { ConflictError, describeValue, InvalidInputError } from '@agent-core/core'
+import { ConflictError, describeValue, refuseField } from '@agent-core/core'
 import { canonicalJson, copyJson } from './internal/json.js'
 import type { ToolCallOutcome } from './tool-call-outcome.js'
 import {
@@ -60,9 +60,14 @@ export class ToolCallJournal {
       typeof states !== 'object' ||
       typeof (states as Iterable<ToolCallState>)[Symbol.iterator] !== 'function'
     ) {
-      throw new InvalidInputError(
-        `A ToolCallJournal starts from an array of tool call states, but got ${describeValue(states)}.`,
-        { details: { field: 'states', received: describeValue(states) } },
+      refuseField(
+        'input',
+        'states',
+        `must be an array of tool call states, but got ${describeValue(states)}`,
+        states,
+        {
+          prefix: 'A ToolCallJournal: ',
+        },
       )
     }
     let index = 0

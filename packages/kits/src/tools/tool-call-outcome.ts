@@ -1,4 +1,4 @@
-import { describeValue, InvalidInputError, type OperationContext } from '@agent-core/core'
+import { describeValue, type OperationContext, refuseField } from '@agent-core/core'
 import type {
   CompletedToolCall,
   FailedToolCall,
@@ -220,9 +220,12 @@ export function unwrapToolOutcome<Output>(outcome: ToolCallOutcome<Output>): Out
   const status =
     typeof outcome === 'object' && outcome !== null ? (outcome as { status?: unknown }).status : undefined
   if (!OUTCOME_STATUSES.includes(status as string)) {
-    throw new InvalidInputError(
-      `unwrapToolOutcome expects the outcome of ToolLifecycleRegistry.run or resume, but got ${describeValue(outcome)}.`,
-      { details: { field: 'outcome', received: describeValue(outcome) } },
+    refuseField(
+      'input',
+      'outcome',
+      `must be the outcome of ToolLifecycleRegistry.run or resume, but got ${describeValue(outcome)}`,
+      outcome,
+      { prefix: 'unwrapToolOutcome: ' },
     )
   }
   switch (outcome.status) {

@@ -1,4 +1,4 @@
-import { describeValue, InvalidInputError } from '@agent-core/core'
+import { describeValue, InvalidInputError, refuseField } from '@agent-core/core'
 import { readJson, readRecord } from './internal/field-reader.js'
 import { canonicalJson, type JsonValue } from './internal/json.js'
 
@@ -62,6 +62,9 @@ function subtle(): SubtleCrypto {
   return value
 }
 
+/** What a decision key may be, for refusals. */
+const KEY_KINDS = 'a string, a Uint8Array or an HMAC CryptoKey'
+
 function isCryptoKey(value: unknown): value is CryptoKey {
   return typeof CryptoKey === 'function' && value instanceof CryptoKey
 }
@@ -69,12 +72,7 @@ function isCryptoKey(value: unknown): value is CryptoKey {
 async function importKey(key: unknown, field: string): Promise<CryptoKey> {
   if (isCryptoKey(key)) {
     if (key.algorithm.name !== 'HMAC') {
-      throw new InvalidInputError(
-        `${field} must be an HMAC CryptoKey, but it is a ${key.algorithm.name} key.`,
-        {
-          details: { field, received: describeValue(key) },
-        },
-      )
+      refuseField('input', field, `must be an HMAC CryptoKey, but it is a ${key.algorithm.name} key`, key)
     }
     return key
   }
@@ -82,10 +80,7 @@ async function importKey(key: unknown, field: string): Promise<CryptoKey> {
   if (typeof key === 'string') bytes = encoder.encode(key)
   else if (key instanceof Uint8Array) bytes = new Uint8Array(key)
   else {
-    throw new InvalidInputError(
-      `${field} must be a string, a Uint8Array or an HMAC CryptoKey, but got ${describeValue(key)}.`,
-      { details: { field, received: describeValue(key) } },
-    )
+    refuseField('input', field, `must be ${KEY_KINDS}, but got ${describeValue(key)}`, key)
   }
   if (bytes.byteLength < MIN_KEY_BYTES) {
     throw new InvalidInputError(
@@ -195,9 +190,11 @@ export async function verifyToolCallSignature(
 /** Imports a non-empty list of keys, checking each. */
 export async function importKeys(keys: unknown, field: string): Promise<CryptoKey[]> {
   if (!Array.isArray(keys) || keys.length === 0) {
-    throw new InvalidInputError(
-      `${field} must be a non-empty array of keys (current key first), but got ${describeValue(keys)}.`,
-      { details: { field, received: describeValue(keys) } },
+    refuseField(
+      'input',
+      field,
+      `must be a non-empty array of keys (current key first), but got ${describeValue(keys)}`,
+      keys,
     )
   }
   const out: CryptoKey[] = []
@@ -208,9 +205,11 @@ export async function importKeys(keys: unknown, field: string): Promise<CryptoKe
 /** Checks a key list without importing it (for synchronous validation of a policy). */
 export function assertDecisionKeys(keys: unknown, field: string): asserts keys is readonly DecisionKey[] {
   if (!Array.isArray(keys) || keys.length === 0) {
-    throw new InvalidInputError(
-      `${field} must be a non-empty array of keys (current key first), but got ${describeValue(keys)}.`,
-      { details: { field, received: describeValue(keys) } },
+    refuseField(
+      'input',
+      field,
+      `must be a non-empty array of keys (current key first), but got ${describeValue(keys)}`,
+      keys,
     )
   }
   keys.forEach((key, i) => {
@@ -223,10 +222,7 @@ export function assertDecisionKeys(keys: unknown, field: string): asserts keys i
           ? key.byteLength
           : -1
     if (length < 0) {
-      throw new InvalidInputError(
-        `${where} must be a string, a Uint8Array or an HMAC CryptoKey, but got ${describeValue(key)}.`,
-        { details: { field: where, received: describeValue(key) } },
-      )
+      refuseField('input', where, `must be ${KEY_KINDS}, but got ${describeValue(key)}`, key)
     }
     if (length < MIN_KEY_BYTES) {
       throw new InvalidInputError(

@@ -16,6 +16,7 @@ import {
   type RegistryPolicy,
   RegistryView,
   raceSignal,
+  refuseField,
   TimeoutError,
   throwIfAborted,
   UnauthorizedError,
@@ -38,6 +39,7 @@ import {
   compileLifecycle,
   composePolicy,
   type Entry,
+  POLICY,
   readTemplates,
   timeoutProblem,
 } from './internal/lifecycle-entry.js'
@@ -89,7 +91,7 @@ import {
 import { assertDecision, type ToolDecision } from './tool-decision.js'
 import { ApprovalRequiredError } from './tool-errors.js'
 import type { ToolLifecycle } from './tool-lifecycle.js'
-import { assertToolPolicy, isToolPermitted, type ToolPolicy } from './tool-policy.js'
+import { assertToolPolicy, isToolPermitted, readToolPolicy, type ToolPolicy } from './tool-policy.js'
 
 /** What one pass learns as it goes, read by the phases after the settlement (render, finalize). */
 interface Pass<App> {
@@ -429,20 +431,10 @@ export class ToolLifecycleRegistry<App = unknown> extends RegistryView<ToolLifec
     this.#registry = registry
     this.#templates = readTemplates(policy.templates)
     const timeout = timeoutProblem(policy.timeoutMs)
-    if (timeout !== undefined) {
-      throw new InvalidDefinitionError(`policy.timeoutMs ${timeout}.`, {
-        details: { field: 'timeoutMs', received: describeValue(policy.timeoutMs) },
-      })
-    }
+    if (timeout !== undefined) refuseField('definition', 'timeoutMs', timeout, policy.timeoutMs, POLICY)
     this.#timeoutMs = policy.timeoutMs
-    if (policy.toolPolicy !== undefined) {
-      try {
-        this.#toolPolicy = assertToolPolicy(policy.toolPolicy, 'policy.toolPolicy')
-      } catch (error) {
-        const { message, details } = error as InvalidInputError
-        throw new InvalidDefinitionError(message, { details, cause: error })
-      }
-    }
+    if (policy.toolPolicy !== undefined)
+      this.#toolPolicy = readToolPolicy(policy.toolPolicy, 'policy.toolPolicy', 'definition')
     if (policy.decisionKeys !== undefined) {
       try {
         assertDecisionKeys(policy.decisionKeys, 'policy.decisionKeys')

@@ -1,4 +1,4 @@
-import { describeValue, InvalidDefinitionError, type OperationContext } from '@agent-core/core'
+import { describeValue, type OperationContext, refuseField } from '@agent-core/core'
 import type { ModelTool } from '@agent-core/core/tools'
 import type {
   ToolCallOutcome,
@@ -190,15 +190,23 @@ export function defineToolLifecycle<Input, Output, App>(
   hooks: ToolLifecycleHooks<Input, Output, App> = {},
 ): ToolLifecycle<Input, Output, App> {
   if (typeof tool !== 'object' || tool === null || typeof (tool as { id?: unknown }).id !== 'string') {
-    throw new InvalidDefinitionError(
-      `defineToolLifecycle expects a core ModelTool (defineModelTool) with a string id, but got ${describeValue(tool)}.`,
-      { details: { field: 'tool', received: describeValue(tool) } },
+    refuseField(
+      'definition',
+      'tool',
+      `must be a core ModelTool (defineModelTool) with a string id, but got ${describeValue(tool)}`,
+      tool,
+      { prefix: 'defineToolLifecycle: ' },
     )
   }
   if (typeof hooks !== 'object' || hooks === null) {
-    throw new InvalidDefinitionError(
-      `The hooks of tool "${tool.id}" must be an object (or a class instance), but got ${describeValue(hooks)}.`,
-      { details: { field: 'hooks', received: describeValue(hooks) } },
+    refuseField(
+      'definition',
+      'hooks',
+      `must be an object (or a class instance), but got ${describeValue(hooks)}`,
+      hooks,
+      {
+        prefix: `Tool "${tool.id}": `,
+      },
     )
   }
   const block: Record<string, unknown> = {

@@ -1,4 +1,4 @@
-import { describeValue, InvalidInputError } from '@agent-core/core'
+import { describeValue, FieldReader, type FieldReaderKind, refuseField } from '@agent-core/core'
 
 /**
  * Which tools may be offered and called, as one plain-JSON record: `deny` wins over `allow`, and an
@@ -19,20 +19,19 @@ export interface ToolPolicy {
   readonly deny?: readonly string[] | undefined
 }
 
-function readNames(value: unknown, field: string): readonly string[] | undefined {
+function readNames(fields: FieldReader, key: 'allow' | 'deny'): readonly string[] | undefined {
+  const value = fields.get(key)
   if (value === undefined) return undefined
-  if (!Array.isArray(value)) {
-    throw new InvalidInputError(`${field} must be an array of tool ids, but got ${describeValue(value)}.`, {
-      details: { field, received: describeValue(value) },
-    })
-  }
+  if (!Array.isArray(value)) fields.mustBe(key, 'an array of tool ids', value)
   value.forEach((name: unknown, index) => {
-    if (typeof name !== 'string' || name === '') {
-      throw new InvalidInputError(
-        `${field}[${index}] must be a tool id (a non-empty string), but got ${describeValue(name)}.`,
-        { details: { field: `${field}[${index}]`, received: describeValue(name), index } },
+    if (typeof name !== 'string' || name === '')
+      refuseField(
+        fields.kind,
+        fields.path(`${key}[${index}]`),
+        `must be a tool id (a non-empty string), but got ${describeValue(name)}`,
+        name,
+        { details: { index } },
       )
-    }
   })
   return Object.freeze([...(value as string[])])
 }
@@ -48,23 +47,15 @@ function readNames(value: unknown, field: string): readonly string[] | undefined
  * ```
  */
 export function assertToolPolicy(value: unknown, field = 'toolPolicy'): ToolPolicy {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new InvalidInputError(
-      `${field} must be a tool policy { allow?, deny? }, but got ${describeValue(value)}.`,
-      {
-        details: { field, received: describeValue(value) },
-      },
-    )
-  }
-  const { allow, deny, ...rest } = value as Record<string, unknown>
-  const extra = Object.keys(rest)[0]
-  if (extra !== undefined) {
-    throw new InvalidInputError(`${field}.${extra} is not a field of a tool policy (known: allow, deny).`, {
-      details: { field: `${field}.${extra}`, received: describeValue(rest[extra]) },
-    })
-  }
-  const allowed = readNames(allow, `${field}.allow`)
-  const denied = readNames(deny, `${field}.deny`)
+  return readToolPolicy(value, field, 'input')
+}
+
+/** {@link assertToolPolicy} with the error class chosen by `kind` (`'definition'` for a registry's policy). */
+export function readToolPolicy(value: unknown, field: string, kind: FieldReaderKind): ToolPolicy {
+  const fields: FieldReader = new FieldReader(value, field, 'a tool policy { allow?, deny? }', kind)
+  const allowed = readNames(fields, 'allow')
+  const denied = readNames(fields, 'deny')
+  fields.done()
   return Object.freeze({
     ...(allowed === undefined ? {} : { allow: allowed }),
     ...(denied === undefined ? {} : { deny: denied }),

@@ -1,4 +1,4 @@
-import { describeValue, InvalidInputError } from '@agent-core/core'
+import { FieldReader } from '@agent-core/core'
 import { DECISION_MAKERS, type DecisionMaker } from './tool-call-state.js'
 
 const WHO = {
@@ -32,15 +32,12 @@ export interface ToolRefusalInput {
   readonly toolId?: string | undefined
 }
 
-function optionalText(value: unknown, field: string): string | undefined {
-  if (value === undefined) return undefined
-  if (typeof value !== 'string') {
-    throw new InvalidInputError(`toolRefusal ${field} must be a string, but got ${describeValue(value)}.`, {
-      details: { field, received: describeValue(value) },
-    })
-  }
+function optionalText(fields: FieldReader, key: string): string | undefined {
+  const value = fields.string(key, { empty: true })
   return value === '' ? undefined : value
 }
+
+const PREFIX = Object.freeze({ prefix: 'toolRefusal ' })
 
 /**
  * The sentence a model reads about a refused call, from who refused it (`by`), why (`reason`) and what to
@@ -57,22 +54,17 @@ function optionalText(value: unknown, field: string): string | undefined {
  * ```
  */
 export function toolRefusal(decision: ToolRefusalInput): string {
-  if (typeof decision !== 'object' || decision === null) {
-    throw new InvalidInputError(
-      `toolRefusal needs { by, reason?, instruction?, toolId? } (a reject decision), but got ${describeValue(decision)}.`,
-      { details: { field: 'decision', received: describeValue(decision) } },
-    )
-  }
-  const by = decision.by
-  if (!(DECISION_MAKERS as readonly unknown[]).includes(by)) {
-    throw new InvalidInputError(
-      `toolRefusal decision.by must be one of ${DECISION_MAKERS.map((d) => `"${d}"`).join(', ')}, but got ${describeValue(by)}.`,
-      { details: { field: 'decision.by', received: describeValue(by) } },
-    )
-  }
-  const reason = optionalText(decision.reason, 'decision.reason') ?? DEFAULT_REASON[by]
-  const instruction = optionalText(decision.instruction, 'decision.instruction')
-  const toolId = optionalText(decision.toolId, 'decision.toolId')
+  const fields = new FieldReader(
+    decision,
+    'decision',
+    'a reject decision { by, reason?, instruction?, toolId? }',
+    'input',
+    PREFIX,
+  )
+  const by = fields.requiredOneOf('by', DECISION_MAKERS as readonly DecisionMaker[])
+  const reason = optionalText(fields, 'reason') ?? DEFAULT_REASON[by]
+  const instruction = optionalText(fields, 'instruction')
+  const toolId = optionalText(fields, 'toolId')
   const call = toolId === undefined ? 'The call' : `The call to ${toolId}`
   const lines = [`${call} was not run: it was refused by ${WHO[by]}. ${reason}`]
   if (instruction !== undefined) lines.push(`Instruction from the person who refused it: ${instruction}`)

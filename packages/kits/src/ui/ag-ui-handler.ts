@@ -2,10 +2,10 @@ import {
   AgentCoreError,
   type ChatMessage,
   describeValue,
-  InvalidDefinitionError,
   InvalidInputError,
   type MaybePromise,
   type OperationContextInit,
+  refuseField,
 } from '@agent-core/core'
 import type { Agent, AgentCallOutcome, AgentRunState } from '@agent-core/kits/loop'
 import type { ChatHandlerOptions } from './chat-handler.js'
@@ -107,43 +107,81 @@ export function fromAgUiMessages(messages: readonly AgUiMessage[]): ChatMessage[
 }
 
 function readInput(value: unknown): AgUiRunInput {
-  const bad = (field: string, what: string, got: unknown): never => {
-    throw new InvalidInputError(`${field} ${what}, but got ${describeValue(got)}.`, {
-      details: { field, received: describeValue(got) },
-    })
-  }
   if (typeof value !== 'object' || value === null || Array.isArray(value))
-    bad('body', 'must be an AG-UI RunAgentInput { threadId, runId, messages }', value)
+    refuseField(
+      'input',
+      'body',
+      `must be an AG-UI RunAgentInput { threadId, runId, messages }, but got ${describeValue(value)}`,
+      value,
+    )
   const input = value as Record<string, unknown>
   for (const key of ['threadId', 'runId'] as const)
     if (typeof input[key] !== 'string' || input[key] === '')
-      bad(`body.${key}`, 'must be a non-empty string', input[key])
-  if (!Array.isArray(input.messages)) bad('body.messages', 'must be an array of messages', input.messages)
+      refuseField(
+        'input',
+        `body.${key}`,
+        `must be a non-empty string, but got ${describeValue(input[key])}`,
+        input[key],
+      )
+  if (!Array.isArray(input.messages))
+    refuseField(
+      'input',
+      'body.messages',
+      `must be an array of messages, but got ${describeValue(input.messages)}`,
+      input.messages,
+    )
   ;(input.messages as unknown[]).forEach((message, index) => {
     const m = message as Record<string, unknown>
     if (typeof message !== 'object' || message === null || typeof m.role !== 'string')
-      bad(`body.messages[${index}]`, 'must be a message { id, role, content }', message)
+      refuseField(
+        'input',
+        `body.messages[${index}]`,
+        `must be a message { id, role, content }, but got ${describeValue(message)}`,
+        message,
+      )
     if (m.toolCalls !== undefined) {
       if (!Array.isArray(m.toolCalls))
-        bad(`body.messages[${index}].toolCalls`, 'must be an array', m.toolCalls)
+        refuseField(
+          'input',
+          `body.messages[${index}].toolCalls`,
+          `must be an array, but got ${describeValue(m.toolCalls)}`,
+          m.toolCalls,
+        )
       for (const call of m.toolCalls as Record<string, unknown>[]) {
         const fn = call?.function as Record<string, unknown> | undefined
         if (typeof call?.id !== 'string' || typeof fn?.name !== 'string' || typeof fn?.arguments !== 'string')
-          bad(
+          refuseField(
+            'input',
             `body.messages[${index}].toolCalls`,
-            'must hold calls { id, function: { name, arguments } }',
+            `must hold calls { id, function: { name, arguments } }, but got ${describeValue(call)}`,
             call,
           )
       }
     }
   })
   if (input.resume !== undefined) {
-    if (!Array.isArray(input.resume)) bad('body.resume', 'must be an array of resume entries', input.resume)
+    if (!Array.isArray(input.resume))
+      refuseField(
+        'input',
+        'body.resume',
+        `must be an array of resume entries, but got ${describeValue(input.resume)}`,
+        input.resume,
+      )
     for (const entry of input.resume as Record<string, unknown>[]) {
       if (typeof entry?.interruptId !== 'string')
-        bad('body.resume[].interruptId', 'must be a string', entry?.interruptId)
+        refuseField(
+          'input',
+          'body.resume[].interruptId',
+          `must be a string, but got ${describeValue(entry?.interruptId)}`,
+          entry?.interruptId,
+        )
       if (entry.status !== 'resolved' && entry.status !== 'cancelled')
-        bad('body.resume[].status', 'must be "resolved" or "cancelled"', entry.status)
+        refuseField(
+          'input',
+          'body.resume[].status',
+          `must be "resolved" or "cancelled", but got ${describeValue(entry.status)}`,
+          entry.status,
+        )
     }
   }
   return value as AgUiRunInput
@@ -219,9 +257,12 @@ export function createAgUiHandler<App = unknown>(
   },
 ): (request: Request) => Promise<Response> {
   if (typeof options !== 'object' || options === null || typeof options.agent?.stream !== 'function')
-    throw new InvalidDefinitionError(
-      `createAgUiHandler needs options { agent } with an agent from defineAgent, but got ${describeValue(options?.agent)}.`,
-      { details: { field: 'agent', received: describeValue(options?.agent) } },
+    refuseField(
+      'definition',
+      'agent',
+      `must be an agent from defineAgent (createAgUiHandler needs options { agent }), but got ${describeValue(options?.agent)}`,
+      options?.agent,
+      { prefix: 'options.' },
     )
   const { agent, context } = options
   const store = options.store ?? createMemoryChatRunStore()

@@ -1,10 +1,10 @@
 import {
   AgentCoreError,
   describeValue,
-  InvalidDefinitionError,
   InvalidInputError,
   type MaybePromise,
   type OperationContextInit,
+  refuseField,
 } from '@agent-core/core'
 import type { Agent, AgentCallOutcome, AgentRunState } from '@agent-core/kits/loop'
 import { type ChatRunStore, createMemoryChatRunStore } from './chat-run-store.js'
@@ -154,6 +154,9 @@ function outcomesOf(state: AgentRunState, last: ChatUIMessage): Record<string, A
   return outcomes
 }
 
+/** Names createChatHandler's options `options.<field>` in messages, bare in `details.field`. */
+const OPTIONS = Object.freeze({ prefix: 'options.' })
+
 /**
  * A web-standard fetch handler (from a `Request` to a streaming `Response`: Node with `@hono/node-server` or
  * `http` glue, Deno, Bun, edge runtimes) that runs an agent for a `useChat` request and streams the run as
@@ -178,27 +181,39 @@ export function createChatHandler<App = unknown>(
   options: ChatHandlerOptions<App>,
 ): (request: Request) => Promise<Response> {
   if (typeof options !== 'object' || options === null)
-    throw new InvalidDefinitionError(
-      `createChatHandler needs options { agent, store?, context? }, but got ${describeValue(options)}.`,
-      { details: { field: 'options', received: describeValue(options) } },
+    refuseField(
+      'definition',
+      'options',
+      `must be an object { agent, store?, context? }, but got ${describeValue(options)}`,
+      options,
+      { prefix: 'createChatHandler: ' },
     )
   const { agent, context } = options
   if (typeof agent !== 'object' || agent === null || typeof agent.stream !== 'function')
-    throw new InvalidDefinitionError(
-      `options.agent must be an agent from defineAgent, but got ${describeValue(agent)}.`,
-      { details: { field: 'agent', received: describeValue(agent) } },
+    refuseField(
+      'definition',
+      'agent',
+      `must be an agent from defineAgent, but got ${describeValue(agent)}`,
+      agent,
+      OPTIONS,
     )
   if (context !== undefined && typeof context !== 'function')
-    throw new InvalidDefinitionError(
-      `options.context must be a function (request, body) => context, but got ${describeValue(context)}.`,
-      { details: { field: 'context', received: describeValue(context) } },
+    refuseField(
+      'definition',
+      'context',
+      `must be a function (request, body) => context, but got ${describeValue(context)}`,
+      context,
+      OPTIONS,
     )
   const store = options.store ?? createMemoryChatRunStore()
   for (const method of ['load', 'save', 'delete'] as const) {
     if (typeof store[method] !== 'function')
-      throw new InvalidDefinitionError(
-        `options.store must be a chat run store { load, save, delete }, but its ${method} is ${describeValue(store[method])}.`,
-        { details: { field: `store.${method}`, received: describeValue(store[method]) } },
+      refuseField(
+        'definition',
+        `store.${method}`,
+        `must be a function (a chat run store has load, save and delete), but got ${describeValue(store[method])}`,
+        store[method],
+        OPTIONS,
       )
   }
   const streamOptions = options.stream ?? {}

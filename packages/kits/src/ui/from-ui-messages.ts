@@ -2,8 +2,8 @@ import {
   type AssistantMessage,
   type ChatMessage,
   describeValue,
-  InvalidInputError,
   isRecord,
+  refuseField,
   type ToolCall,
 } from '@agent-core/core'
 
@@ -45,39 +45,87 @@ export interface ChatUIPart {
   readonly [key: string]: unknown
 }
 
-function bad(field: string, message: string, value: unknown): never {
-  throw new InvalidInputError(`${field} ${message}, but got ${describeValue(value)}.`, {
-    details: { field, received: describeValue(value) },
-  })
-}
-
 /** Checks the shape of UI messages from a request body (what a page sent: never trusted). */
 export function readUIMessages(value: unknown, field: string): readonly ChatUIMessage[] {
-  if (!Array.isArray(value)) bad(field, 'must be an array of UI messages { id, role, parts }', value)
+  if (!Array.isArray(value))
+    refuseField(
+      'input',
+      field,
+      `must be an array of UI messages { id, role, parts }, but got ${describeValue(value)}`,
+      value,
+    )
   value.forEach((message, index) => {
     const at = `${field}[${index}]`
-    if (!isRecord(message)) bad(at, 'must be a UI message { id, role, parts }', message)
-    if (typeof message.id !== 'string') bad(`${at}.id`, 'must be a string', message.id)
+    if (!isRecord(message))
+      refuseField(
+        'input',
+        at,
+        `must be a UI message { id, role, parts }, but got ${describeValue(message)}`,
+        message,
+      )
+    if (typeof message.id !== 'string')
+      refuseField('input', `${at}.id`, `must be a string, but got ${describeValue(message.id)}`, message.id)
     if (message.role !== 'user' && message.role !== 'assistant' && message.role !== 'system')
-      bad(`${at}.role`, 'must be "user", "assistant" or "system"', message.role)
-    if (!Array.isArray(message.parts)) bad(`${at}.parts`, 'must be an array of parts', message.parts)
+      refuseField(
+        'input',
+        `${at}.role`,
+        `must be "user", "assistant" or "system", but got ${describeValue(message.role)}`,
+        message.role,
+      )
+    if (!Array.isArray(message.parts))
+      refuseField(
+        'input',
+        `${at}.parts`,
+        `must be an array of parts, but got ${describeValue(message.parts)}`,
+        message.parts,
+      )
     message.parts.forEach((part: unknown, p: number) => {
       if (!isRecord(part) || typeof part.type !== 'string')
-        bad(`${at}.parts[${p}]`, 'must be a part { type, ... }', part)
+        refuseField(
+          'input',
+          `${at}.parts[${p}]`,
+          `must be a part { type, ... }, but got ${describeValue(part)}`,
+          part,
+        )
       for (const key of ['text', 'toolCallId', 'toolName', 'state', 'errorText'] as const) {
         if (part[key] !== undefined && typeof part[key] !== 'string')
-          bad(`${at}.parts[${p}].${key}`, 'must be a string', part[key])
+          refuseField(
+            'input',
+            `${at}.parts[${p}].${key}`,
+            `must be a string, but got ${describeValue(part[key])}`,
+            part[key],
+          )
       }
       if (isToolPart(part as ChatUIPart) && typeof part.toolCallId !== 'string')
-        bad(`${at}.parts[${p}].toolCallId`, 'must be the tool call id (a string)', part.toolCallId)
+        refuseField(
+          'input',
+          `${at}.parts[${p}].toolCallId`,
+          `must be the tool call id (a string), but got ${describeValue(part.toolCallId)}`,
+          part.toolCallId,
+        )
       if (part.approval !== undefined) {
         const approval = part.approval
         if (!isRecord(approval) || typeof approval.id !== 'string')
-          bad(`${at}.parts[${p}].approval`, 'must be an approval { id, approved?, reason? }', approval)
+          refuseField(
+            'input',
+            `${at}.parts[${p}].approval`,
+            `must be an approval { id, approved?, reason? }, but got ${describeValue(approval)}`,
+            approval,
+          )
         if (approval.approved !== undefined && typeof approval.approved !== 'boolean')
-          bad(`${at}.parts[${p}].approval.approved`, 'must be a boolean', approval.approved)
+          refuseField(
+            'input',
+            `${at}.parts[${p}].approval.approved`,
+            `must be a boolean, but got ${describeValue(approval.approved)}`,
+            approval.approved,
+          )
         if (approval.reason !== undefined && typeof approval.reason !== 'string')
-          bad(`${at}.parts[${p}].approval.reason`, 'must be a string', approval.reason)
+          refuseField(
+            'input',
+            `${at}.parts[${p}].approval.reason`,
+            `must be a string, but got ${describeValue(approval.reason)}`,
+            approval.reason,
+          )
       }
     })
   })

@@ -1,4 +1,4 @@
-import { describeValue, InvalidInputError, type ModelUsage } from '@agent-core/core'
+import { describeValue, type ModelUsage, refuseField } from '@agent-core/core'
 import type { AgentEvent, AgentPendingCall } from '@agent-core/kits/loop'
 
 /**
@@ -161,9 +161,14 @@ export async function* toAgUiEvents(
     events === null ||
     typeof (events as Partial<AsyncIterable<AgentEvent>>)[Symbol.asyncIterator] !== 'function'
   ) {
-    throw new InvalidInputError(
-      `toAgUiEvents needs a run's events (agent.stream(request)), but got ${describeValue(events)}.`,
-      { details: { field: 'events', received: describeValue(events) } },
+    refuseField(
+      'input',
+      'events',
+      `must be a run's events (agent.stream(request)), but got ${describeValue(events)}`,
+      events,
+      {
+        prefix: 'toAgUiEvents: ',
+      },
     )
   }
   if (
@@ -172,9 +177,11 @@ export async function* toAgUiEvents(
     typeof options.threadId !== 'string' ||
     options.threadId === ''
   )
-    throw new InvalidInputError(
-      `toAgUiEvents needs options { threadId } (a non-empty string), but got ${describeValue(options?.threadId)}.`,
-      { details: { field: 'options.threadId', received: describeValue(options?.threadId) } },
+    refuseField(
+      'input',
+      'options.threadId',
+      `must be a non-empty string (toAgUiEvents needs options { threadId }), but got ${describeValue(options?.threadId)}`,
+      options?.threadId,
     )
   const threadId = options.threadId
   const onError = options.onError ?? (() => 'The run failed.')

@@ -1,4 +1,4 @@
-import { describeValue, InvalidInputError } from '@agent-core/core'
+import { describeValue, refuseField } from '@agent-core/core'
 import type { AgentUIChunk } from './ui-message-chunk.js'
 
 /**
@@ -37,9 +37,12 @@ export function toUIMessageStreamResponse(
   init: ResponseInit = {},
 ): Response {
   if (!(stream instanceof ReadableStream)) {
-    throw new InvalidInputError(
-      `toUIMessageStreamResponse needs a ReadableStream of UI message chunks (from toUIMessageStream), but got ${describeValue(stream)}.`,
-      { details: { field: 'stream', received: describeValue(stream) } },
+    refuseField(
+      'input',
+      'stream',
+      `must be a ReadableStream of UI message chunks (from toUIMessageStream), but got ${describeValue(stream)}`,
+      stream,
+      { prefix: 'toUIMessageStreamResponse: ' },
     )
   }
   const headers = new Headers(init.headers)

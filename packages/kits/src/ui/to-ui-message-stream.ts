@@ -1,4 +1,4 @@
-import { describeValue, InvalidInputError } from '@agent-core/core'
+import { describeValue, FieldReader, InvalidInputError, refuseField } from '@agent-core/core'
 import type { AgentEvent } from '@agent-core/kits/loop'
 import type { AgentUIChunk, AgentUIMetadata } from './ui-message-chunk.js'
 
@@ -44,64 +44,39 @@ const FINISH: Record<NonNullable<AgentUIMetadata['reason']>, FinishReason> = {
   guardrail: 'other',
 }
 
+const OPTION_FIELDS = ['messageId', 'sendReasoning', 'sendStart', 'sendFinish', 'progress', 'onError']
+const PROGRESS = ['part', 'transient', 'none'] as const
+const PREFIX = Object.freeze({ prefix: 'toUIMessageStream: ' })
+
 function readOptions(options: unknown): Required<Omit<ToUIMessageStreamOptions, 'messageId'>> & {
   messageId: string | undefined
 } {
-  if (options === undefined) options = {}
-  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
-    throw new InvalidInputError(
-      `toUIMessageStream options must be an object { messageId?, sendReasoning?, ... }, but got ${describeValue(options)}.`,
-      { details: { field: 'options', received: describeValue(options) } },
-    )
-  }
-  const given = options as Record<string, unknown>
-  const known = ['messageId', 'sendReasoning', 'sendStart', 'sendFinish', 'progress', 'onError']
+  const fields = new FieldReader(
+    options ?? {},
+    'options',
+    'an object { messageId?, sendReasoning?, ... }',
+    'input',
+    PREFIX,
+  )
+  const given = (options ?? {}) as Record<string, unknown>
   for (const key of Object.keys(given)) {
-    if (!known.includes(key)) {
+    if (!OPTION_FIELDS.includes(key)) {
       throw new InvalidInputError(
-        `toUIMessageStream options have no field "${key}"; the fields are ${known.join(', ')}.`,
+        `toUIMessageStream options have no field "${key}"; the fields are ${OPTION_FIELDS.join(', ')}.`,
         { details: { field: `options.${key}`, received: describeValue(given[key]) } },
       )
     }
   }
-  const flag = (key: string): boolean => {
-    const value = given[key]
-    if (value === undefined) return true
-    if (typeof value !== 'boolean') {
-      throw new InvalidInputError(`options.${key} must be a boolean, but got ${describeValue(value)}.`, {
-        details: { field: `options.${key}`, received: describeValue(value) },
-      })
-    }
-    return value
-  }
-  const messageId = given.messageId
-  if (messageId !== undefined && (typeof messageId !== 'string' || messageId === '')) {
-    throw new InvalidInputError(
-      `options.messageId must be a non-empty string, but got ${describeValue(messageId)}.`,
-      { details: { field: 'options.messageId', received: describeValue(messageId) } },
-    )
-  }
-  const progress = given.progress ?? 'part'
-  if (progress !== 'part' && progress !== 'transient' && progress !== 'none') {
-    throw new InvalidInputError(
-      `options.progress must be "part", "transient" or "none", but got ${describeValue(progress)}.`,
-      { details: { field: 'options.progress', received: describeValue(progress) } },
-    )
-  }
-  const onError = given.onError ?? (() => 'The run failed.')
-  if (typeof onError !== 'function') {
-    throw new InvalidInputError(
-      `options.onError must be a function (error) => string, but got ${describeValue(onError)}.`,
-      { details: { field: 'options.onError', received: describeValue(onError) } },
-    )
-  }
+  const messageId = fields.string('messageId')
+  const progress = fields.oneOf('progress', PROGRESS) ?? 'part'
+  const onError = fields.func<(error: unknown) => string>('onError') ?? (() => 'The run failed.')
   return {
-    messageId: messageId as string | undefined,
-    sendReasoning: flag('sendReasoning'),
-    sendStart: flag('sendStart'),
-    sendFinish: flag('sendFinish'),
+    messageId,
+    sendReasoning: fields.boolean('sendReasoning') ?? true,
+    sendStart: fields.boolean('sendStart') ?? true,
+    sendFinish: fields.boolean('sendFinish') ?? true,
     progress,
-    onError: onError as (error: unknown) => string,
+    onError,
   }
 }
 
@@ -357,9 +332,12 @@ export function toUIMessageStream(
     events === null ||
     typeof (events as Partial<AsyncIterable<AgentEvent>>)[Symbol.asyncIterator] !== 'function'
   ) {
-    throw new InvalidInputError(
-      `toUIMessageStream needs a run's events (agent.stream(request), an async iterable), but got ${describeValue(events)}.`,
-      { details: { field: 'events', received: describeValue(events) } },
+    refuseField(
+      'input',
+      'events',
+      `must be a run's events (agent.stream(request), an async iterable), but got ${describeValue(events)}`,
+      events,
+      PREFIX,
     )
   }
   const writer = new ChunkWriter(readOptions(options))

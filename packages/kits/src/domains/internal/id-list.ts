@@ -1,4 +1,7 @@
-import { describeValue, InvalidDefinitionError } from '@agent-core/core'
+import { describeValue, refuseField } from '@agent-core/core'
+
+/** Names a registry policy's fields `policy.<field>` in messages, bare in `details.field`. */
+export const POLICY = Object.freeze({ prefix: 'policy.' })
 
 /**
  * Reads a list of ids given as an array or a Set: each a non-empty string, none twice. Returns a fresh
@@ -6,20 +9,31 @@ import { describeValue, InvalidDefinitionError } from '@agent-core/core'
  * @throws `InvalidDefinitionError` naming the field and the offending entry
  */
 export function readIdList(value: unknown, owner: string, field: string): readonly string[] {
-  const fail = (problem: string, received: unknown): never => {
-    throw new InvalidDefinitionError(`${owner}: ${field} ${problem}.`, {
-      details: { field, received: describeValue(received) },
-    })
-  }
   let items: unknown[]
   if (Array.isArray(value)) items = [...value]
   else if (value instanceof Set) items = [...value]
-  else return fail(`must be an array (or a Set) of ids, but got ${describeValue(value)}`, value)
+  else
+    return refuseField(
+      'definition',
+      field,
+      `must be an array (or a Set) of ids, but got ${describeValue(value)}`,
+      value,
+      { prefix: `${owner}: ` },
+    )
   const seen = new Set<string>()
   items.forEach((item, index) => {
     if (typeof item !== 'string' || item.length === 0)
-      fail(`[${index}] must be a non-empty string id, but is ${describeValue(item)}`, item)
-    if (seen.has(item as string)) fail(`lists "${item as string}" twice; each id may appear once`, item)
+      refuseField(
+        'definition',
+        field,
+        `[${index}] must be a non-empty string id, but is ${describeValue(item)}`,
+        item,
+        { prefix: `${owner}: ` },
+      )
+    if (seen.has(item as string))
+      refuseField('definition', field, `lists "${item as string}" twice; each id may appear once`, item, {
+        prefix: `${owner}: `,
+      })
     seen.add(item as string)
   })
   return items as string[]

@@ -9,6 +9,7 @@ import {
   isThenable,
   type JsonSchema,
   type JsonSchemaValidator,
+  refuseField,
 } from '@agent-core/core'
 import { type CompiledSchema, compileJsonSchema, compileSchema } from '@agent-core/core/tools'
 import { type CommandDefinition, commandOwner, type FieldMap } from '../command-catalog.js'
@@ -100,11 +101,7 @@ export function compileCommand(
 ): CommandRuntime {
   const id = definition.id
   const owner = commandOwner(definition)
-  const fail = (field: string, problem: string, value: unknown): never => {
-    throw new InvalidDefinitionError(`Command "${id}": ${field} ${problem}.`, {
-      details: { id, field, received: describeValue(value) },
-    })
-  }
+  const context = { prefix: `Command "${id}": `, details: { id } }
   const fields: CompiledField[] = []
   const properties: Record<string, JsonSchema> = Object.create(null)
   const fieldSchemas: Record<string, JsonSchema> = {}
@@ -113,54 +110,67 @@ export function compileCommand(
   for (const name of Object.keys(definition.fields)) {
     const where = `fields.${name}`
     if (name === commandField) {
-      fail(
+      refuseField(
+        'definition',
         where,
         `has the name of the command field "${commandField}"; the command field selects the command and cannot be a field`,
         name,
+        context,
       )
     }
     const field = definition.fields[name] as ProtocolField<unknown, unknown>
     if (typeof field !== 'object' || field === null)
-      fail(where, 'must be a field object { jsonSchema, ... }', field)
+      refuseField('definition', where, 'must be a field object { jsonSchema, ... }', field, context)
     const { optional, receiver, assert, parse } = field
     if (field.schema !== undefined && field.jsonSchema !== undefined)
-      fail(where, 'has both schema and jsonSchema; give one of them', field)
+      refuseField('definition', where, 'has both schema and jsonSchema; give one of them', field, context)
     if (field.schema !== undefined && !isStandardSchema(field.schema))
-      fail(
+      refuseField(
+        'definition',
         `${where}.schema`,
         'must be a Standard Schema validator (zod, valibot, arktype, ...); give a JSON Schema as jsonSchema',
         field.schema,
+        context,
       )
     const standard =
       field.schema === undefined
         ? undefined
         : compileSchema(field.schema, { what: `Command "${id}" ${where}.schema`, field: `${where}.schema` })
     if (standard === undefined && field.jsonSchema === undefined)
-      fail(where, 'needs a jsonSchema (or a Standard Schema as schema)', field.jsonSchema)
+      refuseField(
+        'definition',
+        where,
+        'needs a jsonSchema (or a Standard Schema as schema)',
+        field.jsonSchema,
+        context,
+      )
     const jsonSchema = (standard?.jsonSchema ?? field.jsonSchema) as JsonSchema
     const hasDefault = 'default' in field && field.default !== undefined
     const defaultValue = hasDefault ? field.default : undefined
     if (optional !== undefined && typeof optional !== 'boolean')
-      fail(`${where}.optional`, 'must be a boolean', optional)
+      refuseField('definition', `${where}.optional`, 'must be a boolean', optional, context)
     if (assert !== undefined && typeof assert !== 'function')
-      fail(`${where}.assert`, 'must be a function', assert)
+      refuseField('definition', `${where}.assert`, 'must be a function', assert, context)
     if (parse !== undefined && typeof parse !== 'function')
-      fail(`${where}.parse`, 'must be a function', parse)
+      refuseField('definition', `${where}.parse`, 'must be a function', parse, context)
     if (
       receiver !== undefined &&
       (typeof receiver !== 'object' || receiver === null) &&
       typeof receiver !== 'function'
     )
-      fail(`${where}.receiver`, 'must be an object or be left out', receiver)
+      refuseField('definition', `${where}.receiver`, 'must be an object or be left out', receiver, context)
     const validator = compileJsonSchema(jsonSchema, `Command "${id}" ${where}.jsonSchema`)
     if (hasDefault) {
-      if (!isPlainJson(defaultValue)) fail(`${where}.default`, 'must be plain JSON', defaultValue)
+      if (!isPlainJson(defaultValue))
+        refuseField('definition', `${where}.default`, 'must be plain JSON', defaultValue, context)
       const checked = validator.validate(defaultValue)
       if (!checked.ok) {
-        fail(
+        refuseField(
+          'definition',
           `${where}.default`,
           `does not satisfy the field's jsonSchema (${checked.issues.map((i) => `${i.path} ${i.message}`).join('; ')})`,
           defaultValue,
+          context,
         )
       }
     }

@@ -7,19 +7,12 @@ import { type JsonValue, jsonProblem } from './json.js'
  * state: state.status must be ..."`).
  */
 export function readRecord(value: unknown, field: string, what: string): FieldReader {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new InvalidInputError(`${what} must be a plain object, but got ${describeValue(value)}.`, {
-      details: { field, received: describeValue(value) },
-    })
-  }
+  const context = { prefix: `${what}: ` }
+  const reader = new FieldReader(value, field, 'a plain object', 'input', context)
   const prototype = Object.getPrototypeOf(value)
-  if (prototype !== Object.prototype && prototype !== null) {
-    throw new InvalidInputError(
-      `${what} must be a plain object (parsed JSON), but got ${describeValue(value)}.`,
-      { details: { field, received: describeValue(value) } },
-    )
-  }
-  return new FieldReader(value, field, 'a plain object', 'input', { prefix: `${what}: ` })
+  if (prototype !== Object.prototype && prototype !== null)
+    reader.failObject(`must be a plain object (parsed JSON), but got ${describeValue(value)}`)
+  return reader
 }
 
 /** The nested record `key` of `reader`, read as {@link readRecord} reads (refusals start with `what`). */
@@ -33,8 +26,10 @@ export function readJson(reader: FieldReader, key: string, optional = false): Js
   if (value === undefined && optional) return undefined
   const field = reader.path(key)
   const problem = jsonProblem(value, field)
-  if (problem !== undefined || value === undefined) {
-    throw new InvalidInputError(`${reader.context.prefix ?? ''}${problem ?? `${field} is missing`}.`, {
+  if (value === undefined) reader.fail(key, 'is missing', value)
+  if (problem !== undefined) {
+    // jsonProblem's text names the offending nested path itself, so it is no `<field> <problem>` refusal.
+    throw new InvalidInputError(`${reader.context.prefix ?? ''}${problem}.`, {
       details: { field, received: describeValue(value) },
     })
   }

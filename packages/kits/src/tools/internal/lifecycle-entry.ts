@@ -1,9 +1,10 @@
 import {
   assertNotThenable,
   describeValue,
-  InvalidDefinitionError,
+  type FieldReaderContext,
   InvalidOutputError,
   type RegistryPolicy,
+  refuseField,
 } from '@agent-core/core'
 import {
   type CompiledSchema,
@@ -54,29 +55,38 @@ export function compileLifecycle(definition: AnyLifecycle): Entry {
   const hit = compiled.get(definition)
   if (hit) return hit
   const { id, tool, receiver, timeoutMs } = definition
-  const fail = (field: string, problem: string, value: unknown): never => {
-    throw new InvalidDefinitionError(`Tool lifecycle "${id}": ${field} ${problem}.`, {
-      details: { id, field, received: describeValue(value) },
-    })
-  }
+  const context = { prefix: `Tool lifecycle "${id}": `, details: { id } }
   if (typeof tool !== 'object' || tool === null)
-    fail('tool', 'must be a core ModelTool (defineModelTool)', tool)
+    refuseField('definition', 'tool', 'must be a core ModelTool (defineModelTool)', tool, context)
   defineModelTool(tool)
   if (tool.id !== id)
-    fail('id', `must equal its tool's id "${tool.id}" (a call selects its lifecycle by the tool id)`, id)
+    refuseField(
+      'definition',
+      'id',
+      `must equal its tool's id "${tool.id}" (a call selects its lifecycle by the tool id)`,
+      id,
+      context,
+    )
   if (
     receiver !== undefined &&
     (typeof receiver !== 'object' || receiver === null) &&
     typeof receiver !== 'function'
   )
-    fail('receiver', 'must be an object (the `this` of the hooks) or be left out', receiver)
+    refuseField(
+      'definition',
+      'receiver',
+      'must be an object (the `this` of the hooks) or be left out',
+      receiver,
+      context,
+    )
   const timeout = timeoutProblem(timeoutMs)
-  if (timeout !== undefined) fail('timeoutMs', timeout, timeoutMs)
+  if (timeout !== undefined) refuseField('definition', 'timeoutMs', timeout, timeoutMs, context)
   const hooks: Partial<Record<HookName, Hook>> = {}
   for (const name of LIFECYCLE_HOOKS) {
     const hook = (definition as unknown as Record<string, unknown>)[name]
     if (hook === undefined) continue
-    if (typeof hook !== 'function') fail(name, 'must be a function or be left out', hook)
+    if (typeof hook !== 'function')
+      refuseField('definition', name, 'must be a function or be left out', hook, context)
     hooks[name] = hook as Hook
   }
   const entry: Entry = {
@@ -92,12 +102,18 @@ export function compileLifecycle(definition: AnyLifecycle): Entry {
   return entry
 }
 
+/** Names a registry policy's fields `policy.<field>` in messages, bare in `details.field`. */
+export const POLICY: FieldReaderContext = Object.freeze({ prefix: 'policy.' })
+
 export function readTemplates(value: unknown): readonly ToolTemplateProvider[] {
   if (value === undefined) return []
   if (!Array.isArray(value)) {
-    throw new InvalidDefinitionError(
-      `policy.templates must be an array of template providers, but got ${describeValue(value)}.`,
-      { details: { field: 'templates', received: describeValue(value) } },
+    refuseField(
+      'definition',
+      'templates',
+      `must be an array of template providers, but got ${describeValue(value)}`,
+      value,
+      POLICY,
     )
   }
   value.forEach((provider: unknown, index) => {
@@ -107,9 +123,12 @@ export function readTemplates(value: unknown): readonly ToolTemplateProvider[] {
         provider !== null &&
         typeof (provider as { template?: unknown }).template === 'function')
     if (!ok) {
-      throw new InvalidDefinitionError(
-        `policy.templates[${index}] must be a function or an object with a template method, but got ${describeValue(provider)}.`,
-        { details: { field: `templates[${index}]`, received: describeValue(provider) } },
+      refuseField(
+        'definition',
+        `templates[${index}]`,
+        `must be a function or an object with a template method, but got ${describeValue(provider)}`,
+        provider,
+        POLICY,
       )
     }
   })
@@ -118,16 +137,21 @@ export function readTemplates(value: unknown): readonly ToolTemplateProvider[] {
 
 export function composePolicy<App>(policy: ToolLifecycleRegistryPolicy<App>): RegistryPolicy<AnyLifecycle> {
   if (typeof policy !== 'object' || policy === null) {
-    throw new InvalidDefinitionError(
-      `A tool lifecycle registry policy must be an object, but got ${describeValue(policy)}.`,
-      { details: { field: 'policy', received: describeValue(policy) } },
+    refuseField(
+      'definition',
+      'policy',
+      `must be a tool lifecycle registry policy (an object), but got ${describeValue(policy)}`,
+      policy,
     )
   }
   const own = policy.assertDefinition
   if (own !== undefined && typeof own !== 'function') {
-    throw new InvalidDefinitionError(
-      `policy.assertDefinition must be a function, but got ${describeValue(own)}.`,
-      { details: { field: 'assertDefinition', received: describeValue(own) } },
+    refuseField(
+      'definition',
+      'assertDefinition',
+      `must be a function, but got ${describeValue(own)}`,
+      own,
+      POLICY,
     )
   }
   return {

@@ -1,8 +1,8 @@
-import { describeValue, InvalidInputError } from '@agent-core/core'
+import { FieldReader } from '@agent-core/core'
 import { isJournal, type ToolCallJournal } from '../tool-call-journal.js'
 import type { FailedToolCall, ToolCallState, ToolWaitKind } from '../tool-call-state.js'
 import type { ToolDecision } from '../tool-decision.js'
-import type { ToolCallRequest, ToolHostResult, ToolRunOptions } from '../tool-lifecycle-registry.js'
+import type { ToolHostResult, ToolRunOptions } from '../tool-lifecycle-registry.js'
 import { assertToolPolicy, type ToolPolicy } from '../tool-policy.js'
 import { canonicalJson, type JsonValue, jsonProblem } from './json.js'
 import { timeoutProblem } from './lifecycle-entry.js'
@@ -56,37 +56,29 @@ export function stateFingerprint(state: ToolCallState): string {
     : `raw:${(state as FailedToolCall).arguments ?? ''}`
 }
 
-/** Throws the error of a malformed request field (module-level: no closure per call). */
-function bad(field: string, problem: string, value: unknown): never {
-  throw new InvalidInputError(`request.${field} ${problem}.`, {
-    details: { field: `request.${field}`, received: describeValue(value) },
-  })
-}
-
 /** Reads a run request strictly; a malformed request is the caller's mistake and is thrown. */
 export function readRequest(
   request: unknown,
 ): Omit<PassStart, 'invocationId' | 'decision' | 'waited' | 'original' | 'options'> {
-  if (typeof request !== 'object' || request === null) {
-    throw new InvalidInputError(
-      `A tool call request must be an object { toolCallId, toolId, input }, but got ${describeValue(request)}.`,
-      { details: { field: 'request', received: describeValue(request) } },
-    )
-  }
-  const { toolCallId, toolId, input, arguments: raw, runId, timeoutMs } = request as ToolCallRequest
-  if (typeof toolCallId !== 'string' || toolCallId.length === 0)
-    bad('toolCallId', `must be a non-empty string, but got ${describeValue(toolCallId)}`, toolCallId)
-  if (typeof toolId !== 'string' || toolId.length === 0)
-    bad('toolId', `must be a non-empty string, but got ${describeValue(toolId)}`, toolId)
-  if (runId !== undefined && (typeof runId !== 'string' || runId.length === 0))
-    bad('runId', `must be a non-empty string when given, but got ${describeValue(runId)}`, runId)
+  const fields: FieldReader = new FieldReader(
+    request,
+    'request',
+    'an object { toolCallId, toolId, input }',
+    'input',
+  )
+  const toolCallId = fields.requiredString('toolCallId')
+  const toolId = fields.requiredString('toolId')
+  const runId = fields.string('runId')
+  const timeoutMs = fields.get('timeoutMs') as number | undefined
   const timeout = timeoutProblem(timeoutMs)
-  if (timeout !== undefined) bad('timeoutMs', timeout, timeoutMs)
+  if (timeout !== undefined) fields.fail('timeoutMs', timeout, timeoutMs)
+  const input = fields.get('input')
+  const raw = fields.get('arguments')
   let parsed: PassStart['input']
   if (raw !== undefined) {
-    if (input !== undefined) bad('arguments', 'cannot be given together with input; give one of them', raw)
-    if (typeof raw !== 'string')
-      bad('arguments', `must be the JSON text of the input, but got ${describeValue(raw)}`, raw)
+    if (input !== undefined)
+      fields.fail('arguments', 'cannot be given together with input; give one of them', raw)
+    if (typeof raw !== 'string') fields.mustBe('arguments', 'the JSON text of the input', raw)
     try {
       const value: unknown = JSON.parse(raw)
       parsed = jsonProblem(value) === undefined ? { ok: true, value: value as JsonValue } : { ok: false, raw }
@@ -94,14 +86,15 @@ export function readRequest(
       parsed = { ok: false, raw }
     }
   } else {
-    if (input === undefined) bad('input', 'is missing; give the input (or the raw arguments text)', input)
+    if (input === undefined)
+      fields.fail('input', 'is missing; give the input (or the raw arguments text)', input)
     const problem = jsonProblem(input, 'request.input')
-    if (problem !== undefined) {
-      throw new InvalidInputError(
-        `request.input must be plain JSON (what a model sends and a pending call stores), but ${problem}.`,
-        { details: { field: 'request.input', received: describeValue(input) } },
+    if (problem !== undefined)
+      fields.fail(
+        'input',
+        `must be plain JSON (what a model sends and a pending call stores), but ${problem}`,
+        input,
       )
-    }
     parsed = { ok: true, value: input as JsonValue }
   }
   return { toolCallId, toolId, runId, timeoutMs, input: parsed }
@@ -109,59 +102,47 @@ export function readRequest(
 
 export function readOptions(options: unknown, resuming: boolean): PassOptions {
   if (options === undefined) return NO_OPTIONS
-  if (typeof options !== 'object' || options === null) {
-    throw new InvalidInputError(
-      `options must be an object { journal?, saveBeforeRun?, decide?, result?, toolPolicy? }, but got ${describeValue(options)}.`,
-      { details: { field: 'options', received: describeValue(options) } },
+  const fields: FieldReader = new FieldReader(
+    options,
+    'options',
+    'an object { journal?, saveBeforeRun?, decide?, result?, toolPolicy? }',
+    'input',
+  )
+  const progress = fields.get('progress') as ToolRunOptions['progress']
+  if (progress !== undefined && typeof progress !== 'function')
+    fields.mustBe('progress', "a function (update) that receives the tool's progress reports", progress)
+  const journal = fields.get('journal') as ToolCallJournal | undefined
+  if (journal !== undefined && !isJournal(journal))
+    fields.mustBe('journal', 'a ToolCallJournal (new ToolCallJournal())', journal)
+  const saveBeforeRun = fields.get('saveBeforeRun') as ToolRunOptions['saveBeforeRun']
+  if (saveBeforeRun !== undefined && typeof saveBeforeRun !== 'function')
+    fields.mustBe('saveBeforeRun', 'a function (pending, context) that saves the call', saveBeforeRun)
+  const decide = fields.get('decide') as ToolRunOptions['decide']
+  if (decide !== undefined && resuming)
+    fields.fail(
+      'decide',
+      'decides the waits of a fresh call; give it to run, not resume (resume carries its decision)',
+      decide,
     )
-  }
-  const { journal, result, saveBeforeRun, decide, toolPolicy, progress } = options as ToolRunOptions
-  if (progress !== undefined && typeof progress !== 'function') {
-    throw new InvalidInputError(
-      `options.progress must be a function (update) that receives the tool's progress reports, but got ${describeValue(progress)}.`,
-      { details: { field: 'options.progress', received: describeValue(progress) } },
-    )
-  }
-  if (journal !== undefined && !isJournal(journal)) {
-    throw new InvalidInputError(
-      `options.journal must be a ToolCallJournal (new ToolCallJournal()), but got ${describeValue(journal)}.`,
-      { details: { field: 'options.journal', received: describeValue(journal) } },
-    )
-  }
-  if (saveBeforeRun !== undefined && typeof saveBeforeRun !== 'function') {
-    throw new InvalidInputError(
-      `options.saveBeforeRun must be a function (pending, context) that saves the call, but got ${describeValue(saveBeforeRun)}.`,
-      { details: { field: 'options.saveBeforeRun', received: describeValue(saveBeforeRun) } },
-    )
-  }
-  if (decide !== undefined && (typeof decide !== 'function' || resuming)) {
-    throw new InvalidInputError(
-      resuming
-        ? 'options.decide decides the waits of a fresh call; give it to run, not resume (resume carries its decision).'
-        : `options.decide must be a function (pending, context) that answers a decision or nothing, but got ${describeValue(decide)}.`,
-      { details: { field: 'options.decide', received: describeValue(decide) } },
-    )
-  }
+  if (decide !== undefined && typeof decide !== 'function')
+    fields.mustBe('decide', 'a function (pending, context) that answers a decision or nothing', decide)
+  const result = fields.get('result') as ToolHostResult | undefined
   if (result !== undefined) {
-    if (!resuming) {
-      throw new InvalidInputError(
-        'options.result is the result the host supplies for a pending call; give it to resume, not run.',
-        { details: { field: 'options.result', received: describeValue(result) } },
+    if (!resuming)
+      fields.fail(
+        'result',
+        'is the result the host supplies for a pending call; give it to resume, not run',
+        result,
       )
-    }
-    const bad = (problem: string): never => {
-      throw new InvalidInputError(`options.result ${problem}.`, {
-        details: { field: 'options.result', received: describeValue(result) },
-      })
-    }
     if (typeof result !== 'object' || result === null)
-      bad('must be { ok: true, output } or { ok: false, error }')
+      fields.fail('result', 'must be { ok: true, output } or { ok: false, error }', result)
     if (result.ok === true) {
       const problem =
         result.output === undefined ? undefined : jsonProblem(result.output, 'options.result.output')
-      if (problem !== undefined) bad(`must hold plain JSON output, but ${problem}`)
-    } else if (result.ok !== false) bad('must have ok: true or ok: false')
+      if (problem !== undefined) fields.fail('result', `must hold plain JSON output, but ${problem}`, result)
+    } else if (result.ok !== false) fields.fail('result', 'must have ok: true or ok: false', result)
   }
+  const toolPolicy = fields.get('toolPolicy')
   return {
     journal,
     result,
