@@ -5,7 +5,6 @@ import {
   assertSafeInteger,
   DuplicateIdError,
   describeValue,
-  InvalidInputError,
   InvalidOutputError,
   InvalidStateError,
   refuseField,
@@ -157,9 +156,12 @@ export class HybridSearch<Document extends object = Record<string, unknown>> {
       assertRequest(options.boost, 'new HybridSearch', '{ title: 3 }', 'options.boost')
       for (const [field, factor] of Object.entries(options.boost)) {
         if (!fields.includes(field as Extract<keyof Document, string>)) {
-          throw new InvalidInputError(
-            `HybridSearch options.boost names "${field}", which is not one of the fields (${fields.join(', ')}).`,
-            { details: { field: `options.boost.${field}`, received: describeValue(field) } },
+          refuseField(
+            'input',
+            `options.boost.${field}`,
+            `names "${field}", which is not one of the fields (${fields.join(', ')})`,
+            field,
+            { prefix: 'HybridSearch ' },
           )
         }
         assertFiniteNumber(factor, `options.boost.${field}`, { min: 0, exclusiveMin: true })
@@ -171,9 +173,12 @@ export class HybridSearch<Document extends object = Record<string, unknown>> {
     const embedder = options.embedder === undefined ? undefined : checkEmbedder(options.embedder)
     const snippetField = options.snippetField ?? fields.at(-1)!
     if (!fields.includes(snippetField)) {
-      throw new InvalidInputError(
-        `HybridSearch options.snippetField "${String(snippetField)}" is not one of the fields (${fields.join(', ')}).`,
-        { details: { field: 'options.snippetField', received: describeValue(snippetField) } },
+      refuseField(
+        'input',
+        'options.snippetField',
+        `must be one of the fields (${fields.join(', ')}), but got ${describeValue(snippetField)}`,
+        snippetField,
+        { prefix: 'HybridSearch ' },
       )
     }
     this.#fusion = readFusion(options.fusion)
@@ -755,9 +760,12 @@ export class HybridSearch<Document extends object = Record<string, unknown>> {
   async restoreFrom(source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>): Promise<void> {
     this.#assertIdle('restore')
     if (!isByteSource(source)) {
-      throw new InvalidInputError(
-        `HybridSearch restoreFrom takes an iterable or async iterable of byte chunks, but got ${describeValue(source)}.`,
-        { details: { field: 'source', received: describeValue(source) } },
+      refuseField(
+        'input',
+        'source',
+        `must be an iterable or async iterable of byte chunks, but got ${describeValue(source)}`,
+        source,
+        { prefix: 'HybridSearch restoreFrom: ' },
       )
     }
     const bad = this.#restoreError

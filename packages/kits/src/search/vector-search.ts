@@ -3,7 +3,6 @@ import {
   assertSafeInteger,
   DuplicateIdError,
   describeValue,
-  InvalidInputError,
   InvalidStateError,
   refuseField,
 } from '@agent-core/core'
@@ -683,9 +682,12 @@ export class VectorSearch<Document extends object = Record<string, unknown>> {
   async restoreFrom(source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>): Promise<void> {
     this.#assertNotInCallback('restore')
     if (!isByteSource(source)) {
-      throw new InvalidInputError(
-        `VectorSearch restoreFrom takes an iterable or async iterable of byte chunks (a file read stream, [bytes]), but got ${describeValue(source)}.`,
-        { details: { field: 'source', received: describeValue(source) } },
+      refuseField(
+        'input',
+        'source',
+        `must be an iterable or async iterable of byte chunks (a file read stream, [bytes]), but got ${describeValue(source)}`,
+        source,
+        { prefix: 'VectorSearch restoreFrom: ' },
       )
     }
     const version = this.#version
