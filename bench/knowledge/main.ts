@@ -164,7 +164,7 @@ async function round(materials: KnowledgeMaterial[]): Promise<Round> {
       embedder: lookup,
       embedText,
     })
-    await index.upsert(passages)
+    await index.upsertAll(passages)
     const peer = cpuMs() - start
     return { first, unchanged, edited, load, peer, texts, passages: receipt.passageCount }
   } finally {

@@ -93,7 +93,8 @@ async function evaluate(corpus: Corpus): Promise<Map<string, Score[]>> {
     // Passages of one file support each other (the fusion's documentSupport), as in the knowledge kit.
     documentOf: (passage) => passage.document,
   })
-  for (let i = 0; i < corpus.passages.length; i += 512) await hybrid.upsert(corpus.passages.slice(i, i + 512))
+  for (let i = 0; i < corpus.passages.length; i += 512)
+    await hybrid.upsertAll(corpus.passages.slice(i, i + 512))
   console.log(
     `indexed and embedded in ${((performance.now() - started) / 1000).toFixed(1)} s (${embedder.computed()} texts embedded by the model in this run)`,
   )
@@ -111,7 +112,7 @@ async function evaluate(corpus: Corpus): Promise<Map<string, Score[]>> {
     dimensions: embedder.dimensions,
   })
   const passageVectors = await embedder.embed(corpus.passages.map(embedText), {})
-  vectors.upsertMany(corpus.passages.map((p, i) => ({ document: { id: p.id }, vector: passageVectors[i]! })))
+  vectors.upsertAll(corpus.passages.map((p, i) => ({ document: { id: p.id }, vector: passageVectors[i]! })))
 
   const frequency = new Map<string, number>()
   for (const p of corpus.passages)

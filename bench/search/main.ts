@@ -280,7 +280,7 @@ async function vectorBench(): Promise<void> {
         vector: data.subarray(i * D, (i + 1) * D),
       })
     }
-    vectors.upsertMany(batch)
+    vectors.upsertAll(batch)
   }
   const upsertMs = cpuMs() - upsertStart
 

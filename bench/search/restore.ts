@@ -109,7 +109,7 @@ async function vectorRestore(dir: string): Promise<void> {
       for (let d = 0; d < dims; d++) vector[d] = embeddings[row * dims + d]! + (next() - 0.5) * 0.02
       entries.push({ document: { id: `v${i}`, source: corpus.passages[row]!.source }, vector })
     }
-    vectors.upsertMany(entries)
+    vectors.upsertAll(entries)
   }
   const streamFile = join(dir, 'vectors.snapshot')
   await pipeline(Readable.from(vectors.snapshotChunks()), createWriteStream(streamFile))

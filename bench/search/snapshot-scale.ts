@@ -42,7 +42,7 @@ try {
       if (i === count - 1) probe.set(vector)
       entries.push({ document: { id: `v${i}`, n: i }, vector })
     }
-    index.upsertMany(entries)
+    index.upsertAll(entries)
   }
   console.log(`built in ${seconds(started)}; heap ${gb(process.memoryUsage().rss)} resident`)
 

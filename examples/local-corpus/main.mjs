@@ -113,9 +113,9 @@ if (existsSync(snapshot)) {
 started = performance.now()
 const current = new Set(passages.map((p) => p.id))
 const gone = index.ids().filter((id) => !current.has(id))
-if (gone.length > 0) await index.remove(gone)
+if (gone.length > 0) await index.removeAll(gone)
 for (let from = 0; from < passages.length; from += 256) {
-  await index.upsert(passages.slice(from, from + 256))
+  await index.upsertAll(passages.slice(from, from + 256))
   if (embedded > 0) process.stdout.write(`\rembedded ${embedded} passages...`)
 }
 if (embedded > 0) process.stdout.write('\n')

@@ -160,9 +160,13 @@ export function openAICompatibleEmbedder(options: OpenAICompatibleEmbedderOption
   assertNonEmptyString(identity, 'options.identity')
   const fetchImpl = options.fetch ?? globalThis.fetch
   if (typeof fetchImpl !== 'function') {
-    throw new InvalidInputError('openAICompatibleEmbedder needs a fetch function: pass options.fetch.', {
-      details: { field: 'options.fetch', received: describeValue(fetchImpl) },
-    })
+    refuseField(
+      'input',
+      'options.fetch',
+      `must be a fetch function where the runtime has no global fetch, but got ${describeValue(fetchImpl)}`,
+      fetchImpl,
+      { prefix: 'openAICompatibleEmbedder ' },
+    )
   }
   const headers: Record<string, string> = { 'content-type': 'application/json', ...(options.headers ?? {}) }
   if (options.apiKey !== undefined) headers.authorization = `Bearer ${options.apiKey}`
@@ -171,9 +175,15 @@ export function openAICompatibleEmbedder(options: OpenAICompatibleEmbedderOption
 
   async function embed(texts: readonly string[], embedOptions: EmbedOptions = {}): Promise<Float32Array[]> {
     if (!Array.isArray(texts) || !texts.every((text) => typeof text === 'string' && text !== '')) {
-      throw new InvalidInputError('The embedder takes an array of non-empty strings.', {
-        details: { field: 'texts', received: describeValue(texts) },
-      })
+      refuseField(
+        'input',
+        'texts',
+        `must be an array of non-empty strings, but got ${describeValue(texts)}`,
+        texts,
+        {
+          prefix: 'The embedder: ',
+        },
+      )
     }
     const out: Float32Array[] = []
     for (let from = 0; from < texts.length; from += maxBatch) {

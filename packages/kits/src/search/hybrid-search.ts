@@ -5,7 +5,6 @@ import {
   assertSafeInteger,
   DuplicateIdError,
   describeValue,
-  InvalidInputError,
   InvalidOutputError,
   InvalidStateError,
   refuseField,
@@ -25,6 +24,7 @@ import { analyzerKey, BUILT_IN } from './internal/analyzers.js'
 import {
   assertFieldList,
   assertFiniteNumber,
+  assertIdList,
   assertLimit,
   assertOptionalFunction,
   assertRequest,
@@ -85,7 +85,8 @@ interface Plan {
  * boosts) and a {@link VectorSearch} (cosine similarity over the App's embedder) kept in step, fused with
  * weighted Reciprocal Rank Fusion.
  *
- * - **One version at a time.** `addAll`, `upsert` and `remove` run one after another; an update embeds
+ * - **One version at a time.** The changes (`add`, `addAll`, `upsert`, `upsertAll`, `remove`, `removeAll`
+ *   and `update`, the vocabulary every search index shares) run one after another; an update embeds
  *   what changed first, then applies to both sides in one synchronous step, so a concurrent `search`
  *   sees all of the old documents or all of the new, never text of one version and vectors of another.
  * - **Nothing embedded twice.** The content hash of each document's embedded text is kept (and
@@ -103,7 +104,7 @@ interface Plan {
  * import { HybridSearch } from '@agent-core/kits/search'
  * interface Note { id: string; title: string; text: string }
  * const notes = new HybridSearch<Note>({ indexRevision: 'notes-v1', fields: ['title', 'text'], boost: { title: 2 } })
- * await notes.upsert([
+ * await notes.upsertAll([
  *   { id: 'a', title: 'Snapshots', text: 'Restore a snapshot with restore().' },
  *   { id: 'b', title: 'Filters', text: 'A filter answers true or false.' },
  * ])
@@ -155,9 +156,12 @@ export class HybridSearch<Document extends object = Record<string, unknown>> {
       assertRequest(options.boost, 'new HybridSearch', '{ title: 3 }', 'options.boost')
       for (const [field, factor] of Object.entries(options.boost)) {
         if (!fields.includes(field as Extract<keyof Document, string>)) {
-          throw new InvalidInputError(
-            `HybridSearch options.boost names "${field}", which is not one of the fields (${fields.join(', ')}).`,
-            { details: { field: `options.boost.${field}`, received: describeValue(field) } },
+          refuseField(
+            'input',
+            `options.boost.${field}`,
+            `names "${field}", which is not one of the fields (${fields.join(', ')})`,
+            field,
+            { prefix: 'HybridSearch ' },
           )
         }
         assertFiniteNumber(factor, `options.boost.${field}`, { min: 0, exclusiveMin: true })
@@ -169,9 +173,12 @@ export class HybridSearch<Document extends object = Record<string, unknown>> {
     const embedder = options.embedder === undefined ? undefined : checkEmbedder(options.embedder)
     const snippetField = options.snippetField ?? fields.at(-1)!
     if (!fields.includes(snippetField)) {
-      throw new InvalidInputError(
-        `HybridSearch options.snippetField "${String(snippetField)}" is not one of the fields (${fields.join(', ')}).`,
-        { details: { field: 'options.snippetField', received: describeValue(snippetField) } },
+      refuseField(
+        'input',
+        'options.snippetField',
+        `must be one of the fields (${fields.join(', ')}), but got ${describeValue(snippetField)}`,
+        snippetField,
+        { prefix: 'HybridSearch ' },
       )
     }
     this.#fusion = readFusion(options.fusion)
@@ -222,6 +229,26 @@ export class HybridSearch<Document extends object = Record<string, unknown>> {
   }
 
   /**
+   * Adds a new document (its id must not be indexed yet), embedding it first. Resolves once both sides
+   * hold it.
+   *
+   * @throws DuplicateIdError when the id is indexed already
+   * @throws EmbeddingError (or AbortedError, TimeoutError, InvalidOutputError) when embedding fails; the
+   *   index is unchanged
+   * @example
+   * ```ts
+   * import { HybridSearch } from '@agent-core/kits/search'
+   * const notes = new HybridSearch<{ id: string; text: string }>({ indexRevision: 'r1', fields: ['text'] })
+   * await notes.add({ id: 'a', text: 'Restore a snapshot with restore().' })
+   * ```
+   */
+  add(document: Document, options: EmbedOptions = {}): Promise<void> {
+    return this.#serialize(() =>
+      this.#add(this.#prepare([document], 'add', 'document', true), options, 'add'),
+    )
+  }
+
+  /**
    * Adds new documents (ids must not be indexed yet), embedding them first. Resolves once both sides
    * hold them.
    *
@@ -230,18 +257,50 @@ export class HybridSearch<Document extends object = Record<string, unknown>> {
    *   index is unchanged
    */
   addAll(documents: readonly Document[], options: EmbedOptions = {}): Promise<void> {
-    return this.#serialize(async () => {
-      const prepared = this.#prepare(documents, 'addAll')
-      for (const { id } of prepared) {
-        if (this.#entries.has(id)) {
-          throw new DuplicateIdError(
-            `HybridSearch addAll: "${id}" is indexed already. Use upsert() to replace it.`,
-            {
-              details: { id },
-            },
-          )
-        }
+    return this.#serialize(() => this.#add(this.#prepare(documents, 'addAll'), options, 'addAll'))
+  }
+
+  async #add(prepared: readonly Prepared[], options: EmbedOptions, method: string): Promise<void> {
+    for (const { id } of prepared) {
+      if (this.#entries.has(id)) {
+        throw new DuplicateIdError(
+          `HybridSearch ${method}: "${id}" is indexed already. Use upsert() to replace it.`,
+          { details: { id } },
+        )
       }
+    }
+    await this.#apply(await this.#plan(prepared, options), [])
+  }
+
+  /**
+   * Adds or replaces documents: the array form of {@link HybridSearch.upsertAll}.
+   *
+   * @deprecated Pass one document to `upsert`, or the array to {@link HybridSearch.upsertAll} (the
+   *   batch name every search index uses). The array form will be removed in the next major release.
+   */
+  upsert(documents: readonly Document[], options?: EmbedOptions): Promise<void>
+  /**
+   * Adds a document or replaces the one with the same id. It is embedded only when its embedded text is
+   * new or changed; otherwise it is reindexed on the text side only. Both sides show the new version to
+   * `search` at once.
+   *
+   * @throws InvalidInputError when the document is malformed (nothing is embedded then)
+   * @throws EmbeddingError (or AbortedError, TimeoutError, InvalidOutputError) when embedding fails; the
+   *   index is unchanged
+   * @example
+   * ```ts
+   * import { HybridSearch } from '@agent-core/kits/search'
+   * const notes = new HybridSearch<{ id: string; text: string }>({ indexRevision: 'r1', fields: ['text'] })
+   * await notes.upsert({ id: 'a', text: 'first draft' })
+   * await notes.upsert({ id: 'a', text: 'final text' })
+   * ```
+   */
+  upsert(document: Document, options?: EmbedOptions): Promise<void>
+  upsert(documents: Document | readonly Document[], options: EmbedOptions = {}): Promise<void> {
+    return this.#serialize(async () => {
+      const prepared = Array.isArray(documents)
+        ? this.#prepare(documents, 'upsert')
+        : this.#prepare([documents as Document], 'upsert', 'document', true)
       await this.#apply(await this.#plan(prepared, options), [])
     })
   }
@@ -249,23 +308,86 @@ export class HybridSearch<Document extends object = Record<string, unknown>> {
   /**
    * Adds or replaces documents. Only documents whose embedded text is new or changed are embedded;
    * the rest are reindexed on the text side only. All documents of the batch become visible to `search`
-   * at once, on both sides.
+   * at once, on both sides. Each id may appear once in the batch.
    *
    * @throws InvalidInputError when a document is malformed (nothing is embedded then)
+   * @throws DuplicateIdError when an id repeats in the batch
    * @throws EmbeddingError (or AbortedError, TimeoutError, InvalidOutputError) when embedding fails; the
    *   index is unchanged
+   * @example
+   * ```ts
+   * import { HybridSearch } from '@agent-core/kits/search'
+   * const notes = new HybridSearch<{ id: string; text: string }>({ indexRevision: 'r1', fields: ['text'] })
+   * await notes.upsertAll([
+   *   { id: 'a', text: 'Restore a snapshot with restore().' },
+   *   { id: 'b', text: 'A filter answers true or false.' },
+   * ])
+   * ```
    */
-  upsert(documents: readonly Document[], options: EmbedOptions = {}): Promise<void> {
+  upsertAll(documents: readonly Document[], options: EmbedOptions = {}): Promise<void> {
     return this.#serialize(async () => {
-      const prepared = this.#prepare(documents, 'upsert')
+      const prepared = this.#prepare(documents, 'upsertAll')
       await this.#apply(await this.#plan(prepared, options), [])
     })
   }
 
-  /** Removes documents by id from both sides at once; resolves how many were indexed. */
-  remove(ids: readonly string[]): Promise<number> {
+  /**
+   * Removes documents by id from both sides at once; resolves how many were indexed.
+   *
+   * @deprecated Pass one id to `remove`, or the array to {@link HybridSearch.removeAll} (the batch name
+   *   every search index uses). The array form will be removed in the next major release.
+   */
+  remove(ids: readonly string[]): Promise<number>
+  /**
+   * Removes the document with this id from both sides at once, after the updates already running;
+   * resolves `false` when it was not indexed.
+   *
+   * @example
+   * ```ts
+   * import { HybridSearch } from '@agent-core/kits/search'
+   * const notes = new HybridSearch<{ id: string; text: string }>({ indexRevision: 'r1', fields: ['text'] })
+   * await notes.add({ id: 'a', text: 'to be removed' })
+   * console.log(await notes.remove('a')) // true
+   * ```
+   */
+  remove(id: string): Promise<boolean>
+  remove(ids: string | readonly string[]): Promise<number | boolean> {
+    if (Array.isArray(ids)) return this.#removeAll(ids, 'remove')
     return this.#serialize(async () => {
-      const present = this.#present(ids, 'ids', 'remove')
+      if (typeof ids !== 'string') {
+        refuseField(
+          'input',
+          'id',
+          `must be a string (or, deprecated, an array of ids), but got ${describeValue(ids)}`,
+          ids,
+          { prefix: 'HybridSearch remove: ' },
+        )
+      }
+      if (!this.#entries.has(ids)) return false
+      await this.#apply({ prepared: [], vectors: new Map() }, [ids])
+      return true
+    })
+  }
+
+  /**
+   * Removes documents by id from both sides at once; resolves how many were indexed (an id given twice
+   * counts once).
+   *
+   * @example
+   * ```ts
+   * import { HybridSearch } from '@agent-core/kits/search'
+   * const notes = new HybridSearch<{ id: string; text: string }>({ indexRevision: 'r1', fields: ['text'] })
+   * await notes.addAll([{ id: 'a', text: 'one' }, { id: 'b', text: 'two' }])
+   * console.log(await notes.removeAll(['a', 'nope'])) // 1
+   * ```
+   */
+  removeAll(ids: readonly string[]): Promise<number> {
+    return this.#removeAll(ids, 'removeAll')
+  }
+
+  #removeAll(ids: readonly string[], method: string): Promise<number> {
+    return this.#serialize(async () => {
+      const present = this.#present(ids, 'ids', method)
       await this.#apply({ prepared: [], vectors: new Map() }, present)
       return present.length
     })
@@ -284,7 +406,7 @@ export class HybridSearch<Document extends object = Record<string, unknown>> {
    * ```ts
    * import { HybridSearch } from '@agent-core/kits/search'
    * const index = new HybridSearch<{ id: string; text: string }>({ indexRevision: 'r1', fields: ['text'] })
-   * await index.upsert([{ id: 'guide#1', text: 'old first part' }, { id: 'guide#2', text: 'old second part' }])
+   * await index.upsertAll([{ id: 'guide#1', text: 'old first part' }, { id: 'guide#2', text: 'old second part' }])
    * await index.update({ remove: ['guide#1', 'guide#2'], upsert: [{ id: 'guide@2#1', text: 'the new revision' }] })
    * ```
    */
@@ -307,26 +429,8 @@ export class HybridSearch<Document extends object = Record<string, unknown>> {
 
   /** The distinct ids of `ids` that are indexed, after checking that `ids` is an array of strings. */
   #present(ids: unknown, field: string, method: string): string[] {
-    if (!Array.isArray(ids)) {
-      throw new InvalidInputError(
-        `HybridSearch ${method} takes ${field} as an array of ids, but got ${describeValue(ids)}.`,
-        {
-          details: { field, received: describeValue(ids) },
-        },
-      )
-    }
-    for (let i = 0; i < ids.length; i++) {
-      const id: unknown = ids[i]
-      if (typeof id !== 'string') {
-        throw new InvalidInputError(
-          `HybridSearch ${method}: ${field}[${i}] is ${describeValue(id)}, not a string.`,
-          {
-            details: { field: `${field}[${i}]`, received: describeValue(id) },
-          },
-        )
-      }
-    }
-    return [...new Set(ids as string[])].filter((id) => this.#entries.has(id))
+    assertIdList(ids, `HybridSearch ${method}: `, field)
+    return [...new Set(ids)].filter((id) => this.#entries.has(id))
   }
 
   /**
@@ -656,9 +760,12 @@ export class HybridSearch<Document extends object = Record<string, unknown>> {
   async restoreFrom(source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>): Promise<void> {
     this.#assertIdle('restore')
     if (!isByteSource(source)) {
-      throw new InvalidInputError(
-        `HybridSearch restoreFrom takes an iterable or async iterable of byte chunks, but got ${describeValue(source)}.`,
-        { details: { field: 'source', received: describeValue(source) } },
+      refuseField(
+        'input',
+        'source',
+        `must be an iterable or async iterable of byte chunks, but got ${describeValue(source)}`,
+        source,
+        { prefix: 'HybridSearch restoreFrom: ' },
       )
     }
     const bad = this.#restoreError
@@ -744,24 +851,30 @@ export class HybridSearch<Document extends object = Record<string, unknown>> {
   #assertIdle(operation: string): void {
     if (this.#pending > 0) {
       throw new InvalidStateError(
-        `HybridSearch ${operation}: an update is still running. Await addAll/upsert/remove before restoring.`,
+        `HybridSearch ${operation}: an update is still running. Await the changes (add, upsert, remove, update) before restoring.`,
         { details: { field: 'index' } },
       )
     }
   }
 
-  /** Checks every document of a batch before anything is embedded. */
-  #prepare(documents: readonly Document[], method: string, field = 'documents'): Prepared[] {
+  /**
+   * Checks every document of a batch before anything is embedded. `single` names the one document of
+   * `add(document)` or `upsert(document)` `field` itself (`document`, not `documents[0]`).
+   */
+  #prepare(documents: readonly Document[], method: string, field = 'documents', single = false): Prepared[] {
     if (!Array.isArray(documents)) {
-      throw new InvalidInputError(
-        `HybridSearch ${method} takes ${field} as an array of documents, but got ${describeValue(documents)}.`,
-        { details: { field, received: describeValue(documents) } },
+      refuseField(
+        'input',
+        field,
+        `must be an array of documents, but got ${describeValue(documents)}`,
+        documents,
+        { prefix: `HybridSearch ${method}: ` },
       )
     }
     const seen = new Set<string>()
     const out: Prepared[] = []
     for (let i = 0; i < documents.length; i++) {
-      const where = `${field}[${i}]`
+      const where = single ? field : `${field}[${i}]`
       const id = readDocumentId(documents[i], this.idField, where)
       if (seen.has(id)) {
         throw new DuplicateIdError(`HybridSearch ${method}: the id "${id}" is repeated in this batch.`, {
@@ -780,9 +893,12 @@ export class HybridSearch<Document extends object = Record<string, unknown>> {
           (typeof value === 'number' && Number.isFinite(value)) ||
           (Array.isArray(value) && value.every((item) => typeof item === 'string'))
         if (!ok) {
-          throw new InvalidInputError(
-            `HybridSearch ${method}: ${where} "${id}" field "${field}" holds ${describeValue(value)}, but a text field holds a string, an array of strings, a finite number or a boolean.`,
-            { details: { field: `${where}.${field}`, received: describeValue(value) } },
+          refuseField(
+            'input',
+            `${where}.${field}`,
+            `must be a string, an array of strings, a finite number or a boolean (it is a text field), but got ${describeValue(value)}`,
+            value,
+            { prefix: `HybridSearch ${method}: ${where} "${id}": ` },
           )
         }
       }
@@ -879,7 +995,7 @@ export class HybridSearch<Document extends object = Record<string, unknown>> {
     const { prepared, vectors } = plan
     const replaced = prepared.filter(({ id }) => this.#entries.has(id)).map(({ id }) => id)
     const old = [...replaced, ...removals].map((id) => [id, this.#entries.get(id)!] as const)
-    const purge = this.#text.removeMany([...replaced, ...removals])
+    const purge = this.#text.removeAll([...replaced, ...removals])
     try {
       this.#text.addAll(prepared.map(({ entry }) => entry.document as Document))
     } catch (error) {
@@ -890,7 +1006,7 @@ export class HybridSearch<Document extends object = Record<string, unknown>> {
     }
     if (this.#vectors) {
       const upserts = [...vectors].map(([id, vector]) => ({ document: { id }, vector }))
-      this.#vectors.upsertMany(upserts)
+      this.#vectors.upsertAll(upserts)
       for (const { id, entry } of prepared) if (entry.hash === null) this.#vectors.remove(id)
       for (const id of removals) this.#vectors.remove(id)
     }

@@ -7,6 +7,13 @@
  * so that nothing is shared with the index, calls App filters synchronously, and orders equal scores by
  * id. Both indexes snapshot to JSON with a configuration fingerprint that restore checks.
  *
+ * Every index, {@link HybridSearch} included, changes through one vocabulary: `add(entry)` and
+ * `addAll(entries)` (new ids only), `upsert(entry)` and `upsertAll(entries)` (add or replace), and
+ * `remove(id)` (answers whether it was indexed) and `removeAll(ids)` (answers how many were). An entry is
+ * a document, or `{ document, vector }` for VectorSearch; a batch is all or nothing and names each id
+ * once. Calls that embed (HybridSearch) or purge removed terms (TextSearch `upsert*` and `remove*`)
+ * answer through a promise; VectorSearch and TextSearch `add*` answer at once.
+ *
  * @example
  * ```ts
  * import { TextSearch, VectorSearch, reciprocalRankFusion } from '@agent-core/kits/search'
@@ -14,7 +21,7 @@
  * const text = new TextSearch<Doc>({ indexRevision: 'v1', fields: ['title'], storedFields: ['title'] })
  * const vectors = new VectorSearch<Doc>({ identity: 'toy-2d', dimensions: 2 })
  * text.addAll([{ id: 'a', title: 'red apple' }, { id: 'b', title: 'green pear' }])
- * vectors.upsertMany([
+ * vectors.upsertAll([
  *   { document: { id: 'a', title: 'red apple' }, vector: [1, 0] },
  *   { document: { id: 'b', title: 'green pear' }, vector: [0, 1] },
  * ])

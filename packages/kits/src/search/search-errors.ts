@@ -82,9 +82,9 @@ export interface EmbeddingErrorDetails extends ErrorDetails {
  * import { EmbeddingError } from '@agent-core/kits/search'
  * import type { HybridSearch } from '@agent-core/kits/search'
  * declare const index: HybridSearch
- * declare const passages: Parameters<HybridSearch['upsert']>[0]
+ * declare const passages: Parameters<HybridSearch['upsertAll']>[0]
  * try {
- *   await index.upsert(passages)
+ *   await index.upsertAll(passages)
  * } catch (error) {
  *   if (EmbeddingError.isInstance(error)) console.log('nothing changed; retry later', error.details.status)
  * }

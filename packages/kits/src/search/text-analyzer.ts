@@ -5,8 +5,8 @@ import {
   assertObject,
   assertSafeInteger,
   describeValue,
-  InvalidInputError,
   InvalidOutputError,
+  refuseField,
 } from '@agent-core/core'
 import { identifierTerms, tokenizeText } from './internal/analysis.js'
 import { BUILT_IN } from './internal/analyzers.js'
@@ -95,9 +95,12 @@ export function defineTextAnalyzer(definition: TextAnalyzerDefinition): TextAnal
   assertObject(definition, 'definition')
   assertNonEmptyString(definition.name, 'definition.name')
   if (definition.name.startsWith('agent-core/')) {
-    throw new InvalidInputError(
-      `defineTextAnalyzer: the name "${definition.name}" is reserved for the built-in analyzers. Name your analyzer without the "agent-core/" prefix.`,
-      { details: { field: 'definition.name', received: describeValue(definition.name) } },
+    refuseField(
+      'input',
+      'definition.name',
+      `must not start with "agent-core/", which is reserved for the built-in analyzers, but got ${describeValue(definition.name)}. Name your analyzer without that prefix`,
+      definition.name,
+      { prefix: 'defineTextAnalyzer: ' },
     )
   }
   assertSafeInteger(definition.version, 'definition.version', { min: 1 })

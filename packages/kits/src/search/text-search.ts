@@ -16,6 +16,7 @@ import MiniSearch, {
 import { analyzerKey } from './internal/analyzers.js'
 import {
   assertFieldList,
+  assertIdList,
   assertLimit,
   assertOptionalFunction,
   assertRequest,
@@ -259,7 +260,7 @@ export class TextSearch<Document extends object = Record<string, unknown>> {
   }
 
   /**
-   * Indexes one document.
+   * Indexes one document; its id must be new (see {@link TextSearch.upsert} to replace).
    * @throws DuplicateIdError when a document with the same id is indexed
    * @throws InvalidInputError when the id is missing or a field holds something else than text or data
    */
@@ -274,9 +275,12 @@ export class TextSearch<Document extends object = Record<string, unknown>> {
   addAll(documents: readonly Document[]): void {
     this.#assertNotInCallback('add')
     if (!Array.isArray(documents)) {
-      throw new InvalidInputError(
-        `TextSearch addAll takes an array of documents, but got ${describeValue(documents)}.`,
-        { details: { field: 'documents', received: describeValue(documents) } },
+      refuseField(
+        'input',
+        'documents',
+        `must be an array of documents, but got ${describeValue(documents)}`,
+        documents,
+        { prefix: 'TextSearch addAll: ' },
       )
     }
     const single = documents.length === 1
@@ -287,7 +291,7 @@ export class TextSearch<Document extends object = Record<string, unknown>> {
       const id = readDocumentId(documents[i], this.idField, where)
       if (batch.has(id) || this.#index.has(id)) {
         throw new DuplicateIdError(
-          `TextSearch ${single ? 'add' : 'addAll'}: ${where} has the id "${id}", which is ${batch.has(id) ? 'repeated in this batch' : 'already indexed'}. Use replace() to update a document.`,
+          `TextSearch ${single ? 'add' : 'addAll'}: ${where} has the id "${id}", which is ${batch.has(id) ? 'repeated in this batch' : 'already indexed'}. Use upsert() to update a document.`,
           { details: { id } },
         )
       }
@@ -312,27 +316,96 @@ export class TextSearch<Document extends object = Record<string, unknown>> {
   }
 
   /**
+   * Indexes a document, replacing the indexed one that has the same id, and waits until the old
+   * version's terms are purged from the index (as {@link TextSearch.remove} does). The new version is
+   * what searches see as soon as `upsert` returns its promise; the promise resolves once the purge is
+   * done. The new document is checked before the old one is touched; only when a `tokenize` or
+   * `processTerm` hook throws while indexing it is the document gone afterwards.
+   *
+   * @throws InvalidInputError (as a rejection) when the id is missing or a field holds something else
+   *   than text or data; the index is unchanged
+   * @example
+   * ```ts
+   * import { TextSearch } from '@agent-core/kits/search'
+   * const notes = new TextSearch<{ id: string; text: string }>({ indexRevision: 'r1', fields: ['text'] })
+   * await notes.upsert({ id: 'n1', text: 'first draft' })
+   * await notes.upsert({ id: 'n1', text: 'final text' })
+   * console.log(notes.size) // 1
+   * ```
+   */
+  async upsert(document: Document): Promise<void> {
+    await this.#upsert([document], 'upsert', true)
+  }
+
+  /**
+   * {@link TextSearch.upsert} for many documents, with one purge: every document is checked before any
+   * is touched, and each id may appear once in the batch.
+   *
+   * @throws DuplicateIdError (as a rejection) when an id repeats in the batch
+   * @example
+   * ```ts
+   * import { TextSearch } from '@agent-core/kits/search'
+   * const notes = new TextSearch<{ id: string; text: string }>({ indexRevision: 'r1', fields: ['text'] })
+   * await notes.upsertAll([
+   *   { id: 'n1', text: 'milk and eggs' },
+   *   { id: 'n2', text: 'water the tomatoes' },
+   * ])
+   * ```
+   */
+  async upsertAll(documents: readonly Document[]): Promise<void> {
+    await this.#upsert(documents, 'upsertAll', false)
+  }
+
+  /**
    * Replaces the indexed document that has the same id (or adds it), and waits until the old version's
-   * terms are purged from the index. The new version is what searches see as soon as `replace` returns
-   * its promise; the promise resolves once the purge is done. The new document is checked before the old
-   * one is touched; only when a `tokenize` or `processTerm` hook throws while indexing it is the document
-   * gone afterwards.
+   * terms are purged from the index.
+   *
+   * @deprecated Use {@link TextSearch.upsert}, the same call under the name every search index uses.
+   *   `replace` will be removed in the next major release.
    */
   async replace(document: Document): Promise<void> {
-    this.#assertNotInCallback('replace')
-    const id = readDocumentId(document, this.idField, 'document')
-    const projected = this.#project(document as Record<string, unknown>, id, 'document')
-    if (this.#index.has(id)) this.#index.discard(id)
-    this.#nonJson.delete(id)
+    await this.#upsert([document], 'replace', true)
+  }
+
+  /** Checks a batch, swaps it in for the indexed versions, then waits for the purge of the old ones. */
+  async #upsert(documents: readonly Document[], method: string, single: boolean): Promise<void> {
+    this.#assertNotInCallback(method === 'replace' ? 'replace' : 'upsert')
+    if (!Array.isArray(documents)) {
+      refuseField(
+        'input',
+        'documents',
+        `must be an array of documents, but got ${describeValue(documents)}`,
+        documents,
+        { prefix: `TextSearch ${method}: ` },
+      )
+    }
+    const projected: Projected[] = new Array(documents.length)
+    const batch = new Set<string>()
+    for (let i = 0; i < documents.length; i++) {
+      const where = single ? 'document' : `documents[${i}]`
+      const id = readDocumentId(documents[i], this.idField, where)
+      if (batch.has(id)) {
+        throw new DuplicateIdError(
+          `TextSearch ${method}: ${where} has the id "${id}", which is repeated in this batch. Give each id once.`,
+          { details: { id } },
+        )
+      }
+      batch.add(id)
+      projected[i] = this.#project(documents[i] as Record<string, unknown>, id, where)
+    }
+    const present = projected.filter(({ id }) => this.#index.has(id)).map(({ id }) => id)
+    if (present.length > 0) this.#index.discardAll(present)
+    for (const { id } of projected) this.#nonJson.delete(id)
     try {
-      this.#index.add(projected.fields)
+      for (const entry of projected) this.#index.add(entry.fields)
     } catch (error) {
-      // A tokenize or processTerm hook threw: drop the half-added new version too.
-      if (this.#index.has(id)) this.#index.discard(id)
+      // A tokenize or processTerm hook threw: drop the half-added new versions too.
+      const added = projected.filter(({ id }) => this.#index.has(id)).map(({ id }) => id)
+      if (added.length > 0) this.#index.discardAll(added)
       this.#index.vacuum(VACUUM).catch(() => {})
       throw error
     }
-    if (!projected.json) this.#nonJson.add(id)
+    for (const entry of projected) if (!entry.json) this.#nonJson.add(entry.id)
     await this.#index.vacuum(VACUUM)
   }
 
@@ -342,29 +415,39 @@ export class TextSearch<Document extends object = Record<string, unknown>> {
    * returns its promise. Resolves `false` when it was not indexed.
    */
   async remove(id: string): Promise<boolean> {
-    return (await this.removeMany([id])) === 1
+    return (await this.#remove([id], 'remove', true)) === 1
   }
 
   /**
-   * Removes several documents with one purge of the index; resolves how many were indexed. Like
-   * {@link TextSearch.remove}, the documents are gone from searches as soon as the call returns.
+   * Removes several documents with one purge of the index; resolves how many were indexed (an id given
+   * twice counts once). Like {@link TextSearch.remove}, the documents are gone from searches as soon as
+   * the call returns, and the promise resolves once their terms are purged.
+   *
+   * @example
+   * ```ts
+   * import { TextSearch } from '@agent-core/kits/search'
+   * const notes = new TextSearch<{ id: string; text: string }>({ indexRevision: 'r1', fields: ['text'] })
+   * notes.addAll([{ id: 'n1', text: 'milk' }, { id: 'n2', text: 'eggs' }])
+   * console.log(await notes.removeAll(['n1', 'nope'])) // 1
+   * ```
+   */
+  async removeAll(ids: readonly string[]): Promise<number> {
+    return this.#remove(ids, 'removeAll', false)
+  }
+
+  /**
+   * Removes several documents with one purge of the index; resolves how many were indexed.
+   *
+   * @deprecated Use {@link TextSearch.removeAll}, the same call under the name every search index uses.
+   *   `removeMany` will be removed in the next major release.
    */
   async removeMany(ids: readonly string[]): Promise<number> {
-    if (!Array.isArray(ids)) {
-      throw new InvalidInputError(
-        `TextSearch removeMany takes an array of ids, but got ${describeValue(ids)}.`,
-        { details: { field: 'ids', received: describeValue(ids) } },
-      )
-    }
+    return this.#remove(ids, 'removeMany', Array.isArray(ids) && ids.length === 1)
+  }
+
+  async #remove(ids: readonly string[], method: string, single: boolean): Promise<number> {
+    assertIdList(ids, `TextSearch ${method}: `, 'ids', single)
     this.#assertNotInCallback('remove')
-    for (let i = 0; i < ids.length; i++) {
-      const id: unknown = ids[i]
-      if (typeof id !== 'string') {
-        throw new InvalidInputError(`TextSearch remove takes string ids, but got ${describeValue(id)}.`, {
-          details: { field: ids.length === 1 ? 'id' : `ids[${i}]`, received: describeValue(id) },
-        })
-      }
-    }
     const present = [...new Set(ids)].filter((id) => this.#index.has(id))
     if (present.length === 0) return 0
     for (const id of present) this.#nonJson.delete(id)
@@ -569,9 +652,12 @@ export class TextSearch<Document extends object = Record<string, unknown>> {
       else if (Array.isArray(value) && value.every((item) => typeof item === 'string'))
         out[field] = [...value]
       else {
-        throw new InvalidInputError(
-          `TextSearch: ${where} "${id}" field "${field}" holds ${describeValue(value)}, but an indexed field must hold a string, a finite number, a boolean or an array of strings.`,
-          { details: { field: `${where}.${field}`, received: describeValue(value) } },
+        refuseField(
+          'input',
+          `${where}.${field}`,
+          `must be a string, a finite number, a boolean or an array of strings (it is an indexed field), but got ${describeValue(value)}`,
+          value,
+          { prefix: `TextSearch ${where} "${id}": ` },
         )
       }
     }

@@ -1,13 +1,14 @@
 import {
   assertNonEmptyString,
   assertSafeInteger,
+  DuplicateIdError,
   describeValue,
-  InvalidInputError,
   InvalidStateError,
   refuseField,
 } from '@agent-core/core'
 import {
   assertFiniteNumber,
+  assertIdList,
   assertLimit,
   assertOptionalFunction,
   assertRequest,
@@ -249,25 +250,99 @@ export class VectorSearch<Document extends object = Record<string, unknown>> {
   }
 
   /**
+   * Adds a document with its vector; the id must be new (see {@link VectorSearch.upsert} to replace).
+   *
+   * @throws DuplicateIdError when a document with the same id is indexed
+   * @throws InvalidInputError when the document is not plain data with a string id, or the vector does
+   *   not have exactly `dimensions` finite numbers (sparse arrays, NaN, all zeros)
+   * @example
+   * ```ts
+   * import { VectorSearch } from '@agent-core/kits/search'
+   * const vectors = new VectorSearch({ identity: 'toy', dimensions: 2 })
+   * vectors.add({ document: { id: 'a' }, vector: [1, 0] })
+   * ```
+   */
+  add(entry: VectorUpsert<Document>): void {
+    this.#store([entry], 'add', 'add', true)
+  }
+
+  /**
+   * {@link VectorSearch.add} for many entries, all or nothing: every entry is checked before any is
+   * stored, and the ids must be new and distinct.
+   *
+   * @throws DuplicateIdError when an id is indexed already or repeats in the batch
+   * @example
+   * ```ts
+   * import { VectorSearch } from '@agent-core/kits/search'
+   * const vectors = new VectorSearch({ identity: 'toy', dimensions: 2 })
+   * vectors.addAll([
+   *   { document: { id: 'a' }, vector: [1, 0] },
+   *   { document: { id: 'b' }, vector: [0, 1] },
+   * ])
+   * ```
+   */
+  addAll(entries: readonly VectorUpsert<Document>[]): void {
+    this.#store(entries, 'addAll', 'add', false)
+  }
+
+  /**
    * Adds a document with its vector, or replaces the document and vector stored under the same id.
    *
    * @throws InvalidInputError when the document is not plain data with a string id, or the vector does
    *   not have exactly `dimensions` finite numbers (sparse arrays, NaN, all zeros)
    */
   upsert(entry: VectorUpsert<Document>): void {
-    this.upsertMany([entry])
+    this.#store([entry], 'upsert', 'legacy', true)
+  }
+
+  /**
+   * {@link VectorSearch.upsert} for many entries, all or nothing: every entry is checked before any is
+   * stored. Each id may appear once in the batch, as in every `*All` method of the search indexes.
+   *
+   * @throws DuplicateIdError when an id repeats in the batch
+   * @example
+   * ```ts
+   * import { VectorSearch } from '@agent-core/kits/search'
+   * const vectors = new VectorSearch({ identity: 'toy', dimensions: 2 })
+   * vectors.upsertAll([
+   *   { document: { id: 'a' }, vector: [1, 0] },
+   *   { document: { id: 'b' }, vector: [0, 1] },
+   * ])
+   * ```
+   */
+  upsertAll(entries: readonly VectorUpsert<Document>[]): void {
+    this.#store(entries, 'upsertAll', 'upsert', false)
   }
 
   /**
    * {@link VectorSearch.upsert} for many entries at once, all or nothing: every entry is checked before
    * any is stored. When an id repeats, the last entry wins.
+   *
+   * @deprecated Use {@link VectorSearch.upsertAll} (the one batch name of every search index; it refuses
+   *   an id repeated in the batch). `upsertMany` will be removed in the next major release.
    */
   upsertMany(entries: readonly VectorUpsert<Document>[]): void {
-    this.#assertNotInCallback('upsert')
+    this.#store(entries, 'upsertMany', 'legacy', Array.isArray(entries) && entries.length === 1)
+  }
+
+  /**
+   * Checks and stores a batch. `mode` `'add'` refuses indexed and repeated ids, `'upsert'` repeated ids,
+   * `'legacy'` none (the last of a repeated id wins). `single` names the one entry `entry`.
+   */
+  #store(
+    entries: readonly VectorUpsert<Document>[],
+    method: string,
+    mode: 'add' | 'upsert' | 'legacy',
+    single: boolean,
+  ): void {
+    this.#assertNotInCallback(mode === 'add' ? 'add' : 'upsert')
     if (!Array.isArray(entries)) {
-      throw new InvalidInputError(
-        `VectorSearch upsertMany takes an array of { document, vector }, but got ${describeValue(entries)}.`,
-        { details: { field: 'entries', received: describeValue(entries) } },
+      refuseField(
+        'input',
+        'entries',
+        `must be an array of { document, vector }, but got ${describeValue(entries)}`,
+        entries,
+        { prefix: `VectorSearch ${method}: ` },
       )
     }
     const dims = this.dimensions
@@ -279,17 +354,22 @@ export class VectorSearch<Document extends object = Record<string, unknown>> {
     const ids: string[] = new Array(entries.length)
     const documents: unknown[] = new Array(entries.length)
     const json: boolean[] = new Array(entries.length)
+    const batch = mode === 'legacy' ? undefined : new Set<string>()
     for (let i = 0; i < entries.length; i++) {
-      const single = entries.length === 1
       const where = single ? 'entry' : `entries[${i}]`
       const entry: unknown = entries[i]
-      assertRequest(
-        entry,
-        `VectorSearch ${single ? 'upsert' : 'upsertMany'}`,
-        '{ document: { id: "a" }, vector: [0.1, 0.2] }',
-        where,
-      )
+      assertRequest(entry, `VectorSearch ${method}`, '{ document: { id: "a" }, vector: [0.1, 0.2] }', where)
       const id = readDocumentId(entry.document, this.idField, `${where}.document`)
+      if (batch !== undefined) {
+        const indexed = mode === 'add' && this.#slots.has(id)
+        if (indexed || batch.has(id)) {
+          throw new DuplicateIdError(
+            `VectorSearch ${method}: ${where} has the id "${id}", which is ${indexed ? 'already indexed. Use upsert() to replace a document.' : 'repeated in this batch. Give each id once.'}`,
+            { details: { id } },
+          )
+        }
+        batch.add(id)
+      }
       const copy = copyIndexData(
         entry.document,
         `VectorSearch ${where}.document "${id}"`,
@@ -326,10 +406,34 @@ export class VectorSearch<Document extends object = Record<string, unknown>> {
   remove(id: string): boolean {
     this.#assertNotInCallback('remove')
     if (typeof id !== 'string') {
-      throw new InvalidInputError(`VectorSearch remove takes a string id, but got ${describeValue(id)}.`, {
-        details: { field: 'id', received: describeValue(id) },
+      refuseField('input', 'id', `must be a string, but got ${describeValue(id)}`, id, {
+        prefix: 'VectorSearch remove: ',
       })
     }
+    return this.#removeOne(id)
+  }
+
+  /**
+   * Removes the documents with these ids; returns how many were indexed (an id given twice counts once).
+   * Every id is checked before any is removed.
+   *
+   * @example
+   * ```ts
+   * import { VectorSearch } from '@agent-core/kits/search'
+   * const vectors = new VectorSearch({ identity: 'toy', dimensions: 2 })
+   * vectors.addAll([{ document: { id: 'a' }, vector: [1, 0] }, { document: { id: 'b' }, vector: [0, 1] }])
+   * console.log(vectors.removeAll(['a', 'nope'])) // 1
+   * ```
+   */
+  removeAll(ids: readonly string[]): number {
+    this.#assertNotInCallback('remove')
+    assertIdList(ids, 'VectorSearch removeAll: ')
+    let removed = 0
+    for (const id of ids) if (this.#removeOne(id)) removed++
+    return removed
+  }
+
+  #removeOne(id: string): boolean {
     const slot = this.#slots.get(id)
     if (slot === undefined) return false
     this.#version++
@@ -578,9 +682,12 @@ export class VectorSearch<Document extends object = Record<string, unknown>> {
   async restoreFrom(source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>): Promise<void> {
     this.#assertNotInCallback('restore')
     if (!isByteSource(source)) {
-      throw new InvalidInputError(
-        `VectorSearch restoreFrom takes an iterable or async iterable of byte chunks (a file read stream, [bytes]), but got ${describeValue(source)}.`,
-        { details: { field: 'source', received: describeValue(source) } },
+      refuseField(
+        'input',
+        'source',
+        `must be an iterable or async iterable of byte chunks (a file read stream, [bytes]), but got ${describeValue(source)}`,
+        source,
+        { prefix: 'VectorSearch restoreFrom: ' },
       )
     }
     const version = this.#version

@@ -40,7 +40,7 @@ export async function buildIndex(
     throwIfAborted(signal, point)
     const unstage = staged?.stage(chunkVectors)
     try {
-      await index.upsert(chunk)
+      await index.upsertAll(chunk)
     } finally {
       unstage?.()
     }

@@ -3,7 +3,6 @@ import {
   assertNotThenable,
   assertSafeInteger,
   describeValue,
-  InvalidInputError,
   InvalidOutputError,
   refuseField,
 } from '@agent-core/core'
@@ -33,11 +32,12 @@ export function assertFiniteNumber(
     (min !== undefined && (exclusiveMin ? value <= min : value < min))
   ) {
     const range = min === undefined ? '' : exclusiveMin ? ` greater than ${min}` : ` of at least ${min}`
-    throw new InvalidInputError(
-      `${field} must be a finite number${range}, but got ${describeValue(value)}.`,
-      {
-        details: { field, received: describeValue(value), ...(min === undefined ? {} : { min }) },
-      },
+    refuseField(
+      'input',
+      field,
+      `must be a finite number${range}, but got ${describeValue(value)}`,
+      value,
+      min === undefined ? undefined : { details: { min } },
     )
   }
 }
@@ -65,11 +65,8 @@ export function assertFieldList(
         name,
       )
     }
-    if (seen.has(name)) {
-      throw new InvalidInputError(`${field} lists "${name}" twice; list each field once.`, {
-        details: { field: `${field}[${i}]`, received: describeValue(name) },
-      })
-    }
+    if (seen.has(name))
+      refuseField('input', `${field}[${i}]`, `repeats "${name}"; list each field once`, name)
     seen.add(name)
   }
   return [...seen]
@@ -85,13 +82,41 @@ export function readDocumentId(document: unknown, idField: string, where: string
   }
   const id: unknown = (document as Record<string, unknown>)[idField]
   if (typeof id !== 'string' || id.length === 0) {
-    throw new InvalidInputError(
-      `${where} must have a non-empty string id in field "${idField}", but it holds ${describeValue(id)}. ` +
-        'Set that field, or choose another field with the idField option.',
-      { details: { field: `${where}.${idField}`, received: describeValue(id) } },
+    refuseField(
+      'input',
+      `${where}.${idField}`,
+      `must be a non-empty string (the id field "${idField}"), but got ${describeValue(id)}. Set that field, or choose another field with the idField option`,
+      id,
     )
   }
   return id
+}
+
+/**
+ * Checks a list of ids (`removeAll`): an array of strings. `prefix` names the call
+ * (`'TextSearch removeAll: '`); `single` names the one id of a `remove(id)` `id`.
+ */
+export function assertIdList(
+  ids: unknown,
+  prefix: string,
+  field = 'ids',
+  single = false,
+): asserts ids is readonly string[] {
+  if (!Array.isArray(ids))
+    refuseField('input', field, `must be an array of ids, but got ${describeValue(ids)}`, ids, { prefix })
+  for (let i = 0; i < ids.length; i++) {
+    const id: unknown = ids[i]
+    if (typeof id !== 'string')
+      refuseField(
+        'input',
+        single ? 'id' : `${field}[${i}]`,
+        `must be a string, but got ${describeValue(id)}`,
+        id,
+        {
+          prefix,
+        },
+      )
+  }
 }
 
 /** Calls an App filter and checks that it answered a boolean synchronously (core's `assertBoolean`). */
@@ -122,9 +147,8 @@ export function assertRequest(
   field = 'request',
 ): asserts value is Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new InvalidInputError(
-      `${where} takes ${field} as an object like ${shape}, but got ${describeValue(value)}.`,
-      { details: { field, received: describeValue(value) } },
-    )
+    refuseField('input', field, `must be an object like ${shape}, but got ${describeValue(value)}`, value, {
+      prefix: `${where}: `,
+    })
   }
 }

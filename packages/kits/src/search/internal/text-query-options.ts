@@ -1,4 +1,4 @@
-import { assertSafeInteger, describeValue, InvalidInputError, refuseField } from '@agent-core/core'
+import { assertSafeInteger, describeValue, refuseField } from '@agent-core/core'
 import type { SearchOptions } from 'minisearch'
 import { assertFiniteNumber } from './checks.js'
 
@@ -31,9 +31,12 @@ function assertPlainObject(value: unknown, field: string): asserts value is Reco
 
 function assertIndexedField(name: unknown, fields: ReadonlySet<string>, field: string): void {
   if (typeof name !== 'string' || !fields.has(name)) {
-    throw new InvalidInputError(
-      `${field} names ${describeValue(name)}, which is not an indexed field. Indexed fields: ${[...fields].join(', ')}.`,
-      { details: { field, received: describeValue(name), fields: [...fields] } },
+    refuseField(
+      'input',
+      field,
+      `names ${describeValue(name)}, which is not an indexed field. Indexed fields: ${[...fields].join(', ')}`,
+      name,
+      { details: { fields: [...fields] } },
     )
   }
 }

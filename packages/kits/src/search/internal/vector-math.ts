@@ -1,4 +1,4 @@
-import { describeValue, InvalidInputError } from '@agent-core/core'
+import { describeValue, InvalidInputError, refuseField } from '@agent-core/core'
 
 /**
  * Checks `value` (exactly `dimensions` finite numbers, not all zero, no holes) and writes its unit-length
@@ -14,9 +14,12 @@ export function writeNormalized(
 ): void {
   const isArray = Array.isArray(value)
   if (!isArray && !(value instanceof Float32Array) && !(value instanceof Float64Array)) {
-    throw new InvalidInputError(
-      `${where} must be an array, Float32Array or Float64Array of ${dimensions} numbers, but got ${describeValue(value)}.`,
-      { details: { field: where, dimensions, received: describeValue(value) } },
+    refuseField(
+      'input',
+      where,
+      `must be an array, Float32Array or Float64Array of ${dimensions} numbers, but got ${describeValue(value)}`,
+      value,
+      { details: { dimensions } },
     )
   }
   const vector = value as ArrayLike<number>
