@@ -466,9 +466,21 @@ function sortSlots(
     const rank = bestRanks[first]!
     let j = i + 1
     while (j < count && scores[order[j]!] === score && bestRanks[order[j]!] === rank) j++
-    if (j - i > 1) {
+    if (j - i > 16) {
       const run = Array.from(order.subarray(i, j)).sort((a, b) => (ids[a]! < ids[b]! ? -1 : 1))
       order.set(run, i)
+    } else {
+      // a short run (the common case): an insertion sort in place, with no array or closure made
+      for (let m = i + 1; m < j; m++) {
+        const slot = order[m]!
+        const id = ids[slot]!
+        let n = m - 1
+        while (n >= i && ids[order[n]!]! > id) {
+          order[n + 1] = order[n]!
+          n--
+        }
+        order[n + 1] = slot
+      }
     }
     i = j
   }
