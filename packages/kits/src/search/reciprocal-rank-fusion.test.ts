@@ -262,4 +262,51 @@ describe('reciprocalRankFusion', () => {
     })
     expect(fused.map((f) => f.id)).toEqual(['a', 'b'])
   })
+
+  it('reports the first bad hit or repeated id in the order the lists are read (property)', () => {
+    // Reference: a scan that checks each hit in turn, lists in order, within the rank window.
+    const firstFault = (lists: readonly { sourceId: string; hits: readonly unknown[] }[], window: number) => {
+      for (const [l, { hits }] of lists.entries()) {
+        const seen = new Map<string, number>()
+        for (const [i, hit] of hits.slice(0, window).entries()) {
+          const id = typeof hit === 'object' && hit !== null ? (hit as { id?: unknown }).id : undefined
+          if (typeof id !== 'string' || id.length === 0) return { field: `lists[${l}].hits[${i}].id` }
+          const first = seen.get(id)
+          if (first !== undefined) return { field: `lists[${l}].hits[${i}].id`, ranks: [first, i + 1] }
+          seen.set(id, i + 1)
+        }
+      }
+      return undefined
+    }
+    const hit = fc.oneof(
+      { weight: 8, arbitrary: fc.constantFrom('a', 'b', 'c', 'd').map((id) => ({ id })) },
+      { weight: 1, arbitrary: fc.constantFrom(null, { id: '' }, { id: 3 }, {}) },
+    )
+    fc.assert(
+      fc.property(
+        fc.array(fc.array(hit, { maxLength: 6 }), { maxLength: 4 }),
+        fc.option(fc.integer({ min: 1, max: 6 }), { nil: undefined }),
+        (hitLists, rankWindow) => {
+          const lists = hitLists.map((hits, l) => ({ sourceId: `s${l}`, hits }))
+          const expected = firstFault(lists, rankWindow ?? Number.POSITIVE_INFINITY)
+          let error: unknown
+          try {
+            reciprocalRankFusion(lists as Ranking[], { rankWindow })
+          } catch (caught) {
+            error = caught
+          }
+          if (expected === undefined) {
+            expect(error).toBeUndefined()
+            return
+          }
+          expect(error).toBeInstanceOf(InvalidInputError)
+          const { details } = error as InvalidInputError & { details: { field: string; ranks?: number[] } }
+          expect({ field: details.field, ...(details.ranks ? { ranks: details.ranks } : {}) }).toEqual(
+            expected,
+          )
+        },
+      ),
+      { numRuns: 500 },
+    )
+  })
 })

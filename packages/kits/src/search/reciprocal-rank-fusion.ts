@@ -109,8 +109,8 @@ export interface FusedRank<Item extends RankedItem = RankedItem> {
  *
  * Order: higher fused score first; on equal scores, the id with the better (smaller) best rank in any
  * list first; then ids in ascending UTF-16 code-unit order. The result is fully deterministic. The work
- * is linear in the number of input hits: one Map lookup per hit, a radix sort of the distinct ids (or a
- * heap of `limit` entries), and one object per returned contribution.
+ * is linear in the number of input hits: one Map lookup per hit, a counting sort of the hits by id, a
+ * radix sort of the distinct ids (or a heap of `limit` entries), and one object per returned contribution.
  *
  * @throws InvalidInputError on bad lists, ids, weights or options, or an id repeated within one list
  * @throws DuplicateIdError when two lists share a sourceId
@@ -188,90 +188,149 @@ function fuse<Item extends RankedItem>(
     total += Math.min(hits.length, window)
   }
 
-  // Struct-of-arrays accumulation: one slot per distinct id (its score, best rank, number of
-  // contributions and the last list it occurred in), one node per (list, rank) naming its slot. No object
-  // is allocated per input hit, and the hot loop makes one Map lookup per hit (plus one insert per id).
+  // Three passes that each read their input in order. 1: one Map lookup per hit names the id's slot
+  // (slots numbered by first occurrence) and counts the slot's hits; nothing else is touched per hit, so
+  // the only random accesses are the Map's own and one small counter. 2: a counting sort groups the hits
+  // by slot as (list, rank) pairs, each group in list order. 3: one walk over the groups sums each slot's
+  // score in list order, keeps its best rank and finds an id repeated within a list. No object is
+  // allocated per input hit; the returned contributions are made from the groups, row after row.
   const slotOf = new Map<string, number>()
   const ids: string[] = []
-  const scores = new Float64Array(total)
-  const bestRanks = new Int32Array(total)
-  const counts = new Int32Array(total)
-  const lastList = new Int32Array(total)
+  const cursor = new Int32Array(total)
   const nodeSlot = new Int32Array(total)
   let node = 0
   for (let l = 0; l < lists.length; l++) {
-    const { sourceId, hits } = lists[l]!
-    const weight = weights[l]!
+    const hits = lists[l]!.hits
     const end = Math.min(hits.length, window)
     for (let i = 0; i < end; i++) {
       const hit = hits[i]
       const id = typeof hit === 'object' && hit !== null ? hit.id : undefined
-      if (typeof id !== 'string' || id.length === 0) {
-        throw new InvalidInputError(
-          `reciprocalRankFusion list "${sourceId}" hit ${i} must be an object with a non-empty string id, but its id is ${describeValue(id)}.`,
-          { details: { field: `lists[${l}].hits[${i}].id`, received: describeValue(id) } },
-        )
-      }
-      const rank = i + 1
-      const contribution = weight / (k + rank)
+      if (typeof id !== 'string' || id.length === 0) throw badHit(lists, l, i, id, window)
       let slot = slotOf.get(id)
       if (slot === undefined) {
         slot = ids.length
         slotOf.set(id, slot)
         ids.push(id)
-        scores[slot] = contribution
-        bestRanks[slot] = rank
-        counts[slot] = 1
-      } else {
-        if (lastList[slot] === l) throw repeatedId(hits, l, sourceId, id, rank)
-        // Added in list order, like the reference formula: the sums are bit-for-bit reproducible.
-        scores[slot] = scores[slot]! + contribution
-        // Ranks only grow within a list, and an earlier list may have had it better.
-        if (rank < bestRanks[slot]!) bestRanks[slot] = rank
-        counts[slot] = counts[slot]! + 1
       }
-      lastList[slot] = l
+      cursor[slot]!++
       nodeSlot[node++] = slot
     }
   }
 
   const count = ids.length
+  // Slot s's hits are groups[2 * starts[s]] to groups[2 * starts[s + 1]], each a (list, rank) pair.
+  const starts = new Int32Array(count + 1)
+  for (let s = 0, at = 0; s < count; s++) {
+    const n = cursor[s]!
+    cursor[s] = at
+    at += n
+    starts[s + 1] = at
+  }
+  const groups = new Int32Array(2 * total)
+  node = 0
+  for (let l = 0; l < lists.length; l++) {
+    const end = Math.min(lists[l]!.hits.length, window)
+    for (let i = 0; i < end; i++) {
+      const at = 2 * cursor[nodeSlot[node++]!]!++
+      groups[at] = l
+      groups[at + 1] = i + 1
+    }
+  }
+
+  const scores = new Float64Array(count)
+  const bestRanks = new Int32Array(count)
+  // the first repeat in the order the lists are read: (list, rank), or none
+  let repeatList = lists.length
+  let repeatRank = 0
+  let repeatSlot = -1
+  for (let s = 0; s < count; s++) {
+    const end = 2 * starts[s + 1]!
+    let at = 2 * starts[s]!
+    let l = groups[at]!
+    let rank = groups[at + 1]!
+    // Added in list order, like the reference formula: the sums are bit-for-bit reproducible.
+    let score = weights[l]! / (k + rank)
+    let best = rank
+    for (at += 2; at < end; at += 2) {
+      const next = groups[at]!
+      rank = groups[at + 1]!
+      if (next === l && (l < repeatList || (l === repeatList && rank < repeatRank))) {
+        repeatList = l
+        repeatRank = rank
+        repeatSlot = s
+      }
+      score += weights[next]! / (k + rank)
+      if (rank < best) best = rank
+      l = next
+    }
+    scores[s] = score
+    bestRanks[s] = best
+  }
+  if (repeatSlot >= 0) {
+    const { sourceId, hits } = lists[repeatList]!
+    throw repeatedId(hits, repeatList, sourceId, ids[repeatSlot]!, repeatRank)
+  }
+
   const selected =
     limit < count
       ? selectBest(count, limit, (a, b) => compareSlots(a, b, scores, bestRanks, ids))
       : sortSlots(count, scores, bestRanks, ids)
 
-  // The selected slots' fused ranks, with room for their contributions, which one walk over the lists
-  // then fills: each contribution object is made from the hit being read, and each row ends up in list
-  // order. counts[slot] counts down to 0 and fills its row from the end, so that walk goes backwards.
+  // The fused ranks in order, each with its group's contributions (in list order), made from the hits read.
+  const sourceIds: string[] = new Array(lists.length)
+  const hitsOf: (readonly Item[])[] = new Array(lists.length)
+  for (let l = 0; l < lists.length; l++) {
+    sourceIds[l] = lists[l]!.sourceId
+    hitsOf[l] = lists[l]!.hits
+  }
   const out: FusedRank<Item>[] = new Array(selected.length)
-  const rows: RankContribution<Item>[][] = new Array(selected.length)
-  const position = new Int32Array(count).fill(-1)
   for (let p = 0; p < selected.length; p++) {
     const slot = selected[p]!
-    const contributions: RankContribution<Item>[] = new Array(counts[slot]!)
-    rows[p] = contributions
-    position[slot] = p
-    out[p] = { id: ids[slot]!, score: scores[slot]!, rank: p + 1, contributions }
-  }
-  for (let l = lists.length - 1; l >= 0; l--) {
-    const { sourceId, hits } = lists[l]!
-    const weight = weights[l]!
-    for (let i = Math.min(hits.length, window) - 1; i >= 0; i--) {
-      const slot = nodeSlot[--node]!
-      const p = position[slot]!
-      if (p < 0) continue
-      const rank = i + 1
-      rows[p]![(counts[slot] = counts[slot]! - 1)] = {
-        sourceId,
+    const first = starts[slot]!
+    const contributions: RankContribution<Item>[] = new Array(starts[slot + 1]! - first)
+    for (let c = 0, at = 2 * first; c < contributions.length; c++, at += 2) {
+      const l = groups[at]!
+      const rank = groups[at + 1]!
+      const weight = weights[l]!
+      contributions[c] = {
+        sourceId: sourceIds[l]!,
         rank,
         weight,
         contribution: weight / (k + rank),
-        hit: hits[i]!,
+        hit: hitsOf[l]![rank - 1]!,
       }
     }
+    out[p] = { id: ids[slot]!, score: scores[slot]!, rank: p + 1, contributions }
   }
   return out
+}
+
+/**
+ * The error for a hit without a usable id at lists[l].hits[i], or for an id repeated before it: the
+ * first fault in the order the lists are read, as a scan that checks each hit in turn would meet it.
+ */
+function badHit(
+  lists: readonly Ranking[],
+  l: number,
+  i: number,
+  id: unknown,
+  window: number,
+): InvalidInputError {
+  for (let m = 0; m <= l; m++) {
+    const { sourceId, hits } = lists[m]!
+    const seen = new Set<string>()
+    const end = m === l ? i : Math.min(hits.length, window)
+    for (let j = 0; j < end; j++) {
+      const earlier = hits[j]!.id
+      if (seen.has(earlier)) return repeatedId(hits, m, sourceId, earlier, j + 1)
+      seen.add(earlier)
+    }
+  }
+  const { sourceId } = lists[l]!
+  return new InvalidInputError(
+    `reciprocalRankFusion list "${sourceId}" hit ${i} must be an object with a non-empty string id, but its id is ${describeValue(id)}.`,
+    { details: { field: `lists[${l}].hits[${i}].id`, received: describeValue(id) } },
+  )
 }
 
 function repeatedId(
@@ -407,9 +466,21 @@ function sortSlots(
     const rank = bestRanks[first]!
     let j = i + 1
     while (j < count && scores[order[j]!] === score && bestRanks[order[j]!] === rank) j++
-    if (j - i > 1) {
+    if (j - i > 16) {
       const run = Array.from(order.subarray(i, j)).sort((a, b) => (ids[a]! < ids[b]! ? -1 : 1))
       order.set(run, i)
+    } else {
+      // a short run (the common case): an insertion sort in place, with no array or closure made
+      for (let m = i + 1; m < j; m++) {
+        const slot = order[m]!
+        const id = ids[slot]!
+        let n = m - 1
+        while (n >= i && ids[order[n]!]! > id) {
+          order[n + 1] = order[n]!
+          n--
+        }
+        order[n + 1] = slot
+      }
     }
     i = j
   }

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import { assertSafeInteger, describeValue, InvalidInputError, refuseField } from '@agent-core/core'
@@ -161,7 +160,8 @@ export async function startMockGPTServer(options: MockGPTServerOptions = {}): Pr
     }
     mock = given
   } else {
-    if (!loopback && adminToken === undefined) adminToken = randomBytes(18).toString('base64url')
+    if (!loopback && adminToken === undefined)
+      adminToken = process.getBuiltinModule('node:crypto').randomBytes(18).toString('base64url')
     mock = createEngine(resolveOptions({ ...engineOptions, adminToken }, SERVER_KEYS))
   }
   const lifetime = new AbortController()

@@ -10,7 +10,7 @@
 import { createRequire } from 'node:module'
 import { availableParallelism } from 'node:os'
 import { pathToFileURL } from 'node:url'
-import { Worker } from 'node:worker_threads'
+import type { Worker } from 'node:worker_threads'
 import { SandboxUnavailableError } from '../sandbox-errors.js'
 import { WORKER_SOURCE } from './worker-source.js'
 
@@ -99,6 +99,9 @@ export class Engine {
 
   constructor(pages: number) {
     this.pages = pages
+    // node:worker_threads on the first engine: loaded at import, it (and the node:stream it needs) would add
+    // 1-2 ms to every cold import of the sandbox subpath
+    const { Worker } = process.getBuiltinModule('node:worker_threads')
     this.#worker = new Worker(WORKER_SOURCE, {
       eval: true,
       workerData: { quickjsUrl: resolveQuickjs(), wasmPages: pages },
