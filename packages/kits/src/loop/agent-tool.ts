@@ -7,7 +7,6 @@ import {
   FieldReader,
   type FieldReaderContext,
   InvalidDefinitionError,
-  InvalidOutputError,
   InvalidStateError,
   isThenable,
   type JsonSchema,
@@ -687,9 +686,12 @@ export function questionText(tool: AgentTool, input: unknown): string {
   const hook = `question tool "${tool.id}" question`
   const text = assertNotThenable(specs.get(tool)?.question?.(input), hook)
   if (typeof text !== 'string' || text.trim() === '') {
-    throw new InvalidOutputError(
-      `${hook} must return the question as a non-empty string, but returned ${describeValue(text)}.`,
-      { details: { hook, received: describeValue(text) } },
+    refuseField(
+      'output',
+      hook,
+      `must return the question as a non-empty string, but returned ${describeValue(text)}`,
+      text,
+      { details: { hook } },
     )
   }
   return text
@@ -703,12 +705,14 @@ export function answerValidatorOf(tool: AgentTool): JsonSchemaValidator | undefi
 function decide(approval: Approval, call: ToolCallView, context: OperationContext<unknown>, id: string) {
   if (approval.type !== 'policy') return approval
   const hook = `tool "${id}" approval`
-  const answer = approvalAnswer(
-    assertNotThenable(Reflect.apply(approval.policy, approval.holder, [call, context]), hook),
-  )
+  const answered = assertNotThenable(Reflect.apply(approval.policy, approval.holder, [call, context]), hook)
+  const answer = approvalAnswer(answered)
   if (answer === undefined) {
-    throw new InvalidOutputError(
-      `${hook} must answer "allow", "ask", "deny" or { type: "ask" | "deny", reason }, but answered something else. Return one of these synchronously.`,
+    refuseField(
+      'output',
+      hook,
+      `must answer "allow", "ask", "deny" or { type: "ask" | "deny", reason }, but answered something else. Return one of these synchronously`,
+      answered,
       { details: { hook } },
     )
   }
