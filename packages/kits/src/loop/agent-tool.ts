@@ -6,7 +6,6 @@ import {
   type ErrorDetails,
   FieldReader,
   type FieldReaderContext,
-  InvalidDefinitionError,
   InvalidStateError,
   isThenable,
   type JsonSchema,
@@ -415,10 +414,10 @@ export function defineAgentTool<Input, Output, App>(
   if (isLifecycle(tool)) {
     const modelTool = defineModelTool<Input, Output, App>(tool.tool as ModelTool<Input, Output, App>)
     if (modelTool.id !== tool.id) {
-      throw new InvalidDefinitionError(
-        `Tool lifecycle "${tool.id}" runs tool "${modelTool.id}"; a lifecycle's id must equal its tool's id.`,
-        { details: { id: tool.id, field: 'id', received: describeValue(tool.id) } },
-      )
+      refuseField('definition', 'id', `must equal the id of the tool it runs ("${modelTool.id}")`, tool.id, {
+        prefix: `Tool lifecycle "${tool.id}": `,
+        details: { id: tool.id },
+      })
     }
     return build(modelTool, 'local', tool as ToolLifecycle<unknown, unknown, unknown>, options)
   }
