@@ -1,10 +1,4 @@
-import {
-  type ChatMessage,
-  describeValue,
-  InvalidOutputError,
-  type OperationContext,
-  refuseField,
-} from '@agent-core/core'
+import { type ChatMessage, describeValue, type OperationContext, refuseField } from '@agent-core/core'
 import type { JsonValue, ToolCallOutcome } from '@agent-core/kits/tools'
 import type { AgentEvent } from '../events.js'
 import { type CompiledGuardrail, type GuardrailTrip, GuardrailTrippedError } from '../guardrails.js'
@@ -172,12 +166,13 @@ export class GuardrailRun {
       } else {
         const result = await guardrail.check.agent.run({ prompt: text }, checkCtx as OperationContext<never>)
         if (result.reason !== 'final') {
-          throw new InvalidOutputError(
-            `The ${kind} guardrail "${name}" is an agent whose run ended with reason "${result.reason}" instead of an answer. Give it maxTurns and tools that let it answer, or use a function check.`,
-            {
-              details: { hook: `${kind}Guardrails "${name}"`, received: result.reason },
-              cause: result.error,
-            },
+          const hook = `${kind}Guardrails "${name}"`
+          refuseField(
+            'output',
+            hook,
+            `is an agent whose run ended with reason "${result.reason}" instead of an answer. Give it maxTurns and tools that let it answer, or use a function check`,
+            result.reason,
+            { prefix: 'The ', details: { hook }, received: result.reason, cause: result.error },
           )
         }
         answered = result.answer
