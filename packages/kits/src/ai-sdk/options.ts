@@ -1,4 +1,4 @@
-import { describeValue, FieldReader, InvalidInputError, refuseField } from '@agent-core/core'
+import { describeValue, FieldReader, refuseField } from '@agent-core/core'
 import type { LanguageModelV4, SharedV4ProviderOptions } from '@ai-sdk/provider'
 
 /**
@@ -66,20 +66,19 @@ function checkModel(model: unknown): LanguageModelV4 {
     )
   }
   if (candidate.specificationVersion !== 'v4') {
-    throw new InvalidInputError(
-      `options.model implements the AI SDK language model specification ${describeValue(candidate.specificationVersion)}, but this adapter speaks 'v4' (ai 7.x, @ai-sdk/provider 4.x). Upgrade the provider package to the release that goes with ai 7.`,
-      {
-        details: {
-          field: 'options.model.specificationVersion',
-          received: describeValue(candidate.specificationVersion),
-        },
-      },
+    refuseField(
+      'input',
+      'options.model.specificationVersion',
+      `is ${describeValue(candidate.specificationVersion)} (the AI SDK language model specification the model implements), but this adapter speaks 'v4' (ai 7.x, @ai-sdk/provider 4.x). Upgrade the provider package to the release that goes with ai 7`,
+      candidate.specificationVersion,
     )
   }
   if (typeof candidate.modelId !== 'string' || typeof candidate.provider !== 'string') {
-    throw new InvalidInputError(
-      `options.model must carry its modelId and provider as strings, but got ${describeValue(candidate.modelId)} and ${describeValue(candidate.provider)}.`,
-      { details: { field: 'options.model.modelId', received: describeValue(candidate.modelId) } },
+    refuseField(
+      'input',
+      'options.model.modelId',
+      `and options.model.provider must be strings, but got ${describeValue(candidate.modelId)} and ${describeValue(candidate.provider)}`,
+      candidate.modelId,
     )
   }
   return model as LanguageModelV4

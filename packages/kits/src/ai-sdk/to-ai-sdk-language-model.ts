@@ -4,10 +4,10 @@ import {
   describeValue,
   FieldReader,
   type FinishReason,
-  InvalidInputError,
   type ModelResponse,
   type ModelStreamEvent,
   type ModelUsage,
+  refuseField,
 } from '@agent-core/core'
 import { ModelProviderError } from '@agent-core/kits/models'
 import {
@@ -163,9 +163,12 @@ export function toAiSdkLanguageModel(
   options: ToAiSdkLanguageModelOptions = {},
 ): LanguageModelV4 {
   if (typeof model !== 'object' || model === null || typeof model.generate !== 'function') {
-    throw new InvalidInputError(
-      `toAiSdkLanguageModel takes an agent-core chat model { identity, generate, stream? }, but got ${describeValue(model)}.`,
-      { details: { field: 'model', received: describeValue(model) } },
+    refuseField(
+      'input',
+      'model',
+      `must be an agent-core chat model { identity, generate, stream? }, but got ${describeValue(model)}`,
+      model,
+      { prefix: 'toAiSdkLanguageModel: ' },
     )
   }
   const fields = new FieldReader(options, 'options', 'options { provider?, modelId? }', 'input')

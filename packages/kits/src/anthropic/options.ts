@@ -1,10 +1,4 @@
-import {
-  describeValue,
-  FieldReader,
-  InvalidInputError,
-  type ModelRequest,
-  refuseField,
-} from '@agent-core/core'
+import { describeValue, FieldReader, type ModelRequest, refuseField } from '@agent-core/core'
 import Anthropic, { type ClientOptions } from '@anthropic-ai/sdk'
 import { jsonSnapshot, RESERVED_BODY_KEYS } from './internal/request.js'
 
@@ -149,11 +143,13 @@ function buildClient(
   const extra: Record<string, unknown> = clientOptions === undefined ? {} : { ...clientOptions }
   for (const key of ['maxRetries', 'apiKey', 'baseURL'] as const) {
     if (extra[key] === undefined) continue
-    throw new InvalidInputError(
+    refuseField(
+      'input',
+      `options.clientOptions.${key}`,
       key === 'maxRetries'
-        ? 'options.clientOptions.maxRetries is not accepted: the adapter sends every request once, and retries go through withRetry from @agent-core/kits/models (metered by the attempt budget).'
-        : `Pass ${key} as the option ${key}, not inside clientOptions.`,
-      { details: { field: `options.clientOptions.${key}`, received: describeValue(extra[key]) } },
+        ? 'is not accepted: the adapter sends every request once, and retries go through withRetry from @agent-core/kits/models (metered by the attempt budget)'
+        : `is not accepted: pass ${key} as the option ${key}, not inside clientOptions`,
+      extra[key],
     )
   }
   try {
@@ -165,9 +161,12 @@ function buildClient(
     })
   } catch (error) {
     const reason = error instanceof Error ? error.message : describeValue(error)
-    throw new InvalidInputError(
-      `The Anthropic client could not be built: ${reason} Pass apiKey, set ANTHROPIC_API_KEY, or pass a ready client.`,
-      { cause: error, details: { field: 'options.clientOptions' } },
+    refuseField(
+      'input',
+      'options.clientOptions',
+      `(with apiKey and baseURL) could not build the Anthropic client: ${reason} Pass apiKey, set ANTHROPIC_API_KEY, or pass a ready client`,
+      clientOptions,
+      { cause: error },
     )
   }
 }
@@ -274,9 +273,11 @@ export function resolveOptions(options: unknown): ResolvedOptions {
       ] as const
     ).find(([, value]) => value !== undefined)
     if (conflicting !== undefined) {
-      throw new InvalidInputError(
-        `Pass either a ready client or options.${conflicting[0]} to build one, not both: the client already has its own settings.`,
-        { details: { field: `options.${conflicting[0]}` } },
+      refuseField(
+        'input',
+        `options.${conflicting[0]}`,
+        `must be left out when a ready client is given (pass either a ready client or options.${conflicting[0]} to build one, not both): the client already has its own settings`,
+        conflicting[1],
       )
     }
     ready = checkClient(client)

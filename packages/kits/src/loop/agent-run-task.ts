@@ -1,7 +1,6 @@
 import {
   describeValue,
   FieldReader,
-  InvalidDefinitionError,
   InvalidStateError,
   type OperationContext,
   type OperationContextInit,
@@ -125,22 +124,31 @@ function resolve<App>(task: unknown, where: string): Resolved<App> {
   }
   const agent = steps.length === 1 ? stepAgent(steps[0]) : undefined
   if (agent === undefined) {
-    throw new InvalidDefinitionError(
-      `${where} needs a task whose only step is agentRunStep(agent) (a follow-up task starts at its first step from the suspended state), but task "${String(task.id)}" has ${steps.length} step(s)${steps.length === 1 ? ' that is not an agent run step' : ''}. Run other steps in a task of their own.`,
-      { details: { field: 'task.steps', received: describeValue(steps) } },
+    refuseField(
+      'definition',
+      'task.steps',
+      `must be one step, agentRunStep(agent) (a follow-up task starts at its first step from the suspended state), but task "${String(task.id)}" has ${steps.length} step(s)${steps.length === 1 ? ' that is not an agent run step' : ''}. Run other steps in a task of their own`,
+      steps,
+      { prefix: `${where}: ` },
     )
   }
   const internals = agentInternals(agent)
   if (internals === undefined) {
-    throw new InvalidDefinitionError(
-      `${where} needs the agent of agentRunStep to come from defineAgent (it reads the agent's suspension ledger), but got ${describeValue(agent)}.`,
-      { details: { field: 'task.steps[0]', received: describeValue(agent) } },
+    refuseField(
+      'definition',
+      'task.steps[0]',
+      `must be agentRunStep of an agent from defineAgent (it reads the agent's suspension ledger), but its agent is ${describeValue(agent)}`,
+      agent,
+      { prefix: `${where}: ` },
     )
   }
   if (!internals.explicitLedger) {
-    throw new InvalidDefinitionError(
-      `${where}: the agent has no suspensionLedger of its own, only the default one in this process's memory, which another worker does not see. Give defineAgent a suspensionLedger that every worker of the task shares: createSqliteSuspensionLedger(store.database) beside a SQLite store, createPostgresSuspensionLedger({ pool }) beside a PostgreSQL one (createMemorySuspensionLedger() in tests).`,
-      { details: { field: 'suspensionLedger', received: 'the default in-memory ledger' } },
+    refuseField(
+      'definition',
+      'suspensionLedger',
+      `is not given to the agent, so it has only the default one in this process's memory, which another worker does not see. Give defineAgent a suspensionLedger that every worker of the task shares: createSqliteSuspensionLedger(store.database) beside a SQLite store, createPostgresSuspensionLedger({ pool }) beside a PostgreSQL one (createMemorySuspensionLedger() in tests)`,
+      undefined,
+      { prefix: `${where}: `, received: 'the default in-memory ledger' },
     )
   }
   return { task: task as unknown as DurableTask<AgentRunState, App>, internals }

@@ -6,8 +6,6 @@ import {
   type ErrorDetails,
   FieldReader,
   type FieldReaderContext,
-  InvalidDefinitionError,
-  InvalidOutputError,
   InvalidStateError,
   isThenable,
   type JsonSchema,
@@ -416,10 +414,10 @@ export function defineAgentTool<Input, Output, App>(
   if (isLifecycle(tool)) {
     const modelTool = defineModelTool<Input, Output, App>(tool.tool as ModelTool<Input, Output, App>)
     if (modelTool.id !== tool.id) {
-      throw new InvalidDefinitionError(
-        `Tool lifecycle "${tool.id}" runs tool "${modelTool.id}"; a lifecycle's id must equal its tool's id.`,
-        { details: { id: tool.id, field: 'id', received: describeValue(tool.id) } },
-      )
+      refuseField('definition', 'id', `must equal the id of the tool it runs ("${modelTool.id}")`, tool.id, {
+        prefix: `Tool lifecycle "${tool.id}": `,
+        details: { id: tool.id },
+      })
     }
     return build(modelTool, 'local', tool as ToolLifecycle<unknown, unknown, unknown>, options)
   }
@@ -687,9 +685,12 @@ export function questionText(tool: AgentTool, input: unknown): string {
   const hook = `question tool "${tool.id}" question`
   const text = assertNotThenable(specs.get(tool)?.question?.(input), hook)
   if (typeof text !== 'string' || text.trim() === '') {
-    throw new InvalidOutputError(
-      `${hook} must return the question as a non-empty string, but returned ${describeValue(text)}.`,
-      { details: { hook, received: describeValue(text) } },
+    refuseField(
+      'output',
+      hook,
+      `must return the question as a non-empty string, but returned ${describeValue(text)}`,
+      text,
+      { details: { hook } },
     )
   }
   return text
@@ -703,12 +704,14 @@ export function answerValidatorOf(tool: AgentTool): JsonSchemaValidator | undefi
 function decide(approval: Approval, call: ToolCallView, context: OperationContext<unknown>, id: string) {
   if (approval.type !== 'policy') return approval
   const hook = `tool "${id}" approval`
-  const answer = approvalAnswer(
-    assertNotThenable(Reflect.apply(approval.policy, approval.holder, [call, context]), hook),
-  )
+  const answered = assertNotThenable(Reflect.apply(approval.policy, approval.holder, [call, context]), hook)
+  const answer = approvalAnswer(answered)
   if (answer === undefined) {
-    throw new InvalidOutputError(
-      `${hook} must answer "allow", "ask", "deny" or { type: "ask" | "deny", reason }, but answered something else. Return one of these synchronously.`,
+    refuseField(
+      'output',
+      hook,
+      `must answer "allow", "ask", "deny" or { type: "ask" | "deny", reason }, but answered something else. Return one of these synchronously`,
+      answered,
       { details: { hook } },
     )
   }

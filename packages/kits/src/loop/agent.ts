@@ -5,7 +5,7 @@ import {
   describeValue,
   FieldReader,
   InvalidDefinitionError,
-  InvalidInputError,
+  type InvalidInputError,
   type MaybePromise,
   type ModelRequest,
   type ModelUsage,
@@ -606,11 +606,12 @@ function compile(definition: unknown): {
         Object.freeze({ ...input.rejection, toolId: input.call.toolId, toolCallId: input.call.toolCallId }),
       ])
       if (typeof content !== 'string' || content === '') {
-        throw new InvalidDefinitionError(
-          `definition.refusal must return the refusal sentence as a non-empty string, but returned ${describeValue(content)}.`,
-          {
-            details: { field: 'refusal', received: describeValue(content) },
-          },
+        refuseField(
+          'definition',
+          'refusal',
+          `must return the refusal sentence as a non-empty string, but returned ${describeValue(content)}`,
+          content,
+          { prefix: 'definition.' },
         )
       }
       return { content, isError: true }
@@ -778,11 +779,12 @@ function readRequest(
       added.length === 0 &&
       !(isRecord(toolChoice) && 'input' in toolChoice)
     ) {
-      throw new InvalidInputError(
-        'A run needs a conversation: give prompt, messages (or both), or resume a saved state.',
-        {
-          details: { field: 'request.prompt', received: 'undefined' },
-        },
+      refuseField(
+        'input',
+        'request.prompt',
+        'is missing, and a run needs a conversation: give prompt, messages (or both), or resume a saved state',
+        prompt,
+        { received: 'undefined' },
       )
     }
   }

@@ -5,7 +5,6 @@ import {
   describeValue,
   type FinishReason,
   InvalidDefinitionError,
-  InvalidOutputError,
   type MaybePromise,
   type OperationContext,
   type ResponseFormat,
@@ -158,9 +157,12 @@ export const textAnswer: AnswerFlow<string, unknown> = defineAnswerFlow({
  */
 export function readControl<Answer>(value: unknown, hook: string): AnswerControl<Answer> {
   const problem = (what: string): never => {
-    throw new InvalidOutputError(
-      `${hook} must return { type: "accept", value }, { type: "retry", feedback } or { type: "fail", error }, but ${what}.`,
-      { details: { hook, received: describeValue(value) } },
+    refuseField(
+      'output',
+      hook,
+      `must return { type: "accept", value }, { type: "retry", feedback } or { type: "fail", error }, but ${what}`,
+      value,
+      { details: { hook } },
     )
   }
   if (!isRecord(value)) return problem(`returned ${describeValue(value)}`)

@@ -5,7 +5,6 @@ import {
   type ErrorDetails,
   FieldReader,
   type FieldReaderContext,
-  InvalidOutputError,
   type MaybePromise,
   type OperationContext,
   refuseField,
@@ -435,11 +434,14 @@ function readToolAnswer(
     if (stage === 'output' && value.type === 'replace' && jsonProblem(value.output, 'output') === undefined)
       return { type: 'replace', output: value.output as JsonValue }
   }
-  throw new InvalidOutputError(
-    `The ${hook} must answer nothing, { type: 'allow' }, { type: 'refuse', message }, { type: 'stop', info? }${
+  refuseField(
+    'output',
+    hook,
+    `must answer nothing, { type: 'allow' }, { type: 'refuse', message }, { type: 'stop', info? }${
       stage === 'output' ? " or { type: 'replace', output } (plain JSON)" : ''
-    }, but answered ${describeValue(value)}.`,
-    { details: { hook, received: describeValue(value) } },
+    }, but answered ${describeValue(value)}`,
+    value,
+    { prefix: 'The ', details: { hook } },
   )
 }
 

@@ -356,11 +356,12 @@ export function defineHandoffAgent<App = unknown>(
       }
       const toolId = `transfer_to_${item.name}`
       if (transfers.has(toolId)) {
-        throw new InvalidDefinitionError(
-          `${name} has two handoffs named ${JSON.stringify(item.name)}; give one another name.`,
-          {
-            details: { field: `handoffs[${index}]`, received: item.name },
-          },
+        refuseField(
+          'definition',
+          `handoffs[${index}]`,
+          `is named ${JSON.stringify(item.name)}, like another handoff; give one another name`,
+          item,
+          { prefix: `${name}.`, received: item.name },
         )
       }
       transfers.set(toolId, item)

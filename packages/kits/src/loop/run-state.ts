@@ -2,7 +2,6 @@ import {
   type ChatMessage,
   describeValue,
   FieldReader,
-  InvalidInputError,
   type JsonSchema,
   type ModelUsage,
   refuseField,
@@ -437,9 +436,11 @@ export function readOutcomes(value: unknown, field: string): Map<string, AgentCa
   for (const key of Object.keys(value)) {
     const outcome = readOutcome(fields.get(key), `${field}.${key}`)
     if (outcome.toolCallId !== key) {
-      throw new InvalidInputError(
-        `${field}.${key} is an outcome for tool call "${outcome.toolCallId}"; key each outcome by its own tool-call id.`,
-        { details: { field: `${field}.${key}.toolCallId`, received: describeValue(outcome.toolCallId) } },
+      refuseField(
+        'input',
+        `${field}.${key}.toolCallId`,
+        `is "${outcome.toolCallId}", but the outcome is keyed "${key}"; key each outcome by its own tool-call id`,
+        outcome.toolCallId,
       )
     }
     out.set(key, outcome)

@@ -163,9 +163,7 @@ export async function suspensionKey(state: AgentRunState): Promise<string> {
   }
   const problem = jsonProblem(state, 'state')
   if (problem !== undefined) {
-    throw new InvalidInputError(`${problem}; a run state is plain JSON.`, {
-      details: { field: 'state', received: describeValue(state) },
-    })
+    refuseField('input', 'state', `is not plain JSON, as a run state is: ${problem}`, state)
   }
   const bytes = new TextEncoder().encode(canonicalJson(state as never))
   const digest = new Uint8Array(await globalThis.crypto.subtle.digest('SHA-256', bytes))

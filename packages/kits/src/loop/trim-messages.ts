@@ -1,4 +1,4 @@
-import { type ChatMessage, describeValue, FieldReader, InvalidOutputError } from '@agent-core/core'
+import { type ChatMessage, describeValue, FieldReader, refuseField } from '@agent-core/core'
 import { readMessage, readMessages } from './internal/messages.js'
 
 /** Tokens added per message for its role and framing, as chat formats do. */
@@ -88,11 +88,12 @@ export function trimMessages(messages: readonly ChatMessage[], options: TrimOpti
   const count = (part: readonly ChatMessage[]): number => {
     const tokens: unknown = estimate(part)
     if (typeof tokens !== 'number' || !Number.isFinite(tokens) || tokens < 0) {
-      throw new InvalidOutputError(
-        `options.estimate must return a finite number of tokens, but returned ${describeValue(tokens)}.`,
-        {
-          details: { hook: 'options.estimate', received: describeValue(tokens) },
-        },
+      refuseField(
+        'output',
+        'options.estimate',
+        `must return a finite number of tokens, but returned ${describeValue(tokens)}`,
+        tokens,
+        { details: { hook: 'options.estimate' } },
       )
     }
     return tokens

@@ -171,9 +171,11 @@ export class Connection<Name extends string = string> implements McpConnection<N
             ? (reference as { artifactId?: unknown }).artifactId
             : undefined
         if (typeof artifactId !== 'string' || artifactId === '') {
-          throw new InvalidInputError(
-            `An artifact reference must be { resolverId, artifactId, revision? } with a non-empty artifactId, but got ${describeValue(reference)}.`,
-            { details: { field: 'reference.artifactId', received: describeValue(artifactId) } },
+          refuseField(
+            'input',
+            'reference.artifactId',
+            `must be a non-empty string (an artifact reference is { resolverId, artifactId, revision? }), but the reference is ${describeValue(reference)}`,
+            artifactId,
           )
         }
         return resources.resolve(reference, createOperationContext(context as OperationContextInit))

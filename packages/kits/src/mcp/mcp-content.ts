@@ -1,4 +1,4 @@
-import { describeValue, InvalidInputError } from '@agent-core/core'
+import { describeValue, refuseField } from '@agent-core/core'
 import type { JsonValue, ToolTemplateAnswer, ToolTemplateInput } from '@agent-core/kits/tools'
 import { McpToolError } from './mcp-errors.js'
 
@@ -115,9 +115,12 @@ function renderPart(part: McpContent): string {
  */
 export function renderMcpResult(result: McpToolResult<unknown>): string {
   if (!isMcpToolResult(result)) {
-    throw new InvalidInputError(
-      `renderMcpResult expects an MCP tool result { content: [...parts], structuredContent? }, but got ${describeValue(result)}.`,
-      { details: { field: 'result', received: describeValue(result) } },
+    refuseField(
+      'input',
+      'result',
+      `must be an MCP tool result { content: [...parts], structuredContent? }, but got ${describeValue(result)}`,
+      result,
+      { prefix: 'renderMcpResult: ' },
     )
   }
   const lines = result.content.map(renderPart)
@@ -160,11 +163,12 @@ export function isMcpToolResult(value: unknown): value is McpToolResult<unknown>
  */
 export function mcpResultTemplate(input: ToolTemplateInput): ToolTemplateAnswer {
   if (typeof input !== 'object' || input === null) {
-    throw new InvalidInputError(
-      `mcpResultTemplate expects the template input of a settled call, but got ${describeValue(input)}.`,
-      {
-        details: { field: 'input', received: describeValue(input) },
-      },
+    refuseField(
+      'input',
+      'input',
+      `must be the template input of a settled call, but got ${describeValue(input)}`,
+      input,
+      { prefix: 'mcpResultTemplate: ' },
     )
   }
   if (input.status === 'completed' && isMcpToolResult(input.output)) {

@@ -1,5 +1,5 @@
 import type { Server as HttpServer, IncomingMessage, ServerResponse } from 'node:http'
-import { describeValue, FieldReader, InvalidInputError, refuseField } from '@agent-core/core'
+import { describeValue, FieldReader, refuseField } from '@agent-core/core'
 import type { ModelTool } from '@agent-core/core/tools'
 import { defineToolLifecycle, type ToolLifecycle, ToolLifecycleRegistry } from '@agent-core/kits/tools'
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
@@ -91,9 +91,12 @@ function isRegistry(value: unknown): value is ToolLifecycleRegistry<unknown> {
 function registryOf<App>(tools: unknown): ToolLifecycleRegistry<App> {
   if (isRegistry(tools)) return tools as ToolLifecycleRegistry<App>
   if (!Array.isArray(tools)) {
-    throw new InvalidInputError(
-      `serveMcp serves a ToolLifecycleRegistry or an array of tools and tool lifecycles, but got ${describeValue(tools)}.`,
-      { details: { field: 'tools', received: describeValue(tools) } },
+    refuseField(
+      'input',
+      'tools',
+      `must be a ToolLifecycleRegistry or an array of tools and tool lifecycles, but got ${describeValue(tools)}`,
+      tools,
+      { prefix: 'serveMcp: ' },
     )
   }
   const lifecycles = tools.map((entry: unknown, index) => {

@@ -1,11 +1,5 @@
 import type { StandardSchemaV1 } from '@agent-core/core'
-import {
-  describeValue,
-  InvalidInputError,
-  type ModelUsage,
-  type OperationContextInit,
-  refuseField,
-} from '@agent-core/core'
+import { describeValue, type ModelUsage, type OperationContextInit, refuseField } from '@agent-core/core'
 import { type GenerateStructuredRequest, runStructured } from './generate-structured.js'
 import { compileStructuredOutput, type StructuredAttempt } from './structured-output.js'
 
@@ -93,9 +87,12 @@ function checkRoutes(routes: unknown): readonly Route[] {
       )
     }
     if (seen.has(name)) {
-      throw new InvalidInputError(`Route "${name}" is listed twice; route names must be unique.`, {
-        details: { field: `routes[${index}].name`, received: describeValue(name) },
-      })
+      refuseField(
+        'input',
+        `routes[${index}].name`,
+        `repeats the route "${name}", which is listed twice; route names must be unique`,
+        name,
+      )
     }
     seen.add(name)
     return { name, description }
@@ -174,11 +171,12 @@ export async function chooseRoute<const Name extends string, App = unknown>(
   context: OperationContextInit<App> = {},
 ): Promise<RouteChoice<Name>> {
   if (typeof request !== 'object' || request === null) {
-    throw new InvalidInputError(
-      `chooseRoute takes a request { model, routes, prompt | messages }, but got ${describeValue(request)}.`,
-      {
-        details: { field: 'request', received: describeValue(request) },
-      },
+    refuseField(
+      'input',
+      'request',
+      `must be a request { model, routes, prompt | messages }, but got ${describeValue(request)}`,
+      request,
+      { prefix: 'chooseRoute: ' },
     )
   }
   const routes = checkRoutes(request.routes)

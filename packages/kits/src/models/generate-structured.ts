@@ -6,8 +6,6 @@ import {
   createOperationContext,
   deadlineSignal,
   describeValue,
-  InvalidInputError,
-  InvalidOutputError,
   type JsonSchema,
   type MaybePromise,
   type ModelRequest,
@@ -154,9 +152,12 @@ function readReply(value: unknown, source: string): Reply {
     const usage = (value as { usage?: unknown }).usage
     return { text: message.content, usage: isUsage(usage) ? usage : undefined }
   }
-  throw new InvalidOutputError(
-    `${source} must answer the reply text or a ModelResponse ({ message: { content } }), but answered ${describeValue(value)}.`,
-    { details: { hook: source, received: describeValue(value) } },
+  refuseField(
+    'output',
+    source,
+    `must answer the reply text or a ModelResponse ({ message: { content } }), but answered ${describeValue(value)}`,
+    value,
+    { details: { hook: source } },
   )
 }
 
@@ -243,9 +244,12 @@ function checkMessages(messages: unknown, prompt: unknown): readonly ChatMessage
     list.push({ role: 'user', content: prompt })
   }
   if (list.length === 0) {
-    throw new InvalidInputError('Give the model something to answer: a prompt, or messages.', {
-      details: { field: 'prompt' },
-    })
+    refuseField(
+      'input',
+      'prompt',
+      'is missing: give the model something to answer (a prompt, or messages)',
+      prompt,
+    )
   }
   return list
 }
@@ -330,9 +334,12 @@ export async function generateStructured<Value = unknown, App = unknown>(
   context: OperationContextInit<App> = {},
 ): Promise<StructuredResult<Value>> {
   if (typeof request !== 'object' || request === null) {
-    throw new InvalidInputError(
-      `generateStructured takes a request { model, schema, prompt | messages, ... }, but got ${describeValue(request)}.`,
-      { details: { field: 'request', received: describeValue(request) } },
+    refuseField(
+      'input',
+      'request',
+      `must be a request { model, schema, prompt | messages, ... }, but got ${describeValue(request)}`,
+      request,
+      { prefix: 'generateStructured: ' },
     )
   }
   const output = structuredOutputOf(request)
@@ -357,21 +364,22 @@ function structuredOutputOf<Value>(
       )
     }
     if (schema !== undefined) {
-      throw new InvalidInputError(
-        'Pass either output or schema, not both: output already holds its schema.',
-        {
-          details: { field: 'schema' },
-        },
+      refuseField(
+        'input',
+        'schema',
+        'must be left out when output is given (pass either output or schema, not both): output already holds its schema',
+        schema,
       )
     }
     return output as StructuredOutput<Value>
   }
   if (schema === undefined) {
-    throw new InvalidInputError(
-      'generateStructured needs a schema (JSON Schema or Standard Schema) or an output from defineStructuredOutput.',
-      {
-        details: { field: 'schema' },
-      },
+    refuseField(
+      'input',
+      'schema',
+      'is missing: give a schema (JSON Schema or Standard Schema) or an output from defineStructuredOutput',
+      schema,
+      { prefix: 'generateStructured: ' },
     )
   }
   return defineStructuredOutput<Value>({

@@ -1,10 +1,4 @@
-import {
-  describeValue,
-  InvalidDefinitionError,
-  type MaybePromise,
-  type OperationContext,
-  refuseField,
-} from '@agent-core/core'
+import { describeValue, type MaybePromise, type OperationContext, refuseField } from '@agent-core/core'
 
 /**
  * One model a {@link ModelCalls} catalog can call. `id` is the registration key callers use; `identity`
@@ -119,28 +113,40 @@ export function defineModelBinding<const Id extends string, Input, Output, App =
 /** The shape check behind {@link defineModelBinding} and {@link ModelCalls}. */
 export function assertModelBinding(binding: unknown): asserts binding is AnyModelBinding {
   if (typeof binding !== 'object' || binding === null) {
-    throw new InvalidDefinitionError(
-      `A model binding must be an object { id, identity, invoke }, but got ${describeValue(binding)}.`,
-      { details: { received: describeValue(binding) } },
+    refuseField(
+      'definition',
+      'binding',
+      `must be an object { id, identity, invoke }, but got ${describeValue(binding)}`,
+      binding,
+      { prefix: 'A model binding: ' },
     )
   }
   const { id, identity, invoke, assertInput, assertOutput } = binding as Record<string, unknown>
   if (typeof id !== 'string' || id.length === 0) {
-    throw new InvalidDefinitionError(
-      `A model binding needs a non-empty string id (the key callers use), but got ${describeValue(id)}.`,
-      { details: { field: 'id', received: describeValue(id) } },
+    refuseField(
+      'definition',
+      'id',
+      `must be a non-empty string (the key callers use), but got ${describeValue(id)}`,
+      id,
+      { prefix: 'A model binding: ' },
     )
   }
   if (typeof identity !== 'string' || identity.length === 0) {
-    throw new InvalidDefinitionError(
-      `Model binding "${id}" needs a non-empty string identity (the real model, e.g. "gpt-4o-mini"), but got ${describeValue(identity)}.`,
-      { details: { id, field: 'identity', received: describeValue(identity) } },
+    refuseField(
+      'definition',
+      'identity',
+      `must be a non-empty string (the real model, e.g. "gpt-4o-mini"), but got ${describeValue(identity)}`,
+      identity,
+      { prefix: `Model binding "${id}": `, details: { id } },
     )
   }
   if (typeof invoke !== 'function') {
-    throw new InvalidDefinitionError(
-      `Model binding "${id}" needs an invoke(input, context) function, but got ${describeValue(invoke)}.`,
-      { details: { id, field: 'invoke', received: describeValue(invoke) } },
+    refuseField(
+      'definition',
+      'invoke',
+      `must be an invoke(input, context) function, but got ${describeValue(invoke)}`,
+      invoke,
+      { prefix: `Model binding "${id}": `, details: { id } },
     )
   }
   for (const [field, value] of [

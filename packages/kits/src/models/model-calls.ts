@@ -6,8 +6,6 @@ import {
   createOperationContext,
   deadlineSignal,
   describeValue,
-  InvalidDefinitionError,
-  InvalidOutputError,
   type OperationContext,
   type OperationContextInit,
   Registry,
@@ -168,9 +166,12 @@ function assertVoid(returned: unknown, hook: string): void {
       { details: { hook } },
     )
   }
-  throw new InvalidOutputError(
-    `${hook} returned ${describeValue(returned)}, but an assertion must return nothing and throw to refuse. If it is a predicate, throw when it is false.`,
-    { details: { hook, received: describeValue(returned) } },
+  refuseField(
+    'output',
+    hook,
+    `returned ${describeValue(returned)}, but an assertion must return nothing and throw to refuse. If it is a predicate, throw when it is false`,
+    returned,
+    { details: { hook } },
   )
 }
 
@@ -210,9 +211,12 @@ export class ModelCalls<Binding extends AnyModelBinding = AnyModelBinding> {
   constructor(bindings: Registry<Binding> | Iterable<Binding>) {
     if (bindings instanceof Registry) {
       if (!bindings.sealed) {
-        throw new InvalidDefinitionError(
-          'ModelCalls takes a sealed Registry of bindings, so that the bindings cannot change under running calls. Call registry.seal() first, or pass an array.',
-          { details: { field: 'bindings' } },
+        refuseField(
+          'definition',
+          'bindings',
+          'must be a sealed Registry, so that the bindings cannot change under running calls: call registry.seal() first, or pass an array',
+          bindings,
+          { prefix: 'ModelCalls: ' },
         )
       }
       for (const binding of bindings.values()) assertModelBinding(binding)
@@ -224,9 +228,12 @@ export class ModelCalls<Binding extends AnyModelBinding = AnyModelBinding> {
       bindings === null ||
       typeof (bindings as Iterable<Binding>)[Symbol.iterator] !== 'function'
     ) {
-      throw new InvalidDefinitionError(
-        `ModelCalls takes an array (or a sealed Registry) of model bindings, but got ${describeValue(bindings)}.`,
-        { details: { field: 'bindings', received: describeValue(bindings) } },
+      refuseField(
+        'definition',
+        'bindings',
+        `must be an array (or a sealed Registry) of model bindings, but got ${describeValue(bindings)}`,
+        bindings,
+        { prefix: 'ModelCalls: ' },
       )
     }
     this.#bindings = Registry.create<Binding>([...bindings], {

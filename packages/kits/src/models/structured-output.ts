@@ -4,8 +4,6 @@ import {
   type ChatMessage,
   describeValue,
   type ErrorDetails,
-  InvalidDefinitionError,
-  InvalidInputError,
   isStandardSchema,
   type JsonSchema,
   type JsonSchemaValidator,
@@ -293,9 +291,12 @@ export function compileStructuredOutput<Value>(
     try {
       shownText = JSON.stringify(shown)
     } catch (error) {
-      throw new InvalidDefinitionError(
-        `The JSON Schema of structured output "${name}" cannot be written as JSON (${error instanceof Error ? error.message : String(error)}). Use plain JSON values in the schema.`,
-        { cause: error, details: { field: jsonSchema === undefined ? 'schema' : 'jsonSchema' } },
+      refuseField(
+        'definition',
+        jsonSchema === undefined ? 'schema' : 'jsonSchema',
+        `cannot be written as JSON (${error instanceof Error ? error.message : String(error)}); use plain JSON values in the schema`,
+        shown,
+        { prefix: `Structured output "${name}": `, cause: error },
       )
     }
   }
@@ -315,11 +316,13 @@ export function compileStructuredOutput<Value>(
       if (mode === 'prompt') return undefined
       if (mode === 'json-object') return { type: 'json_object' }
       if (mode === 'json-schema' && shown !== undefined) return { type: 'json_schema', name, schema: shown }
-      throw new InvalidInputError(
+      refuseField(
+        'input',
+        'mode',
         mode === 'json-schema'
-          ? `Structured output "${name}" has no JSON Schema to send as responseFormat. Pass jsonSchema, or use mode "prompt" or "json-object".`
-          : `mode must be "prompt", "json-object" or "json-schema", but got ${describeValue(mode)}.`,
-        { details: { field: 'mode', received: describeValue(mode) } },
+          ? `is "json-schema", but structured output "${name}" has no JSON Schema to send as responseFormat: pass jsonSchema, or use mode "prompt" or "json-object"`
+          : `must be "prompt", "json-object" or "json-schema", but got ${describeValue(mode)}`,
+        mode,
       )
     },
     async parse(text) {

@@ -6,8 +6,6 @@ import {
   type ChatModel,
   createOperationContext,
   describeValue,
-  InvalidInputError,
-  InvalidOutputError,
   type ModelRequest,
   type ModelResponse,
   type ModelStreamEvent,
@@ -133,10 +131,13 @@ function backoffMs(policy: ResolvedPolicy, retry: number): number {
   const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.min(retry - 1, 40))
   const roll = policy.random.call(policy.holder)
   if (typeof roll !== 'number' || !(roll >= 0 && roll < 1)) {
-    throw new InvalidOutputError(
-      `policy.random must return a number in [0, 1), but returned ${describeValue(roll)}.`,
+    refuseField(
+      'output',
+      'policy.random',
+      `must return a number in [0, 1), but returned ${describeValue(roll)}`,
+      roll,
       {
-        details: { hook: 'policy.random', received: describeValue(roll) },
+        details: { hook: 'policy.random' },
       },
     )
   }
@@ -164,10 +165,13 @@ function decide(
       'policy.shouldRetry',
     )
     if (typeof verdict !== 'boolean') {
-      throw new InvalidOutputError(
-        `policy.shouldRetry must return a boolean, but returned ${describeValue(verdict)}.`,
+      refuseField(
+        'output',
+        'policy.shouldRetry',
+        `must return a boolean, but returned ${describeValue(verdict)}`,
+        verdict,
         {
-          details: { hook: 'policy.shouldRetry', received: describeValue(verdict) },
+          details: { hook: 'policy.shouldRetry' },
         },
       )
     }
@@ -203,10 +207,13 @@ async function prepareRetry(
   if (policy.onRetry !== undefined) {
     const returned = assertNotThenable(policy.onRetry.call(policy.holder, event), 'policy.onRetry')
     if (returned !== undefined) {
-      throw new InvalidOutputError(
-        `policy.onRetry must return nothing, but returned ${describeValue(returned)}.`,
+      refuseField(
+        'output',
+        'policy.onRetry',
+        `must return nothing, but returned ${describeValue(returned)}`,
+        returned,
         {
-          details: { hook: 'policy.onRetry', received: describeValue(returned) },
+          details: { hook: 'policy.onRetry' },
         },
       )
     }
@@ -321,9 +328,12 @@ export function withRetry(
   policy?: RetryPolicy,
 ): ModelBinding<unknown, unknown, unknown> | ChatModel<unknown> {
   if (typeof target !== 'object' || target === null) {
-    throw new InvalidInputError(
-      `withRetry wraps a model binding { id, identity, invoke } or a chat model { identity, generate }, but got ${describeValue(target)}.`,
-      { details: { field: 'target', received: describeValue(target) } },
+    refuseField(
+      'input',
+      'target',
+      `must be a model binding { id, identity, invoke } or a chat model { identity, generate }, but got ${describeValue(target)}`,
+      target,
+      { prefix: 'withRetry: ' },
     )
   }
   const resolved = resolvePolicy(policy)
@@ -331,9 +341,12 @@ export function withRetry(
   if (typeof (target as { invoke?: unknown }).invoke === 'function') {
     return retryingBinding(target as ModelBinding<unknown, unknown, unknown>, resolved)
   }
-  throw new InvalidInputError(
-    `withRetry wraps a model binding (with invoke) or a chat model (with generate), but the object has neither. Pass the binding or the model itself.`,
-    { details: { field: 'target', received: describeValue(target) } },
+  refuseField(
+    'input',
+    'target',
+    'must be a model binding (with invoke) or a chat model (with generate), but the object has neither; pass the binding or the model itself',
+    target,
+    { prefix: 'withRetry: ' },
   )
 }
 

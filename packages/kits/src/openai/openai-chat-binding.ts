@@ -1,7 +1,6 @@
 import {
   collectModelStream,
   describeValue,
-  InvalidInputError,
   type ModelRequest,
   type ModelResponse,
   refuseField,
@@ -66,9 +65,12 @@ export function openAIChatBinding<const Id extends string>(
   options: OpenAIChatBindingOptions<Id>,
 ): ModelBinding<ModelRequest, ModelResponse, unknown, Id> {
   if (typeof options !== 'object' || options === null) {
-    throw new InvalidInputError(
-      `openAIChatBinding takes options { id, model, ... } or { id, chatModel }, but got ${describeValue(options)}.`,
-      { details: { field: 'options', received: describeValue(options) } },
+    refuseField(
+      'input',
+      'options',
+      `must be { id, model, ... } or { id, chatModel }, but got ${describeValue(options)}`,
+      options,
+      { prefix: 'openAIChatBinding: ' },
     )
   }
   const { id, stream, chatModel, ...modelOptions } = options as OpenAIChatBindingOptions<Id> & {
@@ -89,9 +91,11 @@ export function openAIChatBinding<const Id extends string>(
     }
     const extra = Object.keys(modelOptions)
     if (extra.length > 0) {
-      throw new InvalidInputError(
-        `Pass either chatModel or the options to create one, not both (got ${extra.join(', ')} too): the model already has its settings.`,
-        { details: { field: extra[0] as string } },
+      refuseField(
+        'input',
+        extra[0] as string,
+        `must be left out when chatModel is given (got ${extra.join(', ')} too): pass either chatModel or the options to create one, not both; the model already has its settings`,
+        (modelOptions as Record<string, unknown>)[extra[0] as string],
       )
     }
     model = chatModel

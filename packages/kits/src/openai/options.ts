@@ -1,4 +1,4 @@
-import { describeValue, FieldReader, InvalidInputError } from '@agent-core/core'
+import { describeValue, FieldReader, refuseField } from '@agent-core/core'
 import OpenAI, { type ClientOptions } from 'openai'
 import { jsonSnapshot, RESERVED_BODY_KEYS } from './internal/request.js'
 
@@ -98,11 +98,12 @@ function buildClient(
   const extra: Record<string, unknown> = clientOptions === undefined ? {} : { ...clientOptions }
   for (const key of ['maxRetries', 'apiKey', 'baseURL'] as const) {
     if (extra[key] === undefined) continue
-    throw new InvalidInputError(
+    fields.fail(
+      `clientOptions.${key}`,
       key === 'maxRetries'
-        ? 'clientOptions.maxRetries is not accepted: the adapter sends every request once, and retries go through withRetry from @agent-core/kits/models (metered by the attempt budget).'
-        : `Pass ${key} as the option ${key}, not inside clientOptions.`,
-      { details: { field: `clientOptions.${key}`, received: describeValue(extra[key]) } },
+        ? 'is not accepted: the adapter sends every request once, and retries go through withRetry from @agent-core/kits/models (metered by the attempt budget)'
+        : `is not accepted: pass ${key} as the option ${key}, not inside clientOptions`,
+      extra[key],
     )
   }
   try {
@@ -114,9 +115,12 @@ function buildClient(
     })
   } catch (error) {
     const reason = error instanceof Error ? error.message : describeValue(error)
-    throw new InvalidInputError(
-      `The OpenAI client could not be built: ${reason} Pass apiKey (any string for a local server that needs none), set OPENAI_API_KEY, or pass a ready client.`,
-      { cause: error, details: { field: 'clientOptions' } },
+    refuseField(
+      'input',
+      'clientOptions',
+      `(with apiKey and baseURL) could not build the OpenAI client: ${reason} Pass apiKey (any string for a local server that needs none), set OPENAI_API_KEY, or pass a ready client`,
+      clientOptions,
+      { cause: error },
     )
   }
 }
@@ -152,9 +156,12 @@ function refuseUnknownOptions(fields: FieldReader, options: object): void {
 
 export function resolveOptions(options: unknown): ResolvedOptions {
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
-    throw new InvalidInputError(
-      `The OpenAI chat model takes options { model, client | apiKey, baseURL, ... }, but got ${describeValue(options)}.`,
-      { details: { field: 'options', received: describeValue(options) } },
+    refuseField(
+      'input',
+      'options',
+      `must be { model, client | apiKey, baseURL, ... }, but got ${describeValue(options)}`,
+      options,
+      { prefix: 'The OpenAI chat model: ' },
     )
   }
   const fields: FieldReader = new FieldReader(options, '', 'OpenAI chat model options')
@@ -176,9 +183,10 @@ export function resolveOptions(options: unknown): ResolvedOptions {
       ['clientOptions', clientOptions],
     ].find(([, value]) => value !== undefined)
     if (conflicting !== undefined) {
-      throw new InvalidInputError(
-        `Pass either a ready client or ${conflicting[0]} to build one, not both: the client already has its own settings.`,
-        { details: { field: String(conflicting[0]) } },
+      fields.fail(
+        String(conflicting[0]),
+        `must be left out when a ready client is given (pass either a ready client or ${conflicting[0]} to build one, not both): the client already has its own settings`,
+        conflicting[1],
       )
     }
     ready = checkClient(fields, client)

@@ -3,7 +3,7 @@
  * the request is checked field by field on the way (a malformed one is an `InvalidInputError` naming the
  * field, before anything is sent).
  */
-import { describeValue, InvalidInputError, isRecord, refuseField } from '@agent-core/core'
+import { describeValue, isRecord, refuseField } from '@agent-core/core'
 import type {
   JSONSchema7,
   LanguageModelV4CallOptions,
@@ -270,9 +270,11 @@ export function callOptionsOf(
     )
   }
   if (request.parallelToolCalls !== undefined && request.parallelToolCalls !== true) {
-    throw new InvalidInputError(
-      'request.parallelToolCalls: false has no provider-neutral form in the AI SDK. Turn parallel calls off through the providerOptions of your provider (openai: { parallelToolCalls: false }, anthropic: { disableParallelToolUse: true }).',
-      { details: { field: 'request.parallelToolCalls', received: describeValue(request.parallelToolCalls) } },
+    refuseField(
+      'input',
+      'request.parallelToolCalls',
+      `must be true or left out, but got ${describeValue(request.parallelToolCalls)}: false has no provider-neutral form in the AI SDK. Turn parallel calls off through the providerOptions of your provider (openai: { parallelToolCalls: false }, anthropic: { disableParallelToolUse: true })`,
+      request.parallelToolCalls,
     )
   }
   const stop = request.stop === undefined ? undefined : list(request.stop, 'request.stop')

@@ -5,7 +5,7 @@
  * turn, signed thinking blocks go back first in their assistant turn, and the cache breakpoints are placed
  * last (at most four). Bad values are `InvalidInputError`s naming the field as the caller wrote it.
  */
-import { describeValue, InvalidInputError, isRecord, type ModelRequest, refuseField } from '@agent-core/core'
+import { describeValue, isRecord, type ModelRequest, refuseField } from '@agent-core/core'
 import type { AnthropicCacheBreakpoint } from '../options.js'
 
 /** The Messages body the adapter sends, as plain JSON. */
@@ -248,11 +248,11 @@ function tools(value: unknown): { body: Block[]; names: Set<string> } {
       fail(`${field}.name`, 'a tool name of 1 to 128 letters, digits, _ or - (as the API requires)', name)
     }
     if (names.has(name)) {
-      throw new InvalidInputError(
-        `request.tools offers "${name}" twice; tool names must be unique within a request.`,
-        {
-          details: { field: `${field}.name`, received: describeValue(name) },
-        },
+      refuseField(
+        'input',
+        `${field}.name`,
+        `is "${name}" again: request.tools offers "${name}" twice; tool names must be unique within a request`,
+        name,
       )
     }
     names.add(name)
@@ -299,9 +299,11 @@ function toolChoice(
   if (isRecord(value) && typeof value.name === 'string') {
     const name = value.name
     if (offered === undefined || !offered.has(name)) {
-      throw new InvalidInputError(
-        `request.toolChoice names the tool "${name}", but the request ${offered === undefined ? 'offers no tools' : `offers only ${[...offered].map((n) => `"${n}"`).join(', ')}`}. Offer it in request.tools.`,
-        { details: { field: 'request.toolChoice.name', received: describeValue(name) } },
+      refuseField(
+        'input',
+        'request.toolChoice.name',
+        `names the tool "${name}", but the request ${offered === undefined ? 'offers no tools' : `offers only ${[...offered].map((n) => `"${n}"`).join(', ')}`}; offer it in request.tools`,
+        name,
       )
     }
     return { type: 'tool', name, ...extra }
@@ -337,9 +339,12 @@ export function jsonSnapshot(value: unknown, field: string): unknown {
     serialised = JSON.stringify(value)
   } catch (error) {
     if (!(error instanceof TypeError)) throw error
-    throw new InvalidInputError(
-      `${field} must be plain JSON, but it cannot be serialised: ${error.message}. Remove cycles, BigInts and class instances.`,
-      { cause: error, details: { field, received: describeValue(value) } },
+    refuseField(
+      'input',
+      field,
+      `must be plain JSON, but it cannot be serialised: ${error.message}. Remove cycles, BigInts and class instances`,
+      value,
+      { cause: error },
     )
   }
   if (serialised === undefined) fail(field, 'a JSON value', value)
@@ -463,9 +468,11 @@ export function buildMessagesBody(request: unknown, settings: BodySettings): Mes
     const config = outputConfig(format)
     if (config === JSON_OBJECT) {
       if (offered !== undefined || choice !== undefined) {
-        throw new InvalidInputError(
-          "request.responseFormat { type: 'json_object' } cannot go with tools or a toolChoice on the Messages API: the adapter asks for the object as the input of a forced tool. Give a json_schema format instead, or leave the tools out.",
-          { details: { field: 'request.responseFormat.type', received: describeValue('json_object') } },
+        refuseField(
+          'input',
+          'request.responseFormat.type',
+          "is 'json_object', which cannot go with tools or a toolChoice on the Messages API: the adapter asks for the object as the input of a forced tool. Give a json_schema format instead, or leave the tools out",
+          'json_object',
         )
       }
       body.tools = toolBlocks = [{ ...JSON_TOOL }]

@@ -3,7 +3,6 @@ import {
   type ChatMessage,
   describeValue,
   FieldReader,
-  InvalidOutputError,
   refuseField,
 } from '@agent-core/core'
 import type { CustomInput, PlacedCustomInput } from '../custom-inputs.js'
@@ -128,15 +127,21 @@ function convert(transform: TransformInput, placed: PlacedCustomInput, turn: num
     try {
       read = readMessage(message, at)
     } catch (error) {
-      throw new InvalidOutputError(
-        `${hook} must return a chat message or a list of them for custom input "${placed.input.kind}", but ${(error as Error).message} Return { role: 'user', content } (or system, or assistant text).`,
-        { cause: error, details: { hook, received: describeValue(message) } },
+      refuseField(
+        'output',
+        hook,
+        `must return a chat message or a list of them for custom input "${placed.input.kind}", but ${(error as Error).message} Return { role: 'user', content } (or system, or assistant text)`,
+        message,
+        { cause: error, details: { hook } },
       )
     }
     if (read.role === 'tool' || (read.role === 'assistant' && (read.toolCalls?.length ?? 0) > 0)) {
-      throw new InvalidOutputError(
-        `${hook} returned a ${read.role === 'tool' ? 'tool result' : 'tool call'} for custom input "${placed.input.kind}"; tool calls and results belong to the run. Return system, user or assistant text messages.`,
-        { details: { hook, received: describeValue(message) } },
+      refuseField(
+        'output',
+        hook,
+        `returned a ${read.role === 'tool' ? 'tool result' : 'tool call'} for custom input "${placed.input.kind}"; tool calls and results belong to the run. Return system, user or assistant text messages`,
+        message,
+        { details: { hook } },
       )
     }
     return read

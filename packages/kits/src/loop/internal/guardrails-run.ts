@@ -1,4 +1,4 @@
-import { type ChatMessage, describeValue, InvalidOutputError, type OperationContext } from '@agent-core/core'
+import { type ChatMessage, describeValue, type OperationContext, refuseField } from '@agent-core/core'
 import type { JsonValue, ToolCallOutcome } from '@agent-core/kits/tools'
 import type { AgentEvent } from '../events.js'
 import { type CompiledGuardrail, type GuardrailTrip, GuardrailTrippedError } from '../guardrails.js'
@@ -30,19 +30,25 @@ function readVerdict(
     if (info !== undefined) {
       const problem = jsonProblem(info, 'info')
       if (problem !== undefined) {
-        throw new InvalidOutputError(
-          `The ${hook} answered info that is not plain JSON (${problem}). Answer JSON info (it is kept in the state).`,
-          { details: { hook, received: problem } },
+        refuseField(
+          'output',
+          hook,
+          `answered info that is not plain JSON (${problem}). Answer JSON info (it is kept in the state)`,
+          info,
+          { prefix: 'The ', details: { hook }, received: problem },
         )
       }
     }
     return { tripped: value.tripped, info: info === undefined ? undefined : JSON.parse(JSON.stringify(info)) }
   }
-  throw new InvalidOutputError(
-    `The ${hook} must answer a boolean or { tripped: boolean, info? }, but answered ${describeValue(value)}.${
-      guardrail.check.type === 'agent' ? ' Give the guardrail agent a JSON answer flow of that shape.' : ''
+  refuseField(
+    'output',
+    hook,
+    `must answer a boolean or { tripped: boolean, info? }, but answered ${describeValue(value)}${
+      guardrail.check.type === 'agent' ? '. Give the guardrail agent a JSON answer flow of that shape' : ''
     }`,
-    { details: { hook, received: describeValue(value) } },
+    value,
+    { prefix: 'The ', details: { hook } },
   )
 }
 
@@ -160,12 +166,13 @@ export class GuardrailRun {
       } else {
         const result = await guardrail.check.agent.run({ prompt: text }, checkCtx as OperationContext<never>)
         if (result.reason !== 'final') {
-          throw new InvalidOutputError(
-            `The ${kind} guardrail "${name}" is an agent whose run ended with reason "${result.reason}" instead of an answer. Give it maxTurns and tools that let it answer, or use a function check.`,
-            {
-              details: { hook: `${kind}Guardrails "${name}"`, received: result.reason },
-              cause: result.error,
-            },
+          const hook = `${kind}Guardrails "${name}"`
+          refuseField(
+            'output',
+            hook,
+            `is an agent whose run ended with reason "${result.reason}" instead of an answer. Give it maxTurns and tools that let it answer, or use a function check`,
+            result.reason,
+            { prefix: 'The ', details: { hook }, received: result.reason, cause: result.error },
           )
         }
         answered = result.answer

@@ -6,7 +6,6 @@ import {
   deadlineSignal,
   describeValue,
   type FinishReason,
-  InvalidOutputError,
   type ModelRequest,
   type ModelResponse,
   ModelStreamAccumulator,
@@ -14,6 +13,7 @@ import {
   type ModelUsage,
   type OperationContext,
   raceSignal,
+  refuseField,
   type ThinkingBlock,
   TimeoutError,
   type ToolCall,
@@ -38,11 +38,12 @@ export interface ReplySink {
 const FINISH_REASONS: readonly string[] = ['stop', 'length', 'tool-calls', 'content-filter', 'error', 'other']
 
 function badOutput(hook: string, what: string, value: unknown): never {
-  throw new InvalidOutputError(
-    `${hook} ${what}, but got ${describeValue(value)}. A chat model answers core's ModelStreamEvent / ModelResponse shapes.`,
-    {
-      details: { hook, received: describeValue(value) },
-    },
+  refuseField(
+    'output',
+    hook,
+    `${what}, but got ${describeValue(value)}. A chat model answers core's ModelStreamEvent / ModelResponse shapes`,
+    value,
+    { details: { hook } },
   )
 }
 

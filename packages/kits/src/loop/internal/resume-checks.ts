@@ -4,7 +4,7 @@ import {
   consumeRejection,
   describeValue,
   InvalidInputError,
-  InvalidOutputError,
+  refuseField,
   type SchemaIssue,
   type ToolCall,
   UnauthorizedError,
@@ -38,9 +38,12 @@ export function openCalls(messages: readonly ChatMessage[]): readonly ToolCall[]
 /** Reads what a resolver answered into an outcome for the call. */
 export function readResolution(value: unknown, call: AgentPendingCall, hook: string): AgentCallOutcome {
   const bad = (what: string): never => {
-    throw new InvalidOutputError(
-      `${hook} must answer ${call.waitingFor === 'question' ? '{ type: "answer", value } or { type: "reject", reason?, instruction? }' : '{ type: "approve", by? } or { type: "reject", reason?, instruction?, by? }'}, but ${what}.`,
-      { details: { hook, received: describeValue(value) } },
+    refuseField(
+      'output',
+      hook,
+      `must answer ${call.waitingFor === 'question' ? '{ type: "answer", value } or { type: "reject", reason?, instruction? }' : '{ type: "approve", by? } or { type: "reject", reason?, instruction?, by? }'}, but ${what}`,
+      value,
+      { details: { hook } },
     )
   }
   if (!isRecord(value)) return bad(`answered ${describeValue(value)}`)
@@ -134,14 +137,16 @@ export async function checkResume(
     const call = pending.get(id)
     const field = `outcomes.${id}`
     if (call === undefined || call.waitingFor === 'running') {
-      throw new InvalidInputError(
-        `${field}: tool call "${id}" is not pending in run "${state.runId}" (pending: ${
+      refuseField(
+        'input',
+        field,
+        `names tool call "${id}", which is not pending in run "${state.runId}" (pending: ${
           [...pending.values()]
             .filter((c) => c.waitingFor !== 'running')
             .map((c) => `"${c.toolCallId}"`)
             .join(', ') || 'none'
-        }). Send outcomes only for the calls the run waits for.`,
-        { details: { field, received: describeValue(id) } },
+        }). Send outcomes only for the calls the run waits for`,
+        id,
       )
     }
     if (!fits(call.waitingFor, outcome)) {
@@ -150,18 +155,23 @@ export async function checkResume(
         external: '"result", "failure" or "reject"',
         question: '"answer" or "reject"',
       }[call.waitingFor as 'approval']
-      throw new InvalidInputError(
-        `${field} is of type "${outcome.type}", but call "${id}" waits for ${call.waitingFor === 'approval' ? 'approval' : call.waitingFor === 'external' ? "the host's result" : 'an answer'}; send ${expected}.`,
-        { details: { field: `${field}.type`, received: describeValue(outcome.type) } },
+      refuseField(
+        'input',
+        `${field}.type`,
+        `is "${outcome.type}", but call "${id}" waits for ${call.waitingFor === 'approval' ? 'approval' : call.waitingFor === 'external' ? "the host's result" : 'an answer'}; send ${expected}`,
+        outcome.type,
       )
     }
     if (outcome.type === 'approve' && outcome.input !== undefined) {
       const tool = agent.tools.get(call.toolId)
       const checked = tool ? checkEditedInput(tool.tool, outcome.input) : undefined
       if (checked !== undefined && !checked.ok) {
-        throw new InvalidInputError(
-          `${field}.input (the approved edit) does not match the input schema of ${call.toolId}: ${checked.issues.map((issue) => `${issue.path} ${issue.message}`).join('; ')}.`,
-          { details: { field: `${field}.input`, issues: checked.issues } },
+        refuseField(
+          'input',
+          `${field}.input`,
+          `(the approved edit) does not match the input schema of ${call.toolId}: ${checked.issues.map((issue) => `${issue.path} ${issue.message}`).join('; ')}`,
+          outcome.input,
+          { details: { issues: checked.issues } },
         )
       }
     }
@@ -170,9 +180,12 @@ export async function checkResume(
       const validator = tool ? answerValidatorOf(tool) : undefined
       const checked = validator?.validate(outcome.value)
       if (checked !== undefined && !checked.ok) {
-        throw new InvalidInputError(
-          `${field}.value does not match the answer schema of ${call.toolId}: ${checked.issues.map((issue) => `${issue.path} ${issue.message}`).join('; ')}.`,
-          { details: { field: `${field}.value`, issues: checked.issues } },
+        refuseField(
+          'input',
+          `${field}.value`,
+          `does not match the answer schema of ${call.toolId}: ${checked.issues.map((issue) => `${issue.path} ${issue.message}`).join('; ')}`,
+          outcome.value,
+          { details: { issues: checked.issues } },
         )
       }
     }
@@ -231,9 +244,15 @@ export function checkEdit(
   const tool = agent.tools.get(pending.toolId)
   const checked = tool ? checkEditedInput(tool.tool, input) : undefined
   if (checked !== undefined && !checked.ok) {
-    throw new InvalidOutputError(
-      `${hook} approved tool call "${pending.toolCallId}" with an input that does not match the input schema of ${pending.toolId}: ${checked.issues.map((issue) => `${issue.path} ${issue.message}`).join('; ')}.`,
-      { details: { hook, field: 'input', issues: checked.issues } },
+    refuseField(
+      'output',
+      'input',
+      `that does not match the input schema of ${pending.toolId}: ${checked.issues.map((issue) => `${issue.path} ${issue.message}`).join('; ')}`,
+      input,
+      {
+        prefix: `${hook} approved tool call "${pending.toolCallId}" with an `,
+        details: { hook, issues: checked.issues },
+      },
     )
   }
 }
@@ -248,9 +267,15 @@ export function checkAnswer(
   const tool = agent.tools.get(pending.toolId)
   const checked = tool ? answerValidatorOf(tool)?.validate(value) : undefined
   if (checked !== undefined && !checked.ok) {
-    throw new InvalidOutputError(
-      `${hook} answered tool call "${pending.toolCallId}" with a value that does not match the answer schema of ${pending.toolId}: ${checked.issues.map((issue) => `${issue.path} ${issue.message}`).join('; ')}.`,
-      { details: { hook, issues: checked.issues } },
+    refuseField(
+      'output',
+      'value',
+      `that does not match the answer schema of ${pending.toolId}: ${checked.issues.map((issue) => `${issue.path} ${issue.message}`).join('; ')}`,
+      value,
+      {
+        prefix: `${hook} answered tool call "${pending.toolCallId}" with a `,
+        details: { hook, issues: checked.issues },
+      },
     )
   }
 }

@@ -8,10 +8,10 @@ import {
   type DiagnosticSpan,
   type Diagnostics,
   describeValue,
-  InvalidOutputError,
   type ModelRequest,
   type ModelUsage,
   type OperationContext,
+  refuseField,
   type ToolCall,
   type ToolChoice,
   type ToolSpec,
@@ -478,9 +478,12 @@ export class AgentRun {
   #estimate(messages: readonly ChatMessage[]): number {
     const tokens: unknown = this.#agent.estimate(messages)
     if (typeof tokens !== 'number' || !Number.isFinite(tokens) || tokens < 0) {
-      throw new InvalidOutputError(
-        `estimateTokens must return a finite number of tokens, but returned ${describeValue(tokens)}.`,
-        { details: { hook: 'estimateTokens', received: describeValue(tokens) } },
+      refuseField(
+        'output',
+        'estimateTokens',
+        `must return a finite number of tokens, but returned ${describeValue(tokens)}`,
+        tokens,
+        { details: { hook: 'estimateTokens' } },
       )
     }
     return tokens

@@ -1,4 +1,4 @@
-import { type ChatMessage, InvalidInputError, type ToolMessage } from '@agent-core/core'
+import { type ChatMessage, refuseField, type ToolMessage } from '@agent-core/core'
 import type { ToolProgressReporter, ToolProgressUpdate } from '@agent-core/core/tools'
 import type {
   ToolCallOutcome,
@@ -60,9 +60,12 @@ export class ToolProgressChannel {
       if (data !== undefined) {
         const problem = jsonProblem(data, 'update.data')
         if (problem !== undefined) {
-          throw new InvalidInputError(
-            `Tool "${toolId}" reported progress whose data is not plain JSON (${problem}). Report JSON data, or a message.`,
-            { details: { toolId, field: 'update.data', received: problem } },
+          refuseField(
+            'input',
+            'update.data',
+            `is not plain JSON (${problem}). Report JSON data, or a message`,
+            data,
+            { prefix: `Tool "${toolId}" reported progress whose `, details: { toolId }, received: problem },
           )
         }
         copy = JSON.parse(JSON.stringify(data))

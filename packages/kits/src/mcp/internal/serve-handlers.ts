@@ -1,12 +1,11 @@
 import {
   createOperationContext,
   describeValue,
-  InvalidDefinitionError,
-  InvalidOutputError,
   type JsonSchema,
   type MaybePromise,
   type OperationContext,
   type OperationContextInit,
+  refuseField,
 } from '@agent-core/core'
 import { type ModelTool, modelToolSchemas } from '@agent-core/core/tools'
 import type {
@@ -66,9 +65,12 @@ export function assertServable(lifecycles: readonly ToolLifecycle<unknown, unkno
   for (const { tool } of lifecycles) {
     const inputSchema = modelToolSchemas(tool).input.jsonSchema
     if (publishedInput(inputSchema) === undefined) {
-      throw new InvalidDefinitionError(
-        `Tool "${tool.id}" cannot be served over MCP: its inputSchema does not describe an object (MCP tools take an object of arguments). Give it an object schema, or leave it out of the served registry.`,
-        { details: { id: tool.id, field: 'inputSchema', received: describeValue(inputSchema) } },
+      refuseField(
+        'definition',
+        'inputSchema',
+        'does not describe an object (MCP tools take an object of arguments). Give it an object schema, or leave it out of the served registry',
+        inputSchema,
+        { prefix: `Tool "${tool.id}" cannot be served over MCP: `, details: { id: tool.id } },
       )
     }
   }
@@ -136,9 +138,12 @@ function readAnswer(answer: unknown, call: PendingToolCall): ToolDecision {
   }> | null
   const by = value?.by ?? 'person'
   const fail = (problem: string): never => {
-    throw new InvalidOutputError(
-      `The approvals resolver of serveMcp answered ${describeValue(answer)} for tool call "${call.toolCallId}": ${problem}. Answer { type: 'approve' } or { type: 'reject', reason }.`,
-      { details: { hook: 'options.approvals', received: describeValue(answer) } },
+    refuseField(
+      'output',
+      'options.approvals',
+      `answered ${describeValue(answer)} for tool call "${call.toolCallId}": ${problem}. Answer { type: 'approve' } or { type: 'reject', reason }`,
+      answer,
+      { prefix: 'serveMcp: ', details: { hook: 'options.approvals' } },
     )
   }
   if (typeof value !== 'object' || value === null) return fail('it is not an object')
@@ -209,11 +214,12 @@ function requestContext<App>(
 ): OperationContext<App> {
   const given = typeof settings.context === 'function' ? settings.context(request) : (settings.context ?? {})
   if (typeof given !== 'object' || given === null) {
-    throw new InvalidOutputError(
-      `options.context must give an operation context (an object), but gave ${describeValue(given)}.`,
-      {
-        details: { hook: 'options.context', received: describeValue(given) },
-      },
+    refuseField(
+      'output',
+      'options.context',
+      `must give an operation context (an object), but gave ${describeValue(given)}`,
+      given,
+      { details: { hook: 'options.context' } },
     )
   }
   const own = (given as OperationContextInit<App>).signal

@@ -4,9 +4,9 @@ import {
   DuplicateIdError,
   describeValue,
   formatSchemaIssues,
-  InvalidOutputError,
   type JsonSchema,
   type JsonSchemaValidator,
+  refuseField,
 } from '@agent-core/core'
 import {
   compileJsonSchema,
@@ -266,9 +266,12 @@ function ownId(options: ParsedConnectionOptions, server: string, name: string): 
     Object.freeze({ server, name }),
   )
   if (typeof id !== 'string' || !TOOL_ID_PATTERN.test(id)) {
-    throw new InvalidOutputError(
-      `options.toolId answered ${describeValue(id)} for tool "${name}" of MCP server "${server}"; a tool id is 1 to 64 letters, digits, "_" or "-".`,
-      { details: { hook: 'options.toolId', received: describeValue(id) } },
+    refuseField(
+      'output',
+      'options.toolId',
+      `answered ${describeValue(id)} for tool "${name}" of MCP server "${server}"; a tool id is 1 to 64 letters, digits, "_" or "-"`,
+      id,
+      { details: { hook: 'options.toolId' } },
     )
   }
   return id
@@ -405,16 +408,25 @@ async function callTool(
     if (output) {
       const details = { server, tool: info.name, toolId, field: 'structuredContent' }
       if (structured === undefined) {
-        throw new InvalidOutputError(
-          `Tool "${info.name}" of MCP server "${server}" declares an output schema but returned no structuredContent. The server is at fault; fix it or report it.`,
-          { details: { ...details, received: 'undefined' } },
+        refuseField(
+          'output',
+          'structuredContent',
+          'is missing, though the tool declares an output schema. The server is at fault; fix it or report it',
+          structured,
+          { prefix: `Tool "${info.name}" of MCP server "${server}": `, details },
         )
       }
       const checked = output.validate(structured)
       if (!checked.ok) {
-        throw new InvalidOutputError(
-          `Tool "${info.name}" of MCP server "${server}" returned structuredContent that does not match its output schema: ${formatSchemaIssues(checked.issues)}.`,
-          { details: { ...details, issues: checked.issues } },
+        refuseField(
+          'output',
+          'structuredContent',
+          `that does not match its output schema: ${formatSchemaIssues(checked.issues)}`,
+          structured,
+          {
+            prefix: `Tool "${info.name}" of MCP server "${server}" returned `,
+            details: { ...details, issues: checked.issues },
+          },
         )
       }
     }

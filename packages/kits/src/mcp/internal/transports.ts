@@ -1,4 +1,4 @@
-import { describeValue, InvalidOutputError, type MaybePromise } from '@agent-core/core'
+import { describeValue, type MaybePromise, refuseField } from '@agent-core/core'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import { boundedFetch } from './limits.js'
 import type { FetchLike, ParsedConnectionOptions } from './options.js'
@@ -27,9 +27,12 @@ function credentialedFetch(
     if (token !== undefined) {
       const value: unknown = typeof token === 'function' ? await token() : token
       if (typeof value !== 'string' || value === '' || /[\r\n]/.test(value)) {
-        throw new InvalidOutputError(
-          `The bearerToken of MCP server "${server}" must give a non-empty token without line breaks, but gave ${describeValue(value)}.`,
-          { details: { hook: 'transport.bearerToken', received: describeValue(value), server } },
+        refuseField(
+          'output',
+          'transport.bearerToken',
+          `of MCP server "${server}" must give a non-empty token without line breaks, but gave ${describeValue(value)}`,
+          value,
+          { details: { hook: 'transport.bearerToken', server } },
         )
       }
       merged.set('authorization', `Bearer ${value}`)

@@ -1,4 +1,4 @@
-import { describeValue, InvalidInputError } from '@agent-core/core'
+import { describeValue, refuseField } from '@agent-core/core'
 import { type ConformanceReply, toolResultsText } from './replies.js'
 
 /**
@@ -76,9 +76,12 @@ function entryOf(reply: ConformanceReply, at: number): Record<string, unknown> {
         faults: [{ type: 'disconnect', afterChunks: 3 }],
       }
     default:
-      throw new InvalidInputError(
-        `scriptMockGPT cannot play replies[${at}]: ${describeValue(reply)} is no conformance reply (text, tool-calls, json, tool-results, error, hang, disconnect).`,
-        { details: { field: `replies[${at}]`, received: describeValue(reply) } },
+      refuseField(
+        'input',
+        `replies[${at}]`,
+        `must be a conformance reply (text, tool-calls, json, tool-results, error, hang, disconnect), but got ${describeValue(reply)}`,
+        reply,
+        { prefix: 'scriptMockGPT: ' },
       )
   }
 }
@@ -100,15 +103,21 @@ function entryOf(reply: ConformanceReply, at: number): Record<string, unknown> {
  */
 export function scriptMockGPT(target: MockGPTScriptTarget, replies: readonly ConformanceReply[]): void {
   if (typeof (target as { script?: unknown } | null)?.script !== 'function') {
-    throw new InvalidInputError(
-      `scriptMockGPT takes MockGPT (server.mock, or a createMockGPT() engine), but got ${describeValue(target)}.`,
-      { details: { field: 'target', received: describeValue(target) } },
+    refuseField(
+      'input',
+      'target',
+      `must be MockGPT (server.mock, or a createMockGPT() engine), but got ${describeValue(target)}`,
+      target,
+      { prefix: 'scriptMockGPT: ' },
     )
   }
   if (!Array.isArray(replies)) {
-    throw new InvalidInputError(
-      `scriptMockGPT takes an array of conformance replies, but got ${describeValue(replies)}.`,
-      { details: { field: 'replies', received: describeValue(replies) } },
+    refuseField(
+      'input',
+      'replies',
+      `must be an array of conformance replies, but got ${describeValue(replies)}`,
+      replies,
+      { prefix: 'scriptMockGPT: ' },
     )
   }
   const entries = replies.map((reply, at) => entryOf(reply, at))

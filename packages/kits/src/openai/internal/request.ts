@@ -3,7 +3,7 @@
  * read once (a snapshot, so later changes to the caller's objects cannot reach the wire), checked, and
  * translated. Bad values are `InvalidInputError`s naming the field as the caller wrote it.
  */
-import { describeValue, InvalidInputError, isRecord, type JsonSchema, refuseField } from '@agent-core/core'
+import { describeValue, isRecord, type JsonSchema, refuseField } from '@agent-core/core'
 
 /** The chat completions body the adapter sends, as plain JSON. */
 export type ChatCompletionBody = Record<string, unknown>
@@ -119,9 +119,11 @@ function tools(value: unknown): { body: unknown[]; names: Set<string> } {
       fail(`${field}.name`, 'a function name of 1 to 64 letters, digits, _ or - (as OpenAI requires)', name)
     }
     if (names.has(name)) {
-      throw new InvalidInputError(
-        `request.tools offers "${name}" twice; tool names must be unique within a request.`,
-        { details: { field: `${field}.name`, received: describeValue(name) } },
+      refuseField(
+        'input',
+        `${field}.name`,
+        `is "${name}" again: request.tools offers "${name}" twice; tool names must be unique within a request`,
+        name,
       )
     }
     names.add(name)
@@ -157,9 +159,11 @@ function toolChoice(value: unknown, offered: ReadonlySet<string> | undefined): u
   if (isRecord(value) && typeof value.name === 'string') {
     const name = value.name
     if (offered === undefined || !offered.has(name)) {
-      throw new InvalidInputError(
-        `request.toolChoice names the tool "${name}", but the request ${offered === undefined ? 'offers no tools' : `offers only ${[...offered].map((n) => `"${n}"`).join(', ')}`}. Offer it in request.tools.`,
-        { details: { field: 'request.toolChoice.name', received: describeValue(name) } },
+      refuseField(
+        'input',
+        'request.toolChoice.name',
+        `names the tool "${name}", but the request ${offered === undefined ? 'offers no tools' : `offers only ${[...offered].map((n) => `"${n}"`).join(', ')}`}; offer it in request.tools`,
+        name,
       )
     }
     return { type: 'function', function: { name } }
@@ -210,9 +214,12 @@ export function jsonSnapshot(value: unknown, field: string): unknown {
     text = JSON.stringify(value)
   } catch (error) {
     if (!(error instanceof TypeError)) throw error // a getter's own error passes through
-    throw new InvalidInputError(
-      `${field} must be plain JSON, but it cannot be serialised: ${error.message}. Remove cycles, BigInts and class instances.`,
-      { cause: error, details: { field, received: describeValue(value) } },
+    refuseField(
+      'input',
+      field,
+      `must be plain JSON, but it cannot be serialised: ${error.message}. Remove cycles, BigInts and class instances`,
+      value,
+      { cause: error },
     )
   }
   if (text === undefined) fail(field, 'a JSON value', value)
