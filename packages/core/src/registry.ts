@@ -259,9 +259,12 @@ export class Registry<Definition extends Identified> implements ReadonlyRegistry
 
   #checkId(definition: unknown): string {
     if (typeof definition !== 'object' || definition === null) {
-      throw new InvalidDefinitionError(
-        `A ${this.#kind} definition must be an object with an id, but got ${describeValue(definition)}. Pass { id, ... }.`,
-        { details: { kind: this.#kind, received: describeValue(definition) } },
+      refuseField(
+        'definition',
+        'definition',
+        `must be an object with an id, but got ${describeValue(definition)}. Pass { id, ... }`,
+        definition,
+        { prefix: `A ${this.#kind} `, details: { kind: this.#kind } },
       )
     }
     const id = (definition as { id?: unknown }).id
