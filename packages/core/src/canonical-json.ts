@@ -1,5 +1,5 @@
 import { describeValue } from './errors/agent-core-error.js'
-import { InvalidInputError } from './errors/errors.js'
+import { refuseField } from './field-reader.js'
 
 /**
  * JSON text of a value with every object's keys sorted by UTF-16 code units and no whitespace: two values
@@ -23,9 +23,12 @@ export function canonicalJson(value: unknown): string {
     return write(value) ?? 'null'
   } catch (error) {
     if (error instanceof RangeError) {
-      throw new InvalidInputError(
-        `canonicalJson cannot print ${describeValue(value)}: it is nested too deep or refers back to one of its parents (a cycle). Pass plain JSON data without cycles.`,
-        { details: { field: 'value', received: describeValue(value) }, cause: error },
+      refuseField(
+        'input',
+        'value',
+        `cannot be printed: ${describeValue(value)} is nested too deep or refers back to one of its parents (a cycle). Pass plain JSON data without cycles`,
+        value,
+        { prefix: 'canonicalJson: ', cause: error },
       )
     }
     throw error
@@ -36,9 +39,12 @@ export function canonicalJson(value: unknown): string {
 function write(value: unknown): string | undefined {
   if (typeof value !== 'object' || value === null) {
     if (typeof value === 'bigint') {
-      throw new InvalidInputError(
-        `canonicalJson cannot print the bigint ${value}n: JSON has no bigint. Convert it to a string or a number first.`,
-        { details: { field: 'value', received: describeValue(value) } },
+      refuseField(
+        'input',
+        'value',
+        `holds the bigint ${value}n, which JSON cannot carry. Convert it to a string or a number first`,
+        value,
+        { prefix: 'canonicalJson: ' },
       )
     }
     return JSON.stringify(value)

@@ -1,8 +1,11 @@
 import type { AttemptBudget } from './attempt-budget.js'
 import { createDiagnostics, type DiagnosticSink, type Diagnostics } from './diagnostics.js'
 import { describeValue } from './errors/agent-core-error.js'
-import { InvalidInputError } from './errors/errors.js'
+import { type FieldRefusalContext, refuseField } from './field-reader.js'
 import { assertObject, isAbortSignal } from './validate.js'
+
+/** The context's refusals name the field as `context.<field>` in the message, `<field>` in details. */
+const CONTEXT: FieldRefusalContext = { prefix: 'context.' }
 
 /**
  * The per-run context every I/O-facing kit receives. Definitions are static; whatever belongs to one run
@@ -82,29 +85,42 @@ export function createOperationContext<App = undefined>(
   })
   const { signal, diagnostics, attemptBudget, now } = init
   if (signal !== undefined && !isAbortSignal(signal)) {
-    throw new InvalidInputError(`context.signal must be an AbortSignal, but got ${describeValue(signal)}.`, {
-      details: { field: 'signal', received: describeValue(signal) },
-    })
+    refuseField(
+      'input',
+      'signal',
+      `must be an AbortSignal, but got ${describeValue(signal)}`,
+      signal,
+      CONTEXT,
+    )
   }
   if (now !== undefined && typeof now !== 'function') {
-    throw new InvalidInputError(
-      `context.now must be a function returning epoch milliseconds, but got ${describeValue(now)}.`,
-      { details: { field: 'now', received: describeValue(now) } },
+    refuseField(
+      'input',
+      'now',
+      `must be a function returning epoch milliseconds, but got ${describeValue(now)}`,
+      now,
+      CONTEXT,
     )
   }
   if (
     attemptBudget !== undefined &&
     (typeof attemptBudget !== 'object' || attemptBudget === null || typeof attemptBudget.take !== 'function')
   ) {
-    throw new InvalidInputError(
-      `context.attemptBudget must be an AttemptBudget, but got ${describeValue(attemptBudget)}.`,
-      { details: { field: 'attemptBudget', received: describeValue(attemptBudget) } },
+    refuseField(
+      'input',
+      'attemptBudget',
+      `must be an AttemptBudget, but got ${describeValue(attemptBudget)}`,
+      attemptBudget,
+      CONTEXT,
     )
   }
   if (diagnostics !== undefined && typeof diagnostics !== 'function' && !isDiagnostics(diagnostics)) {
-    throw new InvalidInputError(
-      `context.diagnostics must be a Diagnostics or a sink function, but got ${describeValue(diagnostics)}.`,
-      { details: { field: 'diagnostics', received: describeValue(diagnostics) } },
+    refuseField(
+      'input',
+      'diagnostics',
+      `must be a Diagnostics or a sink function, but got ${describeValue(diagnostics)}`,
+      diagnostics,
+      CONTEXT,
     )
   }
   if (signal !== undefined && isDiagnostics(diagnostics) && now !== undefined && 'app' in init) {

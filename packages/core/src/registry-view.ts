@@ -1,5 +1,5 @@
 import { describeValue } from './errors/agent-core-error.js'
-import { InvalidDefinitionError } from './errors/errors.js'
+import { refuseField } from './field-reader.js'
 import { type Identified, Registry } from './registry.js'
 
 /**
@@ -64,9 +64,12 @@ export class RegistryView<Definition extends Identified, Id extends string = str
 
   constructor(registry: Registry<Definition>) {
     if (!(registry instanceof Registry)) {
-      throw new InvalidDefinitionError(
-        `RegistryView needs the Registry it reads, but got ${describeValue(registry)}. Pass a Registry from @agent-core/core.`,
-        { details: { field: 'registry', received: describeValue(registry) } },
+      refuseField(
+        'definition',
+        'registry',
+        `must be the Registry it reads, but got ${describeValue(registry)}. Pass a Registry from @agent-core/core`,
+        registry,
+        { prefix: 'RegistryView: ' },
       )
     }
     this.#registry = registry

@@ -6,6 +6,7 @@ import {
   RegistrySealedError,
   UnknownIdError,
 } from './errors/errors.js'
+import { refuseField } from './field-reader.js'
 import type { ReadonlyRegistry } from './registry-view.js'
 import { assertNotThenable } from './sync.js'
 import { assertFunction, assertObject } from './validate.js'
@@ -123,9 +124,12 @@ export class Registry<Definition extends Identified> implements ReadonlyRegistry
       hint: 'Pass { kind, idPattern, assertDefinition, errors }, or nothing.',
     })
     if (policy.idPattern !== undefined && !(policy.idPattern instanceof RegExp)) {
-      throw new InvalidDefinitionError(
-        `Registry: policy.idPattern must be a RegExp, but got ${describeValue(policy.idPattern)}. Pass a regular expression such as /^[a-z-]+$/.`,
-        { details: { field: 'policy.idPattern', received: describeValue(policy.idPattern) } },
+      refuseField(
+        'definition',
+        'policy.idPattern',
+        `must be a RegExp, but got ${describeValue(policy.idPattern)}. Pass a regular expression such as /^[a-z-]+$/`,
+        policy.idPattern,
+        { prefix: 'Registry: ' },
       )
     }
     if (policy.assertDefinition !== undefined)
@@ -168,9 +172,12 @@ export class Registry<Definition extends Identified> implements ReadonlyRegistry
       typeof definitions !== 'object' ||
       typeof (definitions as Iterable<Definition>)[Symbol.iterator] !== 'function'
     ) {
-      throw new InvalidDefinitionError(
-        `registerAll expects an array (or iterable) of ${this.#kind} definitions, but got ${describeValue(definitions)}. Pass an array of { id, ... } objects.`,
-        { details: { field: 'definitions', received: describeValue(definitions) } },
+      refuseField(
+        'definition',
+        'definitions',
+        `must be an array (or iterable) of ${this.#kind} definitions, but got ${describeValue(definitions)}. Pass an array of { id, ... } objects`,
+        definitions,
+        { prefix: 'registerAll: ' },
       )
     }
     const batch = [...definitions]
@@ -252,9 +259,12 @@ export class Registry<Definition extends Identified> implements ReadonlyRegistry
 
   #checkId(definition: unknown): string {
     if (typeof definition !== 'object' || definition === null) {
-      throw new InvalidDefinitionError(
-        `A ${this.#kind} definition must be an object with an id, but got ${describeValue(definition)}. Pass { id, ... }.`,
-        { details: { kind: this.#kind, received: describeValue(definition) } },
+      refuseField(
+        'definition',
+        'definition',
+        `must be an object with an id, but got ${describeValue(definition)}. Pass { id, ... }`,
+        definition,
+        { prefix: `A ${this.#kind} `, details: { kind: this.#kind } },
       )
     }
     const id = (definition as { id?: unknown }).id

@@ -1,5 +1,6 @@
 import { describeValue } from './errors/agent-core-error.js'
 import { AbortedError, InvalidOutputError, RejectedThenableError, TimeoutError } from './errors/errors.js'
+import { refuseField } from './field-reader.js'
 
 /**
  * A value or a promise of it.
@@ -107,8 +108,11 @@ export function assertNotThenable<T>(value: T, hook: string): Exclude<T, Promise
 export function assertBoolean(value: unknown, hook: string): boolean {
   const plain = assertNotThenable(value, hook)
   if (typeof plain !== 'boolean') {
-    throw new InvalidOutputError(
-      `${hook} must return a boolean synchronously, but returned ${plain === undefined ? 'undefined' : typeof plain}. Return true or false.`,
+    refuseField(
+      'output',
+      hook,
+      `must return a boolean synchronously, but returned ${plain === undefined ? 'undefined' : typeof plain}. Return true or false`,
+      plain,
       { details: { hook, returned: describeValue(plain) } },
     )
   }

@@ -143,16 +143,21 @@ class CandidateSelectionImpl implements CandidateSelection {
       )
     }
     if (!allowed) {
-      throw new InvalidInputError(
-        `This task does not accept a candidate envelope ({ ${field}: [...] }). Submit a single ordinary value instead.`,
-        { details: { field } },
+      refuseField(
+        'input',
+        field,
+        `makes the value a candidate envelope ({ ${field}: [...] }), but this task does not accept a candidate envelope. Submit a single ordinary value instead`,
+        submitted[field],
       )
     }
     const extra = Object.keys(submitted).filter((key) => key !== field)
     if (extra.length > 0) {
-      throw new InvalidInputError(
-        `A candidate envelope may only contain the field "${field}", but it also has ${extra.map((k) => `"${k}"`).join(', ')}. Move that data into the candidates themselves.`,
-        { details: { field, extra } },
+      refuseField(
+        'input',
+        field,
+        `must be the only field of a candidate envelope, but it also has ${extra.map((k) => `"${k}"`).join(', ')}. Move that data into the candidates themselves`,
+        submitted,
+        { details: { extra } },
       )
     }
     const list = submitted[field]

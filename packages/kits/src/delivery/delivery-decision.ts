@@ -1,4 +1,4 @@
-import { assertNotThenable, describeValue, InvalidOutputError } from '@agent-core/core'
+import { assertNotThenable, describeValue, refuseField } from '@agent-core/core'
 
 /**
  * What a stage's `handle` returns: pass a (possibly new) state to the next stage, or finish the delivery
@@ -17,9 +17,12 @@ export type DeliveryDecision<State, Value> =
   | { readonly type: 'continue'; readonly state: State }
   | { readonly type: 'complete'; readonly value: Value }
 
+/** {@link DECISION_FIX} without its full stop, to end a refusal's problem (refuseField adds the stop). */
+const DECISION_FIX_TEXT =
+  "Return { type: 'continue', state } or { type: 'complete', value } (value may be undefined)"
+
 /** The fix that every malformed-decision error suggests. */
-export const DECISION_FIX =
-  "Return { type: 'continue', state } or { type: 'complete', value } (value may be undefined)."
+export const DECISION_FIX = `${DECISION_FIX_TEXT}.`
 
 /** A validated decision: the next state, or the final value. */
 export type DeliveryStep<State, Value> =
@@ -34,9 +37,13 @@ export function readDecision<State, Value>(
 ): DeliveryStep<State, Value> {
   const hook = `delivery stage "${stageId}" handle`
   if (typeof decision !== 'object' || decision === null || Array.isArray(decision)) {
-    throw new InvalidOutputError(
-      `${hook} returned ${describeValue(decision)}, not a decision. ${DECISION_FIX}`,
+    refuseField(
+      'output',
+      'handle',
+      `returned ${describeValue(decision)}, not a decision. ${DECISION_FIX_TEXT}`,
+      decision,
       {
+        prefix: `delivery stage "${stageId}" `,
         details: { id: stageId, hook: 'handle', returned: describeValue(decision) },
       },
     )
@@ -44,21 +51,30 @@ export function readDecision<State, Value>(
   const { type } = decision as { type?: unknown }
   if (type === 'continue') {
     if (!('state' in decision)) {
-      throw new InvalidOutputError(
-        `${hook} returned { type: 'continue' } without a state field. Pass the state on explicitly, even when it is unchanged or undefined.`,
-        { details: { id: stageId, hook: 'handle', field: 'state' } },
+      refuseField(
+        'output',
+        'state',
+        "is missing: it returned { type: 'continue' } without a state field. Pass the state on explicitly, even when it is unchanged or undefined",
+        undefined,
+        { prefix: `${hook}: `, details: { id: stageId, hook: 'handle' } },
       )
     }
     if ('value' in decision) {
-      throw new InvalidOutputError(
-        `${hook} returned { type: 'continue' } with a value field, which would be lost. Return { type: 'complete', value } to finish, or drop the value.`,
-        { details: { id: stageId, hook: 'handle', field: 'value' } },
+      refuseField(
+        'output',
+        'value',
+        "is not part of a continue decision: it returned { type: 'continue' } with a value field, which would be lost. Return { type: 'complete', value } to finish, or drop the value",
+        (decision as { value: unknown }).value,
+        { prefix: `${hook}: `, details: { id: stageId, hook: 'handle' } },
       )
     }
     if (isLast) {
-      throw new InvalidOutputError(
-        `${hook} returned { type: 'continue' }, but "${stageId}" is the last stage, so there is nothing to continue to. Return { type: 'complete', value } from the last stage, or add a stage after it.`,
-        { details: { id: stageId, hook: 'handle', field: 'type' } },
+      refuseField(
+        'output',
+        'type',
+        `is 'continue', but "${stageId}" is the last stage, so there is nothing to continue to. Return { type: 'complete', value } from the last stage, or add a stage after it`,
+        'continue',
+        { prefix: `${hook}: `, details: { id: stageId, hook: 'handle' } },
       )
     }
     const state = assertNotThenable((decision as { state: unknown }).state, `${hook} state`) as State
@@ -66,24 +82,31 @@ export function readDecision<State, Value>(
   }
   if (type === 'complete') {
     if (!('value' in decision)) {
-      throw new InvalidOutputError(
-        `${hook} returned { type: 'complete' } without a value field. Write value: undefined explicitly if undefined is the result.`,
-        { details: { id: stageId, hook: 'handle', field: 'value' } },
+      refuseField(
+        'output',
+        'value',
+        "is missing: it returned { type: 'complete' } without a value field. Write value: undefined explicitly if undefined is the result",
+        undefined,
+        { prefix: `${hook}: `, details: { id: stageId, hook: 'handle' } },
       )
     }
     if ('state' in decision) {
-      throw new InvalidOutputError(
-        `${hook} returned { type: 'complete' } with a state field, which would be lost. Return { type: 'continue', state } to go on, or drop the state.`,
-        { details: { id: stageId, hook: 'handle', field: 'state' } },
+      refuseField(
+        'output',
+        'state',
+        "is not part of a complete decision: it returned { type: 'complete' } with a state field, which would be lost. Return { type: 'continue', state } to go on, or drop the state",
+        (decision as { state: unknown }).state,
+        { prefix: `${hook}: `, details: { id: stageId, hook: 'handle' } },
       )
     }
     const value = assertNotThenable((decision as { value: unknown }).value, `${hook} value`) as Value
     return { done: true, value }
   }
-  throw new InvalidOutputError(
-    `${hook} returned a decision of type ${describeValue(type)}. ${DECISION_FIX}`,
-    {
-      details: { id: stageId, hook: 'handle', field: 'type', received: describeValue(type) },
-    },
+  refuseField(
+    'output',
+    'type',
+    `names a decision of type ${describeValue(type)}. ${DECISION_FIX_TEXT}`,
+    type,
+    { prefix: `${hook}: `, details: { id: stageId, hook: 'handle' } },
   )
 }

@@ -5,7 +5,6 @@ import {
   createOperationContext,
   describeValue,
   InvalidDefinitionError,
-  InvalidOutputError,
   type OperationContext,
   type OperationContextInit,
   Registry,
@@ -171,9 +170,15 @@ class DeliveryImpl<State, Value, App> implements Delivery<State, Value, App> {
             `delivery beforeStage (stage "${stageId}")`,
           )
           if (returned !== undefined) {
-            throw new InvalidOutputError(
-              `delivery beforeStage (stage "${stageId}") returned ${describeValue(returned)}, but it must return nothing. Throw to stop the delivery; it cannot change the state.`,
-              { details: { id: stageId, hook: 'beforeStage', returned: describeValue(returned) } },
+            refuseField(
+              'output',
+              'beforeStage',
+              `returned ${describeValue(returned)}, but it must return nothing. Throw to stop the delivery; it cannot change the state`,
+              returned,
+              {
+                prefix: `delivery stage "${stageId}": `,
+                details: { id: stageId, hook: 'beforeStage', returned: describeValue(returned) },
+              },
             )
           }
         }

@@ -2,7 +2,6 @@ import {
   assertBoolean,
   assertObject,
   describeValue,
-  InvalidDefinitionError,
   Registry,
   type RegistryPolicy,
   refuseField,
@@ -188,9 +187,12 @@ export function defineEvidenceChecklist<
   let registry: Registry<AnyProvider>
   if (providers instanceof Registry) {
     if (!providers.sealed) {
-      throw new InvalidDefinitionError(
-        'defineEvidenceChecklist takes a sealed Registry of providers, so the checklist cannot change while it is used. Call seal() first, or pass an array.',
-        { details: { field: 'providers' } },
+      refuseField(
+        'definition',
+        'providers',
+        'must be a sealed Registry of providers, so the checklist cannot change while it is used. Call seal() first, or pass an array',
+        providers,
+        { prefix: 'defineEvidenceChecklist: ' },
       )
     }
     for (const provider of providers.values()) assertProvider(provider as unknown as AnyProvider)

@@ -4,7 +4,6 @@ import {
   assertSafeInteger,
   ConflictError,
   describeValue,
-  InvalidInputError,
   refuseField,
   throwIfAborted,
 } from '@agent-core/core'
@@ -32,12 +31,12 @@ function copy<T>(value: T, field: string): T {
   try {
     return structuredClone(value)
   } catch (error) {
-    throw new InvalidInputError(
-      `${field} holds ${describeValue(value)} with something that is not data (a function, a symbol, ...). Pass plain records.`,
-      {
-        cause: error,
-        details: { field, received: describeValue(value) },
-      },
+    refuseField(
+      'input',
+      field,
+      `holds ${describeValue(value)} with something that is not data (a function, a symbol, ...). Pass plain records`,
+      value,
+      { cause: error },
     )
   }
 }

@@ -2,8 +2,8 @@ import {
   assertNotThenable,
   describeValue,
   FieldReader,
-  InvalidOutputError,
   type OperationContext,
+  refuseField,
 } from '@agent-core/core'
 import { defineModelTool, type ModelTool } from '@agent-core/core/tools'
 import { checkId, MAX_FACT_LENGTH, MAX_ID_LENGTH } from './internal/checks.js'
@@ -88,9 +88,12 @@ export function defineFactTools<App = unknown>(
   const scope = (context: OperationContext<App>): string => {
     const value = assertNotThenable(scopeOf(context), 'options.scope')
     if (typeof value !== 'string' || value === '' || value.length > MAX_ID_LENGTH) {
-      throw new InvalidOutputError(
-        `options.scope must return a non-empty string of at most ${MAX_ID_LENGTH} characters, but returned ${describeValue(value)}.`,
-        { details: { hook: 'options.scope', received: describeValue(value) } },
+      refuseField(
+        'output',
+        'options.scope',
+        `must return a non-empty string of at most ${MAX_ID_LENGTH} characters, but returned ${describeValue(value)}`,
+        value,
+        { details: { hook: 'options.scope' } },
       )
     }
     return value

@@ -1,10 +1,4 @@
-import {
-  type ChatMessage,
-  describeValue,
-  FieldReader,
-  InvalidOutputError,
-  refuseField,
-} from '@agent-core/core'
+import { type ChatMessage, describeValue, FieldReader, refuseField } from '@agent-core/core'
 import { estimateTokens } from '@agent-core/kits/loop'
 import { checkMessages } from './internal/checks.js'
 
@@ -122,11 +116,12 @@ export function readWindowOptions(
 export function countWith(estimate: TokenEstimator, messages: readonly ChatMessage[], hook: string): number {
   const tokens: unknown = estimate(messages)
   if (typeof tokens !== 'number' || !Number.isFinite(tokens) || tokens < 0) {
-    throw new InvalidOutputError(
-      `${hook} must return a finite number of tokens that is not negative, but returned ${describeValue(tokens)}.`,
-      {
-        details: { hook, received: describeValue(tokens) },
-      },
+    refuseField(
+      'output',
+      hook,
+      `must return a finite number of tokens that is not negative, but returned ${describeValue(tokens)}`,
+      tokens,
+      { details: { hook } },
     )
   }
   return tokens

@@ -308,9 +308,12 @@ type AnyDefinition = RetrievalDefinitionBase<unknown, unknown> & {
 function returnedNothing(value: unknown, hook: string): void {
   const plain = assertNotThenable(value, hook)
   if (plain !== undefined) {
-    throw new InvalidOutputError(
-      `${hook} returned ${describeValue(plain)}, but it must return nothing: throw to refuse. If it is a predicate, throw when it is false.`,
-      { details: { hook, received: describeValue(plain) } },
+    refuseField(
+      'output',
+      hook,
+      `returned ${describeValue(plain)}, but it must return nothing: throw to refuse. If it is a predicate, throw when it is false`,
+      plain,
+      { details: { hook } },
     )
   }
 }
@@ -386,9 +389,12 @@ function checkDefinition(definition: unknown): AnyDefinition {
   })
   for (const [field, value] of Object.entries(d)) {
     if (value instanceof RetrievalLedger) {
-      throw new InvalidDefinitionError(
-        `Retrieval "${id}" holds a RetrievalLedger in "${field}". A definition binds no request state: keep the ledger in context.app and return it from ledger(context).`,
-        { details: { id, field } },
+      refuseField(
+        'definition',
+        field,
+        'holds a RetrievalLedger. A definition binds no request state: keep the ledger in context.app and return it from ledger(context)',
+        value,
+        { prefix: `Retrieval "${id}": `, details: { id } },
       )
     }
   }
@@ -451,16 +457,19 @@ class RetrievalRunner {
     returnedNothing(definition.assertInput(input), `retrieval "${this.id}" assertInput`)
     const key = assertNotThenable(definition.key(input), `retrieval "${this.id}" key`)
     if (typeof key !== 'string') {
-      throw new InvalidOutputError(
-        `Retrieval "${this.id}" key must return a string, but returned ${describeValue(key)}.`,
-        { details: { hook: 'key', received: describeValue(key) } },
-      )
+      refuseField('output', 'key', `must return a string, but returned ${describeValue(key)}`, key, {
+        prefix: `Retrieval "${this.id}" `,
+        details: { hook: 'key' },
+      })
     }
     const ledger = assertNotThenable(definition.ledger(operation), `retrieval "${this.id}" ledger`)
     if (!(ledger instanceof RetrievalLedger)) {
-      throw new InvalidOutputError(
-        `Retrieval "${this.id}" ledger(context) must return the request's RetrievalLedger (kept in context.app), but returned ${describeValue(ledger)}.`,
-        { details: { hook: 'ledger', received: describeValue(ledger) } },
+      refuseField(
+        'output',
+        'ledger',
+        `must return the request's RetrievalLedger (kept in context.app) from ledger(context), but returned ${describeValue(ledger)}`,
+        ledger,
+        { prefix: `Retrieval "${this.id}" `, details: { hook: 'ledger' } },
       )
     }
     const span = operation.diagnostics.span('retrieval', { retrievalId: this.id, key })
@@ -499,9 +508,12 @@ class RetrievalRunner {
   /** Checks the read's result and binds each material to a source id of the request. */
   #bind(prepared: Prepared, result: unknown, startedAtMs: number): RetrievalReceipt<unknown> {
     if (!Array.isArray(result)) {
-      throw new InvalidOutputError(
-        `Retrieval "${this.id}" execute must return an array of materials (best first), but returned ${describeValue(result)}.`,
-        { details: { hook: 'execute', received: describeValue(result) } },
+      refuseField(
+        'output',
+        'execute',
+        `must return an array of materials (best first), but returned ${describeValue(result)}`,
+        result,
+        { prefix: `Retrieval "${this.id}" `, details: { hook: 'execute' } },
       )
     }
     const materials = [...result]

@@ -355,9 +355,12 @@ export function defineTextSkillLoader(definition: TextSkillLoaderDefinition): Te
         hint: 'List the ids of registered tools.',
       })
       if (seen.has(toolId)) {
-        throw new InvalidDefinitionError(
-          `Text skill "${id}" lists the tool "${toolId}" twice. List each tool once.`,
-          { details: { id, field: `toolIds[${i}]`, index: i, toolId } },
+        refuseField(
+          'definition',
+          `toolIds[${i}]`,
+          `lists the tool "${toolId}" a second time. List each tool once`,
+          toolId,
+          { prefix: `Text skill "${id}": `, details: { id, index: i, toolId } },
         )
       }
       if (!tools.has(toolId)) {
@@ -433,9 +436,15 @@ export function defineTextSkillLoader(definition: TextSkillLoaderDefinition): Te
     const description = (parsed as { description?: unknown } | null)?.description
     const body = (parsed as { body?: unknown } | null)?.body
     if (typeof description !== 'string' || description.trim() === '' || typeof body !== 'string') {
-      throw new InvalidOutputError(
-        `${hook} must return { description, body } with a non-empty description string and a body string, but returned ${describeValue(parsed)}${typeof parsed === 'object' && parsed !== null ? ` (description: ${describeValue(description)}, body: ${describeValue(body)})` : ''}.`,
-        { details: { id: registration.id, hook: 'parse', returned: describeValue(parsed) } },
+      refuseField(
+        'output',
+        'parse',
+        `must return { description, body } with a non-empty description string and a body string, but returned ${describeValue(parsed)}${typeof parsed === 'object' && parsed !== null ? ` (description: ${describeValue(description)}, body: ${describeValue(body)})` : ''}`,
+        parsed,
+        {
+          prefix: `text skill "${registration.id}" `,
+          details: { id: registration.id, hook: 'parse', returned: describeValue(parsed) },
+        },
       )
     }
     return { description, body }
@@ -489,9 +498,13 @@ export function defineTextSkillLoader(definition: TextSkillLoaderDefinition): Te
         const hook = `context.read("${registration.entry}")`
         const text = assertNotThenable(Reflect.apply(read, context, [registration.entry]), hook)
         if (typeof text !== 'string') {
-          throw new InvalidOutputError(
-            `${hook} for text skill "${registration.id}" must return the file's text as a string, but returned ${describeValue(text)}. Decode the file (for example readFileSync(path, 'utf8')).`,
+          refuseField(
+            'output',
+            'context.read',
+            `must return the file's text as a string for "${registration.entry}", but returned ${describeValue(text)}. Decode the file (for example readFileSync(path, 'utf8'))`,
+            text,
             {
+              prefix: `Text skill "${registration.id}": `,
               details: {
                 id: registration.id,
                 hook: 'read',

@@ -7,10 +7,10 @@ import {
   type DiagnosticSpan,
   type Diagnostics,
   describeValue,
-  InvalidInputError,
   InvalidStateError,
   type OperationContext,
   type OperationContextInit,
+  refuseField,
   TimeoutError,
   UnknownIdError,
 } from '@agent-core/core'
@@ -268,9 +268,12 @@ export class Runner<State, App> implements StepRun<State, App> {
     const deadlineAtMs =
       request.deadlineAtMs ?? (request.timeoutMs === undefined ? null : now + request.timeoutMs)
     if (deadlineAtMs !== null && !Number.isSafeInteger(deadlineAtMs)) {
-      throw new InvalidInputError(
-        `Task "${taskId}" was not started: timeoutMs ${request.timeoutMs} puts its deadline past the largest safe epoch millisecond. Nothing was written; pass a smaller timeoutMs.`,
-        { details: { taskId, field: 'request.timeoutMs', received: describeValue(request.timeoutMs) } },
+      refuseField(
+        'input',
+        'request.timeoutMs',
+        `${request.timeoutMs} puts its deadline past the largest safe epoch millisecond. Nothing was written; pass a smaller timeoutMs`,
+        request.timeoutMs,
+        { prefix: `Task "${taskId}" was not started: `, details: { taskId } },
       )
     }
     if (deadlineAtMs !== null && now >= deadlineAtMs) {

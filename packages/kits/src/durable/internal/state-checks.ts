@@ -8,6 +8,7 @@ import {
   isThenable,
   type OperationContext,
   raceSignal,
+  refuseField,
   UnauthorizedError,
 } from '@agent-core/core'
 import type { DurableStep, DurableTaskDefinition } from '../durable-task.js'
@@ -24,18 +25,25 @@ export function checkStepOutput<State, App>(
   try {
     copy = structuredClone(output)
   } catch (error) {
-    throw new InvalidOutputError(
-      `Step "${step.id}" of task "${taskId}" returned a state that cannot be cloned. Return plain JSON data.`,
+    refuseField(
+      'output',
+      `step "${step.id}"`,
+      'returned a state that cannot be cloned; return plain JSON data',
+      output,
       {
+        prefix: `Task "${taskId}": `,
+        details: { taskId, stepId: step.id, hook: `step "${step.id}"` },
         cause: error,
-        details: { taskId, stepId: step.id, hook: `step "${step.id}"`, received: describeValue(output) },
       },
     )
   }
   if (!assertBoolean(definition.isState(copy), `durable task "${definition.id}" isState`)) {
-    throw new InvalidOutputError(
-      `Step "${step.id}" of task "${taskId}" returned ${describeValue(output)}, which isState rejects. Return the next state.`,
-      { details: { taskId, stepId: step.id, hook: `step "${step.id}"`, received: describeValue(output) } },
+    refuseField(
+      'output',
+      `step "${step.id}"`,
+      `returned ${describeValue(output)}, which isState rejects; return the next state`,
+      output,
+      { prefix: `Task "${taskId}": `, details: { taskId, stepId: step.id, hook: `step "${step.id}"` } },
     )
   }
   return copy as State
@@ -55,15 +63,25 @@ export function checkProgressState<State, App>(
   try {
     copy = structuredClone(state)
   } catch (error) {
-    throw new InvalidInputError(
-      `Step "${stepId}" of task "${taskId}" passed context.checkpoint a state that cannot be cloned. Pass plain JSON data.`,
-      { cause: error, details: { taskId, stepId, field: 'state', received: describeValue(state) } },
+    refuseField(
+      'input',
+      'state',
+      'passed to context.checkpoint cannot be cloned; pass plain JSON data',
+      state,
+      {
+        prefix: `Step "${stepId}" of task "${taskId}": `,
+        details: { taskId, stepId },
+        cause: error,
+      },
     )
   }
   if (!assertBoolean(definition.isState(copy), `durable task "${definition.id}" isState`)) {
-    throw new InvalidInputError(
-      `Step "${stepId}" of task "${taskId}" passed context.checkpoint ${describeValue(state)}, which isState rejects. Nothing was saved; pass a state of the task.`,
-      { details: { taskId, stepId, field: 'state', received: describeValue(state) } },
+    refuseField(
+      'input',
+      'state',
+      `passed to context.checkpoint is ${describeValue(state)}, which isState rejects. Nothing was saved; pass a state of the task`,
+      state,
+      { prefix: `Step "${stepId}" of task "${taskId}": `, details: { taskId, stepId } },
     )
   }
   return copy as State
@@ -128,9 +146,12 @@ export async function authorizeCheckpoint<State, App>(
     )
   }
   if (result !== undefined) {
-    throw new InvalidOutputError(
-      `authorize of durable task "${definition.id}" returned ${describeValue(result)}; it must return nothing to allow or throw to refuse.`,
-      { details: { taskId, hook: 'authorize', received: describeValue(result) } },
+    refuseField(
+      'output',
+      'authorize',
+      `returned ${describeValue(result)}; it must return nothing to allow or throw to refuse`,
+      result,
+      { prefix: `Durable task "${definition.id}": `, details: { taskId, hook: 'authorize' } },
     )
   }
 }

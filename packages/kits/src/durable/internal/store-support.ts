@@ -5,7 +5,6 @@ import {
   assertSafeInteger,
   ConflictError,
   describeValue,
-  InvalidInputError,
   InvalidStateError,
   isAbortSignal,
   refuseField,
@@ -42,9 +41,12 @@ export function reportWait(onWait: DurableExclusiveOptions['onWait'], wait: Dura
 export function assertExpectedVersion(options: unknown): number | undefined {
   assertObject(options, 'options')
   if (!('expectedVersion' in options)) {
-    throw new InvalidInputError(
-      'options must be { expectedVersion }: pass the version load returned, or undefined to create the task.',
-      { details: { field: 'options.expectedVersion', received: 'no expectedVersion' } },
+    refuseField(
+      'input',
+      'options.expectedVersion',
+      'is missing: options must be { expectedVersion }; pass the version load returned, or undefined to create the task',
+      undefined,
+      { received: 'no expectedVersion' },
     )
   }
   const expected = options.expectedVersion
@@ -79,9 +81,12 @@ export function serializeCheckpoint(taskId: string, checkpoint: unknown, where: 
   try {
     text = JSON.stringify(checkpoint)
   } catch (error) {
-    throw new InvalidInputError(
-      `${where}: the checkpoint of task "${taskId}" cannot be serialized as JSON. Keep the task state to plain JSON values.`,
-      { cause: error, details: { taskId, field: 'checkpoint' } },
+    refuseField(
+      'input',
+      'checkpoint',
+      'cannot be serialized as JSON; keep the task state to plain JSON values',
+      checkpoint,
+      { prefix: `${where}: task "${taskId}": `, details: { taskId }, cause: error },
     )
   }
   return text as string

@@ -1,4 +1,4 @@
-import { describeValue, InvalidOutputError, refuseField } from '@agent-core/core'
+import { describeValue, refuseField } from '@agent-core/core'
 import type { SuspensionClaim } from '@agent-core/kits/loop'
 
 /** Longest suspension key a ledger stores (the loop's keys are far shorter). */
@@ -63,9 +63,15 @@ export function checkStoredClaim(value: unknown, key: string, ledger: string): S
   const found = problem(value)
   if (found !== undefined || (value as SuspensionClaim).key !== key) {
     const [field, received] = found ?? ['claim.key', (value as SuspensionClaim).key]
-    throw new InvalidOutputError(
-      `The ${ledger} suspension ledger holds a row for "${key}" that is not its claim (${field}: ${describeValue(received)}); its table was damaged or written by something else. Check it.`,
-      { details: { field, hook: 'SuspensionLedger', returned: describeValue(received) } },
+    refuseField(
+      'output',
+      field,
+      `of the row for "${key}" is ${describeValue(received)}, so the row is not its claim; its table was damaged or written by something else. Check it`,
+      received,
+      {
+        prefix: `The ${ledger} suspension ledger: `,
+        details: { hook: 'SuspensionLedger', returned: describeValue(received) },
+      },
     )
   }
   return value as SuspensionClaim

@@ -6,7 +6,6 @@ import {
   describeValue,
   FieldReader,
   InvalidDefinitionError,
-  InvalidInputError,
   refuseField,
 } from '@agent-core/core'
 import type {
@@ -206,9 +205,12 @@ export function parseRequest<State>(
   const { deadlineAtMs, timeoutMs } = fields
   if (deadlineAtMs !== undefined) assertSafeInteger(deadlineAtMs, 'request.deadlineAtMs', { min: 0 })
   if (deadlineAtMs !== undefined && timeoutMs !== undefined) {
-    throw new InvalidInputError(
-      `Durable task "${definitionId}": pass request.deadlineAtMs or request.timeoutMs, not both.`,
-      { details: { field: 'request.deadlineAtMs', received: describeValue(deadlineAtMs) } },
+    refuseField(
+      'input',
+      'request.deadlineAtMs',
+      'cannot be given with request.timeoutMs: pass one of them, not both',
+      deadlineAtMs,
+      { prefix: `Durable task "${definitionId}": ` },
     )
   }
   return {

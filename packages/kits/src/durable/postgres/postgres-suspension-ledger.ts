@@ -3,8 +3,6 @@ import {
   assertNonEmptyString,
   assertObject,
   describeValue,
-  InvalidInputError,
-  InvalidOutputError,
   refuseField,
 } from '@agent-core/core'
 import { DurableStoreError } from '@agent-core/kits/durable'
@@ -80,13 +78,14 @@ export class PostgresSuspensionLedger implements SuspensionLedger {
       }
     }
     if ((pool === undefined) === (connectionString === undefined)) {
-      throw new InvalidInputError(
-        'PostgreSQL suspension ledger: pass exactly one of `pool` (a pg.Pool) and `connectionString` (a postgresql:// URL).',
+      refuseField(
+        'input',
+        pool === undefined ? 'options.connectionString' : 'options.pool',
+        `${pool === undefined ? 'is missing' : 'is given with options.connectionString'}: pass exactly one of \`pool\` (a pg.Pool) and \`connectionString\` (a postgresql:// URL)`,
+        pool ?? connectionString,
         {
-          details: {
-            field: pool === undefined ? 'options.connectionString' : 'options.pool',
-            received: `pool: ${describeValue(pool)}, connectionString: ${describeValue(connectionString)}`,
-          },
+          prefix: 'PostgreSQL suspension ledger: ',
+          received: `pool: ${describeValue(pool)}, connectionString: ${describeValue(connectionString)}`,
         },
       )
     }
@@ -157,10 +156,10 @@ export class PostgresSuspensionLedger implements SuspensionLedger {
 
   #open(): void {
     if (this.#closed) {
-      throw new InvalidInputError(
-        'This PostgreSQL suspension ledger was closed. Create a new one to claim suspensions again.',
-        { details: { field: 'ledger', received: 'a closed ledger' } },
-      )
+      refuseField('input', 'ledger', 'was closed; create a new one to claim suspensions again', this, {
+        prefix: 'PostgreSQL suspension ledger: ',
+        received: 'a closed ledger',
+      })
     }
   }
 
@@ -248,9 +247,16 @@ export class PostgresSuspensionLedger implements SuspensionLedger {
 
 function readBack(stored: unknown, key: string): SuspensionClaim {
   if (stored === undefined) {
-    throw new InvalidOutputError(
-      `PostgreSQL suspension ledger: the claim of "${key}" could not be read back after the insert; was its row deleted? Claims must never be deleted.`,
-      { details: { hook: 'SuspensionLedger', returned: 'no row' } },
+    refuseField(
+      'output',
+      'claim',
+      `of "${key}" could not be read back after the insert; was its row deleted? Claims must never be deleted`,
+      stored,
+      {
+        prefix: 'PostgreSQL suspension ledger: ',
+        received: 'no row',
+        details: { hook: 'SuspensionLedger', returned: 'no row' },
+      },
     )
   }
   return checkStoredClaim(stored, key, 'PostgreSQL')

@@ -1,4 +1,4 @@
-import { assertObject, describeValue, InvalidOutputError, refuseField } from '@agent-core/core'
+import { assertObject, describeValue, refuseField } from '@agent-core/core'
 import { DurableStoreError } from '@agent-core/kits/durable'
 import type { SuspensionClaim, SuspensionLedger } from '@agent-core/kits/loop'
 import Database from 'better-sqlite3'
@@ -197,9 +197,15 @@ function readBack(stored: unknown, key: string): SuspensionClaim {
     claim = undefined
   }
   if (claim === undefined) {
-    throw new InvalidOutputError(
-      `The SQLite suspension ledger holds a claim for "${key}" that is not JSON (${describeValue(stored)}); its table was written by something else or damaged. Check it.`,
-      { details: { hook: 'SuspensionLedger', returned: describeValue(stored) } },
+    refuseField(
+      'output',
+      'claim',
+      `of "${key}" is stored as ${describeValue(stored)}, not JSON; its table was written by something else or damaged. Check it`,
+      stored,
+      {
+        prefix: 'The SQLite suspension ledger: ',
+        details: { hook: 'SuspensionLedger', returned: describeValue(stored) },
+      },
     )
   }
   return checkStoredClaim(claim, key, 'SQLite')

@@ -1,4 +1,4 @@
-import { DuplicateIdError, describeValue, InvalidInputError, refuseField } from '@agent-core/core'
+import { DuplicateIdError, describeValue, refuseField } from '@agent-core/core'
 import type { EvidenceRequirement, Observation } from '../observation.js'
 
 /** Checks a list of observations: a dense array of objects with a non-empty string `sourceId`. */
@@ -18,11 +18,12 @@ export function checkObservations<Item>(
   const list: Item[] = []
   for (let index = 0; index < observations.length; index++) {
     if (!(index in observations)) {
-      throw new InvalidInputError(
-        `${field}[${index}] is a hole in a sparse array; pass a dense array of observations.`,
-        {
-          details: { field: `${field}[${index}]`, received: 'a hole' },
-        },
+      refuseField(
+        'input',
+        `${field}[${index}]`,
+        'is a hole in a sparse array; pass a dense array of observations',
+        undefined,
+        { received: 'a hole' },
       )
     }
     const observation: unknown = observations[index]
@@ -60,9 +61,12 @@ export function checkRequirement(requirement: unknown, field: string): EvidenceR
   }
   const { id, providerId } = requirement as Partial<EvidenceRequirement>
   if (providerId === undefined && ('artifactId' in requirement || 'resolverId' in requirement)) {
-    throw new InvalidInputError(
-      `${field} looks like an ArtifactReference (resolverId / artifactId). An evidence requirement describes what must be observed, not a resource: give it an id and the providerId of the checklist provider that decides it.`,
-      { details: { field, received: 'an artifact reference' } },
+    refuseField(
+      'input',
+      field,
+      'looks like an ArtifactReference (resolverId / artifactId). An evidence requirement describes what must be observed, not a resource: give it an id and the providerId of the checklist provider that decides it',
+      requirement,
+      { received: 'an artifact reference' },
     )
   }
   if (typeof id !== 'string' || id === '') {

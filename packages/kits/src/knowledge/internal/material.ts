@@ -9,7 +9,6 @@ import {
   describeValue,
   type FieldReaderKind,
   InvalidInputError,
-  InvalidOutputError,
   refuseField,
 } from '@agent-core/core'
 import type { JsonData } from '@agent-core/kits/search'
@@ -218,8 +217,11 @@ export function checkMaterials(
     for (const { material } of out) {
       const returned: unknown = assertNotThenable(assertMaterial(material), 'assertMaterial')
       if (returned !== undefined) {
-        throw new InvalidOutputError(
-          `assertMaterial returned ${describeValue(returned)} for "${material.id}", but it must return nothing: throw to refuse a material.`,
+        refuseField(
+          'output',
+          'assertMaterial',
+          `returned ${describeValue(returned)} for "${material.id}", but it must return nothing: throw to refuse a material`,
+          returned,
           { details: { hook: 'assertMaterial', returned: describeValue(returned) } },
         )
       }

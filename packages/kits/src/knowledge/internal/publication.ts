@@ -11,11 +11,11 @@ import {
   ConflictError,
   createOperationContext,
   describeValue,
-  InvalidOutputError,
   InvalidStateError,
   type OperationContext,
   type OperationContextInit,
   raceSignal,
+  refuseField,
   throwIfAborted,
 } from '@agent-core/core'
 import {
@@ -363,9 +363,15 @@ export class Publication<App> implements KnowledgePublication<App> {
       `authorizing the ${request.action} call of publication "${this.id}"`,
     )
     if (returned !== undefined) {
-      throw new InvalidOutputError(
-        `authorize of publication "${this.id}" returned ${describeValue(returned)}, but it must return nothing: throw to refuse.`,
-        { details: { hook: 'authorize', returned: describeValue(returned) } },
+      refuseField(
+        'output',
+        'authorize',
+        `returned ${describeValue(returned)}, but it must return nothing: throw to refuse`,
+        returned,
+        {
+          prefix: `Publication "${this.id}": `,
+          details: { hook: 'authorize', returned: describeValue(returned) },
+        },
       )
     }
   }
@@ -435,9 +441,15 @@ export class Publication<App> implements KnowledgePublication<App> {
         ),
       )
       if (!(found instanceof Map)) {
-        throw new InvalidOutputError(
-          `The knowledge store's vectors returned ${describeValue(found)}, not a Map of vectors by hash.`,
-          { details: { hook: 'store.vectors', returned: describeValue(found) } },
+        refuseField(
+          'output',
+          'store.vectors',
+          `returned ${describeValue(found)}, not a Map of vectors by hash`,
+          found,
+          {
+            prefix: 'The knowledge store: ',
+            details: { hook: 'store.vectors', returned: describeValue(found) },
+          },
         )
       }
       for (const hash of known) {

@@ -3,40 +3,32 @@
  * Float32Array of the embedder's dimensions, finite and not all zero (the float32 value is what the store
  * keeps and the index reads, so both see the same vector).
  */
-import {
-  AgentCoreError,
-  describeValue,
-  InvalidOutputError,
-  raceSignal,
-  throwIfAborted,
-} from '@agent-core/core'
+import { AgentCoreError, describeValue, raceSignal, refuseField, throwIfAborted } from '@agent-core/core'
 import { type Embedder, EmbeddingError } from '@agent-core/kits/search'
 
 /** Converts one embedder answer to float32, or throws InvalidOutputError naming what is wrong. */
 export function toFloat32(value: unknown, dimensions: number, where: string, hook: string): Float32Array {
   const refuse = (problem: string): never => {
-    throw new InvalidOutputError(`${where} ${problem}`, {
-      details: { hook, field: where, returned: describeValue(value) },
-    })
+    refuseField('output', where, problem, value, { details: { hook, returned: describeValue(value) } })
   }
   if (!Array.isArray(value) && !(value instanceof Float32Array) && !(value instanceof Float64Array))
     refuse(
-      `must be an array, Float32Array or Float64Array of ${dimensions} numbers, but is ${describeValue(value)}.`,
+      `must be an array, Float32Array or Float64Array of ${dimensions} numbers, but is ${describeValue(value)}`,
     )
   const source = value as ArrayLike<unknown>
   if (source.length !== dimensions)
-    refuse(`has ${source.length} dimensions, but the embedder declares ${dimensions}.`)
+    refuse(`has ${source.length} dimensions, but the embedder declares ${dimensions}`)
   const out = new Float32Array(dimensions)
   let nonZero = false
   for (let i = 0; i < dimensions; i++) {
     const x = source[i]
-    if (typeof x !== 'number') refuse(`has ${describeValue(x)} at dimension ${i}, not a number.`)
+    if (typeof x !== 'number') refuse(`has ${describeValue(x)} at dimension ${i}, not a number`)
     const f = Math.fround(x as number)
-    if (!Number.isFinite(f)) refuse(`has ${String(x)} at dimension ${i}, which is not a finite float32.`)
+    if (!Number.isFinite(f)) refuse(`has ${String(x)} at dimension ${i}, which is not a finite float32`)
     if (f !== 0) nonZero = true
     out[i] = f
   }
-  if (!nonZero) refuse('is all zeros, which has no direction.')
+  if (!nonZero) refuse('is all zeros, which has no direction')
   return out
 }
 
@@ -65,9 +57,15 @@ export async function embedTexts(
     )
   }
   if (!Array.isArray(answer) || answer.length !== texts.length) {
-    throw new InvalidOutputError(
-      `The embedder "${embedder.identity}" returned ${describeValue(answer)} for ${texts.length} texts; it must return one vector per text, in order.`,
-      { details: { hook: 'embedder.embed', returned: describeValue(answer) } },
+    refuseField(
+      'output',
+      'embedder.embed',
+      `returned ${describeValue(answer)} for ${texts.length} texts; it must return one vector per text, in order`,
+      answer,
+      {
+        prefix: `The embedder "${embedder.identity}": `,
+        details: { hook: 'embedder.embed', returned: describeValue(answer) },
+      },
     )
   }
   return answer.map((vector, i) =>

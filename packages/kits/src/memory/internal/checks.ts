@@ -5,7 +5,6 @@ import {
   type ChatMessage,
   describeValue,
   FieldReader,
-  InvalidInputError,
   refuseField,
 } from '@agent-core/core'
 import { SessionConflictError } from '../errors.js'
@@ -84,9 +83,8 @@ function checkState(value: unknown, field: string): SessionState | null | undefi
   try {
     JSON.stringify(value)
   } catch (error) {
-    throw new InvalidInputError(`${field} must be JSON (it is stored as text): ${String(error)}.`, {
+    refuseField('input', field, `must be JSON (it is stored as text): ${String(error)}`, value, {
       cause: error,
-      details: { field, received: describeValue(value) },
     })
   }
   return value as SessionState

@@ -1,9 +1,4 @@
-import {
-  assertNonEmptyString,
-  type DiagnosticEvent,
-  InvalidInputError,
-  InvalidStateError,
-} from '@agent-core/core'
+import { assertNonEmptyString, type DiagnosticEvent, InvalidStateError, refuseField } from '@agent-core/core'
 import type { DurableStep } from '../../durable-task.js'
 import type { MemoryDurableStore } from '../../memory-store.js'
 import type { CheckpointV2, DurableStore } from '../../store.js'
@@ -102,7 +97,9 @@ export function contractStore(): DurableStore & { readonly rows: Map<string, str
       try {
         text = JSON.stringify(checkpoint)
       } catch (error) {
-        throw new InvalidInputError(`The checkpoint of task "${taskId}" is not JSON data.`, { cause: error })
+        refuseField('input', 'checkpoint', `of task "${taskId}" is not JSON data`, checkpoint, {
+          cause: error,
+        })
       }
       rows.set(taskId, text)
     },

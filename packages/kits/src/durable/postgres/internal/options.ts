@@ -3,7 +3,6 @@ import {
   assertObject,
   assertSafeInteger,
   describeValue,
-  InvalidInputError,
   refuseField,
 } from '@agent-core/core'
 import pg from 'pg'
@@ -26,13 +25,14 @@ export function resolveOptions(options: PostgresDurableStoreOptions): ResolvedOp
   const { pool, connectionString, tableName, createTable, lockWaitSliceMs } =
     options as PostgresDurableStoreOptions
   if ((pool === undefined) === (connectionString === undefined)) {
-    throw new InvalidInputError(
-      'PostgreSQL durable store: pass exactly one of `pool` (a pg.Pool) and `connectionString` (a postgresql:// URL).',
+    refuseField(
+      'input',
+      pool === undefined ? 'options.connectionString' : 'options.pool',
+      `${pool === undefined ? 'is missing' : 'is given with options.connectionString'}: pass exactly one of \`pool\` (a pg.Pool) and \`connectionString\` (a postgresql:// URL)`,
+      pool ?? connectionString,
       {
-        details: {
-          field: pool === undefined ? 'options.connectionString' : 'options.pool',
-          received: `pool: ${describeValue(pool)}, connectionString: ${describeValue(connectionString)}`,
-        },
+        prefix: 'PostgreSQL durable store: ',
+        received: `pool: ${describeValue(pool)}, connectionString: ${describeValue(connectionString)}`,
       },
     )
   }
