@@ -1,6 +1,5 @@
 import {
   canonicalJson,
-  describeValue,
   formatSchemaIssues,
   InvalidInputError,
   type JsonSchema,
@@ -371,8 +370,8 @@ function generateArray(ctx: Ctx, norm: Norm, rng: Rng, depth: number): unknown[]
  */
 export function generateFromSchema(schema: JsonSchema, options: GenerateOptions): unknown {
   if (!isSchemaObject(options)) {
-    throw new InvalidInputError('generateFromSchema needs options such as { seed: 1 }.', {
-      details: { field: 'options', received: describeValue(options) },
+    refuseField('input', 'options', 'must be an object such as { seed: 1 }', options, {
+      prefix: 'generateFromSchema: ',
     })
   }
   const rng = createRng(options.seed)
