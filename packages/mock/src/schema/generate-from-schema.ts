@@ -1,7 +1,6 @@
 import {
   canonicalJson,
   formatSchemaIssues,
-  InvalidInputError,
   type JsonSchema,
   refuseField,
   type SchemaIssue,
@@ -417,9 +416,15 @@ export function generateFromSchema(schema: JsonSchema, options: GenerateOptions)
     issues = result.issues
   }
   const why = [...reasons, ...(issues.length > 0 ? [`ajv: ${formatSchemaIssues(issues)}`] : [])].join('; ')
-  throw new InvalidInputError(
-    `Could not generate a value satisfying the schema after ${attempts} attempts (seed ${options.seed}): ${why}. ` +
-      'Relax the conflicting constraints (for example combine patterns into one, widen length or numeric bounds, or make recursive properties optional).',
-    { details: { field: 'schema', seed: options.seed, attempts, reasons, issues } },
+  refuseField(
+    'input',
+    'schema',
+    `after ${attempts} attempts (seed ${options.seed}): ${why}. ` +
+      'Relax the conflicting constraints (for example combine patterns into one, widen length or numeric bounds, or make recursive properties optional)',
+    schema,
+    {
+      prefix: 'Could not generate a value satisfying the ',
+      details: { seed: options.seed, attempts, reasons, issues },
+    },
   )
 }
