@@ -3,7 +3,6 @@ import {
   assertSafeInteger,
   describeValue,
   InvalidDefinitionError,
-  InvalidInputError,
   type JsonSchema,
   refuseField,
 } from '@agent-core/core'
@@ -75,10 +74,15 @@ export function generateJson(schema: JsonSchema, options: GenerateJsonOptions): 
     })
   } catch (error) {
     if (InvalidDefinitionError.isInstance(error)) {
-      throw new InvalidInputError(`schema is not a valid JSON Schema: ${error.message}`, {
-        details: { field: 'schema' },
-        cause: error,
-      })
+      refuseField(
+        'input',
+        'schema',
+        `is not a valid JSON Schema: ${error.message.replace(/\.$/, '')}`,
+        schema,
+        {
+          cause: error,
+        },
+      )
     }
     throw error
   }

@@ -1,4 +1,4 @@
-import { describeValue, InvalidInputError } from '@agent-core/core'
+import { describeValue, refuseField } from '@agent-core/core'
 import { scopeView } from './engine/admin.js'
 import { decodePathSegment, route } from './engine/route.js'
 import { EngineState } from './engine/state.js'
@@ -258,9 +258,12 @@ export function createEngine(config: ResolvedOptions): MockGPT {
     handle: (given: MockHttpRequest): MockHttpResponse => handle(state, given),
     scope(testId: string): MockGPTScope {
       if (typeof testId !== 'string' || !TEST_ID.test(testId)) {
-        throw new InvalidInputError(
-          `MockGPT scope(testId) needs 1 to 200 printable ASCII characters, but got ${describeValue(testId)}.`,
-          { details: { field: 'testId', received: describeValue(testId) } },
+        refuseField(
+          'input',
+          'testId',
+          `must be 1 to 200 printable ASCII characters, but got ${describeValue(testId)}`,
+          testId,
+          { prefix: 'MockGPT scope: ' },
         )
       }
       return scopeView(() => state.scopeOf(testId))

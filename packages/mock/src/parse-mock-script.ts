@@ -1,4 +1,4 @@
-import { InvalidInputError } from '@agent-core/core'
+import { refuseField } from '@agent-core/core'
 import { assertKnownKeys, assertScript } from './internal/validate-script.js'
 import type { MockScriptEntry } from './script.js'
 
@@ -21,9 +21,12 @@ export function parseMockScript(source: unknown, where = 'script'): MockScriptEn
     try {
       value = JSON.parse(source)
     } catch (error) {
-      throw new InvalidInputError(
-        `${where} is not valid JSON: ${(error as Error).message}. Fix the file and try again.`,
-        { details: { field: where }, cause: error },
+      refuseField(
+        'input',
+        where,
+        `is not valid JSON: ${(error as Error).message}. Fix the file and try again`,
+        source,
+        { cause: error },
       )
     }
   }

@@ -7,7 +7,6 @@ import {
   describeValue,
   InvalidDefinitionError,
   InvalidInputError,
-  InvalidOutputError,
   refuseField,
 } from '@agent-core/core'
 
@@ -250,8 +249,11 @@ export function defineQueryAggregation<Item, Context = undefined>(
       hook,
     )
     if (typeof value !== 'string') {
-      throw new InvalidOutputError(
-        `${hook} must return a string, but returned ${describeValue(value)} for item ${itemIndex} of input ${inputIndex}. Convert ids with String(id).`,
+      refuseField(
+        'output',
+        hook,
+        `must return a string, but returned ${describeValue(value)} for item ${itemIndex} of input ${inputIndex}. Convert ids with String(id)`,
+        value,
         { details: { id, hook: 'key', inputIndex, itemIndex, returned: describeValue(value) } },
       )
     }
@@ -266,9 +268,12 @@ export function defineQueryAggregation<Item, Context = undefined>(
     ): QueryAggregationResult<Item> {
       const context = rest[0] as Context
       if (!Array.isArray(inputs)) {
-        throw new InvalidInputError(
-          `${what}: collect expects an array of input lists (one array of items per query), but got ${describeValue(inputs)}. Pass [[...items of query 1], [...items of query 2]].`,
-          { details: { id, field: 'inputs', received: describeValue(inputs) } },
+        refuseField(
+          'input',
+          'inputs',
+          `must be an array of input lists (one array of items per query), but got ${describeValue(inputs)}. Pass [[...items of query 1], [...items of query 2]]`,
+          inputs,
+          { prefix: `${what}: collect: `, details: { id } },
         )
       }
       for (let inputIndex = 0; inputIndex < inputs.length; inputIndex++) {

@@ -1,9 +1,6 @@
 import {
   createOperationContext,
   describeValue,
-  InvalidDefinitionError,
-  InvalidInputError,
-  InvalidOutputError,
   type MaybePromise,
   type OperationContext,
   type OperationContextInit,
@@ -150,9 +147,12 @@ export interface ArtifactCatalog<Resolver extends AnyArtifactResolver = AnyArtif
 
 function readReference(reference: unknown): ArtifactReference {
   if (typeof reference !== 'object' || reference === null) {
-    throw new InvalidInputError(
-      `An artifact reference must be an object { resolverId, artifactId, revision? }, but got ${describeValue(reference)}.`,
-      { details: { field: 'reference', received: describeValue(reference) } },
+    refuseField(
+      'input',
+      'reference',
+      `must be an object { resolverId, artifactId, revision? }, but got ${describeValue(reference)}`,
+      reference,
+      { prefix: 'An artifact ' },
     )
   }
   // Each field is read once, so a getter cannot answer one value to the check and another to the resolver.
@@ -188,9 +188,12 @@ function readReference(reference: unknown): ArtifactReference {
 
 const assertResolver = (resolver: AnyArtifactResolver) => {
   if (typeof resolver.resolve !== 'function') {
-    throw new InvalidDefinitionError(
-      `Artifact resolver "${resolver.id}" needs a resolve(reference, context) method, but got ${describeValue(resolver.resolve)}.`,
-      { details: { id: resolver.id, field: 'resolve', received: describeValue(resolver.resolve) } },
+    refuseField(
+      'definition',
+      'resolve',
+      `must be a method resolve(reference, context), but got ${describeValue(resolver.resolve)}`,
+      resolver.resolve,
+      { prefix: `Artifact resolver "${resolver.id}": `, details: { id: resolver.id } },
     )
   }
 }
@@ -215,9 +218,15 @@ async function resolveWith(
     }
     const output = await raceSignal(Promise.resolve(pending), operation.signal, `resolving ${label}`)
     if (output === undefined) {
-      throw new InvalidOutputError(
-        `Artifact resolver "${checked.resolverId}" returned undefined for "${checked.artifactId}". A resolver throws when the artifact is missing, retired or at another revision (ArtifactUnavailableError); it never answers nothing.`,
-        { details: { hook: `resolver "${checked.resolverId}" resolve`, received: 'undefined' } },
+      refuseField(
+        'output',
+        'resolve',
+        `returned undefined for "${checked.artifactId}". A resolver throws when the artifact is missing, retired or at another revision (ArtifactUnavailableError); it never answers nothing`,
+        output,
+        {
+          prefix: `Artifact resolver "${checked.resolverId}" `,
+          details: { hook: `resolver "${checked.resolverId}" resolve` },
+        },
       )
     }
     span.end('ok')
@@ -262,9 +271,12 @@ export function defineArtifactCatalog<Resolver extends AnyArtifactResolver>(
   let registry: Registry<AnyArtifactResolver>
   if (resolvers instanceof Registry) {
     if (!resolvers.sealed) {
-      throw new InvalidDefinitionError(
-        'defineArtifactCatalog takes a sealed Registry of resolvers, so the catalog cannot change while it is used. Call seal() first, or pass an array.',
-        { details: { field: 'resolvers' } },
+      refuseField(
+        'definition',
+        'resolvers',
+        'must be a sealed Registry of resolvers (or an array), so the catalog cannot change while it is used. Call seal() first, or pass an array',
+        resolvers,
+        { prefix: 'defineArtifactCatalog: ' },
       )
     }
     for (const resolver of resolvers.values()) assertResolver(resolver)

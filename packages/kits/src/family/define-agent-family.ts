@@ -4,7 +4,6 @@ import {
   createOperationContext,
   describeValue,
   FieldReader,
-  InvalidDefinitionError,
   type OperationContext,
   type OperationContextInit,
   Registry,
@@ -184,10 +183,17 @@ function compileMember(
     defineAgent({ ...(agent as object), tools } as Parameters<typeof defineAgent>[0])
   } catch (error) {
     if (!AgentCoreError.isInstance(error)) throw error
-    throw new InvalidDefinitionError(`Family member "${id}": ${error.message}`, {
-      cause: error,
-      details: { id, field: `${field}.agent`, received: describeValue(agent) },
-    })
+    refuseField(
+      'definition',
+      `${field}.agent`,
+      `is not a valid agent: ${error.message.replace(/\.$/, '')}`,
+      agent,
+      {
+        prefix: `Family member "${id}": `,
+        details: { id },
+        cause: error,
+      },
+    )
   }
   const maxTokens = agent.maxTokens
   return {

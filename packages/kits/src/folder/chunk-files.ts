@@ -1,4 +1,4 @@
-import { describeValue, InvalidInputError } from '@agent-core/core'
+import { describeValue, refuseField } from '@agent-core/core'
 import { TextBlocks, type TextPassageOptions } from '@agent-core/kits/text-blocks'
 
 /**
@@ -47,18 +47,24 @@ export function chunkFiles(
   options: TextPassageOptions,
 ): readonly FileChunk[] {
   if (!Array.isArray(files)) {
-    throw new InvalidInputError(
-      `chunkFiles files must be an array of { path, text } (loadFolder's files), but got ${describeValue(files)}.`,
-      { details: { field: 'files', received: describeValue(files) } },
+    refuseField(
+      'input',
+      'files',
+      `must be an array of { path, text } (loadFolder's files), but got ${describeValue(files)}`,
+      files,
+      { prefix: 'chunkFiles ' },
     )
   }
   const chunks: FileChunk[] = []
   files.forEach((file: unknown, index) => {
     const { path, text } = (typeof file === 'object' && file !== null ? file : {}) as Record<string, unknown>
     if (typeof path !== 'string' || typeof text !== 'string') {
-      throw new InvalidInputError(
-        `chunkFiles files[${index}] must be { path, text } with two strings, but got ${describeValue(file)}.`,
-        { details: { field: `files[${index}]`, received: describeValue(file), index } },
+      refuseField(
+        'input',
+        `files[${index}]`,
+        `must be { path, text } with two strings, but got ${describeValue(file)}`,
+        file,
+        { prefix: 'chunkFiles ', details: { index } },
       )
     }
     for (const passage of TextBlocks.passages(text, options)) {

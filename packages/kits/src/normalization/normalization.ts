@@ -6,6 +6,7 @@ import {
   describeValue,
   InvalidDefinitionError,
   Registry,
+  refuseField,
 } from '@agent-core/core'
 
 /**
@@ -220,9 +221,12 @@ export function defineNormalization<Value, Context = undefined>(
   })
   const { steps, isComplete } = definition
   if (!Array.isArray(steps)) {
-    throw new InvalidDefinitionError(
-      `A normalization's steps must be an array, but got ${describeValue(steps)}. Pass steps: [{ id, transform }, ...] (an empty array is allowed).`,
-      { details: { field: 'steps', received: describeValue(steps) } },
+    refuseField(
+      'definition',
+      'steps',
+      `must be an array, but got ${describeValue(steps)}. Pass steps: [{ id, transform }, ...] (an empty array is allowed)`,
+      steps,
+      { prefix: "A normalization's " },
     )
   }
   if (isComplete !== undefined) assertIsComplete(isComplete)

@@ -4,7 +4,6 @@ import {
   type ChatModel,
   type DiagnosticSink,
   describeValue,
-  InvalidInputError,
   type ModelRequest,
   ModelStreamAccumulator,
   type ModelStreamEvent,
@@ -188,9 +187,12 @@ function checkOptions(options: Omit<OtelSinkOptions, 'api'>): CheckedOptions {
     )
   }
   if (tracer !== undefined && tracerProvider !== undefined) {
-    throw new InvalidInputError(
-      'options.tracer and options.tracerProvider were both given; pass one (a tracer, or the provider to get it from).',
-      { details: { field: 'options.tracerProvider', received: describeValue(tracerProvider) } },
+    refuseField(
+      'input',
+      'options.tracerProvider',
+      'were both given; pass one (a tracer, or the provider to get it from)',
+      tracerProvider,
+      { prefix: 'options.tracer and ' },
     )
   }
   if (maxOpenSpans !== undefined) assertSafeInteger(maxOpenSpans, 'options.maxOpenSpans', { min: 1 })
@@ -303,9 +305,12 @@ async function* foldInto(
 
 function checkModel(model: unknown): void {
   if (!hasFunctions(model, ['generate']) || typeof (model as { identity?: unknown }).identity !== 'string') {
-    throw new InvalidInputError(
-      `traceModel expects a core ChatModel ({ identity, generate, stream? }), but got ${describeValue(model)}.`,
-      { details: { field: 'model', received: describeValue(model) } },
+    refuseField(
+      'input',
+      'model',
+      `must be a core ChatModel ({ identity, generate, stream? }), but got ${describeValue(model)}`,
+      model,
+      { prefix: 'traceModel: ' },
     )
   }
 }
@@ -390,9 +395,12 @@ function isMissing(error: unknown): boolean {
 export async function loadOtelSink(options: Omit<OtelSinkOptions, 'api'> = {}): Promise<OtelSink> {
   assertObject(options, 'options')
   if ('api' in options) {
-    throw new InvalidInputError(
-      'loadOtelSink imports @opentelemetry/api itself; to pass the module, call createOtelSink({ api }) instead.',
-      { details: { field: 'options.api', received: describeValue((options as { api?: unknown }).api) } },
+    refuseField(
+      'input',
+      'options.api',
+      'is not taken here: loadOtelSink imports @opentelemetry/api itself; to pass the module, call createOtelSink({ api }) instead',
+      (options as { api?: unknown }).api,
+      { prefix: 'loadOtelSink: ' },
     )
   }
   const checked = checkOptions(options)

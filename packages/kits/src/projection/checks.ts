@@ -5,7 +5,7 @@ import {
   assertObject,
   describeValue,
   InvalidDefinitionError,
-  InvalidOutputError,
+  refuseField,
 } from '@agent-core/core'
 
 /** Reads `definition[key]` once (own field or prototype getter alike) and checks it is a function. */
@@ -58,8 +58,11 @@ export function callSync<T>(
 /** Checks a hook returned a string. */
 export function assertStringOutput(value: unknown, hook: string): string {
   if (typeof value !== 'string') {
-    throw new InvalidOutputError(
-      `${hook} must return a string, but returned ${describeValue(value)}. Return the text itself; nothing is converted for you.`,
+    refuseField(
+      'output',
+      hook,
+      `must return a string, but returned ${describeValue(value)}. Return the text itself; nothing is converted for you`,
+      value,
       { details: { hook, returned: describeValue(value) } },
     )
   }

@@ -4,7 +4,6 @@ import {
   BudgetExhaustedError,
   describeValue,
   InvalidDefinitionError,
-  InvalidInputError,
   isThenable,
   refuseField,
 } from '@agent-core/core'
@@ -196,11 +195,12 @@ export function defineContentProjection<Value>(
     )
   }
   if (overflow === 'fallback' && fallback === undefined) {
-    throw new InvalidDefinitionError(
-      `${what}: overflow 'fallback' needs a fallback. Add one, or use overflow 'truncate'.`,
-      {
-        details: { id, field: 'fallback' },
-      },
+    refuseField(
+      'definition',
+      'fallback',
+      "is needed with overflow 'fallback'. Add one, or use overflow 'truncate'",
+      fallback,
+      { prefix: `${what}: `, details: { id } },
     )
   }
 
@@ -243,9 +243,12 @@ export function defineContentProjection<Value>(
         hint: 'It counts UTF-16 code units: pass a whole number such as 2000.',
       })
       if (isThenable(value)) {
-        throw new InvalidInputError(
-          `${what}: the value is a Promise. Await it and project the result; a pending value has no text.`,
-          { details: { id, received: describeValue(value) } },
+        refuseField(
+          'input',
+          'value',
+          'is a Promise. Await it and project the result; a pending value has no text',
+          value,
+          { prefix: `${what}: `, details: { id } },
         )
       }
       const full = assertStringOutput(

@@ -3,7 +3,7 @@ import {
   assertSafeInteger,
   describeValue,
   InvalidDefinitionError,
-  InvalidOutputError,
+  refuseField,
 } from '@agent-core/core'
 import { callSync, definitionId, definitionMethod } from './checks.js'
 
@@ -207,9 +207,12 @@ export function defineTreeProjection<Node, Output, Context = undefined>(
     ) {
       return [...(listed as Iterable<Node>)]
     }
-    throw new InvalidOutputError(
-      `${what} children must return an array or another iterable of child nodes, but returned ${describeValue(listed)}. Return [] for a leaf.`,
-      { details: { id, hook: 'children', returned: describeValue(listed) } },
+    refuseField(
+      'output',
+      'children',
+      `must return an array or another iterable of child nodes, but returned ${describeValue(listed)}. Return [] for a leaf`,
+      listed,
+      { prefix: `${what} `, details: { id, hook: 'children', returned: describeValue(listed) } },
     )
   }
 

@@ -3,10 +3,10 @@ import {
   assertNotThenable,
   describeValue,
   InvalidDefinitionError,
-  InvalidOutputError,
   type ReadonlyRegistry,
   Registry,
   RegistryView,
+  refuseField,
 } from '@agent-core/core'
 
 /**
@@ -105,32 +105,41 @@ function readDecision(decision: unknown, id: string): RecoveryResult<unknown> {
   const hook = `recovery step "${id}" recover`
   const plain = assertNotThenable(decision, hook)
   const fix =
-    'Return { handled: true, value } to take over (value may be undefined) or { handled: false } to decline.'
+    'Return { handled: true, value } to take over (value may be undefined) or { handled: false } to decline'
   if (typeof plain !== 'object' || plain === null || Array.isArray(plain)) {
-    throw new InvalidOutputError(`${hook} returned ${describeValue(plain)}, not a decision. ${fix}`, {
+    refuseField('output', hook, `returned ${describeValue(plain)}, not a decision. ${fix}`, plain, {
       details: { id, hook: 'recover', returned: describeValue(plain) },
     })
   }
   const { handled } = plain as { handled?: unknown }
   if (handled === false) {
     if ('value' in plain) {
-      throw new InvalidOutputError(
-        `${hook} declined ({ handled: false }) but also returned a value, which would be lost. ${fix}`,
-        { details: { id, hook: 'recover', field: 'value' } },
+      refuseField(
+        'output',
+        'value',
+        `must be left out of a decline ({ handled: false }), or it would be lost. ${fix}`,
+        (plain as { value?: unknown }).value,
+        { prefix: `${hook}: `, details: { id, hook: 'recover' } },
       )
     }
     return { handled: false }
   }
   if (handled !== true) {
-    throw new InvalidOutputError(
-      `${hook} returned a decision whose handled flag is ${describeValue(handled)}, not true or false. ${fix}`,
-      { details: { id, hook: 'recover', field: 'handled', received: describeValue(handled) } },
+    refuseField(
+      'output',
+      'handled',
+      `must be true or false, but the decision's handled flag is ${describeValue(handled)}. ${fix}`,
+      handled,
+      { prefix: `${hook}: `, details: { id, hook: 'recover' } },
     )
   }
   if (!('value' in plain)) {
-    throw new InvalidOutputError(
-      `${hook} took over ({ handled: true }) without a value field. Write value: undefined explicitly if undefined is the result. ${fix}`,
-      { details: { id, hook: 'recover', field: 'value' } },
+    refuseField(
+      'output',
+      'value',
+      `is missing from a takeover ({ handled: true }). Write value: undefined explicitly if undefined is the result. ${fix}`,
+      undefined,
+      { prefix: `${hook}: `, details: { id, hook: 'recover' }, received: 'no value field' },
     )
   }
   const value = assertNotThenable((plain as { value: unknown }).value, `${hook} value`)

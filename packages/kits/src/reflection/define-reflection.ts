@@ -9,8 +9,6 @@ import {
   type DiagnosticSpan,
   describeValue,
   FieldReader,
-  InvalidInputError,
-  InvalidOutputError,
   type ModelUsage,
   type OperationContext,
   type OperationContextInit,
@@ -300,12 +298,10 @@ const ROLES = new Set(['system', 'user', 'assistant', 'tool'])
 
 /** Checks a conversation's shape (roles and text); `kind` picks the error class. */
 function readConversation(value: unknown, field: string, kind: 'input' | 'output'): readonly ChatMessage[] {
-  const fail = (at: string, problem: string, received: unknown): never => {
-    if (kind === 'input') return refuseField('input', at, problem, received)
-    throw new InvalidOutputError(`${at} ${problem}.`, {
-      details: { hook: field, received: describeValue(received) },
-    })
-  }
+  const fail = (at: string, problem: string, received: unknown): never =>
+    kind === 'input'
+      ? refuseField('input', at, problem, received)
+      : refuseField('output', at, problem, received, { details: { hook: field } })
   if (!Array.isArray(value))
     return fail(field, `must be an array of chat messages, but got ${describeValue(value)}`, value)
   const messages: ChatMessage[] = []
@@ -345,14 +341,19 @@ function readRequest(value: unknown, hasDrafter: boolean): ParsedRequest {
   const task = [...(given === undefined ? [] : readConversation(given, 'request.messages', 'input'))]
   if (prompt !== undefined) task.push({ role: 'user', content: prompt })
   if (task.length === 0) {
-    throw new InvalidInputError('A reflection needs a task: give prompt, messages, or both.', {
-      details: { field: 'request.prompt', received: 'undefined' },
-    })
+    refuseField(
+      'input',
+      'request.prompt',
+      'must be given when request.messages is empty or left out: a reflection needs a task, so give prompt, messages, or both',
+      prompt,
+    )
   }
   if (draft === undefined && !hasDrafter) {
-    throw new InvalidInputError(
-      'This reflection has no drafter: give request.draft (the draft to review first), or define a drafter.',
-      { details: { field: 'request.draft', received: 'undefined' } },
+    refuseField(
+      'input',
+      'request.draft',
+      'must be given, since this reflection has no drafter: give the draft to review first, or define a drafter',
+      draft,
     )
   }
   return { task: Object.freeze(task), draft, criteria, maxTokens, onRound }
@@ -453,9 +454,12 @@ class ReflectionRun {
     if (this.#usage.totalTokens >= max) throw new Blocked({ reason: 'token-limit' })
     const estimate: unknown = Reflect.apply(this.#compiled.estimate, this.#compiled.holder, [messages])
     if (typeof estimate !== 'number' || !Number.isFinite(estimate) || estimate < 0) {
-      throw new InvalidOutputError(
-        `estimateTokens must return a finite number of tokens that is not negative, but returned ${describeValue(estimate)}.`,
-        { details: { hook: 'estimateTokens', received: describeValue(estimate) } },
+      refuseField(
+        'output',
+        'estimateTokens',
+        `must return a finite number of tokens that is not negative, but returned ${describeValue(estimate)}`,
+        estimate,
+        { details: { hook: 'estimateTokens' } },
       )
     }
     if (this.#usage.totalTokens + estimate > max) throw new Blocked({ reason: 'token-limit' })
@@ -468,8 +472,8 @@ class ReflectionRun {
       'output',
     )
     if (messages.length === 0) {
-      throw new InvalidOutputError(`${hook} returned no messages; a step needs a conversation to answer.`, {
-        details: { hook, received: 'an array of length 0' },
+      refuseField('output', hook, 'returned no messages; a step needs a conversation to answer', messages, {
+        details: { hook },
       })
     }
     return messages

@@ -1,4 +1,4 @@
-import { describeValue, InvalidInputError, type JsonSchema } from '@agent-core/core'
+import { describeValue, type JsonSchema, refuseField } from '@agent-core/core'
 import { defineStructuredOutput, type StandardSchemaV1, type StructuredOutput } from '@agent-core/kits/models'
 
 /**
@@ -112,9 +112,12 @@ export function reflectionVerdictOutput(
   options: { readonly maxCorrections?: number | undefined } = {},
 ): StructuredOutput<ReflectionVerdict> {
   if (typeof options !== 'object' || options === null) {
-    throw new InvalidInputError(
-      `reflectionVerdictOutput takes options { maxCorrections? } or nothing, but got ${describeValue(options)}.`,
-      { details: { field: 'options', received: describeValue(options) } },
+    refuseField(
+      'input',
+      'options',
+      `must be an object { maxCorrections? } or be left out, but got ${describeValue(options)}`,
+      options,
+      { prefix: 'reflectionVerdictOutput: ' },
     )
   }
   return defineStructuredOutput<ReflectionVerdict>({

@@ -1,6 +1,5 @@
 import {
   describeValue,
-  InvalidDefinitionError,
   InvalidStateError,
   type JsonSchema,
   refuseField,
@@ -249,9 +248,12 @@ interface CodeToolSettings {
 /** Refuses options that are not an object or that name an option defineCodeTool does not have. */
 function refuseUnknownOptions(options: unknown): asserts options is Record<string, unknown> {
   if (typeof options !== 'object' || options === null) {
-    throw new InvalidDefinitionError(
-      `defineCodeTool expects options { tools, limits?, id?, description?, language?, recordings? }, but got ${describeValue(options)}.`,
-      { details: { field: 'options', received: describeValue(options) } },
+    refuseField(
+      'definition',
+      'options',
+      `must be an object { tools, limits?, id?, description?, language?, recordings? }, but got ${describeValue(options)}`,
+      options,
+      { prefix: 'defineCodeTool: ' },
     )
   }
   for (const key of Object.keys(options)) {
@@ -335,9 +337,12 @@ function readCodeToolOptions<App>(options: CodeToolOptions<App>): CodeToolSettin
   const durable = readBooleanOption(options.durable, 'durable')
   const keepGlobals = readBooleanOption(options.keepGlobals, 'keepGlobals')
   if (keepGlobals && set.declarable.includes('globals')) {
-    throw new InvalidDefinitionError(
-      'options.keepGlobals gives scripts a global `globals`, which is also the name of one of the tools; rename that tool.',
-      { details: { field: 'options.tools', id: 'globals', received: 'a tool named "globals"' } },
+    refuseField(
+      'definition',
+      'options.tools',
+      'has a tool named "globals", and options.keepGlobals gives scripts a global `globals` of that name; rename that tool',
+      options.tools,
+      { details: { id: 'globals' }, received: 'a tool named "globals"' },
     )
   }
   const declarations = describeTools(set.registry)

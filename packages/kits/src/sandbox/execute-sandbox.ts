@@ -3,7 +3,6 @@ import {
   createId,
   createOperationContext,
   describeValue,
-  InvalidInputError,
   type OperationContext,
   type OperationContextInit,
   refuseField,
@@ -211,10 +210,13 @@ export function prepareExecution(code: unknown, tools: unknown, options: unknown
       try {
         assertDecision(decision)
       } catch (error) {
-        throw new InvalidInputError(`options.decisions.${key}: ${(error as Error).message}`, {
-          cause: error,
-          details: { field: `options.decisions.${key}`, received: describeValue(decision) },
-        })
+        refuseField(
+          'input',
+          `options.decisions.${key}`,
+          `is not a tool decision: ${(error as Error).message.replace(/\.$/, '')}`,
+          decision,
+          { cause: error },
+        )
       }
       if (decision.toolCallId !== key)
         refuseField(

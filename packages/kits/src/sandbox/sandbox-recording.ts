@@ -3,7 +3,6 @@ import {
   ConflictError,
   describeValue,
   type FieldReaderContext,
-  InvalidInputError,
   type MaybePromise,
   refuseField,
 } from '@agent-core/core'
@@ -256,9 +255,12 @@ export class MemoryRecordingStore implements SandboxRecordingStore {
     }
     this.#max = max
     if (typeof entries !== 'object' || entries === null || Array.isArray(entries)) {
-      throw new InvalidInputError(
-        `A MemoryRecordingStore starts from an object of recordings keyed by invocation id, but got ${describeValue(entries)}.`,
-        { details: { field: 'entries', received: describeValue(entries) } },
+      refuseField(
+        'input',
+        'entries',
+        `must be an object of recordings keyed by invocation id, but got ${describeValue(entries)}`,
+        entries,
+        { prefix: 'MemoryRecordingStore: ' },
       )
     }
     for (const [key, recording] of Object.entries(entries)) {

@@ -1,4 +1,4 @@
-import { assertSafeInteger, describeValue, InvalidInputError } from '@agent-core/core'
+import { assertSafeInteger, refuseField } from '@agent-core/core'
 import { type BlockHeading, checkArguments, splitBlocks } from './split.js'
 
 /**
@@ -73,15 +73,12 @@ function passages(text: string, options: TextPassageOptions): readonly TextPassa
   const overlapChars = (options as { overlapChars?: unknown }).overlapChars ?? 0
   assertSafeInteger(overlapChars, 'options.overlapChars', { min: 0 })
   if (overlapChars >= targetChars) {
-    throw new InvalidInputError(
-      `TextBlocks.passages options.overlapChars (${overlapChars}) must be smaller than targetChars (${targetChars}), or a passage could repeat all of the previous one. Use for example a tenth of targetChars.`,
-      {
-        details: {
-          field: 'options.overlapChars',
-          max: targetChars - 1,
-          received: describeValue(overlapChars),
-        },
-      },
+    refuseField(
+      'input',
+      'options.overlapChars',
+      `(${overlapChars}) must be smaller than targetChars (${targetChars}), or a passage could repeat all of the previous one. Use for example a tenth of targetChars`,
+      overlapChars,
+      { prefix: 'TextBlocks.passages ', details: { max: targetChars - 1 } },
     )
   }
   if (text.length === 0) return []

@@ -1,4 +1,4 @@
-import { assertObject, assertSafeInteger, describeValue, InvalidInputError } from '@agent-core/core'
+import { assertObject, assertSafeInteger, describeValue, refuseField } from '@agent-core/core'
 import {
   BLANK,
   classifyLine,
@@ -64,9 +64,12 @@ const LF = 10
 export function checkArguments(text: unknown, options: unknown, method = 'split'): number {
   const where = `TextBlocks.${method}`
   if (typeof text !== 'string') {
-    throw new InvalidInputError(
-      `${where}: text must be a string, but got ${describeValue(text)}. Decode bytes (for example with TextDecoder) first.`,
-      { details: { field: 'text', received: describeValue(text) } },
+    refuseField(
+      'input',
+      'text',
+      `must be a string, but got ${describeValue(text)}. Decode bytes (for example with TextDecoder) first`,
+      text,
+      { prefix: `${where}: ` },
     )
   }
   assertObject(options, 'options', {

@@ -1,4 +1,4 @@
-import { canonicalJson, InvalidInputError, isRecord, refuseField } from '@agent-core/core'
+import { canonicalJson, isRecord, refuseField } from '@agent-core/core'
 import type { MockHttpResponse, MockStreamStep } from '../mock-http.js'
 import { SSE_HEADERS } from './sse.js'
 import { assertKnownKeys } from './validate-script.js'
@@ -99,10 +99,7 @@ export function parseFixtures(source: unknown, where = 'fixtures'): MockFixture[
     try {
       value = JSON.parse(source)
     } catch (error) {
-      throw new InvalidInputError(`${where} is not valid JSON: ${(error as Error).message}.`, {
-        details: { field: where },
-        cause: error,
-      })
+      refuseField('input', where, `is not valid JSON: ${(error as Error).message}`, source, { cause: error })
     }
   }
   if (isRecord(value)) {

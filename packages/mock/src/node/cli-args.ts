@@ -190,16 +190,13 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
     }
   }
   if ((record === undefined) !== (upstream === undefined)) {
-    throw new InvalidInputError(
-      '--record and --upstream go together: record <file> from <url>. Run mockgpt --help.',
-      {
-        details: { field: record === undefined ? '--record' : '--upstream' },
-      },
-    )
+    const problem = 'go together: record <file> from <url>. Run mockgpt --help'
+    if (record === undefined) refuseField('input', '--record', `and --upstream ${problem}`, record)
+    refuseField('input', '--upstream', problem, upstream, { prefix: '--record and ' })
   }
   if (record !== undefined && replay !== undefined) {
-    throw new InvalidInputError('--record and --replay exclude each other. Run mockgpt --help.', {
-      details: { field: '--replay' },
+    refuseField('input', '--replay', 'exclude each other. Run mockgpt --help', replay, {
+      prefix: '--record and ',
     })
   }
   return {

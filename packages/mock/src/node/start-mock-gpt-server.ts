@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
-import { assertSafeInteger, describeValue, InvalidInputError, refuseField } from '@agent-core/core'
+import { assertSafeInteger, describeValue, refuseField } from '@agent-core/core'
 import type { MockFixture, MockGPT, MockGPTOptions } from '@agent-core/mock'
 import { resolveOptions } from '../internal/resolve-options.js'
 import { createEngine } from '../mock-gpt.js'
@@ -153,9 +153,11 @@ export async function startMockGPTServer(options: MockGPTServerOptions = {}): Pr
   let adminToken = engineOptions.adminToken
   if (given) {
     if (!loopback && adminToken === undefined) {
-      throw new InvalidInputError(
-        `MockGPT listens on ${host}, beyond loopback, so its admin routes need a token: create the engine with createMockGPT({ adminToken }) and pass adminToken here too, or bind to 127.0.0.1.`,
-        { details: { field: 'adminToken' } },
+      refuseField(
+        'input',
+        'adminToken',
+        `must be given: MockGPT listens on ${host}, beyond loopback, so its admin routes need a token. Create the engine with createMockGPT({ adminToken }) and pass adminToken here too, or bind to 127.0.0.1`,
+        adminToken,
       )
     }
     mock = given

@@ -3,7 +3,6 @@ import {
   describeValue,
   formatSchemaIssues,
   InvalidDefinitionError,
-  InvalidInputError,
   type JsonSchema,
 } from '@agent-core/core'
 import { FORMAT_LENGTHS } from './formats.js'
@@ -17,7 +16,7 @@ import {
   type TypeName,
 } from './normalized-schema.js'
 import { parseRegex, UnsupportedRegexError } from './regex-generator.js'
-import { assertMinimalSizeWithinBudget, assertSchemaWithinBudget } from './schema-budget.js'
+import { assertMinimalSizeWithinBudget, assertSchemaWithinBudget, reject } from './schema-budget.js'
 import { typeProblem } from './schema-contradictions.js'
 import { isSchemaObject, SchemaDocument, type SchemaObject } from './schema-document.js'
 
@@ -73,18 +72,6 @@ export { MAX_GENERATED_SIZE }
 const LOWER_BOUND_KEYWORDS = ['minLength', 'minItems', 'minProperties']
 const NUMBER_KEYWORDS = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum']
 const SCHEMA_ARRAYS = ['allOf', 'anyOf', 'oneOf', 'prefixItems']
-
-function pointer(path: readonly string[]): string {
-  return `#${path.map((p) => `/${p.replace(/~/g, '~0').replace(/\//g, '~1')}`).join('')}`
-}
-
-function reject(path: readonly string[], keyword: string, problem: string, fix: string): never {
-  const at = pointer(path)
-  throw new InvalidInputError(
-    `Unsupported JSON Schema at ${at} (keyword "${keyword}"): ${problem}. To fix: ${fix}.`,
-    { details: { field: at, path: at, keyword, problem, fix } },
-  )
-}
 
 /** Where a keyword is written: its schema node, its name, the node's path, and whether that is the root. */
 interface KeywordSite {

@@ -1,8 +1,6 @@
 import {
   canonicalJson,
-  describeValue,
   formatSchemaIssues,
-  InvalidInputError,
   type JsonSchema,
   refuseField,
   type SchemaIssue,
@@ -371,8 +369,8 @@ function generateArray(ctx: Ctx, norm: Norm, rng: Rng, depth: number): unknown[]
  */
 export function generateFromSchema(schema: JsonSchema, options: GenerateOptions): unknown {
   if (!isSchemaObject(options)) {
-    throw new InvalidInputError('generateFromSchema needs options such as { seed: 1 }.', {
-      details: { field: 'options', received: describeValue(options) },
+    refuseField('input', 'options', 'must be an object such as { seed: 1 }', options, {
+      prefix: 'generateFromSchema: ',
     })
   }
   const rng = createRng(options.seed)
@@ -418,9 +416,15 @@ export function generateFromSchema(schema: JsonSchema, options: GenerateOptions)
     issues = result.issues
   }
   const why = [...reasons, ...(issues.length > 0 ? [`ajv: ${formatSchemaIssues(issues)}`] : [])].join('; ')
-  throw new InvalidInputError(
-    `Could not generate a value satisfying the schema after ${attempts} attempts (seed ${options.seed}): ${why}. ` +
-      'Relax the conflicting constraints (for example combine patterns into one, widen length or numeric bounds, or make recursive properties optional).',
-    { details: { field: 'schema', seed: options.seed, attempts, reasons, issues } },
+  refuseField(
+    'input',
+    'schema',
+    `after ${attempts} attempts (seed ${options.seed}): ${why}. ` +
+      'Relax the conflicting constraints (for example combine patterns into one, widen length or numeric bounds, or make recursive properties optional)',
+    schema,
+    {
+      prefix: 'Could not generate a value satisfying the ',
+      details: { seed: options.seed, attempts, reasons, issues },
+    },
   )
 }

@@ -1,4 +1,4 @@
-import { describeValue, InvalidInputError } from '@agent-core/core'
+import { describeValue, refuseField } from '@agent-core/core'
 
 /**
  * A seeded pseudo-random stream (sfc32, keyed through a murmur3-style mixer). Every method is
@@ -77,9 +77,12 @@ class Sfc32 implements Rng {
 
   int(min: number, max: number): number {
     if (!Number.isSafeInteger(min) || !Number.isSafeInteger(max) || min > max) {
-      throw new InvalidInputError(
-        `rng.int(min, max) needs safe integers with min <= max, but got ${describeValue(min)} and ${describeValue(max)}; pass integer bounds in order.`,
-        { details: { field: 'min, max', received: `${describeValue(min)}, ${describeValue(max)}` } },
+      refuseField(
+        'input',
+        'min, max',
+        `must be safe integers with min <= max, but got ${describeValue(min)} and ${describeValue(max)}; pass integer bounds in order`,
+        min,
+        { prefix: 'rng.int: ', received: `${describeValue(min)}, ${describeValue(max)}` },
       )
     }
     const span = max - min + 1
@@ -91,10 +94,9 @@ class Sfc32 implements Rng {
 
   pick<T>(items: readonly T[]): T {
     if (!Array.isArray(items) || items.length === 0) {
-      throw new InvalidInputError(
-        `rng.pick(items) needs a non-empty array, but got ${describeValue(items)}.`,
-        { details: { field: 'items', received: describeValue(items) } },
-      )
+      refuseField('input', 'items', `must be a non-empty array, but got ${describeValue(items)}`, items, {
+        prefix: 'rng.pick: ',
+      })
     }
     return items[this.int(0, items.length - 1)] as T
   }
@@ -105,8 +107,8 @@ class Sfc32 implements Rng {
 
   fork(label: string): Rng {
     if (typeof label !== 'string') {
-      throw new InvalidInputError(`rng.fork(label) needs a string label, but got ${describeValue(label)}.`, {
-        details: { field: 'label', received: describeValue(label) },
+      refuseField('input', 'label', `must be a string, but got ${describeValue(label)}`, label, {
+        prefix: 'rng.fork: ',
       })
     }
     const words = [...this.key, 0x666f726b, label.length]
@@ -128,9 +130,11 @@ class Sfc32 implements Rng {
  */
 export function createRng(seed: number): Rng {
   if (typeof seed !== 'number' || !Number.isFinite(seed)) {
-    throw new InvalidInputError(
-      `The seed must be a finite number, but got ${describeValue(seed)}; pass e.g. 42.`,
-      { details: { field: 'seed', received: describeValue(seed) } },
+    refuseField(
+      'input',
+      'seed',
+      `must be a finite number, but got ${describeValue(seed)}; pass e.g. 42`,
+      seed,
     )
   }
   return new Sfc32(deriveKey(seedWords(seed)))

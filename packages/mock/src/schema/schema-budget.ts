@@ -28,7 +28,11 @@ function pointer(path: readonly string[]): string {
   return `#${path.map((p) => `/${p.replace(/~/g, '~0').replace(/\//g, '~1')}`).join('')}`
 }
 
-function reject(path: readonly string[], keyword: string, problem: string, fix: string): never {
+/**
+ * Refuses a schema the generator does not support, at its JSON pointer: what is wrong and how to fix it
+ * (shared by {@link assertSchemaWithinBudget} and `assertSupportedSchema`).
+ */
+export function reject(path: readonly string[], keyword: string, problem: string, fix: string): never {
   const at = pointer(path)
   throw new InvalidInputError(
     `Unsupported JSON Schema at ${at} (keyword "${keyword}"): ${problem}. To fix: ${fix}.`,

@@ -10,7 +10,6 @@ import {
   DuplicateIdError,
   describeValue,
   FieldReader,
-  InvalidInputError,
   InvalidStateError,
   type ModelUsage,
   type OperationContext,
@@ -635,10 +634,15 @@ function checkMessages(messages: unknown, field: string): void {
     estimateTokens(messages as readonly ChatMessage[])
   } catch (error) {
     if (!AgentCoreError.isInstance(error)) throw error
-    throw new InvalidInputError(`${field}: ${error.message}`, {
-      cause: error,
-      details: { field, received: describeValue(messages) },
-    })
+    refuseField(
+      'input',
+      field,
+      `is not a valid conversation: ${error.message.replace(/\.$/, '')}`,
+      messages,
+      {
+        cause: error,
+      },
+    )
   }
 }
 

@@ -2,7 +2,6 @@ import {
   abortedError,
   type ChatMessage,
   describeValue,
-  InvalidOutputError,
   type ModelRequest,
   type ModelUsage,
   type OperationContext,
@@ -89,9 +88,12 @@ function readBindingReply(value: unknown, modelId: string): { text: string; usag
     return { text: value.message.content, usage: isUsage(value.usage) ? value.usage : ZERO_USAGE }
   }
   const hook = `model binding "${modelId}"`
-  throw new InvalidOutputError(
-    `${hook} must answer the reply text or a ModelResponse ({ message: { content }, usage }) to be a reflection step, but answered ${describeValue(value)}.`,
-    { details: { hook, received: describeValue(value) } },
+  refuseField(
+    'output',
+    hook,
+    `must answer the reply text or a ModelResponse ({ message: { content }, usage }) to be a reflection step, but answered ${describeValue(value)}`,
+    value,
+    { details: { hook } },
   )
 }
 
