@@ -1,5 +1,6 @@
 import {
   ConflictError,
+  canonicalJson,
   createId,
   createOperationContext,
   describeValue,
@@ -17,7 +18,7 @@ import {
 } from '@agent-core/kits/tools'
 import { warmEngine } from './internal/engine.js'
 import { runExecution } from './internal/execution.js'
-import { canonicalJson, jsonProblem } from './internal/json-problem.js'
+import { jsonProblem } from './internal/json-problem.js'
 import { loadSucrase } from './internal/strip-types.js'
 import { readToolSet, type ToolSet } from './internal/tool-set.js'
 import { DEFAULT_SANDBOX_LIMITS, resolveLimits, type SandboxLimits } from './sandbox-limits.js'

@@ -6,6 +6,7 @@
 import type { Hash } from 'node:crypto'
 import {
   assertNotThenable,
+  canonicalJson,
   describeValue,
   type FieldReaderKind,
   InvalidInputError,
@@ -230,27 +231,12 @@ export function checkMaterials(
   return out
 }
 
-/** JSON with object keys sorted, so that key order does not change a hash. */
-function canonical(value: JsonData | undefined): unknown {
-  if (value === null || typeof value !== 'object') return value ?? null
-  if (Array.isArray(value)) return value.map(canonical)
-  const out: Record<string, unknown> = {}
-  for (const key of Object.keys(value).sort())
-    setOwn(out, key, canonical((value as Record<string, JsonData>)[key]))
-  return out
-}
-
 /**
  * The content hash of a material under the passage settings: SHA-256 (base64url) of its title, metadata
  * (keys sorted) and text, and of `settingsKey`, so that new passage settings make every document change.
  */
 export function contentHash(material: KnowledgeMaterial, settingsKey: string): string {
-  const payload = JSON.stringify([
-    'agent-core/knowledge@1',
-    settingsKey,
-    material.title ?? null,
-    canonical(material.metadata),
-    material.text,
-  ])
+  // The metadata's keys sorted (core's canonicalJson), so that key order does not change the hash.
+  const payload = `[${JSON.stringify('agent-core/knowledge@1')},${JSON.stringify(settingsKey)},${JSON.stringify(material.title ?? null)},${canonicalJson(material.metadata ?? null)},${JSON.stringify(material.text)}]`
   return createHash('sha256').update(payload).digest('base64url')
 }

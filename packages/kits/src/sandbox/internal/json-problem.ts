@@ -41,14 +41,3 @@ export function jsonProblem(
     open.delete(value)
   }
 }
-
-/** JSON text with object keys sorted: equal plain JSON values print the same, whatever their key order. */
-export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null'
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`
-  const record = value as Record<string, unknown>
-  const keys = Object.keys(record)
-    .filter((key) => record[key] !== undefined)
-    .sort()
-  return `{${keys.map((key) => `${JSON.stringify(key)}:${canonicalJson(record[key])}`).join(',')}}`
-}
