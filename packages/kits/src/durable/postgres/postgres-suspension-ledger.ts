@@ -9,6 +9,7 @@ import { DurableStoreError } from '@agent-core/kits/durable'
 import type { SuspensionClaim, SuspensionLedger } from '@agent-core/kits/loop'
 import pg from 'pg'
 import { checkClaimInput, checkKey, checkStoredClaim } from '../internal/suspension-claim.js'
+import { checkOnePool } from './internal/options.js'
 import { parseTableName, type TableName } from './table-name.js'
 
 /**
@@ -77,18 +78,7 @@ export class PostgresSuspensionLedger implements SuspensionLedger {
         )
       }
     }
-    if ((pool === undefined) === (connectionString === undefined)) {
-      refuseField(
-        'input',
-        pool === undefined ? 'options.connectionString' : 'options.pool',
-        `${pool === undefined ? 'is missing' : 'is given with options.connectionString'}: pass exactly one of \`pool\` (a pg.Pool) and \`connectionString\` (a postgresql:// URL)`,
-        pool ?? connectionString,
-        {
-          prefix: 'PostgreSQL suspension ledger: ',
-          received: `pool: ${describeValue(pool)}, connectionString: ${describeValue(connectionString)}`,
-        },
-      )
-    }
+    checkOnePool(pool, connectionString, 'PostgreSQL suspension ledger: ')
     if (
       pool !== undefined &&
       (typeof pool !== 'object' || pool === null || typeof (pool as { query?: unknown }).query !== 'function')

@@ -19,11 +19,11 @@ export interface ResolvedOptions {
   readonly lockWaitSliceMs: number
 }
 
-/** Checks {@link PostgresDurableStoreOptions}; throws `InvalidInputError` naming the bad field. */
-export function resolveOptions(options: PostgresDurableStoreOptions): ResolvedOptions {
-  assertObject(options, 'options')
-  const { pool, connectionString, tableName, createTable, lockWaitSliceMs } =
-    options as PostgresDurableStoreOptions
+/**
+ * Refuses options with both or neither of `pool` and `connectionString` (the store's and the suspension
+ * ledger's rule); `prefix` names the owner.
+ */
+export function checkOnePool(pool: unknown, connectionString: unknown, prefix: string): void {
   if ((pool === undefined) === (connectionString === undefined)) {
     refuseField(
       'input',
@@ -31,11 +31,19 @@ export function resolveOptions(options: PostgresDurableStoreOptions): ResolvedOp
       `${pool === undefined ? 'is missing' : 'is given with options.connectionString'}: pass exactly one of \`pool\` (a pg.Pool) and \`connectionString\` (a postgresql:// URL)`,
       pool ?? connectionString,
       {
-        prefix: 'PostgreSQL durable store: ',
+        prefix,
         received: `pool: ${describeValue(pool)}, connectionString: ${describeValue(connectionString)}`,
       },
     )
   }
+}
+
+/** Checks {@link PostgresDurableStoreOptions}; throws `InvalidInputError` naming the bad field. */
+export function resolveOptions(options: PostgresDurableStoreOptions): ResolvedOptions {
+  assertObject(options, 'options')
+  const { pool, connectionString, tableName, createTable, lockWaitSliceMs } =
+    options as PostgresDurableStoreOptions
+  checkOnePool(pool, connectionString, 'PostgreSQL durable store: ')
   if (
     pool !== undefined &&
     (typeof pool !== 'object' || pool === null || typeof pool.connect !== 'function')
