@@ -1,5 +1,5 @@
 import type { Server as HttpServer, IncomingMessage, ServerResponse } from 'node:http'
-import { describeValue, FieldReader, refuseField } from '@agent-core/core'
+import { createId, describeValue, FieldReader, refuseField } from '@agent-core/core'
 import type { ModelTool } from '@agent-core/core/tools'
 import { defineToolLifecycle, type ToolLifecycle, ToolLifecycleRegistry } from '@agent-core/kits/tools'
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
@@ -476,7 +476,7 @@ async function serveHttp<App>(
         counted = false
       }
       const sdkTransport = new StreamableHTTPServerTransport({
-        sessionIdGenerator: () => globalThis.crypto.randomUUID(),
+        sessionIdGenerator: () => createId('mcp-session'),
         onsessioninitialized: (id) => {
           opened()
           sessions.set(id, {

@@ -1,4 +1,5 @@
 import {
+  createId,
   createOperationContext,
   describeValue,
   type JsonSchema,
@@ -278,7 +279,7 @@ export function createToolServer<App>(
     try {
       let outcome = await registry.run(
         {
-          toolCallId: `mcp_${globalThis.crypto.randomUUID()}`,
+          toolCallId: createId('mcp'),
           toolId: name,
           input: request.params.arguments ?? {},
           ...(extra.sessionId === undefined ? {} : { runId: extra.sessionId }),
