@@ -13,10 +13,10 @@ export interface TextQueryOptions<Field extends string = string> {
   readonly prefix?: boolean
   /**
    * Also match terms within an edit distance: a number below 1 is a fraction of the term length, 1 or
-   * more is the distance itself, `true` means 0.2. Weighted by `weights.fuzzy`.
+   * more is the distance itself (at most 32), `true` means 0.2. Weighted by `weights.fuzzy`.
    */
   readonly fuzzy?: boolean | number
-  /** The largest edit distance a fractional `fuzzy` may reach (minisearch's default: 6). */
+  /** The largest edit distance a fractional `fuzzy` may reach (minisearch's default: 6; at most 32). */
   readonly maxFuzzy?: number
   /** Multiplies the score of matches in a field, e.g. `{ title: 2 }`. Positive finite numbers. */
   readonly boost?: Readonly<Partial<Record<Field, number>>>

@@ -279,6 +279,17 @@ describe('TextSearch', () => {
     expect(prefixed.search({ query: 'sear', limit: 5, prefix: false })).toEqual([])
   })
 
+  it('refuses an edit distance past 32 (minisearch would allocate a matrix of that size), keeps 32', () => {
+    const search = notes()
+    for (const options of [{ fuzzy: 54043195528445980 }, { fuzzy: 33 }, { maxFuzzy: 1_000_000_000 }]) {
+      const error = errorOf(() => search.search({ query: 'serch', limit: 1, ...options }))
+      expect(InvalidInputError.isInstance(error)).toBe(true)
+      expect((error as InvalidInputError).details.field).toMatch(/fuzzy|maxFuzzy/)
+    }
+    expect(search.search({ query: 'serch', limit: 5, fuzzy: 32 }).length).toBeGreaterThan(0)
+    expect(search.search({ query: 'tomatos', limit: 5, fuzzy: 0.5, maxFuzzy: 32 }).length).toBeGreaterThan(0)
+  })
+
   it('rejects bad query options', () => {
     const search = notes()
     const bad: Record<string, unknown>[] = [

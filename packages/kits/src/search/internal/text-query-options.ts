@@ -15,6 +15,12 @@ const KEYS = [
 ] as const
 const COMBINE = new Set(['OR', 'AND', 'AND_NOT', 'or', 'and', 'and_not'])
 const DEFAULT_WEIGHTS = { fuzzy: 0.45, prefix: 0.375 }
+/**
+ * The largest edit distance a query may ask for (`fuzzy` of 1 or more, `maxFuzzy`): minisearch allocates
+ * a matrix of (term length + distance) cells for each fuzzy term, so a huge distance is a RangeError or a
+ * stall, and no two words that far apart are a typo of each other.
+ */
+const MAX_EDIT_DISTANCE = 32
 const DEFAULT_BM25 = { k: 1.2, b: 0.7, d: 0.5 }
 
 /** True when `source` sets any query option. */
@@ -60,11 +66,22 @@ export function readQueryOptions(
     out.prefix = prefix
   }
   if (fuzzy !== undefined) {
-    if (typeof fuzzy !== 'boolean') assertFiniteNumber(fuzzy, `${where}.fuzzy`, { min: 0 })
+    if (typeof fuzzy !== 'boolean') {
+      assertFiniteNumber(fuzzy, `${where}.fuzzy`, { min: 0 })
+      if (fuzzy > MAX_EDIT_DISTANCE) {
+        refuseField(
+          'input',
+          `${where}.fuzzy`,
+          `must be a fraction of the term length below 1 or an edit distance of at most ${MAX_EDIT_DISTANCE}, but got ${describeValue(fuzzy)}`,
+          fuzzy,
+          { details: { max: MAX_EDIT_DISTANCE } },
+        )
+      }
+    }
     out.fuzzy = fuzzy
   }
   if (maxFuzzy !== undefined) {
-    assertSafeInteger(maxFuzzy, `${where}.maxFuzzy`, { min: 0 })
+    assertSafeInteger(maxFuzzy, `${where}.maxFuzzy`, { min: 0, max: MAX_EDIT_DISTANCE })
     out.maxFuzzy = maxFuzzy
   }
   if (boost !== undefined) {
