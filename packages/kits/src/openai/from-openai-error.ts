@@ -1,4 +1,4 @@
-import { type AgentCoreError, describeValue, isAbortSignal, refuseField } from '@agent-core/core'
+import { type AgentCoreError, FieldReader, isAbortSignal } from '@agent-core/core'
 import { toFailure } from './internal/errors.js'
 
 /**
@@ -53,35 +53,17 @@ const NEVER = new AbortController().signal
  * ```
  */
 export function fromOpenAIError(error: unknown, options: FromOpenAIErrorOptions = {}): AgentCoreError {
-  if (typeof options !== 'object' || options === null) {
-    refuseField(
-      'input',
-      'options',
-      `must be an object or left out, but got ${describeValue(options)}`,
-      options,
-    )
-  }
-  const { signal, provider, point } = options
-  if (signal !== undefined && !isAbortSignal(signal)) {
-    refuseField(
-      'input',
-      'options.signal',
-      `must be an AbortSignal or left out, but got ${describeValue(signal)}`,
-      signal,
-    )
-  }
-  for (const [field, value] of [
-    ['options.provider', provider],
-    ['options.point', point],
-  ] as const) {
-    if (value !== undefined && (typeof value !== 'string' || value === '')) {
-      refuseField(
-        'input',
-        field,
-        `must be a non-empty string or left out, but got ${describeValue(value)}`,
-        value,
-      )
-    }
-  }
-  return toFailure(error, signal ?? NEVER, provider ?? 'openai', point ?? 'calling the API')
+  const fields = new FieldReader(options, 'options', 'an object { signal?, provider?, point? } or left out')
+  const signal = fields.get('signal')
+  if (signal !== undefined && !isAbortSignal(signal))
+    fields.mustBe('signal', 'an AbortSignal or left out', signal)
+  const provider = fields.string('provider')
+  const point = fields.string('point')
+  fields.done()
+  return toFailure(
+    error,
+    (signal as AbortSignal | undefined) ?? NEVER,
+    provider ?? 'openai',
+    point ?? 'calling the API',
+  )
 }
