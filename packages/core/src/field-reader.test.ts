@@ -126,6 +126,11 @@ describe('FieldReader', () => {
     expect(caused.cause).toBe(cause)
     expect(caused.details).toEqual({ id: 'docs', field: 'options.metadata', received: 'text cut short' })
     expect('cause' in refusal(() => refuseField('input', 'f', 'is wrong', 1, {}))).toBe(false)
+    // a JavaScript caller's unknown kind (even a prototype key) still gets a typed error, as input
+    for (const kind of ['nonsense', 'toString', '__proto__'])
+      expect(
+        InvalidInputError.isInstance(refusal(() => refuseField(kind as never, 'f', 'is wrong', 1))),
+      ).toBe(true)
   })
 
   it('required twins refuse a missing field without "or be left out"; optional reads say it', () => {

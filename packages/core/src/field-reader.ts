@@ -14,11 +14,14 @@ import { InvalidDefinitionError, InvalidInputError, InvalidOutputError } from '.
  */
 export type FieldReaderKind = 'input' | 'definition' | 'output'
 
-const ERROR_CLASS = {
-  input: InvalidInputError,
-  definition: InvalidDefinitionError,
-  output: InvalidOutputError,
-} as const
+/** The class a kind throws; anything but `'definition'` or `'output'` (a JavaScript caller's typo) is input. */
+function errorClassOf(kind: FieldReaderKind) {
+  return kind === 'definition'
+    ? InvalidDefinitionError
+    : kind === 'output'
+      ? InvalidOutputError
+      : InvalidInputError
+}
 
 /**
  * Throws the typed error for a refused field: the message is `<field> <problem>.`, the details carry
@@ -45,7 +48,7 @@ export function refuseField(
   value: unknown,
   context?: FieldRefusalContext,
 ): never {
-  const ErrorClass = ERROR_CLASS[kind]
+  const ErrorClass = errorClassOf(kind)
   if (context === undefined)
     throw new ErrorClass(`${field} ${problem}.`, { details: { field, received: describeValue(value) } })
   const received = context.received ?? describeValue(value)
@@ -199,7 +202,7 @@ export class FieldReader {
 
   #refuse(field: string, problem: string, value: unknown): never {
     const { prefix, details } = this.context
-    const ErrorClass = ERROR_CLASS[this.kind]
+    const ErrorClass = errorClassOf(this.kind)
     throw new ErrorClass(`${prefix ?? ''}${field} ${problem}.`, {
       details: { ...details, field, received: describeValue(value) },
     })
