@@ -1,4 +1,3 @@
-import type { Hash } from 'node:crypto'
 import {
   AgentCoreError,
   assertNonEmptyString,
@@ -35,6 +34,7 @@ import {
 import { configurationFingerprint } from './internal/fingerprint.js'
 import { checkEmbedder, readFusion } from './internal/hybrid-options.js'
 import { cloneIndexData, copyIndexData, firstNonJsonPath, notJsonError } from './internal/index-data.js'
+import { createHash } from './internal/node-builtins.js'
 import {
   CorruptStream,
   isByteSource,
@@ -51,11 +51,6 @@ import { EmbeddingError } from './search-errors.js'
 import { englishAnalyzer, type TextAnalyzer } from './text-analyzer.js'
 import { TextSearch, type TextSearchSnapshot } from './text-search.js'
 import { VectorSearch, type VectorSearchSnapshot } from './vector-search.js'
-
-// node:crypto on first use: loaded at import, it (and the node:stream it needs) would add about 2 ms to a cold import
-let nodeCrypto: typeof import('node:crypto') | undefined
-const createHash = (algorithm: string): Hash =>
-  (nodeCrypto ??= process.getBuiltinModule('node:crypto')).createHash(algorithm)
 
 const ENGINE = 'agent-core/hybrid'
 /** How many other candidates of a document support a hit (see `fusion.documentSupport`). */

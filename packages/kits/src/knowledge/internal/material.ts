@@ -3,7 +3,6 @@
  * wrote it (`materials[2].metadata.tags[1]`), and copies that a store can keep exactly (plain JSON,
  * well-formed strings: a lone surrogate would turn into U+FFFD in UTF-8 and be silently changed).
  */
-import type { Hash } from 'node:crypto'
 import {
   assertNotThenable,
   canonicalJson,
@@ -14,11 +13,7 @@ import {
 } from '@agent-core/core'
 import type { JsonData } from '@agent-core/kits/search'
 import type { KnowledgeMaterial, KnowledgeMetadata } from '../knowledge-types.js'
-
-// node:crypto on first use: loaded at import, it (and the node:stream it needs) would add about 2 ms to a cold import
-let nodeCrypto: typeof import('node:crypto') | undefined
-const createHash = (algorithm: string): Hash =>
-  (nodeCrypto ??= process.getBuiltinModule('node:crypto')).createHash(algorithm)
+import { createHash } from './node-hash.js'
 
 const MATERIAL_FIELDS = new Set(['id', 'text', 'title', 'metadata'])
 const MAX_DEPTH = 64

@@ -3,15 +3,10 @@
  * that is embedded for each, and its hash (the key of its vector).
  */
 
-import type { Hash } from 'node:crypto'
 import { TextBlocks } from '@agent-core/kits/text-blocks'
 import type { KnowledgePassageRecord } from '../knowledge-store.js'
 import type { KnowledgeMaterial, KnowledgeMetadata, KnowledgePassage } from '../knowledge-types.js'
-
-// node:crypto on first use: loaded at import, it (and the node:stream it needs) would add about 2 ms to a cold import
-let nodeCrypto: typeof import('node:crypto') | undefined
-const createHash = (algorithm: string): Hash =>
-  (nodeCrypto ??= process.getBuiltinModule('node:crypto')).createHash(algorithm)
+import { createHash } from './node-hash.js'
 
 /** How materials are cut into passages. */
 export interface PassageSettings {

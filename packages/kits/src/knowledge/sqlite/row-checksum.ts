@@ -1,9 +1,4 @@
-import type { Hash } from 'node:crypto'
-
-// node:crypto on first use: loaded at import, it (and the node:stream it needs) would add about 2 ms to a cold import
-let nodeCrypto: typeof import('node:crypto') | undefined
-const createHash = (algorithm: string): Hash =>
-  (nodeCrypto ??= process.getBuiltinModule('node:crypto')).createHash(algorithm)
+import { createHash } from '../internal/node-hash.js'
 
 /** One column value of a checksummed row. */
 export type ChecksumValue = string | number | bigint | null | Buffer

@@ -5,10 +5,7 @@
  * (vector records are copied straight into their destination), so a snapshot can be far larger than a
  * JavaScript string or a Buffer.
  */
-// node:zlib on first use: loaded at import, it (and the node:stream it needs) would add 1-2 ms to a cold import
-let zlib: typeof import('node:zlib') | undefined
-const crc32 = (data: string | Uint8Array, value?: number): number =>
-  (zlib ??= process.getBuiltinModule('node:zlib')).crc32(data, value)
+import { crc32 } from './node-builtins.js'
 
 /** The first bytes of every snapshot stream. */
 export const MAGIC = new TextEncoder().encode('agent-core-snapshot\n')

@@ -3,10 +3,7 @@
  * documents before it is written, and checking every structural invariant before it is loaded, so that a
  * corrupt snapshot is refused instead of answering NaN scores, negative sizes or duplicate hits later.
  */
-// node:zlib on first use: loaded at import, it (and the node:stream it needs) would add 1-2 ms to a cold import
-let zlib: typeof import('node:zlib') | undefined
-const crc32 = (data: string | Uint8Array, value?: number): number =>
-  (zlib ??= process.getBuiltinModule('node:zlib')).crc32(data, value)
+import { crc32 } from './node-builtins.js'
 
 /** The shape of minisearch 7's `toJSON()`. */
 export interface SerializedMiniSearch {
