@@ -131,8 +131,7 @@ export interface ModelToolSchemas<Input = unknown, Output = unknown> {
  * The record of one invocation, as journaled.
  * @example
  * ```ts
- * import { createOperationContext   refuseField,
-} from '@agent-core/core'
+ * import { createOperationContext } from '@agent-core/core'
  * import { invokeModelTool, type ToolInvocation } from '@agent-core/core/tools'
  * import type { ModelTool } from '@agent-core/core/tools'
  * declare const add: ModelTool<{ a: number; b: number }, number>
@@ -306,8 +305,7 @@ export interface InvokeModelToolOptions {
  *   {@link InvalidOutputError} when the output fails `outputSchema`; {@link AbortedError} when the signal is aborted before execution
  * @example
  * ```ts
- * import { createOperationContext   refuseField,
-} from '@agent-core/core'
+ * import { createOperationContext } from '@agent-core/core'
  * import { invokeModelTool } from '@agent-core/core/tools'
  * import type { ModelTool } from '@agent-core/core/tools'
  * declare const add: ModelTool<{ a: number; b: number }, number>
