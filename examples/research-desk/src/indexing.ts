@@ -106,12 +106,15 @@ export async function openCorpusIndex(options: {
     // first with 0.5, 75% with 0).
     search: options.search ?? { fusion: { textWeight: 2 } },
   })
-  let frequencies = new Map<string, number>()
+  // Counted on the first search that asks (a saved answer needs none: about a second on 8,000 passages).
+  let counted: Corpus | undefined
+  let frequencies: Map<string, number> | undefined
   let corpusFiles = 0
   return {
     publication,
     async update(corpus, onProgress, signal) {
-      frequencies = fileFrequencies(corpus)
+      counted = corpus
+      frequencies = undefined
       corpusFiles = corpus.materials.length
       const present = new Set(corpus.materials.map((material) => material.id))
       const gone = (await publication.list({ signal })).filter((document) => !present.has(document.id))
@@ -159,7 +162,12 @@ export async function openCorpusIndex(options: {
       return hits.map((hit) => ({ ...hit.document, matched: hit.terms }))
     },
     passage: (passageId) => publication.passage(passageId),
-    termFiles: (terms) => ({ corpusFiles, files: terms.map((term) => frequencies.get(term) ?? 0) }),
+    termFiles(terms) {
+      if (frequencies === undefined)
+        frequencies = counted === undefined ? new Map() : fileFrequencies(counted)
+      const known = frequencies
+      return { corpusFiles, files: terms.map((term) => known.get(term) ?? 0) }
+    },
     close: () => opened.close(),
   }
 }

@@ -192,7 +192,9 @@ export interface KnowledgeLoadRequest {
 
 /**
  * A defined publication: publish, retract, list and search. It keeps the hybrid index of its published
- * passages in memory and its store in step with it; the first call loads the index from the store.
+ * passages in memory and its store in step with it. The first call reads the store; the in-memory index
+ * is built from what it read on the first call that needs it (a search, a passage, a change to apply) or
+ * by `load`, so a list or a publish of unchanged materials does not analyse every stored passage.
  *
  * @example
  * ```ts
@@ -209,9 +211,10 @@ export interface KnowledgePublication<App = unknown> {
   /** The definition's embedder. */
   readonly embedder: Embedder | undefined
   /**
-   * Loads the index from the store (the first call of any other method does it too): documents,
-   * passages and their stored vectors, without embedding anything the store holds a vector for. A later
-   * call reloads; searches keep using the previous index until the new one is complete.
+   * Loads the index from the store and builds it now (the first call of any other method reads the store
+   * too, and builds the index when it first needs it): documents, passages and their stored vectors,
+   * without embedding anything the store holds a vector for. A later call reloads; searches keep using
+   * the previous index until the new one is complete.
    */
   load(
     request?: KnowledgeLoadRequest,

@@ -7,7 +7,7 @@ import {
   MemoryDiagnosticSink,
   UnauthorizedError,
 } from '@agent-core/core'
-import { EmbeddingError } from '@agent-core/kits/search'
+import { defineTextAnalyzer, EmbeddingError } from '@agent-core/kits/search'
 import { describe, expect, it } from 'vitest'
 import {
   createMemoryKnowledgeStore,
@@ -429,6 +429,67 @@ describe('Knowledge.defineKnowledgePublication', () => {
     const rest = await docs.publish({ materials })
     expect(rest.skipped.map((s) => s.id)).toEqual(['d0', 'd1'])
     expect(rest.published.map((p) => p.id)).toEqual(['d2', 'd3'])
+  })
+
+  it('builds the search index on the first call that needs it: a list or an unchanged publish analyses nothing', async () => {
+    const store = createMemoryKnowledgeStore()
+    const materials = [
+      { id: 'guide.md', text: guide },
+      { id: 'notes.md', text: '# Notes\n\nThe tool runs daily at noon.\n' },
+    ]
+    await defineKnowledgePublication({ id: 'docs', store, embedder: countingEmbedder() }).publish({
+      materials,
+    })
+    // An App analyzer that counts the texts it analyses and throws once when told to.
+    let analysed = 0
+    let failNext = false
+    const analyzer = defineTextAnalyzer({
+      name: 'counting-words',
+      version: 1,
+      tokenize: (text) => {
+        analysed++
+        if (failNext) {
+          failNext = false
+          throw new Error('analyzer down')
+        }
+        return text
+          .toLowerCase()
+          .split(/\W+/)
+          .filter((word) => word !== '')
+      },
+      terms: (token) => [token],
+    })
+    const open = () =>
+      defineKnowledgePublication({ id: 'docs', store, embedder: countingEmbedder(), search: { analyzer } })
+    const later = open()
+    const progress: KnowledgeProgress[] = []
+    expect((await later.list()).map((d) => d.id)).toEqual(['guide.md', 'notes.md'])
+    const unchanged = await later.publish({ materials, onProgress: (p) => progress.push(p) })
+    expect(unchanged.skipped.map((s) => s.reason)).toEqual(['unchanged', 'unchanged'])
+    expect(analysed).toBe(0)
+    // The first search builds it; a failed build is tried again by the next call.
+    failNext = true
+    expect(await rejection(later.search({ query: 'daily', limit: 5 }))).toMatchObject({
+      message: expect.stringContaining('analyzer down'),
+    })
+    const hits = await later.search({ query: 'daily', limit: 5 })
+    expect(analysed).toBeGreaterThan(0)
+    // The same hits as a publication whose load built the index at once.
+    const eager = open()
+    await eager.load()
+    expect(hits.map((h) => h.id)).toEqual((await eager.search({ query: 'daily', limit: 5 })).map((h) => h.id))
+    expect(hits.map((h) => h.id)).toEqual(expect.arrayContaining(['guide.md@1#2', 'notes.md@1#1']))
+    // A change after a deferred load swaps into the built index; concurrent searches all see one index.
+    const fresh = open()
+    const [changed, ...searches] = await Promise.all([
+      fresh.publish({ materials: [{ id: 'notes.md', text: '# Notes\n\nNothing runs at noon.\n' }] }),
+      fresh.search({ query: 'noon', limit: 5 }),
+      fresh.passage('guide.md@1#2'),
+    ])
+    expect(changed.published.map((p) => p.id)).toEqual(['notes.md'])
+    expect(searches[1]).toMatchObject({ id: 'guide.md@1#2' })
+    const after = await fresh.search({ query: 'nothing', limit: 5, mode: 'text' })
+    expect(after.map((h) => h.id)).toEqual(['notes.md@2#1'])
   })
 
   it('runs changes one at a time, in call order', async () => {

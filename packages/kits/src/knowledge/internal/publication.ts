@@ -4,6 +4,11 @@
  * write the batch to the store in one transaction, then swap the documents' passages in the index in one
  * synchronous step. A failed embed or write leaves both as they were; a cancellation stops between
  * batches.
+ *
+ * A load that another call starts (the first `list`, `publish` or `retract`) reads the store but leaves
+ * building the search index to the first call that needs it (`search`, `passage`, or a change to apply):
+ * analysing every stored passage is most of a load's time on a large corpus, and an unchanged publish or
+ * a list needs none of it. `load()` builds it at once.
  */
 import {
   AgentCoreError,
@@ -42,7 +47,7 @@ import type {
 } from '../knowledge-types.js'
 import { asDefinitionError, type CheckedDefinition } from './definition.js'
 import { StagedEmbedder } from './index-embedder.js'
-import { buildIndex } from './load-index.js'
+import { buildIndex, documentStateOf } from './load-index.js'
 import { checkMaterials } from './material.js'
 import { embedTextOf } from './passages.js'
 import {
@@ -57,7 +62,7 @@ import {
 } from './plan.js'
 import { Progress } from './progress.js'
 import { checkIds, checkListener, checkRequest } from './requests.js'
-import { checkContents, checkStoredVector } from './store-contents.js'
+import { type CheckedContents, checkContents, checkStoredVector } from './store-contents.js'
 import { embedTexts } from './vectors.js'
 
 type AnyContext<App> = OperationContext<App> | OperationContextInit<App> | undefined
@@ -70,6 +75,12 @@ interface BatchVectors {
   readonly reused: number
 }
 
+/** What a deferred load read from the store, for the index built on first need. */
+interface PendingBuild {
+  readonly contents: CheckedContents
+  readonly vectors: Map<string, Float32Array>
+}
+
 const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
 
 export class Publication<App> implements KnowledgePublication<App> {
@@ -79,6 +90,9 @@ export class Publication<App> implements KnowledgePublication<App> {
   readonly #staged: StagedEmbedder | undefined
   readonly #space: KnowledgeEmbeddingSpace | undefined
   #index: HybridSearch<KnowledgePassage>
+  /** What a deferred load read from the store, until the index is built from it (`#built`). */
+  #pending: PendingBuild | undefined
+  #building: Promise<void> | undefined
   #documents = new Map<string, DocumentState>()
   /** How many live passages have each embedded-text hash: the hashes whose vectors the store holds. */
   #hashRefs = new Map<string, number>()
@@ -125,7 +139,7 @@ export class Publication<App> implements KnowledgePublication<App> {
     const fields = checkRequest(request, 'load', '{ onProgress? }')
     const onProgress = checkListener(fields.onProgress, 'request.onProgress')
     const operation = createOperationContext(context ?? {}) as OperationContext<App>
-    return this.#serialize(() => this.#load(operation, onProgress), operation.signal)
+    return this.#serialize(() => this.#load(operation, onProgress, true), operation.signal)
   }
 
   async publish(request: KnowledgePublishRequest, context?: AnyContext<App>): Promise<KnowledgeReceipt> {
@@ -176,14 +190,15 @@ export class Publication<App> implements KnowledgePublication<App> {
   ): Promise<readonly HybridSearchHit<KnowledgePassage>[]> {
     const signal =
       typeof request === 'object' && request !== null ? (request as { signal?: unknown }).signal : undefined
-    await this.#ready(signal instanceof AbortSignal ? signal : undefined)
-    return this.#index.search(request)
+    const checked = signal instanceof AbortSignal ? signal : undefined
+    await this.#ready(checked)
+    return (await this.#built(checked)).search(request)
   }
 
   async passage(id: string): Promise<KnowledgePassage | undefined> {
     assertNonEmptyString(id, 'id', { where: 'passage', hint: "Pass a passage id such as 'guide.md@1#2'." })
     await this.#ready(undefined)
-    return this.#index.get(id)
+    return (await this.#built(undefined)).get(id)
   }
 
   // ---- the queue and loading --------------------------------------------------------------------
@@ -212,18 +227,21 @@ export class Publication<App> implements KnowledgePublication<App> {
     const loading =
       this.#loading ??
       this.#serialize(async () => {
-        if (!this.#loaded) await this.#load(createOperationContext({}) as OperationContext<App>, undefined)
+        if (!this.#loaded)
+          await this.#load(createOperationContext({}) as OperationContext<App>, undefined, false)
       }, undefined)
     await (signal === undefined
       ? loading
       : raceSignal(loading, signal, `waiting for publication "${this.id}" to load`))
   }
 
+  /** Loads from the store; `build: false` leaves the index to `#built` (see the module comment). */
   #load(
     context: OperationContext<App>,
     onProgress: KnowledgeProgressListener | undefined,
+    build: boolean,
   ): Promise<KnowledgeLoadResult> {
-    const loading = this.#loadNow(context, onProgress)
+    const loading = this.#loadNow(context, onProgress, build)
     this.#loading = loading
     const clear = () => {
       if (this.#loading === loading) this.#loading = undefined
@@ -235,6 +253,7 @@ export class Publication<App> implements KnowledgePublication<App> {
   async #loadNow(
     context: OperationContext<App>,
     onProgress: KnowledgeProgressListener | undefined,
+    build: boolean,
   ): Promise<KnowledgeLoadResult> {
     const span = context.diagnostics.span('knowledge-load', { publicationId: this.id })
     const inner = { ...context, diagnostics: span.diagnostics }
@@ -259,27 +278,34 @@ export class Publication<App> implements KnowledgePublication<App> {
           }
         }
       }
+      // A deferred build indexes no passage now, so its progress counts none.
       const progress = new Progress(
         this.id,
         'load',
         onProgress,
         documents,
-        contents.passageCount,
+        build ? contents.passageCount : 0,
         missing.size,
       )
       progress.report('planned')
       const vectors = new Map(contents.vectors)
       if (missing.size > 0) await this.#embedMissing(missing, vectors, inner, progress)
-      const state = await buildIndex(
-        contents,
-        vectors,
-        this.#newIndex(),
-        this.#staged,
-        context.signal,
-        progress,
-        `while loading publication "${this.id}"`,
-      )
-      this.#index = state.index
+      if (build) {
+        this.#index = await buildIndex(
+          contents,
+          vectors,
+          this.#newIndex(),
+          this.#staged,
+          context.signal,
+          progress,
+          `while loading publication "${this.id}"`,
+        )
+        this.#pending = undefined
+      } else {
+        this.#pending = { contents, vectors }
+        progress.documentsDone = documents
+      }
+      const state = documentStateOf(contents)
       this.#documents = state.documents
       this.#hashRefs = state.hashRefs
       this.#loaded = true
@@ -296,6 +322,50 @@ export class Publication<App> implements KnowledgePublication<App> {
       span.fail(error)
       throw error
     }
+  }
+
+  /**
+   * The search index, built first from what a deferred load read when there is such a load (one build
+   * at a time; every caller waits for it, each cancelled only by its own signal). A build that fails
+   * (an App analyzer threw) is tried again by the next call.
+   */
+  async #built(signal: AbortSignal | undefined): Promise<HybridSearch<KnowledgePassage>> {
+    for (let pending = this.#pending; pending !== undefined; pending = this.#pending) {
+      const building = this.#building ?? this.#build(pending)
+      await (signal === undefined
+        ? building
+        : raceSignal(building, signal, `waiting for the index of publication "${this.id}"`))
+    }
+    return this.#index
+  }
+
+  #build(pending: PendingBuild): Promise<void> {
+    const building = (async () => {
+      const { contents, vectors } = pending
+      const progress = new Progress(this.id, 'load', undefined, 0, contents.passageCount, 0)
+      const point = `while building the index of publication "${this.id}"`
+      const never = createOperationContext({}).signal
+      const index = await buildIndex(
+        contents,
+        vectors,
+        this.#newIndex(),
+        this.#staged,
+        never,
+        progress,
+        point,
+      )
+      // A reload in the meantime read newer contents: they build next.
+      if (this.#pending === pending) {
+        this.#index = index
+        this.#pending = undefined
+      }
+    })()
+    this.#building = building
+    const clear = () => {
+      if (this.#building === building) this.#building = undefined
+    }
+    building.then(clear, clear)
+    return building
   }
 
   /** Embeds the passages the store has no vector for (at load), writing their vectors in batches. */
@@ -333,7 +403,7 @@ export class Publication<App> implements KnowledgePublication<App> {
     try {
       throwIfAborted(context.signal, `before the ${action} call of publication "${this.id}"`)
       await this.#authorize(authorization, inner)
-      if (!this.#loaded) await this.#load(inner, onProgress)
+      if (!this.#loaded) await this.#load(inner, onProgress, false)
       const plan =
         authorization.action === 'publish'
           ? planPublish(authorization.materials, this.#documents, this.#definition.passages, context.now())
@@ -393,6 +463,8 @@ export class Publication<App> implements KnowledgePublication<App> {
     const progress = new Progress(this.id, action, onProgress, count, passages, toEmbed.size)
     progress.documentsDone = plan.skipped.length
     progress.report('planned')
+    // The index a change swaps into, built before anything is written (a deferred load's, see #built).
+    if (plan.changes.length > 0) await this.#built(context.signal)
     const batches = batchesOf(plan.changes, this.#definition.passagesPerBatch)
     let reused = 0
     for (let b = 0; b < batches.length; b++) {
