@@ -168,6 +168,36 @@ describe('the offline model', () => {
     for (const piece of answer.text.match(/`[^`]+`/g) ?? []) expect(code.text).toContain(piece.slice(1, -1))
   })
 
+  it('quotes the best file’s passage sharing a fifth of a paraphrase’s terms as the closest, but not one term alone', () => {
+    // Ten content terms; the passage holds two of them (copi, permiss): a fifth.
+    const question =
+      'How do I copy a folder to another place while keeping its permissions and the modification times of old files?'
+    const copy = {
+      id: 'tar-fs.md@1#7',
+      file: 'tar-fs.md',
+      lines: '40-48',
+      headings: 'tar-fs > Usage',
+      text: 'To copy a directory with its permissions, pack it and extract the stream in one go.',
+    }
+    const hit = { id: copy.id, file: copy.file, headings: copy.headings, snippet: copy.text }
+    const steps = (text: string): Step[] => [
+      { name: SEARCH_TOOL, arguments: { query: question, limit: 5 }, output: { hits: [hit] } },
+      { name: SEARCH_TOOL, arguments: { query: 'copy folder', limit: 5 }, output: { hits: [hit] } },
+      {
+        name: SEARCH_TOOL,
+        arguments: { query: question, limit: 5, file: 'tar-fs.md' },
+        output: { hits: [hit] },
+      },
+      { name: READ_TOOL, arguments: { id: copy.id }, output: { ...copy, text } },
+    ]
+    expect(offlineReply(view(question, steps(copy.text)))).toEqual({
+      type: 'text',
+      text: `No passage answers all of the question; the closest I found, in tar-fs.md, says: ${copy.text} [tar-fs.md@1#7]`,
+    })
+    const once = 'Pack a directory with its permissions and extract the stream in one go.'
+    expect(offlineReply(view(question, steps(once)))).toEqual({ type: 'text', text: NO_ANSWER })
+  })
+
   it('cites nothing when even the best passage of the best file shares too little with the question', () => {
     const question = 'What is the capital of France?'
     const steps: Step[] = [
