@@ -19,6 +19,9 @@
  *   30 before the desk was run on it: `DESK_BENCH_SET=held-out pnpm bench desk`.
  * - A third (held-out-3.ts: 24 more READMEs, scoped packages among them, 24 questions), written and
  *   committed the same way before the desk was run on it or changed again: `DESK_BENCH_SET=held-out-3`.
+ * - A fourth (held-out-4.ts: 24 more READMEs, 24 questions), written from the READMEs alone by someone who
+ *   had read neither the desk's code nor its results, and committed before the desk was run on it:
+ *   `DESK_BENCH_SET=held-out-4`.
  *
  * Run with `pnpm bench desk` (`DESK_BENCH_CACHE=folder` to keep the corpus and index elsewhere). The first run indexes the corpus (about 1,100 passages; minutes on two busy
  * cores); later runs answer only.
@@ -29,6 +32,7 @@ import { join } from 'node:path'
 import { writeCorpus } from './corpus.js'
 import { HELD_OUT_PACKAGES, HELD_OUT_QUESTIONS } from './held-out.js'
 import { HELD_OUT_3_PACKAGES, HELD_OUT_3_QUESTIONS } from './held-out-3.js'
+import { HELD_OUT_4_PACKAGES, HELD_OUT_4_QUESTIONS } from './held-out-4.js'
 import { type DeskQuestion, QUESTIONS as FIRST_QUESTIONS } from './questions.js'
 
 const root = process.cwd()
@@ -49,10 +53,18 @@ const SETS = {
     corpus: 'npm-readmes-held-out-3',
     data: 'data-held-out-3',
   },
+  'held-out-4': {
+    questions: HELD_OUT_4_QUESTIONS,
+    packages: HELD_OUT_4_PACKAGES,
+    corpus: 'npm-readmes-held-out-4',
+    data: 'data-held-out-4',
+  },
 } as const
 const set = process.env.DESK_BENCH_SET ?? 'first'
 if (!Object.hasOwn(SETS, set))
-  throw new Error(`bench/desk: DESK_BENCH_SET is "${set}"; use "first" (default), "held-out" or "held-out-3"`)
+  throw new Error(
+    `bench/desk: DESK_BENCH_SET is "${set}"; use "first" (default), "held-out", "held-out-3" or "held-out-4"`,
+  )
 const chosen = SETS[set as keyof typeof SETS]
 const QUESTIONS = chosen.questions
 const { folder, files } =

@@ -19,6 +19,7 @@ import { offlineReply } from '../../examples/research-desk/src/offline-model.js'
 import { deskTools } from '../../examples/research-desk/src/tools.js'
 import { HELD_OUT_QUESTIONS } from './held-out.js'
 import { HELD_OUT_3_QUESTIONS } from './held-out-3.js'
+import { HELD_OUT_4_QUESTIONS } from './held-out-4.js'
 import { type DeskQuestion, QUESTIONS } from './questions.js'
 
 const root = process.cwd()
@@ -31,6 +32,11 @@ const SETS: Record<string, { questions: readonly DeskQuestion[]; corpus: string;
     questions: HELD_OUT_3_QUESTIONS,
     corpus: 'npm-readmes-held-out-3',
     data: 'data-held-out-3',
+  },
+  'held-out-4': {
+    questions: HELD_OUT_4_QUESTIONS,
+    corpus: 'npm-readmes-held-out-4',
+    data: 'data-held-out-4',
   },
 }
 const chosen = SETS[set]
