@@ -78,8 +78,10 @@ function versionOrder(a: string, b: string): number {
 
 /** The README of `name` in pnpm's store (its newest installed version). */
 function readme(store: string, name: string): string {
+  // pnpm's store names the folder of `@scope/name` `@scope+name@<version>`.
+  const prefix = `${name.replace('/', '+')}@`
   const dirs = readdirSync(store)
-    .filter((dir) => dir.startsWith(`${name}@`))
+    .filter((dir) => dir.startsWith(prefix))
     .sort((a, b) => versionOrder(a.slice(name.length + 1), b.slice(name.length + 1)))
   for (const dir of dirs.reverse()) {
     const folder = join(store, dir, 'node_modules', name)
@@ -88,6 +90,11 @@ function readme(store: string, name: string): string {
     if (file !== undefined) return readFileSync(join(folder, file), 'utf8')
   }
   throw new Error(`bench/desk: no README of ${name} under ${store} (run pnpm install)`)
+}
+
+/** The corpus file of a package: `<package>.md`, `scope-name.md` for `@scope/name`. */
+export function corpusFileOf(name: string): string {
+  return `${name.replace(/^@/, '').replace('/', '-')}.md`
 }
 
 /**
@@ -107,8 +114,8 @@ export function writeCorpus(
   const files = new Map<string, string>()
   for (const pkg of packages) {
     const text = readme(store, pkg)
-    files.set(`${pkg}.md`, text)
-    writeFileSync(join(folder, `${pkg}.md`), text)
+    files.set(corpusFileOf(pkg), text)
+    writeFileSync(join(folder, corpusFileOf(pkg)), text)
   }
   return { folder, files }
 }

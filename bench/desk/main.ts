@@ -17,6 +17,8 @@
  *
  * - A second held-out set (held-out.ts: 24 other READMEs, 16 questions), written and committed for issue
  *   30 before the desk was run on it: `DESK_BENCH_SET=held-out pnpm bench desk`.
+ * - A third (held-out-3.ts: 24 more READMEs, scoped packages among them, 24 questions), written and
+ *   committed the same way before the desk was run on it or changed again: `DESK_BENCH_SET=held-out-3`.
  *
  * Run with `pnpm bench desk` (`DESK_BENCH_CACHE=folder` to keep the corpus and index elsewhere). The first run indexes the corpus (about 1,100 passages; minutes on two busy
  * cores); later runs answer only.
@@ -26,25 +28,42 @@ import { mkdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { writeCorpus } from './corpus.js'
 import { HELD_OUT_PACKAGES, HELD_OUT_QUESTIONS } from './held-out.js'
+import { HELD_OUT_3_PACKAGES, HELD_OUT_3_QUESTIONS } from './held-out-3.js'
 import { type DeskQuestion, QUESTIONS as FIRST_QUESTIONS } from './questions.js'
 
 const root = process.cwd()
 // Where the corpus folder and the desk's data go; DESK_BENCH_CACHE lets a checkout of other code (the
 // "before" of a change) answer from the same corpus folder and index.
 const cache = process.env.DESK_BENCH_CACHE ?? join(root, 'node_modules', '.cache', 'agent-core-desk')
+const SETS = {
+  first: { questions: FIRST_QUESTIONS, packages: undefined, corpus: 'npm-readmes', data: 'data' },
+  'held-out': {
+    questions: HELD_OUT_QUESTIONS,
+    packages: HELD_OUT_PACKAGES,
+    corpus: 'npm-readmes-held-out',
+    data: 'data-held-out',
+  },
+  'held-out-3': {
+    questions: HELD_OUT_3_QUESTIONS,
+    packages: HELD_OUT_3_PACKAGES,
+    corpus: 'npm-readmes-held-out-3',
+    data: 'data-held-out-3',
+  },
+} as const
 const set = process.env.DESK_BENCH_SET ?? 'first'
-if (set !== 'first' && set !== 'held-out')
-  throw new Error(`bench/desk: DESK_BENCH_SET is "${set}"; use "first" (default) or "held-out"`)
-const QUESTIONS = set === 'first' ? FIRST_QUESTIONS : HELD_OUT_QUESTIONS
+if (!Object.hasOwn(SETS, set))
+  throw new Error(`bench/desk: DESK_BENCH_SET is "${set}"; use "first" (default), "held-out" or "held-out-3"`)
+const chosen = SETS[set as keyof typeof SETS]
+const QUESTIONS = chosen.questions
 const { folder, files } =
-  set === 'first'
+  chosen.packages === undefined
     ? writeCorpus(root, cache)
-    : writeCorpus(root, cache, HELD_OUT_PACKAGES, 'npm-readmes-held-out')
+    : writeCorpus(root, cache, chosen.packages, chosen.corpus)
 for (const question of QUESTIONS) {
   if (!files.get(question.file)?.includes(question.anchor))
     throw new Error(`bench/desk: the anchor of "${question.question}" is not in ${question.file}`)
 }
-const data = join(cache, set === 'first' ? 'data' : 'data-held-out')
+const data = join(cache, chosen.data)
 mkdirSync(data, { recursive: true })
 for (const suffix of ['', '-wal', '-shm']) rmSync(join(data, `runs.db${suffix}`), { force: true })
 

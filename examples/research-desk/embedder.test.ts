@@ -88,6 +88,20 @@ describe('the offline embedder in worker threads', () => {
     )
   }, 900_000)
 
+  it('ends a call in flight when its signal aborts, and the next call computes the same vectors', async () => {
+    const texts = Array.from({ length: 2 * 128 }, (_, i) => `passage ${i} `.repeat(40))
+    const controller = new AbortController()
+    const call = pooled.embed(texts, { signal: controller.signal })
+    const before = pooled.embeddedTexts()
+    // Half a second in: the model calls of 128 long texts per thread take seconds, so the call is in flight.
+    setTimeout(() => controller.abort(new Error('stopped')), 500)
+    await expect(call).rejects.toThrow('stopped')
+    // Nothing of the stopped call was counted as embedded, and the threads it stopped are replaced.
+    expect(pooled.embeddedTexts()).toBe(before)
+    const few = texts.slice(0, 3)
+    expect(maxDifference(await pooled.embed(few, {}), await single.embed(few, {}))).toBeLessThanOrEqual(1e-5)
+  }, 300_000)
+
   it('starts no call once its signal is aborted', async () => {
     const controller = new AbortController()
     controller.abort(new Error('stopped'))

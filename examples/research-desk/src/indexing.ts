@@ -14,7 +14,7 @@ import {
   type KnowledgeReceipt,
   type KnowledgeSearchOptions,
 } from '@agent-core/kits/knowledge'
-import type { Embedder } from '@agent-core/kits/search'
+import { type Embedder, englishAnalyzer } from '@agent-core/kits/search'
 import type { Corpus } from './corpus.js'
 import { openDeskKnowledgeStore } from './knowledge-store.js'
 
@@ -35,6 +35,20 @@ export interface IndexSummary {
   readonly fingerprint: string
 }
 
+/** A passage a search found, with the query terms it matched on the text side. */
+export type SearchedPassage = KnowledgePassage & {
+  /** The query's terms (after analysis) the passage matched in its text or headings. */
+  readonly matched?: readonly string[]
+}
+
+/** How many of the corpus' files hold each of some terms. */
+export interface TermFiles {
+  /** The files of the corpus. */
+  readonly corpusFiles: number
+  /** Per term asked, in order: how many files hold it (0 when none does). */
+  readonly files: readonly number[]
+}
+
 /** A corpus' publication in the desk's knowledge store. */
 export interface CorpusIndex {
   readonly publication: KnowledgePublication
@@ -45,9 +59,24 @@ export interface CorpusIndex {
     signal: AbortSignal,
   ): Promise<IndexSummary>
   /** The best passages for `query`; only those of `file` (a document id) when it is given. */
-  search(query: string, limit: number, file?: string): Promise<readonly KnowledgePassage[]>
+  search(query: string, limit: number, file?: string): Promise<readonly SearchedPassage[]>
   passage(id: string): Promise<KnowledgePassage | undefined>
+  /**
+   * How many files of the corpus (as of the last `update`) hold each of `terms` (analyzed terms, as
+   * `englishAnalyzer.analyze` gives them): what tells a rare word of a question from a common one.
+   */
+  termFiles(terms: readonly string[]): TermFiles
   close(): Promise<void>
+}
+
+/** Per analyzed term, how many of `corpus`' files hold it. */
+function fileFrequencies(corpus: Corpus): Map<string, number> {
+  const counts = new Map<string, number>()
+  for (const material of corpus.materials) {
+    for (const term of new Set(englishAnalyzer.analyze(material.text)))
+      counts.set(term, (counts.get(term) ?? 0) + 1)
+  }
+  return counts
 }
 
 /**
@@ -77,9 +106,13 @@ export async function openCorpusIndex(options: {
     // first with 0.5, 75% with 0).
     search: options.search ?? { fusion: { textWeight: 2 } },
   })
+  let frequencies = new Map<string, number>()
+  let corpusFiles = 0
   return {
     publication,
     async update(corpus, onProgress, signal) {
+      frequencies = fileFrequencies(corpus)
+      corpusFiles = corpus.materials.length
       const present = new Set(corpus.materials.map((material) => material.id))
       const gone = (await publication.list({ signal })).filter((document) => !present.has(document.id))
       let embedded = 0
@@ -123,9 +156,10 @@ export async function openCorpusIndex(options: {
         limit,
         ...(file === undefined ? {} : { filter: (passage) => passage.documentId === file }),
       })
-      return hits.map((hit) => hit.document)
+      return hits.map((hit) => ({ ...hit.document, matched: hit.terms }))
     },
     passage: (passageId) => publication.passage(passageId),
+    termFiles: (terms) => ({ corpusFiles, files: terms.map((term) => frequencies.get(term) ?? 0) }),
     close: () => opened.close(),
   }
 }

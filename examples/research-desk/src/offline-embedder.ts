@@ -46,6 +46,35 @@ async function loadModel(): Promise<Model> {
   return (await initModel(modelSource)) as unknown as Model
 }
 
+/**
+ * `work`'s outcome, or the signal's reason the moment it aborts: then `stop` runs, and the work's late
+ * failure is consumed.
+ */
+function stoppable<T>(work: Promise<T>, signal: AbortSignal, stop: () => void): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => {
+      work.catch(() => undefined)
+      stop()
+      reject(signal.reason)
+    }
+    if (signal.aborted) {
+      onAbort()
+      return
+    }
+    signal.addEventListener('abort', onAbort, { once: true })
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort)
+        resolve(value)
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort)
+        reject(error)
+      },
+    )
+  })
+}
+
 interface Job {
   resolve(vectors: Float32Array[]): void
   reject(error: Error): void
@@ -170,7 +199,10 @@ export function createOfflineEmbedder(options: { threads?: number } = {}): Offli
     return out
   }
 
-  const inWorkers = async (texts: readonly string[]): Promise<readonly Float32Array[]> => {
+  const inWorkers = async (
+    texts: readonly string[],
+    signal: AbortSignal | undefined,
+  ): Promise<readonly Float32Array[]> => {
     pool = pool.filter((thread) => !thread.failed)
     const work = chunks(texts)
     // As many threads as the call has model calls for; idle threads are not started.
@@ -188,7 +220,15 @@ export function createOfflineEmbedder(options: { threads?: number } = {}): Offli
         })
       }
     }
-    await Promise.all(pool.slice(0, wanted).map(drain))
+    const busy = pool.slice(0, wanted)
+    const drained = Promise.all(busy.map(drain))
+    if (signal === undefined) await drained
+    else
+      await stoppable(drained, signal, () => {
+        // The threads' calls in flight are dropped with them; the next call starts fresh ones.
+        pool = pool.filter((thread) => !busy.includes(thread))
+        for (const thread of busy) void thread.close()
+      })
     return out
   }
 
@@ -201,13 +241,15 @@ export function createOfflineEmbedder(options: { threads?: number } = {}): Offli
     embeddedTexts: () => embedded,
     embed(texts, embedOptions) {
       // One call at a time (its slices run in parallel). Before each, the event loop gets a turn (Ctrl-C
-      // is delivered there), and a stopped run (its signal aborted) starts no further call.
+      // is delivered there), and a stopped run (its signal aborted) starts no further call; a call in
+      // worker threads ends the moment its signal aborts (its threads are stopped: a call of 128 texts
+      // per thread takes a minute on a busy machine, too long to wait for after Ctrl-C).
       const run = queue.then(async () => {
         await new Promise((resolve) => setImmediate(resolve))
         embedOptions?.signal?.throwIfAborted()
         // Queries too go to a thread: the calling thread's event loop (the desk's model calls, Ctrl-C)
         // never waits for TensorFlow.js.
-        const vectors = threads === 0 ? await inThread(texts) : await inWorkers(texts)
+        const vectors = threads === 0 ? await inThread(texts) : await inWorkers(texts, embedOptions?.signal)
         embedded += texts.length
         return vectors
       })

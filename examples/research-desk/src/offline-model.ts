@@ -39,7 +39,18 @@ interface SearchHitView {
   readonly file?: string
   readonly headings?: string
   readonly snippet?: string
+  /** The query terms the whole passage matched (the search tool says so when its index does). */
+  readonly matched?: readonly string[]
 }
+
+interface FileView {
+  readonly file: string
+  /** How much of the query's rare vocabulary the file's hits hold together (0 to 1). */
+  readonly covers?: number
+}
+
+/** A question's terms, each with its weight (how rare it is in the corpus; 1 each when unknown). */
+type Terms = ReadonlyMap<string, number>
 
 interface PassageView {
   readonly id: string
@@ -104,13 +115,35 @@ function termsOf(text: string): Set<string> {
   return new Set(englishAnalyzer.analyze(text))
 }
 
-/** The share of the question's terms that `text` contains. */
-function coverage(question: ReadonlySet<string>, text: string): number {
-  if (question.size === 0) return 0
+/**
+ * The question's terms, weighted from what the search tool reported about them (the `terms` of its
+ * results: how many of the corpus' files hold each). `presence`: 1 for a term some file holds, 0 for
+ * one none does (no passage can match it, so it should not count against every passage); `rarity`:
+ * `log(1 + files / filesHoldingIt)`, so a rare term weighs more than a common one. A term no search
+ * reported weighs 1 either way.
+ */
+function weighted(text: string, searches: readonly Search[], mode: 'presence' | 'rarity'): Terms {
+  const rarity = new Map<string, number>()
+  for (const search of searches) for (const [term, weight] of search.rarity) rarity.set(term, weight)
+  return new Map(
+    [...termsOf(text)].map((term) => {
+      const weight = rarity.get(term)
+      if (weight === undefined) return [term, 1]
+      return [term, mode === 'rarity' || weight === 0 ? weight : 1]
+    }),
+  )
+}
+
+/** The share of the question's terms (by weight) that `text` (or the terms `matched`) contains. */
+function coverage(question: Terms, text: string, matched: readonly string[] = []): number {
+  let total = 0
+  for (const weight of question.values()) total += weight
+  if (total === 0) return 0
   const terms = termsOf(text)
+  for (const term of matched) terms.add(term)
   let found = 0
-  for (const term of question) if (terms.has(term)) found++
-  return found / question.size
+  for (const [term, weight] of question) if (terms.has(term)) found += weight
+  return found / total
 }
 
 /** Sentences of a Markdown passage, without headings, code fences or list markers. */
@@ -210,11 +243,7 @@ function inContext(question: string, earlier: string | undefined): string {
  * the question answer it; when none does, the best passage of the best file (`closest`) is quoted as the
  * closest passage found, if it covers a third of the question.
  */
-function compose(
-  question: ReadonlySet<string>,
-  passages: readonly PassageView[],
-  bestFile: string | undefined,
-): string {
+function compose(question: Terms, passages: readonly PassageView[], bestFile: string | undefined): string {
   const supporting = passages.filter(
     (passage) => coverage(question, aboutOf(passage, passage.text)) >= COVERAGE,
   )
@@ -234,11 +263,7 @@ function compose(
 }
 
 /** The best sentences of `supporting` on the question, each cited; `undefined` when none has a term. */
-function quote(
-  question: ReadonlySet<string>,
-  supporting: readonly PassageView[],
-  closest: boolean,
-): string | undefined {
+function quote(question: Terms, supporting: readonly PassageView[], closest: boolean): string | undefined {
   let framed = closest
   const scored: { sentence: string; id: string; score: number; order: number }[] = []
   supporting.forEach((passage, rank) => {
@@ -279,22 +304,48 @@ interface Search {
   readonly query: string
   readonly file: string | undefined
   readonly hits: readonly SearchHitView[]
+  /** The files of the hits as the tool ranked them (with `covers` when it could weigh them). */
+  readonly files: readonly FileView[]
+  /** Each query term's weight, from the tool's counts of the files that hold it (empty without them). */
+  readonly rarity: ReadonlyMap<string, number>
 }
 
+/** A term's weight from the counts a search reported: `log(1 + corpusFiles / files)`, 0 when no file holds it. */
+function rarityOf(output: unknown): Map<string, number> {
+  const rarity = new Map<string, number>()
+  if (!isRecord(output) || typeof output.corpusFiles !== 'number' || !Array.isArray(output.terms))
+    return rarity
+  for (const entry of output.terms as unknown[]) {
+    if (isRecord(entry) && typeof entry.term === 'string' && typeof entry.files === 'number')
+      rarity.set(entry.term, entry.files === 0 ? 0 : Math.log(1 + output.corpusFiles / entry.files))
+  }
+  return rarity
+}
+
+/** How much the searches' agreement (each hit adds 1/rank to its file) counts beside rare-term coverage. */
+const AGREEMENT = 0.1
+
 /**
- * The file the searches agree on: each hit adds 1/rank to its file (a file found by several searches,
- * or several times by one, adds up), ties broken by the first search's order.
+ * The file the searches point to: the one whose hits hold most of the question's rare vocabulary (the
+ * `covers` the search tool reports, the best over the searches), plus a little for agreement (each hit
+ * adds 1/rank to its file: a file found by several searches, or several times by one, adds up), ties
+ * broken by the first search's order. Without the tool's `covers`, agreement alone decides.
  */
 function bestFileOf(searches: readonly Search[]): string | undefined {
   const scores = new Map<string, number>()
+  const covers = new Map<string, number>()
   for (const search of searches) {
     if (search.file !== undefined) continue
     search.hits.forEach((hit, rank) => {
       if (hit.file !== undefined) scores.set(hit.file, (scores.get(hit.file) ?? 0) + 1 / (rank + 1))
     })
+    for (const entry of search.files)
+      if (typeof entry.covers === 'number')
+        covers.set(entry.file, Math.max(covers.get(entry.file) ?? 0, entry.covers))
   }
+  const score = (file: string) => (covers.get(file) ?? 0) + AGREEMENT * scores.get(file)!
   let best: string | undefined
-  for (const [file, score] of scores) if (best === undefined || score > scores.get(best)!) best = file
+  for (const file of scores.keys()) if (best === undefined || score(file) > score(best)) best = file
   return best
 }
 
@@ -325,6 +376,8 @@ export function offlineReply(request: MockRequestView): MockReply {
         query: input.query,
         file: typeof input.file === 'string' ? input.file : undefined,
         hits: isRecord(output) && Array.isArray(output.hits) ? (output.hits as SearchHitView[]) : [],
+        files: isRecord(output) && Array.isArray(output.files) ? (output.files as FileView[]) : [],
+        rarity: rarityOf(output),
       })
     } else if (result.name === READ_TOOL && isRecord(input) && typeof input.id === 'string') {
       attempted.add(input.id)
@@ -351,13 +404,14 @@ export function offlineReply(request: MockRequestView): MockReply {
   if (redirect !== undefined && !searched(redirect)) return searchFor(redirect)
   // A person's instruction replaces the question: it says what to look for instead.
   const subject = redirect ?? questionText
-  const terms = termsOf(subject)
+  const terms = weighted(subject, searches, 'presence')
+  const rare = weighted(subject, searches, 'rarity')
   const hits = searches.flatMap((search) => search.hits)
   const fresh = hits
     .filter((hit, index) => hits.findIndex((other) => other.id === hit.id) === index)
     .filter((hit) => !attempted.has(hit.id))
   const covering = (share: number) =>
-    fresh.filter((hit) => coverage(terms, aboutOf(hit, hit.snippet)) >= share)
+    fresh.filter((hit) => coverage(terms, aboutOf(hit, hit.snippet), hit.matched) >= share)
   const strong = covering(COVERAGE)
   // Weak results and nothing read yet: the key terms alone, then the best file's other passages.
   if (strong.length === 0 && attempted.size === 0 && turns < 4) {
@@ -367,8 +421,8 @@ export function offlineReply(request: MockRequestView): MockReply {
     if (file !== undefined && !searched(subject, file)) return searchFor(subject, file)
   }
   const bestFile = bestFileOf(searches)
-  // The best file's passages among all hits, those covering more of the question (in any of the hits
-  // that show them) first; on a tie, in the order of the search inside that file, then of the others.
+  // The best file's passages among all hits, those covering more of the question's rare terms (in any
+  // of the hits that show them) first; on a tie, in the order of the search inside that file, then of the others.
   const insideBest = searches.find((search) => search.file !== undefined && search.file === bestFile)
   const inBestFile = fresh
     .filter((hit) => hit.file === bestFile)
@@ -377,7 +431,7 @@ export function offlineReply(request: MockRequestView): MockReply {
       const share = Math.max(
         ...hits
           .filter((other) => other.id === hit.id)
-          .map((other) => coverage(terms, aboutOf(other, other.snippet))),
+          .map((other) => coverage(rare, aboutOf(other, other.snippet), other.matched)),
       )
       return { hit, share, order: inside >= 0 ? inside : hits.length + order }
     })

@@ -7,15 +7,25 @@ import { UnknownIdError } from '@agent-core/core'
 import { defineModelTool } from '@agent-core/core/tools'
 import type { KnowledgePassage } from '@agent-core/kits/knowledge'
 import { type AgentToolEntry, defineAgentTool } from '@agent-core/kits/loop'
+import { englishAnalyzer } from '@agent-core/kits/search'
 
 export const SEARCH_TOOL = 'search_passages'
 export const READ_TOOL = 'read_passage'
 
 /** Where passages come from (the corpus index). */
 export interface PassageSource {
-  /** The best passages for `query`, best first; only passages of `file` when it is given. */
-  search(query: string, limit: number, file?: string): Promise<readonly KnowledgePassage[]>
+  /**
+   * The best passages for `query`, best first; only passages of `file` when it is given. A passage may
+   * say which of the query's (analyzed) terms it matched (`matched`).
+   */
+  search(
+    query: string,
+    limit: number,
+    file?: string,
+  ): Promise<readonly (KnowledgePassage & { readonly matched?: readonly string[] })[]>
   passage(id: string): Promise<KnowledgePassage | undefined>
+  /** How many of the corpus' files hold each of `terms`, when the source knows (see `rarity`). */
+  termFiles?(terms: readonly string[]): { readonly corpusFiles: number; readonly files: readonly number[] }
 }
 
 /** One tool execution, as the run's reading log records it. */
@@ -35,6 +45,58 @@ function lines(passage: KnowledgePassage): string {
   return `${passage.startLine}-${passage.endLine}`
 }
 
+/**
+ * How much a term says about where the answer is: `log(1 + files / filesHoldingIt)`, 0 for a term no
+ * file holds (no passage can match it). A word most files hold weighs little, a rare one much more.
+ */
+export function rarity(files: number, corpusFiles: number): number {
+  return files === 0 ? 0 : Math.log(1 + corpusFiles / files)
+}
+
+interface FileEntry {
+  file: string
+  hits: number
+  best: string
+  covers: number
+  first: number
+}
+
+/**
+ * The files of `hits`, best first: by how much of the query's rare vocabulary their hits match together
+ * (`covers`: the weight of the query terms some hit of the file matched, over the weight of all the
+ * query's terms that the corpus holds), then by their best hit's rank. Passages of one file support
+ * each other, and a file that matches only common words does not win over one that matches rare ones.
+ */
+function rankFiles(
+  hits: readonly (KnowledgePassage & { readonly matched?: readonly string[] })[],
+  weights: ReadonlyMap<string, number>,
+): FileEntry[] {
+  const total = [...weights.values()].reduce((sum, weight) => sum + weight, 0)
+  const files = new Map<string, FileEntry & { terms: Set<string> }>()
+  hits.forEach((passage, rank) => {
+    let entry = files.get(passage.documentId)
+    if (entry === undefined) {
+      entry = {
+        file: passage.documentId,
+        hits: 0,
+        best: passage.id,
+        covers: 0,
+        first: rank,
+        terms: new Set(),
+      }
+      files.set(passage.documentId, entry)
+    }
+    entry.hits++
+    for (const term of passage.matched ?? []) entry.terms.add(term)
+  })
+  const ranked = [...files.values()].map(({ terms, ...entry }) => {
+    let found = 0
+    for (const term of terms) found += weights.get(term) ?? 0
+    return { ...entry, covers: total > 0 ? Math.round((100 * found) / total) / 100 : 0 }
+  })
+  return ranked.sort((a, b) => b.covers - a.covers || a.first - b.first)
+}
+
 /** The search tool and the read tool over `source`; reads ask first when `askBeforeReading`. */
 export function deskTools(options: {
   source: PassageSource
@@ -47,12 +109,15 @@ export function deskTools(options: {
       id: SEARCH_TOOL,
       description: [
         'Searches the corpus (keywords and meaning) and returns the best passages, best first: id, file,',
-        'line range, headings and the start of the text, and `files`: the files those passages come from,',
-        'best first, with how many of the hits each holds (a file several hits agree on is likely the one).',
+        'line range, headings, the start of the text and `matched` (the query words it holds); `terms`: each',
+        "query word with how many of the corpus' `corpusFiles` files hold it (0: no file has that word, so",
+        'say it otherwise; in many files: a common word that tells little); and `files`: the files of those',
+        "passages, best first by `covers` (how much of the query's rare words their hits hold together).",
         'Strategy: search with the question first. When no hit clearly answers it, search again with its key',
         'terms only (the names, options and rare words, without "how do I"), then search inside the best file',
-        '(`file`) for its other passages. Read a passage with read_passage before citing it, and cite the',
-        'best passage of the best file.',
+        '(`file`) for its other passages. Prefer the file that covers the rare words over one that matches',
+        'many common ones. Read a passage with read_passage before citing it, and cite the best passage of',
+        'the best file.',
       ].join(' '),
       inputSchema: {
         type: 'object',
@@ -75,13 +140,11 @@ export function deskTools(options: {
           input: JSON.stringify(file === undefined ? { query, limit } : { query, limit, file }),
         })
         const passages = await source.search(query, limit ?? 5, file)
-        const files = new Map<string, { file: string; hits: number; best: string }>()
-        for (const passage of passages) {
-          const entry = files.get(passage.documentId)
-          if (entry === undefined)
-            files.set(passage.documentId, { file: passage.documentId, hits: 1, best: passage.id })
-          else entry.hits++
-        }
+        const terms = [...new Set(englishAnalyzer.analyze(query))]
+        const counts = source.termFiles?.(terms)
+        const weights = new Map(
+          terms.map((term, i) => [term, counts ? rarity(counts.files[i]!, counts.corpusFiles) : 1]),
+        )
         return {
           query,
           ...(file === undefined ? {} : { file }),
@@ -92,8 +155,15 @@ export function deskTools(options: {
             headings: headings(passage),
             snippet:
               passage.text.length > SNIPPET_CHARS ? `${passage.text.slice(0, SNIPPET_CHARS)}…` : passage.text,
+            ...(passage.matched === undefined ? {} : { matched: passage.matched }),
           })),
-          files: [...files.values()],
+          ...(counts === undefined
+            ? {}
+            : {
+                corpusFiles: counts.corpusFiles,
+                terms: terms.map((term, i) => ({ term, files: counts.files[i]! })),
+              }),
+          files: rankFiles(passages, weights).map(({ first: _first, ...entry }) => entry),
         }
       },
     }),
