@@ -132,6 +132,7 @@ async function evaluate(corpus: Corpus): Promise<Map<string, Score[]>> {
         .push({ rr: rank > 0 ? 1 / rank : 0, hit: rank > 0 ? 1 : 0, docRr: docRank > 0 ? 1 / docRank : 0 })
     }
   }
+  const candidateLists: CandidateLists[] = []
   let violations = 0
   for (const query of queries) {
     const relevant = relevantPassage(corpus, query)
@@ -183,18 +184,68 @@ async function evaluate(corpus: Corpus): Promise<Map<string, Score[]>> {
       (await hybrid.search({ query: query.query, limit: LIMIT, snippetChars: 0 })).map((h) => h.id),
       relevant,
     )
-    record(
-      'hybrid-text',
-      query.kind,
-      (await hybrid.search({ query: query.query, limit: LIMIT, snippetChars: 0, mode: 'text' })).map(
-        (h) => h.id,
-      ),
+    const textSide = (
+      await hybrid.search({ query: query.query, limit: CANDIDATES, snippetChars: 0, mode: 'text' })
+    ).map((h) => h.id)
+    record('hybrid-text', query.kind, textSide, relevant)
+    candidateLists.push({
+      kind: query.kind,
       relevant,
-    )
+      text: textSide,
+      vector: (
+        await hybrid.search({ query: query.query, limit: CANDIDATES, snippetChars: 0, mode: 'vector' })
+      ).map((h) => h.id),
+    })
   }
+  ceiling(corpus.name, candidateLists)
   if (violations > 0)
     console.log(`  ${violations} paraphrase(s) share a rare term with their passage (kept, reported)`)
   return scores
+}
+
+interface CandidateLists {
+  kind: string
+  relevant: string
+  /** The hybrid index's own text and vector rankings (`mode: 'text'` and `'vector'`), 50 each. */
+  text: string[]
+  vector: string[]
+}
+
+/**
+ * What fusion alone could reach: recall@50 of each side's candidate list and of their union (no fusion
+ * that only reorders these candidates can put the right passage first more often), and the best MRR@10
+ * of weighted RRF (k = 60) over text weights 1/8 to 8 against vector weight 1, one weight for every query
+ * of the kind (an oracle: the weight is chosen on the answers).
+ */
+function ceiling(corpus: string, lists: readonly CandidateLists[]): void {
+  console.log(`\nfusion ceiling (${corpus}; the hybrid index's own candidate lists, ${CANDIDATES} each):`)
+  for (const kind of ['paraphrase', 'keyword']) {
+    const rows = lists.filter((row) => row.kind === kind)
+    if (rows.length === 0) continue
+    const share = (test: (row: CandidateLists) => boolean) => rows.filter(test).length / rows.length
+    const rr = (ids: readonly string[], relevant: string) => {
+      const rank = ids.slice(0, LIMIT).indexOf(relevant) + 1
+      return rank > 0 ? 1 / rank : 0
+    }
+    const mrr = (pick: (row: CandidateLists) => readonly string[]) =>
+      rows.reduce((sum, row) => sum + rr(pick(row), row.relevant), 0) / rows.length
+    let best = { weight: 1, mrr: -1 }
+    for (const weight of [0.125, 0.25, 0.5, 1, 2, 4, 8]) {
+      const value = mrr((row) =>
+        reciprocalRankFusion(
+          [
+            { sourceId: 'text', hits: row.text.map((id) => ({ id })), weight },
+            { sourceId: 'vector', hits: row.vector.map((id) => ({ id })), weight: 1 },
+          ],
+          { limit: LIMIT },
+        ).map((fused) => fused.id),
+      )
+      if (value > best.mrr) best = { weight, mrr: value }
+    }
+    console.log(
+      `  ${kind.padEnd(10)}  MRR@10 text ${mrr((row) => row.text).toFixed(3)}, vector ${mrr((row) => row.vector).toFixed(3)}; recall@${CANDIDATES} text ${share((row) => row.text.includes(row.relevant)).toFixed(3)}, vector ${share((row) => row.vector.includes(row.relevant)).toFixed(3)}, either ${share((row) => row.text.includes(row.relevant) || row.vector.includes(row.relevant)).toFixed(3)} (the bound of any fusion); best weighted RRF ${best.mrr.toFixed(3)} (text weight ${best.weight})`,
+    )
+  }
 }
 
 function mean(values: readonly Score[] | undefined, key: keyof Score): number {
