@@ -8,7 +8,8 @@
  * 4. `rrf`: plain Reciprocal Rank Fusion of 1 and 3 (k = 60, equal weights, top 50 of each);
  * 5. `hybrid`: HybridSearch with its defaults (English analyzer, boosts title 3 and headings 2, weighted
  *    RRF that leans on the text side for identifiers and quoted phrases, identifier parts weighted below
- *    whole identifiers, passages of one file supporting each other through `documentOf`);
+ *    whole identifiers, text candidates re-scored by the query words they hold as written (`verbatim`),
+ *    `documentOf` given, its `documentSupport` off by default);
  * 6. `hybrid-text`: the same index searched with `mode: 'text'` (its text side alone, as a text-only
  *    index without an embedder ranks): what the offline vectors add or take away.
  *
@@ -17,7 +18,11 @@
  * Issue 30's second pass (documentSupport now 0 by default): each idea (fusion weights, no boosts,
  * feedback terms, file-level ranking, question words, unstemmed terms) was measured on both corpora over
  * the cached vectors, with the query sets unchanged; only what helped on both was kept. The figures, idea
- * by idea, are in docs/kits/search.md ("Issue 30, second pass"). Run with `pnpm bench retrieval`; the
+ * by idea, are in docs/kits/search.md ("Issue 30, second pass"). The third pass (`fusion.verbatim` 0.5 by
+ * default; `looksExact` takes bare keywords however many, a hyphenated compound as one) and the fusion
+ * ceiling printed per corpus (recall@50 of each side's candidates and of their union, the best weighted
+ * RRF chosen on the answers: what fusion alone could reach) are in "Issue 30, third pass". Run with
+ * `pnpm bench retrieval`; the
  * first run embeds about 9,000 passages (several minutes on two cores) into a cache under node_modules.
  */
 import {

@@ -458,18 +458,21 @@ describe('HybridSearch with an embedder', () => {
     )
   })
 
-  it('puts the passage that says "cards" above the one that says "card" with verbatim set (off by default)', async () => {
+  it('puts the passage that says "cards" above the one that says "card" with verbatim on (default 0.5)', async () => {
     const documents: Passage[] = [
       { id: 'a-card', title: 'Page', text: 'Each card of the overview page.' },
       { id: 'b-cards', title: 'Page', text: 'The cards of the overview page.' },
     ]
     const on = new HybridSearch<Passage>(options(undefined, { fusion: { verbatim: 1 } }))
-    const off = new HybridSearch<Passage>(options())
+    const off = new HybridSearch<Passage>(options(undefined, { fusion: { verbatim: 0 } }))
+    const byDefault = new HybridSearch<Passage>(options())
     await on.upsertAll(documents)
+    await byDefault.upsertAll(documents)
     await off.upsertAll(documents)
     const ids = async (index: HybridSearch<Passage>) =>
       (await index.search({ query: 'overview page cards', limit: 2 })).map((hit) => hit.id)
     expect(await ids(on)).toEqual(['b-cards', 'a-card'])
+    expect(await ids(byDefault)).toEqual(['b-cards', 'a-card'])
     // Without it both match the same stems equally, and the tie goes by id.
     expect(await ids(off)).toEqual(['a-card', 'b-cards'])
   })
