@@ -8,7 +8,8 @@
  * 4. `rrf`: plain Reciprocal Rank Fusion of 1 and 3 (k = 60, equal weights, top 50 of each);
  * 5. `hybrid`: HybridSearch with its defaults (English analyzer, boosts title 3 and headings 2, weighted
  *    RRF that leans on the text side for identifiers and quoted phrases, identifier parts weighted below
- *    whole identifiers, passages of one file supporting each other through `documentOf`);
+ *    whole identifiers, text candidates re-scored by the query words they hold as written (`verbatim`),
+ *    `documentOf` given, its `documentSupport` off by default);
  * 6. `hybrid-text`: the same index searched with `mode: 'text'` (its text side alone, as a text-only
  *    index without an embedder ranks): what the offline vectors add or take away.
  *
@@ -17,7 +18,11 @@
  * Issue 30's second pass (documentSupport now 0 by default): each idea (fusion weights, no boosts,
  * feedback terms, file-level ranking, question words, unstemmed terms) was measured on both corpora over
  * the cached vectors, with the query sets unchanged; only what helped on both was kept. The figures, idea
- * by idea, are in docs/kits/search.md ("Issue 30, second pass"). Run with `pnpm bench retrieval`; the
+ * by idea, are in docs/kits/search.md ("Issue 30, second pass"). The third pass (`fusion.verbatim` 0.5 by
+ * default; `looksExact` takes bare keywords however many, a hyphenated compound as one) and the fusion
+ * ceiling printed per corpus (recall@50 of each side's candidates and of their union, the best weighted
+ * RRF chosen on the answers: what fusion alone could reach) are in "Issue 30, third pass". Run with
+ * `pnpm bench retrieval`; the
  * first run embeds about 9,000 passages (several minutes on two cores) into a cache under node_modules.
  */
 import {
@@ -132,6 +137,7 @@ async function evaluate(corpus: Corpus): Promise<Map<string, Score[]>> {
         .push({ rr: rank > 0 ? 1 / rank : 0, hit: rank > 0 ? 1 : 0, docRr: docRank > 0 ? 1 / docRank : 0 })
     }
   }
+  const candidateLists: CandidateLists[] = []
   let violations = 0
   for (const query of queries) {
     const relevant = relevantPassage(corpus, query)
@@ -183,18 +189,68 @@ async function evaluate(corpus: Corpus): Promise<Map<string, Score[]>> {
       (await hybrid.search({ query: query.query, limit: LIMIT, snippetChars: 0 })).map((h) => h.id),
       relevant,
     )
-    record(
-      'hybrid-text',
-      query.kind,
-      (await hybrid.search({ query: query.query, limit: LIMIT, snippetChars: 0, mode: 'text' })).map(
-        (h) => h.id,
-      ),
+    const textSide = (
+      await hybrid.search({ query: query.query, limit: CANDIDATES, snippetChars: 0, mode: 'text' })
+    ).map((h) => h.id)
+    record('hybrid-text', query.kind, textSide, relevant)
+    candidateLists.push({
+      kind: query.kind,
       relevant,
-    )
+      text: textSide,
+      vector: (
+        await hybrid.search({ query: query.query, limit: CANDIDATES, snippetChars: 0, mode: 'vector' })
+      ).map((h) => h.id),
+    })
   }
+  ceiling(corpus.name, candidateLists)
   if (violations > 0)
     console.log(`  ${violations} paraphrase(s) share a rare term with their passage (kept, reported)`)
   return scores
+}
+
+interface CandidateLists {
+  kind: string
+  relevant: string
+  /** The hybrid index's own text and vector rankings (`mode: 'text'` and `'vector'`), 50 each. */
+  text: string[]
+  vector: string[]
+}
+
+/**
+ * What fusion alone could reach: recall@50 of each side's candidate list and of their union (no fusion
+ * that only reorders these candidates can put the right passage first more often), and the best MRR@10
+ * of weighted RRF (k = 60) over text weights 1/8 to 8 against vector weight 1, one weight for every query
+ * of the kind (an oracle: the weight is chosen on the answers).
+ */
+function ceiling(corpus: string, lists: readonly CandidateLists[]): void {
+  console.log(`\nfusion ceiling (${corpus}; the hybrid index's own candidate lists, ${CANDIDATES} each):`)
+  for (const kind of ['paraphrase', 'keyword']) {
+    const rows = lists.filter((row) => row.kind === kind)
+    if (rows.length === 0) continue
+    const share = (test: (row: CandidateLists) => boolean) => rows.filter(test).length / rows.length
+    const rr = (ids: readonly string[], relevant: string) => {
+      const rank = ids.slice(0, LIMIT).indexOf(relevant) + 1
+      return rank > 0 ? 1 / rank : 0
+    }
+    const mrr = (pick: (row: CandidateLists) => readonly string[]) =>
+      rows.reduce((sum, row) => sum + rr(pick(row), row.relevant), 0) / rows.length
+    let best = { weight: 1, mrr: -1 }
+    for (const weight of [0.125, 0.25, 0.5, 1, 2, 4, 8]) {
+      const value = mrr((row) =>
+        reciprocalRankFusion(
+          [
+            { sourceId: 'text', hits: row.text.map((id) => ({ id })), weight },
+            { sourceId: 'vector', hits: row.vector.map((id) => ({ id })), weight: 1 },
+          ],
+          { limit: LIMIT },
+        ).map((fused) => fused.id),
+      )
+      if (value > best.mrr) best = { weight, mrr: value }
+    }
+    console.log(
+      `  ${kind.padEnd(10)}  MRR@10 text ${mrr((row) => row.text).toFixed(3)}, vector ${mrr((row) => row.vector).toFixed(3)}; recall@${CANDIDATES} text ${share((row) => row.text.includes(row.relevant)).toFixed(3)}, vector ${share((row) => row.vector.includes(row.relevant)).toFixed(3)}, either ${share((row) => row.text.includes(row.relevant) || row.vector.includes(row.relevant)).toFixed(3)} (the bound of any fusion); best weighted RRF ${best.mrr.toFixed(3)} (text weight ${best.weight})`,
+    )
+  }
 }
 
 function mean(values: readonly Score[] | undefined, key: keyof Score): number {

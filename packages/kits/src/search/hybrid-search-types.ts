@@ -11,7 +11,7 @@ import type { VectorSearchSnapshot } from './vector-search.js'
  * @example
  * ```ts
  * import type { HybridFusionOptions } from '@agent-core/kits/search'
- * const fusion: HybridFusionOptions = { k: 60, textWeight: 1, vectorWeight: 1, lookups: 'text-first', candidates: 50, documentSupport: 0 }
+ * const fusion: HybridFusionOptions = { k: 60, textWeight: 1, vectorWeight: 1, lookups: 'text-first', candidates: 50, documentSupport: 0, verbatim: 0.5 }
  * ```
  */
 export interface HybridFusionOptions {
@@ -22,7 +22,7 @@ export interface HybridFusionOptions {
   /** The weight of the vector ranking: a positive finite number (default 1). */
   readonly vectorWeight?: number
   /**
-   * How a query that looks like a lookup (an identifier, a quoted phrase, a few bare keywords: see
+   * How a query that looks like a lookup (an identifier, a quoted phrase, bare keywords: see
    * {@link looksExact}) is fused. `"text-first"` (default): the text ranking decides the order and the
    * vector ranking only breaks ties and adds documents the text side did not find (the text weight is
    * raised to `textWeight * (k + candidates + 1)`, which no vector rank can outweigh). `"fuse"`: like any
@@ -41,6 +41,19 @@ export interface HybridFusionOptions {
    * the whole top of the list, which costs the right passage of another file its place.
    */
   readonly documentSupport?: number
+  /**
+   * How much a text hit gains for holding the query's words as the query wrote them, not only their
+   * stems. Before fusion, each text candidate's BM25 score is multiplied by `1 + verbatim * share`, where
+   * `share` is the fraction of the query words it matches that its fields hold verbatim (lower-cased
+   * tokens; a query word is a token the analyzer does not drop, so stop words do not count), and the
+   * text ranking is re-sorted by that score. For `overview page cards` a passage that says `cards` then
+   * ranks above one that only says `card`, and `deploy` above `deploying`; a hit that matches fewer words
+   * gains as much as one that matches more, provided it holds them as written (BM25 has weighed how many
+   * and how rare). A finite number of at least 0; 0 turns it off (the plain BM25 order). Default 0.5, which
+   * measured best on bench/retrieval: lookups and paraphrases better on both of its corpora, none worse
+   * (docs/kits/search.md, "Issue 30, third pass").
+   */
+  readonly verbatim?: number
 }
 
 /**

@@ -382,6 +382,101 @@ describe('HybridSearch with an embedder', () => {
     )
   })
 
+  it('ranks text hits that hold the query words as written above stem-only matches (verbatim, property against a reference)', async () => {
+    const vocabulary = [
+      'deploy',
+      'deploying',
+      'deployment',
+      'card',
+      'cards',
+      'table',
+      'tables',
+      'sap.m.Table',
+      'restore',
+      'restored',
+      'the',
+      'of',
+    ]
+    const word = fc.constantFrom(...vocabulary)
+    const passage = fc.record({
+      title: fc.array(word, { maxLength: 2 }).map((words) => words.join(' ')),
+      text: fc.array(word, { minLength: 1, maxLength: 8 }).map((words) => words.join(' ')),
+    })
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(passage, { minLength: 1, maxLength: 8 }),
+        fc.array(word, { minLength: 1, maxLength: 3 }),
+        fc.constantFrom(0, 0.5, 1, 3),
+        fc.integer({ min: 1, max: 8 }),
+        async (passages, words, verbatim, limit) => {
+          const documents = passages.map((p, i) => ({ id: `p${i}`, ...p }))
+          const query = words.join(' ')
+          const index = new HybridSearch<Passage>({
+            indexRevision: 'docs-v1',
+            fields: ['title', 'text'],
+            boost: { title: 3 },
+            fusion: { verbatim },
+          })
+          await index.upsertAll(documents)
+          const text = new TextSearch<Passage>({
+            indexRevision: 'docs-v1',
+            fields: ['title', 'text'],
+            analyzer: englishAnalyzer,
+            searchOptions: { boost: { title: 3 } },
+          })
+          text.addAll(documents)
+          // Reference: of the query words a hit matches (verbatim, or by its first term), the share
+          // its fields hold verbatim (lower-cased tokens), times the weight.
+          const queryWords = new Map<string, string>()
+          for (const token of englishAnalyzer.tokenize(query)) {
+            const terms = englishAnalyzer.terms(token)
+            if (terms.length > 0) queryWords.set(token.toLowerCase(), terms[0]!)
+          }
+          const expected = text
+            .search({ query, limit: 50, termBoost: identifierParts(query) })
+            .map((hit) => {
+              const document = documents.find((d) => d.id === hit.id)!
+              const tokens = new Set(
+                englishAnalyzer.tokenize(`${document.title} ${document.text}`).map((t) => t.toLowerCase()),
+              )
+              const held = [...queryWords.keys()].filter((w) => tokens.has(w)).length
+              const found = [...queryWords].filter(
+                ([w, term]) => tokens.has(w) || hit.terms.includes(term),
+              ).length
+              const share = found === 0 ? 0 : held / found
+              return { id: hit.id, score: hit.score * (1 + verbatim * share) }
+            })
+            .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1))
+            .slice(0, limit)
+          const hits = await index.search({ query, limit, snippetChars: 0 })
+          expect(hits.map((hit) => hit.id)).toEqual(expected.map((hit) => hit.id))
+          for (const [i, hit] of hits.entries())
+            expect(hit.contributions[0]!.score).toBeCloseTo(expected[i]!.score, 9)
+        },
+      ),
+      { numRuns: 80 },
+    )
+  })
+
+  it('puts the passage that says "cards" above the one that says "card" with verbatim on (default 0.5)', async () => {
+    const documents: Passage[] = [
+      { id: 'a-card', title: 'Page', text: 'Each card of the overview page.' },
+      { id: 'b-cards', title: 'Page', text: 'The cards of the overview page.' },
+    ]
+    const on = new HybridSearch<Passage>(options(undefined, { fusion: { verbatim: 1 } }))
+    const off = new HybridSearch<Passage>(options(undefined, { fusion: { verbatim: 0 } }))
+    const byDefault = new HybridSearch<Passage>(options())
+    await on.upsertAll(documents)
+    await byDefault.upsertAll(documents)
+    await off.upsertAll(documents)
+    const ids = async (index: HybridSearch<Passage>) =>
+      (await index.search({ query: 'overview page cards', limit: 2 })).map((hit) => hit.id)
+    expect(await ids(on)).toEqual(['b-cards', 'a-card'])
+    expect(await ids(byDefault)).toEqual(['b-cards', 'a-card'])
+    // Without it both match the same stems equally, and the tie goes by id.
+    expect(await ids(off)).toEqual(['a-card', 'b-cards'])
+  })
+
   it('re-adding unchanged documents embeds nothing; only changed texts are embedded (property)', async () => {
     await fc.assert(
       fc.asyncProperty(
@@ -696,6 +791,10 @@ describe('HybridSearch bad input', () => {
     expect(
       field(() => new HybridSearch({ indexRevision: 'r', fields: ['a'], fusion: { k: -1 } } as never)),
     ).toBe('options.fusion.k')
+    for (const verbatim of [-1, Number.NaN, '1'])
+      expect(
+        field(() => new HybridSearch({ indexRevision: 'r', fields: ['a'], fusion: { verbatim } } as never)),
+      ).toBe('options.fusion.verbatim')
     const index = await filled()
     const reason = async (run: () => Promise<unknown>) =>
       ((await rejection(run)) as InvalidInputError).details.field

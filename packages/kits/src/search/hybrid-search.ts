@@ -502,7 +502,7 @@ export class HybridSearch<Document extends object = Record<string, unknown>> {
     const { k, candidates } = this.#fusion
     const window = Math.max(candidates, limit)
     const partBoost = useText ? this.#identifierParts(query) : undefined
-    const textHits = useText
+    const bm25Hits = useText
       ? this.#text.search({
           query,
           limit: window,
@@ -510,6 +510,7 @@ export class HybridSearch<Document extends object = Record<string, unknown>> {
           ...(keep ? { filter: (_: unknown, id: string) => keep(id) } : {}),
         })
       : []
+    const textHits = this.#fusion.verbatim > 0 ? this.#verbatim(query, bm25Hits) : bm25Hits
     const vectorHits =
       queryVector && this.#vectors
         ? this.#vectors.search({
@@ -590,6 +591,54 @@ export class HybridSearch<Document extends object = Record<string, unknown>> {
       boost[part] = IDENTIFIER_PART_WEIGHT
     }
     return boost
+  }
+
+  /**
+   * The text candidates re-scored by how many of the query words they match they hold as written (see
+   * `fusion.verbatim`): each BM25 score times `1 + verbatim * share`, best first, ties by id.
+   */
+  #verbatim<Hit extends { readonly id: string; readonly score: number; readonly terms: readonly string[] }>(
+    query: string,
+    hits: readonly Hit[],
+  ): readonly Hit[] {
+    if (hits.length === 0) return hits
+    const analyzer = this.analyzer
+    // Each query word (lower-cased token the analyzer keeps) with its first term: the whole word.
+    const words = new Map<string, string>()
+    for (const token of analyzer.tokenize(query)) {
+      const terms = analyzer.terms(token)
+      if (terms.length > 0) words.set(token.toLowerCase(), terms[0]!)
+    }
+    if (words.size === 0) return hits
+    const weight = this.#fusion.verbatim
+    const rescored = hits.map((hit) => {
+      const matched = new Set(hit.terms)
+      const missing = new Set(words.keys())
+      const document = this.#entries.get(hit.id)!.document as Record<string, unknown>
+      for (const field of this.fields) {
+        const value = document[field]
+        if (value === undefined || value === null) continue
+        for (const text of Array.isArray(value) ? (value as string[]) : [String(value)]) {
+          for (const token of analyzer.tokenize(text)) {
+            if (missing.delete(token.toLowerCase()) && missing.size === 0) break
+          }
+          if (missing.size === 0) break
+        }
+        if (missing.size === 0) break
+      }
+      let held = 0
+      let found = 0
+      for (const [word, term] of words) {
+        if (!missing.has(word)) {
+          held++
+          found++
+        } else if (matched.has(term)) found++
+      }
+      const share = found === 0 ? 0 : held / found
+      return { ...hit, score: hit.score * (1 + weight * share) }
+    })
+    rescored.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+    return rescored
   }
 
   /**

@@ -7,8 +7,10 @@ const IDENTIFIER =
 /**
  * True when a query looks like a lookup rather than a question: a quoted phrase, an identifier (a dotted
  * or slashed name such as `sap.m.Table`, `manifest.json` or `src/index.ts`, snake_case, camelCase, a call
- * `f()`, a command-line flag), or a few bare keywords with no English function word among them
- * (`filter bar selection fields`). A question in a sentence ("how do I restore a snapshot?") is not.
+ * `f()`, a command-line flag), or bare keywords with no English function word among them, however many
+ * (`filter bar selection fields`, `mass edit dialog custom save returning true`; a hyphenated compound
+ * such as `retry-after-ms` counts as one keyword). A question in a sentence ("how do I restore a
+ * snapshot?") is not.
  * {@link HybridSearch} answers lookups text-first.
  *
  * @example
@@ -20,10 +22,7 @@ const IDENTIFIER =
  */
 export function looksExact(query: string): boolean {
   if (QUOTED.test(query) || IDENTIFIER.test(query)) return true
-  const words = query.toLowerCase().match(/[\p{L}\p{N}]+(?:['\u2019][\p{L}]+)?/gu) ?? []
-  return (
-    words.length > 0 &&
-    words.length <= 6 &&
-    !words.some((word) => ENGLISH_STOP_WORDS.has(word.replace('\u2019', "'")))
-  )
+  // A hyphenated compound (`retry-after-ms`) is one keyword: its parts are not checked as stop words.
+  const words = query.toLowerCase().match(/[\p{L}\p{N}]+(?:-[\p{L}\p{N}]+)*(?:['\u2019][\p{L}]+)?/gu) ?? []
+  return words.length > 0 && !words.some((word) => ENGLISH_STOP_WORDS.has(word.replace('\u2019', "'")))
 }

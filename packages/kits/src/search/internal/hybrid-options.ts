@@ -32,6 +32,7 @@ export function readFusion(value: unknown): Required<HybridFusionOptions> {
       lookups: 'text-first',
       candidates: 50,
       documentSupport: 0,
+      verbatim: 0.5,
     }
   assertRequest(value, 'new HybridSearch', '{ k: 60, textWeight: 1 }', 'options.fusion')
   const options = value as HybridFusionOptions
@@ -55,5 +56,7 @@ export function readFusion(value: unknown): Required<HybridFusionOptions> {
   assertSafeInteger(candidates, 'options.fusion.candidates', { min: 1 })
   const documentSupport = options.documentSupport ?? 0
   assertFiniteNumber(documentSupport, 'options.fusion.documentSupport', { min: 0 })
-  return { k, textWeight, vectorWeight, lookups, candidates, documentSupport }
+  const verbatim = options.verbatim ?? 0.5
+  assertFiniteNumber(verbatim, 'options.fusion.verbatim', { min: 0 })
+  return { k, textWeight, vectorWeight, lookups, candidates, documentSupport, verbatim }
 }
