@@ -27,8 +27,8 @@
  */
 import { execFileSync } from 'node:child_process'
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
-import { builtinModules, createRequire } from 'node:module'
-import { dirname, join, relative } from 'node:path'
+import { builtinModules } from 'node:module'
+import { join, relative } from 'node:path'
 import { build } from 'esbuild'
 import { publint } from 'publint'
 import { formatMessage } from 'publint/utils'
@@ -44,6 +44,7 @@ import {
   timeColdImport,
 } from './cold-import.mjs'
 import { packages } from './subpaths.mjs'
+import { installedPackageRoot, licenseFile } from './tsup-config.mjs'
 
 const root = join(import.meta.dirname, '..')
 const TIMING_RUNS = 3
@@ -126,7 +127,6 @@ for (const p of packages()) {
     problems.push(
       `${p.dir}/package.json: add "${NOTICES}" to "files" (it holds the licenses of the packages bundled into dist)`,
     )
-  const requireFrom = createRequire(join(root, p.dir, 'package.json'))
   const declared = new Set(Object.values(subpathDependencies(p)).flat())
   for (const [subpath, names] of bundles) {
     if (!p.subpaths.includes(subpath))
@@ -143,16 +143,23 @@ for (const p of packages()) {
         problems.push(`${where}: remove it from agentCore.subpathDependencies (dist does not load it)`)
       let packageRoot
       try {
-        packageRoot = dirname(requireFrom.resolve(`${name}/package.json`))
+        packageRoot = installedPackageRoot(join(root, p.dir), name)
       } catch {
         problems.push(`${where} but is not installed: run pnpm install`)
         continue
       }
       const { version } = JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8'))
-      const license = squash(readFileSync(join(packageRoot, 'LICENSE'), 'utf8'))
+      let licensePath
+      try {
+        licensePath = licenseFile(packageRoot)
+      } catch {
+        problems.push(`${where}, but ${packageRoot} ships no LICENSE file: bundle only packages that do`)
+        continue
+      }
+      const license = squash(readFileSync(licensePath, 'utf8'))
       if (noticesText && (!noticesText.includes(`${name} ${version}`) || !noticesText.includes(license)))
         problems.push(
-          `${p.dir}/${NOTICES} must name ${name} ${version} and hold its LICENSE text (${join(packageRoot, 'LICENSE')})`,
+          `${p.dir}/${NOTICES} must name ${name} ${version} and hold its LICENSE text (${licensePath})`,
         )
       const stamp = `${name} ${version}, bundled into this file`
       if (!distFiles(join(root, p.dir, 'dist')).some((f) => readFileSync(f, 'utf8').includes(stamp)))

@@ -10,9 +10,9 @@
  * the built file as a legal comment (esbuild keeps `/*!` comments, at the end of the file) and into the
  * package's THIRD_PARTY_NOTICES.md; `pnpm check:package` checks both.
  */
-import { readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { dirname, join, sep } from 'node:path'
+import { join, sep } from 'node:path'
 import { inlineNameHelper } from './inline-name-helper.mjs'
 import { entriesFor } from './subpaths.mjs'
 
@@ -70,11 +70,10 @@ export function bundledPackageNames(packageDir) {
  * @param {string[]} names
  */
 export function bundledPackages(packageDir, names) {
-  const require = createRequire(join(packageDir, 'package.json'))
   const roots = names.map((name) => {
-    const root = dirname(require.resolve(`${name}/package.json`))
+    const root = installedPackageRoot(packageDir, name)
     const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
-    const license = readFileSync(join(root, 'LICENSE'), 'utf8').trim().replaceAll('*/', '* /')
+    const license = readFileSync(licenseFile(root), 'utf8').trim().replaceAll('*/', '* /')
     return {
       name,
       root: root + sep,
@@ -94,6 +93,37 @@ export function bundledPackages(packageDir, names) {
       })
     },
   }
+}
+
+/**
+ * The folder (real path) of a package as Node resolves it from `packageDir`, found through the
+ * `node_modules` folders Node would search (its `exports` need not offer `./package.json`).
+ * @param {string} packageDir
+ * @param {string} name
+ * @returns {string}
+ */
+export function installedPackageRoot(packageDir, name) {
+  const paths = createRequire(join(packageDir, 'package.json')).resolve.paths(name) ?? []
+  const dir = paths.map((p) => join(p, name)).find((d) => existsSync(join(d, 'package.json')))
+  if (!dir)
+    throw new Error(
+      `scripts/tsup-config.mjs: ${name} is not installed for ${packageDir} (agentCore.bundledIntoDist): run pnpm install`,
+    )
+  return realpathSync(dir)
+}
+
+/**
+ * The license file of an installed package (`LICENSE`, `LICENSE.md`, `LICENSE.txt`, `LICENCE`, any case).
+ * @param {string} packageRoot
+ * @returns {string}
+ */
+export function licenseFile(packageRoot) {
+  const name = readdirSync(packageRoot).find((f) => /^licen[cs]e(?:\.(?:md|txt))?$/i.test(f))
+  if (!name)
+    throw new Error(
+      `scripts/tsup-config.mjs: ${packageRoot} ships no LICENSE file; a package bundled into dist needs one (its text goes into the built file and THIRD_PARTY_NOTICES.md)`,
+    )
+  return join(packageRoot, name)
 }
 
 const MODULE_EXPORTS = /^module\.exports = ([A-Za-z_$][\w$]*);$/m
