@@ -79,7 +79,7 @@ export function publicSubpaths() {
   })
 }
 
-/** The `agentCore.subpathDependencies` map of one package (`{ './search': ['minisearch'] }`). */
+/** The `agentCore.subpathDependencies` map of one package (`{ './sandbox': ['quickjs-emscripten', 'sucrase'] }`). */
 export function subpathDependencies(p) {
   return readManifest(p).agentCore?.subpathDependencies ?? {}
 }
