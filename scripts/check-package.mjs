@@ -13,6 +13,11 @@
  *    every third-party package that our code actually loads is declared the same way; each subpath must
  *    export something (a plain Node ESM consumer).
  *
+ * A package compiled into our dist (`agentCore.bundledIntoDist`, see scripts/tsup-config.mjs) counts as our
+ * code: the subpaths listed for it may import it from source, it must be a devDependency (not a dependency
+ * or a peer: users never install it), its LICENSE text must be in the package's THIRD_PARTY_NOTICES.md
+ * (shipped in `files`) and, as a legal comment, in the built file, and no dist file may still import it.
+ *
  * "Declared the same way": a module of package P that imports third-party package X passes when X is
  * declared by a subpath of P that the process loaded. Resolution of X starts from P's own dependencies, so
  * only P's declarations count: `@agent-core/mock` importing ajv itself needs its own declaration even though
@@ -21,13 +26,14 @@
  * `--write-readme` rewrites the cold-import table in README.md (between its two marker comments).
  */
 import { execFileSync } from 'node:child_process'
-import { readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { builtinModules } from 'node:module'
 import { join, relative } from 'node:path'
 import { build } from 'esbuild'
 import { publint } from 'publint'
 import { formatMessage } from 'publint/utils'
 import {
+  bundledIntoDist,
   createConsumer,
   median,
   ownerOf,
@@ -38,6 +44,7 @@ import {
   timeColdImport,
 } from './cold-import.mjs'
 import { packages } from './subpaths.mjs'
+import { installedPackageRoot, licenseFile } from './tsup-config.mjs'
 
 const root = join(import.meta.dirname, '..')
 const TIMING_RUNS = 3
@@ -101,6 +108,76 @@ for (const p of packages()) {
           `${p.dir}/package.json: ${subpath} declares ${name}, which is neither a dependency nor a peer dependency of ${p.name}`,
         )
   }
+}
+
+// 2b. packages compiled into dist
+const NOTICES = 'THIRD_PARTY_NOTICES.md'
+const squash = (text) => text.replace(/\s+/g, ' ').trim()
+for (const p of packages()) {
+  const manifest = readManifest(p)
+  const bundles = Object.entries(bundledIntoDist(p))
+  if (bundles.length === 0) continue
+  const notices = join(root, p.dir, NOTICES)
+  const noticesText = existsSync(notices) ? squash(readFileSync(notices, 'utf8')) : undefined
+  if (noticesText === undefined)
+    problems.push(
+      `${p.dir} bundles third-party packages into its dist but has no ${NOTICES}: add one with each package's name, version and LICENSE text`,
+    )
+  else if (!(manifest.files ?? []).includes(NOTICES))
+    problems.push(
+      `${p.dir}/package.json: add "${NOTICES}" to "files" (it holds the licenses of the packages bundled into dist)`,
+    )
+  const declared = new Set(Object.values(subpathDependencies(p)).flat())
+  for (const [subpath, names] of bundles) {
+    if (!p.subpaths.includes(subpath))
+      problems.push(
+        `${p.dir}/package.json bundles packages into ${subpath}, which is not a subpath of ${p.name}`,
+      )
+    for (const name of names) {
+      const where = `${p.dir}/package.json: ${name} is bundled into dist (agentCore.bundledIntoDist)`
+      if (!manifest.devDependencies?.[name])
+        problems.push(`${where} but is not a devDependency: move it there`)
+      if (manifest.dependencies?.[name] || manifest.peerDependencies?.[name])
+        problems.push(`${where}, so users never need it: remove it from dependencies and peerDependencies`)
+      if (declared.has(name))
+        problems.push(`${where}: remove it from agentCore.subpathDependencies (dist does not load it)`)
+      let packageRoot
+      try {
+        packageRoot = installedPackageRoot(join(root, p.dir), name)
+      } catch {
+        problems.push(`${where} but is not installed: run pnpm install`)
+        continue
+      }
+      const { version } = JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8'))
+      let licensePath
+      try {
+        licensePath = licenseFile(packageRoot)
+      } catch {
+        problems.push(`${where}, but ${packageRoot} ships no LICENSE file: bundle only packages that do`)
+        continue
+      }
+      const license = squash(readFileSync(licensePath, 'utf8'))
+      if (noticesText && (!noticesText.includes(`${name} ${version}`) || !noticesText.includes(license)))
+        problems.push(
+          `${p.dir}/${NOTICES} must name ${name} ${version} and hold its LICENSE text (${licensePath})`,
+        )
+      const stamp = `${name} ${version}, bundled into this file`
+      if (!distFiles(join(root, p.dir, 'dist')).some((f) => readFileSync(f, 'utf8').includes(stamp)))
+        problems.push(
+          `${where}, but no file of ${p.dir}/dist carries its license comment ("${stamp}"): rebuild (pnpm build)`,
+        )
+    }
+  }
+}
+
+/** Every .js file under a dist folder. */
+function distFiles(dir) {
+  if (!existsSync(dir)) return []
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name)
+    if (statSync(path).isDirectory()) return distFiles(path)
+    return name.endsWith('.js') ? [path] : []
+  })
 }
 
 const subpaths = publicSubpaths()
@@ -186,7 +263,8 @@ function allowedStatically(specifier, seen = new Set()) {
 const declarationHint = (s) =>
   `add it to "agentCore": { "subpathDependencies": { "${s.subpath}": [...] } } in packages/${s.pkg}/package.json`
 for (const s of subpaths) {
-  const allowed = allowedStatically(s.specifier)
+  // a package bundled into this subpath's dist is ours once built: its source may import it
+  const allowed = new Set([...allowedStatically(s.specifier), ...s.bundled])
   const { thirdParty } = staticImports.get(s.specifier)
   for (const [name, files] of thirdParty)
     if (!allowed.has(name))
@@ -196,6 +274,11 @@ for (const s of subpaths) {
   for (const name of s.declared)
     if (!thirdParty.has(name))
       problems.push(`${s.specifier} declares ${name} but its code never imports it; remove the declaration`)
+  for (const name of s.bundled)
+    if (!thirdParty.has(name))
+      problems.push(
+        `${s.specifier} bundles ${name} (agentCore.bundledIntoDist) but its code never imports it; remove it there`,
+      )
 }
 
 // 4. cold imports from dist, in fresh processes outside the workspace
@@ -221,7 +304,12 @@ try {
       const declared = subpaths.some(
         (x) => x.pkg === owner.pkg && loaded.has(x.specifier) && x.declared.includes(edge.package),
       )
-      if (!declared)
+      const bundledBy = subpaths.find((x) => x.pkg === owner.pkg && x.bundled.includes(edge.package))
+      if (bundledBy)
+        problems.push(
+          `${s.specifier} loads ${edge.package} (imported by ${relative(root, edge.from)}), which ${bundledBy.specifier} bundles into dist (agentCore.bundledIntoDist): rebuild, and check the noExternal of scripts/tsup-config.mjs`,
+        )
+      else if (!declared)
         problems.push(
           `${s.specifier} loads ${edge.package} (imported by ${relative(root, edge.from)}), which no subpath of ${owner.name} that it loads declares: add it to "agentCore": { "subpathDependencies": { "<subpath>": [...] } } in ${owner.dir}/package.json`,
         )

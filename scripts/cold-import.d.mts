@@ -6,6 +6,8 @@ export interface PublicSubpath {
   readonly specifier: string
   readonly entry: string
   readonly declared: readonly string[]
+  /** Third-party packages the build compiles into this subpath's dist (`agentCore.bundledIntoDist`). */
+  readonly bundled: readonly string[]
 }
 export interface ColdImportProbe {
   readonly modules: readonly {
@@ -30,3 +32,4 @@ export function ownerOf(file: string): string | undefined
 export function median(values: readonly number[]): number
 export function readManifest(p: { readonly dir: string }): Record<string, unknown>
 export function subpathDependencies(p: { readonly dir: string }): Record<string, string[]>
+export function bundledIntoDist(p: { readonly dir: string }): Record<string, string[]>

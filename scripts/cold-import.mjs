@@ -61,11 +61,12 @@ process.stdout.write(JSON.stringify({ ms, cpuMs: (used.user + used.system) / 100
 
 /**
  * Every public subpath of the workspace, with what the check needs to know about it.
- * @returns {{ pkg: string, packageName: string, subpath: string, specifier: string, entry: string, declared: string[] }[]}
+ * @returns {{ pkg: string, packageName: string, subpath: string, specifier: string, entry: string, declared: string[], bundled: string[] }[]}
  */
 export function publicSubpaths() {
   return packages().flatMap((p) => {
     const declarations = subpathDependencies(p)
+    const bundles = bundledIntoDist(p)
     return p.subpaths.map((subpath) => ({
       pkg: p.pkg,
       packageName: p.name,
@@ -73,13 +74,22 @@ export function publicSubpaths() {
       specifier: subpath === '.' ? p.name : `${p.name}/${subpath.slice(2)}`,
       entry: join(root, p.dir, 'dist', subpath === '.' ? 'index.js' : `${subpath.slice(2)}/index.js`),
       declared: declarations[subpath] ?? [],
+      bundled: bundles[subpath] ?? [],
     }))
   })
 }
 
-/** The `agentCore.subpathDependencies` map of one package (`{ './search': ['minisearch'] }`). */
+/** The `agentCore.subpathDependencies` map of one package (`{ './sandbox': ['quickjs-emscripten', 'sucrase'] }`). */
 export function subpathDependencies(p) {
   return readManifest(p).agentCore?.subpathDependencies ?? {}
+}
+
+/**
+ * The `agentCore.bundledIntoDist` map of one package (`{ './search': ['wink-porter2-stemmer'] }`): the
+ * devDependencies its build compiles into the dist of those subpaths (scripts/tsup-config.mjs).
+ */
+export function bundledIntoDist(p) {
+  return readManifest(p).agentCore?.bundledIntoDist ?? {}
 }
 
 /** The parsed package.json of one workspace package. */

@@ -37,7 +37,20 @@ export function inlineNameHelper(distDir) {
   const chunk = files.find(
     (f) => /^chunk-[A-Z0-9]+\.js$/.test(basename(f)) && HELPER_CHUNK.test(readFileSync(f, 'utf8')),
   )
-  if (!chunk) return { chunk: undefined, rewritten: 0 }
+  if (!chunk) {
+    // a chunk that exports `__name` among other esbuild helpers (`__commonJS`, `__toESM`, ... for a bundled
+    // CommonJS file) would be kept, and imported by every entry: say so rather than ship the extra module
+    const mixed = files.find(
+      (f) =>
+        /^chunk-[A-Z0-9]+\.js$/.test(basename(f)) &&
+        /^export \{[^}]*\b__name\b[^}]*\};$/m.test(readFileSync(f, 'utf8')),
+    )
+    if (mixed)
+      throw new Error(
+        `scripts/inline-name-helper.mjs: ${mixed} holds esbuild's __name helper together with other helpers, so every entry would import it; find what brought them (a bundled CommonJS file: see bundledPackages() in scripts/tsup-config.mjs)`,
+      )
+    return { chunk: undefined, rewritten: 0 }
+  }
   const name = escapeRegExp(basename(chunk))
   const named = new RegExp(`^import \\{ __name \\} from '(?:\\./|(?:\\.\\./)+)${name}';$`, 'm')
   const bare = new RegExp(`^import '(?:\\./|(?:\\.\\./)+)${name}';$`, 'm')

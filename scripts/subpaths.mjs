@@ -173,10 +173,14 @@ function privateTestFolders(p) {
   return out
 }
 
-/** The `files` of a package: its build and sources, without tests and private test folders. */
+/**
+ * The `files` of a package: its build and sources, without tests and private test folders, and the
+ * licenses of the third-party code its build bundles (THIRD_PARTY_NOTICES.md, when it has one).
+ */
 function filesFor(p) {
   return [
     'dist',
+    ...(existsSync(join(root, p.dir, 'THIRD_PARTY_NOTICES.md')) ? ['THIRD_PARTY_NOTICES.md'] : []),
     'src',
     '!src/**/*.test.ts',
     '!src/**/*.test-d.ts',

@@ -1,0 +1,175 @@
+/**
+ * The third-party packages a build compiles into our dist (`agentCore.bundledIntoDist`, see
+ * scripts/tsup-config.mjs) behave there as they do from their own package. The stemmer is CommonJS and the
+ * build turns it into ESM, so the search kit's analysis module is bundled here the way the build bundles it
+ * and its Porter2 stems are compared with the package's over every word of the repository's docs and a list
+ * of suffix cases.
+ */
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { build } from 'esbuild'
+import { expect, it } from 'vitest'
+import { bundledPackageNames, bundledPackages } from './tsup-config.mjs'
+
+const root = join(import.meta.dirname, '..')
+const kits = join(root, 'packages/kits')
+
+/** Every lower-case ASCII word of the Markdown files under docs/. */
+function docsVocabulary(): string[] {
+  const words = new Set<string>()
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name)
+      if (entry.isDirectory()) walk(path)
+      else if (entry.name.endsWith('.md'))
+        for (const word of readFileSync(path, 'utf8')
+          .toLowerCase()
+          .match(/[a-z][a-z']*/g) ?? [])
+          words.add(word)
+    }
+  }
+  walk(join(root, 'docs'))
+  return [...words]
+}
+
+const SUFFIX_CASES = [
+  'caresses',
+  'ponies',
+  'ties',
+  'cries',
+  'gas',
+  'this',
+  'gaps',
+  'kiwis',
+  'feed',
+  'agreed',
+  'disowned',
+  'plastered',
+  'bled',
+  'motoring',
+  'sing',
+  'conflated',
+  'troubled',
+  'sized',
+  'hopping',
+  'tanned',
+  'falling',
+  'hissing',
+  'fizzed',
+  'failing',
+  'filing',
+  'happy',
+  'sky',
+  'relational',
+  'conditional',
+  'rational',
+  'valenci',
+  'hesitanci',
+  'digitizer',
+  'conformabli',
+  'radicalli',
+  'differentli',
+  'vileli',
+  'analogousli',
+  'vietnamization',
+  'predication',
+  'operator',
+  'feudalism',
+  'decisiveness',
+  'hopefulness',
+  'callousness',
+  'formaliti',
+  'sensitiviti',
+  'sensibiliti',
+  'triplicate',
+  'formative',
+  'formalize',
+  'electriciti',
+  'electrical',
+  'hopeful',
+  'goodness',
+  'revival',
+  'allowance',
+  'inference',
+  'airliner',
+  'gyroscopic',
+  'adjustable',
+  'defensible',
+  'irritant',
+  'replacement',
+  'adjustment',
+  'dependent',
+  'adoption',
+  'homologou',
+  'communism',
+  'activate',
+  'angulariti',
+  'homologous',
+  'effective',
+  'bowdlerize',
+  'probate',
+  'rate',
+  'cease',
+  'controll',
+  'roll',
+  'generously',
+  'communities',
+  'arsenal',
+  'skis',
+  'skies',
+  'dying',
+  'lying',
+  'tying',
+  'news',
+  'innings',
+  'outings',
+  'cannings',
+  'howe',
+  'atlas',
+  'cosmos',
+  'bias',
+  'andes',
+  "o'neil's",
+]
+
+it('every bundled package is a devDependency the build can find', () => {
+  const manifest = JSON.parse(readFileSync(join(kits, 'package.json'), 'utf8'))
+  const names = bundledPackageNames(kits)
+  expect(names).toContain('wink-porter2-stemmer')
+  for (const name of names) {
+    expect(manifest.devDependencies[name]).toBeDefined()
+    expect(manifest.dependencies[name]).toBeUndefined()
+  }
+})
+
+it('the bundled Porter2 stemmer stems every word as the package does', async () => {
+  const result = await build({
+    entryPoints: [join(kits, 'src/search/internal/analysis.ts')],
+    bundle: true,
+    write: false,
+    format: 'esm',
+    platform: 'node',
+    logLevel: 'silent',
+    plugins: [bundledPackages(kits, bundledPackageNames(kits))],
+  })
+  const code = result.outputFiles[0]?.text ?? ''
+  expect(code).not.toContain('__commonJS')
+  expect(code).toContain('wink-porter2-stemmer 2.0.1, bundled into this file')
+  const file = join(tmpdir(), `agent-core-analysis-${process.pid}.mjs`)
+  writeFileSync(file, code)
+  try {
+    const analysis = (await import(pathToFileURL(file).href)) as { stemEnglish(word: string): string }
+    const stem = createRequire(join(kits, 'package.json'))('wink-porter2-stemmer') as (word: string) => string
+    const words = [...new Set([...docsVocabulary(), ...SUFFIX_CASES])].filter(
+      (w) => w.length >= 3 && /^[a-z][a-z']*$/.test(w),
+    )
+    expect(words.length).toBeGreaterThan(2000)
+    const differ = words.filter((w) => analysis.stemEnglish(w) !== stem(w))
+    expect(differ).toEqual([])
+  } finally {
+    rmSync(file, { force: true })
+  }
+})
