@@ -344,13 +344,14 @@ export class Publication<App> implements KnowledgePublication<App> {
       const { contents, vectors } = pending
       const progress = new Progress(this.id, 'load', undefined, 0, contents.passageCount, 0)
       const point = `while building the index of publication "${this.id}"`
-      const never = createOperationContext({}).signal
+      // Shared by every caller that waits for it, so no caller's signal stops it (each stops its own wait).
+      const unstoppable = new AbortController().signal
       const index = await buildIndex(
         contents,
         vectors,
         this.#newIndex(),
         this.#staged,
-        never,
+        unstoppable,
         progress,
         point,
       )
