@@ -30,8 +30,11 @@ const EMPTY = './empty.mjs'
 const EMPTY_PACKAGE = 'empty-package'
 const FLOORS = new Set([EMPTY, EMPTY_PACKAGE])
 // Subpaths that exist to wrap a heavy third-party package load it at import by design; the 10 ms goal is
-// for the others (issue 33). The package named is what their time is made of.
+// for the others (issue 33). The package named is what their time is made of. `kits/ai-sdk` adapts
+// models to and from the AI SDK: its users run `ai`, which loads `@ai-sdk/provider` (the error classes the
+// adapter builds and recognises) in their process anyway.
 const WRAPS: Record<string, string> = {
+  '@agent-core/kits/ai-sdk': '@ai-sdk/provider',
   '@agent-core/kits/anthropic': '@anthropic-ai/sdk',
   '@agent-core/kits/mcp': '@modelcontextprotocol/sdk',
   '@agent-core/kits/openai': 'openai',
