@@ -17,8 +17,7 @@
  * can gain only (a) the cores its threads really get at once, over the cores one thread gets (measured in
  * each round by threads that spin beside the two timed runs: about 2 on a quiet 2-core machine, less when
  * other jobs take cores), times (b) the sorting's gain per CPU second (sorted one thread / old, per CPU s).
- * That product is the ceiling, about 2.0-2.6x on
- * 2 cores. The shipped TensorFlow.js build offers nothing faster: its multithreaded WASM build
+ * That product is the ceiling, about 2.0-2.6x on 2 cores. The shipped TensorFlow.js build offers nothing faster: its multithreaded WASM build
  * (`tfjs-backend-wasm-threaded-simd.wasm`, `setThreadsCount`) is switched off in Node
  * (`WASM_HAS_MULTITHREAD_SUPPORT` is false when `IS_NODE`; its pthreads need browser Workers on blob URLs)
  * and could use no more cores than the worker threads already do; the 'cpu' backend is plain JavaScript
@@ -39,8 +38,19 @@ import { Worker } from 'node:worker_threads'
 import { createOfflineEmbedder } from '../../examples/research-desk/src/offline-embedder.js'
 import { loadFiori } from '../retrieval/corpora.js'
 
-const rounds = Number(process.env.ROUNDS ?? 3)
-const count = Number(process.env.PASSAGES ?? 256)
+/** A positive whole number from the environment, or the default; anything else stops the bench with why. */
+function countFromEnv(name: string, fallback: number): number {
+  const raw = process.env[name]
+  if (raw === undefined || raw === '') return fallback
+  const value = Number(raw)
+  if (!Number.isSafeInteger(value) || value < 1) {
+    console.error(`${name} must be a whole number of at least 1, but is "${raw}"; unset it for ${fallback}`)
+    process.exit(2)
+  }
+  return value
+}
+const rounds = countFromEnv('ROUNDS', 3)
+const count = countFromEnv('PASSAGES', 256)
 /** The issue's target, new/old per wall second. */
 const TARGET = 3
 /** The parallel efficiency the honest target allows (see the header). */
@@ -122,8 +132,8 @@ for (let round = 1; round <= rounds; round++) {
   const before = await coresNow(threads)
   const now = await rate(pooled, pooled.maxBatch)
   const after = await coresNow(threads)
-  // how many times the cores one thread got beside the old path the pool's threads could get beside the
-  // new one: the threads, on a quiet machine; less when other jobs take cores; never below one
+  // The cores the pool's threads got beside the new run, over the cores one thread got beside the old run:
+  // the thread count on a quiet machine, less when other jobs take cores, never below one.
   const usable = Math.max(1, Math.min(threads, (before + after) / (oneBefore + oneAfter)))
   const wall = now.wall / old.wall
   const sortingGain = sorted.cpu / old.cpu
