@@ -16,10 +16,8 @@ import {
   type ToolLifecycle,
   type ToolLifecycleRegistry,
 } from '@agent-core/kits/tools'
-import { warmEngine } from './internal/engine.js'
-import { runExecution } from './internal/execution.js'
 import { jsonProblem } from './internal/json-problem.js'
-import { loadSucrase } from './internal/strip-types.js'
+import { loadRuntime } from './internal/load-runtime.js'
 import { readToolSet, type ToolSet } from './internal/tool-set.js'
 import { DEFAULT_SANDBOX_LIMITS, resolveLimits, type SandboxLimits } from './sandbox-limits.js'
 import { assertSandboxRecording, type SandboxRecording } from './sandbox-recording.js'
@@ -272,8 +270,9 @@ export function prepareExecution(code: unknown, tools: unknown, options: unknown
   }
 }
 
-/** Runs a prepared execution. */
-export function runPrepared(prepared: PreparedExecution, strict: boolean): Promise<SandboxResult> {
+/** Runs a prepared execution (the runtime is imported on the first one). */
+export async function runPrepared(prepared: PreparedExecution, strict: boolean): Promise<SandboxResult> {
+  const { runExecution } = await loadRuntime()
   return runExecution({
     code: prepared.code,
     language: prepared.language,
@@ -393,6 +392,7 @@ export async function preloadSandbox(
   const language = options.language ?? 'typescript'
   if (language !== 'typescript' && language !== 'javascript')
     refuseField('input', 'options.language', 'must be "typescript" or "javascript"', language)
+  const { loadSucrase, warmEngine } = await loadRuntime()
   await Promise.all([
     warmEngine(DEFAULT_SANDBOX_LIMITS.memoryBytes),
     language === 'typescript' ? loadSucrase() : undefined,

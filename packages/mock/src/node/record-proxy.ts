@@ -1,4 +1,3 @@
-import { renameSync, writeFileSync } from 'node:fs'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { FieldReader } from '@agent-core/core'
 import type { MockFixture } from '@agent-core/mock'
@@ -171,6 +170,8 @@ export class RecordProxy {
   save(file = this.options.file): void {
     if (file === undefined) return
     const temporary = `${file}.${process.pid}.tmp`
+    // node:fs on the first save, not at import (see startMockGPTServer's node:http)
+    const { renameSync, writeFileSync } = process.getBuiltinModule('node:fs')
     writeFileSync(temporary, `${JSON.stringify({ version: 1, interactions: this.interactions }, null, 2)}\n`)
     renameSync(temporary, file)
   }

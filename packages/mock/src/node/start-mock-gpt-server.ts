@@ -1,9 +1,7 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import { assertSafeInteger, describeValue, refuseField } from '@agent-core/core'
 import type { MockFixture, MockGPT, MockGPTOptions } from '@agent-core/mock'
-import { resolveOptions } from '../internal/resolve-options.js'
-import { createEngine } from '../mock-gpt.js'
 import { assertRecordOptions, type MockGPTRecordOptions, RecordProxy } from './record-proxy.js'
 import { createMockGPTRequestListener } from './request-listener.js'
 
@@ -164,6 +162,8 @@ export async function startMockGPTServer(options: MockGPTServerOptions = {}): Pr
   } else {
     if (!loopback && adminToken === undefined)
       adminToken = process.getBuiltinModule('node:crypto').randomBytes(18).toString('base64url')
+    // The engine is loaded here, on the first server that creates one (see ./engine.ts)
+    const { createEngine, resolveOptions } = await import('./engine.js')
     mock = createEngine(resolveOptions({ ...engineOptions, adminToken }, SERVER_KEYS))
   }
   const lifetime = new AbortController()
@@ -188,7 +188,9 @@ export async function startMockGPTServer(options: MockGPTServerOptions = {}): Pr
         })
       }
     : listener
-  const server = createServer(handler)
+  // node:http on the first server: loaded at import, it (and the node:net and node:stream it needs) would
+  // add several ms to every cold import of this entry, which an app that only creates listeners never uses
+  const server = process.getBuiltinModule('node:http').createServer(handler)
   const sockets = new Set<Socket>()
   server.on('connection', (socket) => {
     if (unref) socket.unref()
