@@ -7,11 +7,13 @@
  */
 import { readFileSync } from 'node:fs'
 import { AgentCoreError } from '@agent-core/core'
-import { type MockFixture, parseMockFixtures } from '../parse-mock-fixtures.js'
-import { parseMockScript } from '../parse-mock-script.js'
-import type { MockScriptEntry } from '../script.js'
+// The engine and the server by their public subpaths, as an app imports them (as /vitest does): imported by
+// relative path, the CLI would be an entry of its own to the bundler, which would then split the engine into
+// more chunks (the modules the CLI shares with the root, those it shares with /node), every one a module
+// more in the cold import of those subpaths.
+import { type MockFixture, type MockScriptEntry, parseMockFixtures, parseMockScript } from '@agent-core/mock'
+import { startMockGPTServer } from '@agent-core/mock/node'
 import { HELP, parseCliArgs } from './cli-args.js'
-import { startMockGPTServer } from './start-mock-gpt-server.js'
 
 function version(): string {
   const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
