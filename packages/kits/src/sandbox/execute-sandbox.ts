@@ -20,7 +20,12 @@ import { jsonProblem } from './internal/json-problem.js'
 import { loadRuntime } from './internal/load-runtime.js'
 import { readToolSet, type ToolSet } from './internal/tool-set.js'
 import { DEFAULT_SANDBOX_LIMITS, resolveLimits, type SandboxLimits } from './sandbox-limits.js'
-import { assertSandboxRecording, type SandboxRecording } from './sandbox-recording.js'
+import {
+  assertSandboxRecording,
+  hostCallId,
+  hostCallNumber,
+  type SandboxRecording,
+} from './sandbox-recording.js'
 import type { SandboxResult } from './sandbox-result.js'
 
 /**
@@ -270,6 +275,8 @@ export function prepareExecution(code: unknown, tools: unknown, options: unknown
   }
 }
 
+const HOST_CALL_IDS = { id: hostCallId, number: hostCallNumber }
+
 /** Runs a prepared execution (the runtime is imported on the first one). */
 export async function runPrepared(prepared: PreparedExecution, strict: boolean): Promise<SandboxResult> {
   const { runExecution } = await loadRuntime()
@@ -284,6 +291,7 @@ export async function runPrepared(prepared: PreparedExecution, strict: boolean):
     decisions: prepared.decisions,
     strict,
     onProgress: prepared.onProgress,
+    hostCallIds: HOST_CALL_IDS,
     ...(prepared.globals === undefined ? {} : { globals: prepared.globals }),
   })
 }

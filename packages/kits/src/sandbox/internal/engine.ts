@@ -11,7 +11,9 @@ import { createRequire } from 'node:module'
 import { availableParallelism } from 'node:os'
 import { pathToFileURL } from 'node:url'
 import type { Worker } from 'node:worker_threads'
-import { SandboxUnavailableError } from '../sandbox-errors.js'
+// by the public subpath (the same class): imported by relative path, sandbox-errors.ts would be a module
+// this runtime shares with the kit's entry, and the bundler would make it a chunk of its own (internal/load-runtime.ts)
+import { SandboxUnavailableError } from '@agent-core/kits/sandbox'
 import { WORKER_SOURCE } from './worker-source.js'
 
 /** At most this many engines run at once outside nesting; further executions queue (until their signal aborts). */

@@ -12,7 +12,7 @@ import type { ResolvedSandboxLimits } from '../sandbox-limits.js'
 import type { SandboxRecording } from '../sandbox-recording.js'
 import type { SandboxErrorInfo, SandboxLimitName, SandboxLog, SandboxResult } from '../sandbox-result.js'
 import { acquireEngine, type Engine, type EngineEnd, releaseEngine } from './engine.js'
-import { type HostCall, HostCalls, nesting, utf8Length } from './host-calls.js'
+import { type HostCall, type HostCallIds, HostCalls, nesting, utf8Length } from './host-calls.js'
 import { PRELUDE } from './prelude.js'
 import { prepareScript, WRAPPER_START } from './strip-types.js'
 
@@ -43,6 +43,8 @@ export interface ExecutionInput {
   readonly onProgress?: ((recording: SandboxRecording) => unknown) | undefined
   /** Kept globals: the `globals` object the script starts with (checked plain JSON); none when absent. */
   readonly globals?: Readonly<Record<string, JsonValue>> | undefined
+  /** How host-call ids are written and read (see {@link HostCallIds}). */
+  readonly hostCallIds: HostCallIds
 }
 
 function limitError(limit: SandboxLimitName, message: string): SandboxErrorInfo {

@@ -13,7 +13,7 @@ import {
   type ToolCallOutcome,
   type ToolCallState,
 } from '@agent-core/kits/tools'
-import { hostCallId, hostCallNumber, type SandboxRecording } from '../sandbox-recording.js'
+import type { SandboxRecording } from '../sandbox-recording.js'
 import type { ExecutionInput } from './execution.js'
 
 /** The execution a host call runs in: tools that start a sandbox themselves nest it inside this one. */
@@ -40,6 +40,19 @@ interface HostError {
   readonly phase?: string | undefined
   readonly by?: string | undefined
   readonly instruction?: string | undefined
+}
+
+/**
+ * How host-call ids are written and read: sandbox-recording.ts's `hostCallId` and `hostCallNumber`, which
+ * the caller passes in (`ExecutionInput.hostCallIds`). Imported here, sandbox-recording.ts (and what it
+ * imports) would be a module the runtime shares with the kit's entry, and the bundler would make it a
+ * chunk of its own: one module more in every cold import of the subpath.
+ */
+export interface HostCallIds {
+  /** The tool-call id of the `index`-th host call (from 1). */
+  readonly id: (index: number) => string
+  /** The number of a host call's tool-call id, `undefined` for any other id. */
+  readonly number: (toolCallId: string) => number | undefined
 }
 
 /** A host call the script made. */
@@ -83,10 +96,11 @@ export class HostCalls {
 
   /** The recording as it is now. */
   recording(): SandboxRecording {
+    const ids = this.#input.hostCallIds
     const states = this.#journal
       .states()
-      .filter((state) => hostCallNumber(state.toolCallId) !== undefined)
-      .sort((a, b) => hostCallNumber(a.toolCallId)! - hostCallNumber(b.toolCallId)!)
+      .filter((state) => ids.number(state.toolCallId) !== undefined)
+      .sort((a, b) => ids.number(a.toolCallId)! - ids.number(b.toolCallId)!)
     const { running: _previous, signature: _signature, ...rest } = this.#input.start
     return Object.freeze({
       ...rest,
@@ -148,7 +162,7 @@ export class HostCalls {
 
   /** Runs one host call through the tool lifecycle (or answers it from the recording). */
   async #perform(call: HostCall, json: string, hostContext: OperationContext<unknown>): Promise<void> {
-    const toolCallId = hostCallId(call.number)
+    const toolCallId = this.#input.hostCallIds.id(call.number)
     const hostSpan = this.#context.diagnostics.span('sandbox-host-call', {
       toolId: call.toolId,
       toolCallId,

@@ -5,7 +5,9 @@
  * `return` work at the top of the script. sucrase is loaded on the first TypeScript script, not when the kit
  * is imported (it is about 60 modules).
  */
-import { SandboxUnavailableError } from '../sandbox-errors.js'
+// by the public subpath (the same class): imported by relative path, sandbox-errors.ts would be a module
+// this runtime shares with the kit's entry, and the bundler would make it a chunk of its own (internal/load-runtime.ts)
+import { SandboxUnavailableError } from '@agent-core/kits/sandbox'
 
 type Sucrase = typeof import('sucrase')
 
