@@ -4,7 +4,6 @@ import {
   type ChatMessage,
   type ChatModel,
   childContext,
-  createId,
   type DiagnosticSpan,
   type Diagnostics,
   describeValue,
@@ -27,6 +26,7 @@ import type { CompiledGuardrail, GuardrailTrip } from '../guardrails.js'
 import type { AgentCallOutcome, AgentPendingCall, AgentRunState, StopReason } from '../run-state.js'
 import { CustomInputs, type TransformInput } from './custom-inputs.js'
 import { GuardrailRun } from './guardrails-run.js'
+import { newId } from './ids.js'
 import { Journal } from './journal.js'
 import { CallDeadline, callModel, type ModelReply, type ReplySink } from './model-call.js'
 import { openCalls } from './resume-checks.js'
@@ -141,11 +141,6 @@ export interface RunOutcome {
   readonly turns: number
   readonly pending: readonly AgentPendingCall[]
 }
-
-/** A fresh `<prefix>_<32 hex>` id: core's one generator, under the name the loop's modules use. */
-const newId = createId
-
-export { newId }
 
 const NOOP = (): undefined => undefined
 const NEXT_MODEL_CALL: NextStep = Object.freeze({ kind: 'next-model-call' })
@@ -598,5 +593,4 @@ export class AgentRun {
   }
 }
 
-export { checkResume } from './resume-checks.js'
 export type { StopReason }
