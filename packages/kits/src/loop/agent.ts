@@ -43,10 +43,11 @@ import {
 import { isRecord } from './internal/check.js'
 import { consumeSuspension, consumes, readLedger } from './internal/consume-suspension.js'
 import { readHistory, type TransformInput } from './internal/custom-inputs.js'
+import { loadEngine, loadedEngine } from './internal/engine.js'
+import { EventQueue } from './internal/event-queue.js'
 import { newId } from './internal/ids.js'
 import { jsonProblem } from './internal/json.js'
 import type { CompiledAgent, ParsedRun, RunOutcome } from './internal/run.js'
-import { EventQueue } from './internal/slots.js'
 import { assertKnownTools, readToolIds } from './internal/tool-ids.js'
 import { statefulTool } from './internal/tool-state.js'
 import {
@@ -488,17 +489,6 @@ export interface Agent<Answer = string, App = unknown> {
   ): AgentStream<Answer>
 }
 
-type Engine = typeof import('./internal/engine-deps.js')
-
-/** The run engine once an agent's first run has loaded it (internal/engine-deps.ts says why it is lazy). */
-let engine: Engine | undefined
-
-/** The run engine: at once when it is loaded, else loaded by the first run (and kept). */
-async function loadEngine(): Promise<Engine> {
-  engine ??= await import('./internal/engine-deps.js')
-  return engine
-}
-
 function readTimeout(fields: FieldReader, key: string, fallback: number | undefined): number | undefined {
   return fields.integer(key, 1, MAX_TIMEOUT_MS) ?? fallback
 }
@@ -915,7 +905,7 @@ class AgentImpl<Answer, App> implements Agent<Answer, App> {
       explicitLedger: self.#explicitLedger,
       checkResume: async (state, outcomes) => {
         assertAgentRunState(state, 'request.state')
-        const { checkResume } = engine ?? (await loadEngine())
+        const { checkResume } = loadedEngine() ?? (await loadEngine())
         await checkResume(self.#compiled, state, readOutcomes(outcomes, 'request.outcomes'))
       },
       run: (request, context, heldBy) =>
@@ -947,7 +937,7 @@ class AgentImpl<Answer, App> implements Agent<Answer, App> {
     if (parsed.tools !== undefined) assertKnownTools(parsed.tools, this.#compiled.tools, 'request.tools')
     const ctx = createOperationContext(context as OperationContextInit<unknown>)
     // Everything a caller gives is checked above; the engine is loaded on the first run only.
-    const { AgentRun, checkResume } = engine ?? (await loadEngine())
+    const { AgentRun, checkResume } = loadedEngine() ?? (await loadEngine())
     if (parsed.resumed) {
       await checkResume(this.#compiled, parsed.resumed, parsed.outcomes)
       // Last check before anything runs: one suspended state is resumed once.
