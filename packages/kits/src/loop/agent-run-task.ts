@@ -11,7 +11,7 @@ import { type AgentInternals, agentInternals } from './agent.js'
 import { stepAgent } from './durable-agent.js'
 import { isRecord } from './internal/check.js'
 import { consumedError } from './internal/consume-suspension.js'
-import { newId } from './internal/run.js'
+import { newId } from './internal/ids.js'
 import type { AgentCallOutcome, AgentRunState } from './run-state.js'
 import { assertSuspensionClaim, type SuspensionClaim, suspensionKey } from './suspension-ledger.js'
 

@@ -43,16 +43,11 @@ import {
 import { isRecord } from './internal/check.js'
 import { consumeSuspension, consumes, readLedger } from './internal/consume-suspension.js'
 import { readHistory, type TransformInput } from './internal/custom-inputs.js'
+import { loadEngine, loadedEngine } from './internal/engine.js'
+import { EventQueue } from './internal/event-queue.js'
+import { newId } from './internal/ids.js'
 import { jsonProblem } from './internal/json.js'
-import {
-  AgentRun,
-  type CompiledAgent,
-  checkResume,
-  newId,
-  type ParsedRun,
-  type RunOutcome,
-} from './internal/run.js'
-import { EventQueue } from './internal/slots.js'
+import type { CompiledAgent, ParsedRun, RunOutcome } from './internal/run.js'
 import { assertKnownTools, readToolIds } from './internal/tool-ids.js'
 import { statefulTool } from './internal/tool-state.js'
 import {
@@ -910,6 +905,7 @@ class AgentImpl<Answer, App> implements Agent<Answer, App> {
       explicitLedger: self.#explicitLedger,
       checkResume: async (state, outcomes) => {
         assertAgentRunState(state, 'request.state')
+        const { checkResume } = loadedEngine() ?? (await loadEngine())
         await checkResume(self.#compiled, state, readOutcomes(outcomes, 'request.outcomes'))
       },
       run: (request, context, heldBy) =>
@@ -940,6 +936,8 @@ class AgentImpl<Answer, App> implements Agent<Answer, App> {
     const compiled = toolPolicy === undefined ? this.#compiled : hideTools(this.#compiled, toolPolicy, true)
     if (parsed.tools !== undefined) assertKnownTools(parsed.tools, this.#compiled.tools, 'request.tools')
     const ctx = createOperationContext(context as OperationContextInit<unknown>)
+    // Everything a caller gives is checked above; the engine is loaded on the first run only.
+    const { AgentRun, checkResume } = loadedEngine() ?? (await loadEngine())
     if (parsed.resumed) {
       await checkResume(this.#compiled, parsed.resumed, parsed.outcomes)
       // Last check before anything runs: one suspended state is resumed once.

@@ -9,8 +9,8 @@ import {
 } from '@agent-core/core'
 import type { DurableStep, DurableStepContext } from '@agent-core/kits/durable'
 import { type Agent, type AgentRunRequest, agentInternals } from './agent.js'
+import { newId } from './internal/ids.js'
 import { readMessages } from './internal/messages.js'
-import { newId } from './internal/run.js'
 import { type AgentCallOutcome, type AgentRunState, assertAgentRunState } from './run-state.js'
 import { assertSuspensionClaim, suspensionKey } from './suspension-ledger.js'
 

@@ -167,6 +167,49 @@ describe('TextSearch snapshot validation', () => {
   })
 })
 
+describe('TextSearch restore loads what it checks', () => {
+  it('gives the index it saved: the same snapshot and the same hits for any documents and query (property)', async () => {
+    const word = fc.constantFrom(
+      'milk',
+      'bread',
+      'tomato',
+      'tomatoes',
+      'garden',
+      'rose',
+      'sap.m.Table',
+      'soup',
+      'x',
+    )
+    const text = fc.array(word, { minLength: 0, maxLength: 8 }).map((words) => words.join(' '))
+    await fc.assert(
+      fc.asyncProperty(
+        fc.uniqueArray(
+          fc.record({ id: fc.string({ minLength: 1, maxLength: 4 }), title: text, body: text }),
+          {
+            selector: (doc) => doc.id,
+            maxLength: 12,
+          },
+        ),
+        fc.array(fc.nat(), { maxLength: 4 }),
+        fc.array(word, { minLength: 1, maxLength: 3 }),
+        async (docs, removals, query) => {
+          const original = notes()
+          original.addAll(docs)
+          for (const at of removals) if (docs.length > 0) await original.remove(docs[at % docs.length]!.id)
+          const snapshot = original.snapshot()
+          const copy = notes()
+          copy.restore(snapshot)
+          expect(copy.snapshot()).toEqual(snapshot)
+          const request = { query: query.join(' '), limit: 20 }
+          expect(copy.search(request)).toEqual(original.search(request))
+          expect(copy.size).toBe(original.size)
+        },
+      ),
+      { numRuns: 200 },
+    )
+  })
+})
+
 const dir = mkdtempSync(join(tmpdir(), 'agent-core-snapshots-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 

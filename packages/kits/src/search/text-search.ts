@@ -28,8 +28,8 @@ import { cloneIndexData, copyIndexData, firstNonJsonPath, notJsonError } from '.
 import { hasQueryOptions, readQueryOptions } from './internal/text-query-options.js'
 import {
   CorruptIndex,
-  checkSerializedIndex,
   checksumOf,
+  loadCheckedIndex,
   purgeRemoved,
   type SerializedMiniSearch,
 } from './internal/text-snapshot.js'
@@ -608,8 +608,7 @@ export class TextSearch<Document extends object = Record<string, unknown>> {
     let restored: MiniSearch<Record<string, unknown>>
     try {
       const plain: unknown = JSON.parse(serializedIndex)
-      checkSerializedIndex(plain, this.fields, this.storedFields)
-      restored = MiniSearch.loadJS(plain as never, this.#engineOptions)
+      restored = loadCheckedIndex(plain, this.fields, this.storedFields, this.#engineOptions)
     } catch (error) {
       if (!(error instanceof CorruptIndex) && !(error instanceof SyntaxError)) throw error
       throw bad(

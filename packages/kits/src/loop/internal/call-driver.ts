@@ -7,7 +7,6 @@ import {
   type ToolMessage,
 } from '@agent-core/core'
 import { type PendingToolCall, signToolCall, type ToolDecision } from '@agent-core/kits/tools'
-import { questionText } from '../agent-tool.js'
 import type { AgentEvent, ToolAbortCause } from '../events.js'
 import type { AgentPendingCall, WaitingFor } from '../run-state.js'
 import {
@@ -19,6 +18,7 @@ import {
   LOOP_WAITS,
   type SettledOutcome,
 } from './call-state.js'
+import { questionText } from './engine-host.js'
 import type { Journal } from './journal.js'
 import { checkAnswer, checkEdit, readResolution } from './resume-checks.js'
 import type { CompiledAgent, ParsedRun } from './run.js'

@@ -9,9 +9,9 @@ import type {
   ToolHostResult,
   ToolWaitKind,
 } from '@agent-core/kits/tools'
-import { ExternalToolError } from '../agent-tool.js'
 import type { ToolAbortCause } from '../events.js'
 import type { AgentCallOutcome, AgentPendingCall, WaitingFor } from '../run-state.js'
+import { ExternalToolError } from './engine-host.js'
 
 /**
  * The state of one tool call in a run, once it has entered the lifecycle: one value per call, moved only

@@ -8,7 +8,7 @@ import {
   suspensionKey,
 } from '../suspension-ledger.js'
 import { isRecord } from './check.js'
-import { newId } from './run.js'
+import { newId } from './ids.js'
 
 /** True when `value` has the ledger port's two methods. */
 export function isSuspensionLedger(value: unknown): value is SuspensionLedger {

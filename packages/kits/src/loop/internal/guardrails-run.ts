@@ -1,9 +1,14 @@
-import { type ChatMessage, describeValue, type OperationContext, refuseField } from '@agent-core/core'
+import {
+  type ChatMessage,
+  describeValue,
+  isRecord,
+  type OperationContext,
+  refuseField,
+} from '@agent-core/core'
 import type { JsonValue, ToolCallOutcome } from '@agent-core/kits/tools'
 import type { AgentEvent } from '../events.js'
-import { type CompiledGuardrail, type GuardrailTrip, GuardrailTrippedError } from '../guardrails.js'
-import { isRecord } from './check.js'
-import { jsonProblem } from './json.js'
+import type { CompiledGuardrail, GuardrailTrip } from '../guardrails.js'
+import { GuardrailTrippedError, jsonProblem } from './engine-host.js'
 import type { ProgressRegistry } from './tool-progress.js'
 
 /** How the guardrails stopped a run: one tripped, or one's check failed. */

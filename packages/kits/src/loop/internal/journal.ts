@@ -5,7 +5,7 @@ import type { PlacedCustomInput } from '../custom-inputs.js'
 import type { GuardrailTrip } from '../guardrails.js'
 import type { AgentCallOutcome, AgentPendingCall, AgentRunState, AnswerRetry } from '../run-state.js'
 import { type CallState, initialState, pendingOf } from './call-state.js'
-import { jsonProblem } from './json.js'
+import { jsonProblem } from './engine-host.js'
 
 /** How a run ended, for the state it records. */
 export type RecordedEnd =

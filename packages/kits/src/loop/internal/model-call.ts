@@ -6,6 +6,7 @@ import {
   deadlineSignal,
   describeValue,
   type FinishReason,
+  isRecord,
   type ModelRequest,
   type ModelResponse,
   ModelStreamAccumulator,
@@ -20,7 +21,6 @@ import {
   ZERO_USAGE,
 } from '@agent-core/core'
 import { ModelProviderError } from '@agent-core/kits/models'
-import { isRecord } from './check.js'
 
 /** One complete reply of the model. */
 export interface ModelReply {

@@ -1,9 +1,11 @@
 import {
   type ChatMessage,
   ConflictError,
+  canonicalJson,
   consumeRejection,
   describeValue,
   InvalidInputError,
+  isRecord,
   refuseField,
   type SchemaIssue,
   type ToolCall,
@@ -11,11 +13,9 @@ import {
 } from '@agent-core/core'
 import { type ModelTool, modelToolSchemas } from '@agent-core/core/tools'
 import { type JsonValue, verifyToolCallSignature } from '@agent-core/kits/tools'
-import { answerValidatorOf } from '../agent-tool.js'
 import type { AgentCallOutcome, AgentPendingCall, AgentRunState } from '../run-state.js'
 import { fits, REFUSAL_TEXT } from './call-state.js'
-import { isRecord } from './check.js'
-import { canonicalJson, jsonProblem, parseArguments } from './json.js'
+import { answerValidatorOf, jsonProblem, parseArguments } from './engine-host.js'
 import type { CompiledAgent } from './run.js'
 import { verifyState } from './state-signature.js'
 

@@ -20,20 +20,20 @@ import {
 import type { DecisionKey, JsonValue, ToolLifecycleRegistry } from '@agent-core/kits/tools'
 import type { AgentTool } from '../agent-tool.js'
 import type { AnswerFlow } from '../answer-flow.js'
-import { readControl } from '../answer-flow.js'
 import type { PlacedCustomInput } from '../custom-inputs.js'
 import type { AgentEvent } from '../events.js'
 import type { CompiledGuardrail, GuardrailTrip } from '../guardrails.js'
 import type { AgentCallOutcome, AgentPendingCall, AgentRunState, StopReason } from '../run-state.js'
-import { CustomInputs, type TransformInput } from './custom-inputs.js'
+import type { TransformInput } from './custom-inputs.js'
+import { CustomInputs, RUN_TOOL_STATE, readControl } from './engine-host.js'
 import { GuardrailRun } from './guardrails-run.js'
 import { Journal } from './journal.js'
 import { CallDeadline, callModel, type ModelReply, type ReplySink } from './model-call.js'
 import { openCalls } from './resume-checks.js'
+import { RunToolState } from './run-tool-state.js'
 import { Slots } from './slots.js'
 import { signState } from './state-signature.js'
 import { ToolProgressChannel } from './tool-progress.js'
-import { RUN_TOOL_STATE, RunToolState } from './tool-state.js'
 import { ToolSteps } from './tool-step.js'
 import { readTurnControl, uniqueCalls } from './turn-control.js'
 
@@ -144,8 +144,6 @@ export interface RunOutcome {
 
 /** A fresh `<prefix>_<32 hex>` id: core's one generator, under the name the loop's modules use. */
 const newId = createId
-
-export { newId }
 
 const NOOP = (): undefined => undefined
 const NEXT_MODEL_CALL: NextStep = Object.freeze({ kind: 'next-model-call' })
@@ -598,5 +596,4 @@ export class AgentRun {
   }
 }
 
-export { checkResume } from './resume-checks.js'
 export type { StopReason }

@@ -8,7 +8,7 @@ import type {
   ToolRunOptions,
 } from '@agent-core/kits/tools'
 import type { AgentEvent } from '../events.js'
-import { jsonProblem } from './json.js'
+import { jsonProblem } from './engine-host.js'
 
 interface CallProgress {
   readonly toolId: string

@@ -11,7 +11,7 @@ import type {
 import type { ToolAbortCause } from '../events.js'
 import { CallDriver, Step, type StepHost } from './call-driver.js'
 import { advance, approvalOf, type CallState, kitPending, LOOP_WAITS, REFUSAL_TEXT } from './call-state.js'
-import { parseArguments } from './json.js'
+import { parseArguments } from './engine-host.js'
 import type { NextStep } from './run.js'
 
 /** What one fresh call learns while its pass runs (kept on the call, never in a module). */

@@ -2,12 +2,11 @@ import {
   type ChatMessage,
   describeValue,
   InvalidOutputError,
+  isRecord,
   type ToolCall,
   type ToolChoice,
 } from '@agent-core/core'
-import { isRecord } from './check.js'
-import { readMessages } from './messages.js'
-import { readToolIds } from './tool-ids.js'
+import { readMessages, readToolIds } from './engine-host.js'
 
 // What a turn's model call is made of, besides the history: the per-turn control `beforeTurn` returns, and
 // the reply's tool calls with ids the run can key them by.

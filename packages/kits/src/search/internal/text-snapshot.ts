@@ -1,8 +1,10 @@
 /**
  * minisearch's plain-object serialization (`toJSON()`, serialization version 2): purging removed
- * documents before it is written, and checking every structural invariant before it is loaded, so that a
- * corrupt snapshot is refused instead of answering NaN scores, negative sizes or duplicate hits later.
+ * documents before it is written, and checking every structural invariant as it is loaded (in the same
+ * pass over the postings), so that a corrupt snapshot is refused instead of answering NaN scores,
+ * negative sizes or duplicate hits later.
  */
+import MiniSearch, { type Options } from 'minisearch'
 import { crc32 } from './node-builtins.js'
 
 /** The shape of minisearch 7's `toJSON()`. */
@@ -71,18 +73,28 @@ function shortIdOf(key: string, nextId: number): number {
   return Number.isSafeInteger(n) && n >= 0 && n < nextId && String(n) === key ? n : -1
 }
 
+/** What the postings are checked against, found by {@link checkSerializedHeader}. */
+export interface IndexFacts {
+  readonly nextId: number
+  readonly fields: readonly string[]
+  /** Per field and short id: 1 when the document has a length of at least 1 in that field. */
+  readonly hasLength: Uint8Array
+  /** Per field: 1 when its average length is above 0. */
+  readonly averagePositive: Uint8Array
+}
+
 /**
- * Checks every structural invariant of a parsed serialized index against the index's configuration:
- * counts, id maps (no id twice), field ids, field lengths, averages, stored fields, and every posting
- * (a known term once, known fields, live documents, positive integer frequencies).
+ * Checks every structural invariant of a parsed serialized index but its postings against the index's
+ * configuration: counts, id maps (no id twice), field ids, field lengths, averages and stored fields.
+ * The postings are checked by {@link checkedPostings}, one term at a time, as they are loaded.
  *
  * @throws CorruptIndex naming the first invariant that fails
  */
-export function checkSerializedIndex(
+export function checkSerializedHeader(
   plain: unknown,
   fields: readonly string[],
   storedFields: readonly string[],
-): asserts plain is SerializedMiniSearch {
+): IndexFacts {
   if (!isObject(plain)) fail('it is not an object')
   if (plain.serializationVersion !== 2)
     fail(`its serializationVersion is ${String(plain.serializationVersion)}`)
@@ -112,7 +124,6 @@ export function checkSerializedIndex(
   if (lengthKeys.length !== idKeys.length) fail('fieldLength does not list every document once')
   const fieldCount = fields.length
   if (fieldCount * nextId > 2 ** 28) fail(`nextId ${nextId} is implausibly large`)
-  // Per field and short id: 1 when the document has a length of at least 1 in that field.
   const hasLength = new Uint8Array(fieldCount * nextId)
   const present = new Uint8Array(fieldCount)
   for (const key of lengthKeys) {
@@ -153,42 +164,92 @@ export function checkSerializedIndex(
       if (!storedSet.has(field)) fail(`document ${key} stores the undeclared field "${field}"`)
     }
   }
-  const index = plain.index
-  if (!Array.isArray(index)) fail('index is missing')
-  let previous = ''
-  for (let t = 0; t < index.length; t++) {
-    const entry: unknown = index[t]
-    if (!Array.isArray(entry) || entry.length !== 2 || typeof entry[0] !== 'string' || !isObject(entry[1]))
-      fail(`index entry ${t} is malformed`)
-    const term: string = entry[0]
-    // Snapshots list terms in code-unit order: strictly ascending means no term twice.
-    if (t > 0 && !(previous < term)) fail(`the terms are not in order (or "${term}" occurs twice)`)
-    previous = term
-    const byField = entry[1]
-    let postingsSeen = false
-    for (const fieldKey in byField) {
-      // Field ids are small: a single digit is the common case.
-      const fieldId = fieldKey.length === 1 ? fieldKey.charCodeAt(0) - 48 : shortIdOf(fieldKey, fieldCount)
-      if (!(fieldId >= 0 && fieldId < fieldCount))
-        fail(`the term "${term}" names the unknown field ${fieldKey}`)
-      const postings = byField[fieldKey]
-      if (typeof postings !== 'object' || postings === null) fail(`the postings of "${term}" are malformed`)
-      if (averagePositive[fieldId] !== 1)
-        fail(`the term "${term}" is in field ${fieldKey}, whose average length is 0`)
-      const row = fieldId * nextId
-      for (const key in postings) {
-        const frequency = (postings as Record<string, unknown>)[key]
-        const shortId = +key
-        // A length of at least 1 in this field also proves the document exists (and the id is in range).
-        if (!(hasLength[row + shortId] === 1 && shortId < nextId))
-          fail(
-            `the term "${term}" points at document ${key}, which is unknown or has no length in that field`,
-          )
-        if (!(typeof frequency === 'number' && frequency >>> 0 === frequency && frequency >= 1))
-          fail(`the term "${term}" has a frequency that is not a positive integer`)
-        postingsSeen = true
-      }
+  if (!Array.isArray(plain.index)) fail('index is missing')
+  return { nextId, fields, hasLength, averagePositive }
+}
+
+/**
+ * Index entry `t` of a serialized index checked (a term after `previous` in code-unit order, known
+ * fields of positive average length, live documents with a length in that field, positive integer
+ * frequencies, at least one posting) and turned into the engine's form: field id to short id to
+ * frequency, the maps minisearch's own loader builds.
+ *
+ * @throws CorruptIndex naming the first invariant that fails
+ */
+export function checkedPostings(
+  entry: unknown,
+  t: number,
+  previous: string | undefined,
+  facts: IndexFacts,
+): { readonly term: string; readonly postings: Map<number, Map<number, number>> } {
+  if (!Array.isArray(entry) || entry.length !== 2 || typeof entry[0] !== 'string' || !isObject(entry[1]))
+    fail(`index entry ${t} is malformed`)
+  const term: string = entry[0]
+  // Snapshots list terms in code-unit order: strictly ascending means no term twice.
+  if (previous !== undefined && !(previous < term))
+    fail(`the terms are not in order (or "${term}" occurs twice)`)
+  const { nextId, hasLength, averagePositive } = facts
+  const fieldCount = facts.fields.length
+  const byField = entry[1]
+  const out = new Map<number, Map<number, number>>()
+  let postingsSeen = false
+  for (const fieldKey in byField) {
+    // Field ids are small: a single digit is the common case.
+    const fieldId = fieldKey.length === 1 ? fieldKey.charCodeAt(0) - 48 : shortIdOf(fieldKey, fieldCount)
+    if (!(fieldId >= 0 && fieldId < fieldCount))
+      fail(`the term "${term}" names the unknown field ${fieldKey}`)
+    const postings = byField[fieldKey]
+    if (typeof postings !== 'object' || postings === null) fail(`the postings of "${term}" are malformed`)
+    if (averagePositive[fieldId] !== 1)
+      fail(`the term "${term}" is in field ${fieldKey}, whose average length is 0`)
+    const row = fieldId * nextId
+    const frequencies = new Map<number, number>()
+    for (const key in postings) {
+      const frequency = (postings as Record<string, unknown>)[key]
+      const shortId = +key
+      // A length of at least 1 in this field also proves the document exists (and the id is in range).
+      if (!(hasLength[row + shortId] === 1 && shortId < nextId))
+        fail(`the term "${term}" points at document ${key}, which is unknown or has no length in that field`)
+      if (!(typeof frequency === 'number' && frequency >>> 0 === frequency && frequency >= 1))
+        fail(`the term "${term}" has a frequency that is not a positive integer`)
+      frequencies.set(shortId, frequency)
+      postingsSeen = true
     }
-    if (!postingsSeen) fail(`the term "${term}" has no postings`)
+    out.set(fieldId, frequencies)
   }
+  if (!postingsSeen) fail(`the term "${term}" has no postings`)
+  return { term, postings: out }
+}
+
+/** The part of a minisearch instance its loader fills term by term (minisearch 7, bundled and pinned). */
+interface TermIndex {
+  set(term: string, postings: Map<number, Map<number, number>>): unknown
+}
+
+/**
+ * A parsed serialized index checked and loaded in one pass: the header is checked, minisearch's own
+ * loader restores everything but the postings, then each term is checked and handed to the engine as
+ * the maps its loader would have built. A corrupt entry stops the load before the caller sees the
+ * engine, so nothing half-loaded escapes.
+ *
+ * @throws CorruptIndex naming the first invariant that fails
+ */
+export function loadCheckedIndex(
+  plain: unknown,
+  fields: readonly string[],
+  storedFields: readonly string[],
+  options: Options<Record<string, unknown>>,
+): MiniSearch<Record<string, unknown>> {
+  const facts = checkSerializedHeader(plain, fields, storedFields)
+  const serialized = plain as unknown as SerializedMiniSearch
+  const engine = MiniSearch.loadJS<Record<string, unknown>>({ ...serialized, index: [] } as never, options)
+  const terms = (engine as unknown as { _index: TermIndex })._index
+  const entries: readonly unknown[] = serialized.index
+  let previous: string | undefined
+  for (let t = 0; t < entries.length; t++) {
+    const { term, postings } = checkedPostings(entries[t], t, previous, facts)
+    terms.set(term, postings)
+    previous = term
+  }
+  return engine
 }
