@@ -12,7 +12,7 @@ import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { build } from 'esbuild'
 import { expect, it } from 'vitest'
-import { bundledPackageNames, bundledPackages } from './tsup-config.mjs'
+import { asciiOnly, bundledPackageNames, bundledPackages, installedPackageRoot } from './tsup-config.mjs'
 
 const root = join(import.meta.dirname, '..')
 const kits = join(root, 'packages/kits')
@@ -158,6 +158,8 @@ it('the bundled Porter2 stemmer stems every word as the package does', async () 
   const code = result.outputFiles[0]?.text ?? ''
   expect(code).not.toContain('__commonJS')
   expect(code).toContain('wink-porter2-stemmer 2.0.1, bundled into this file')
+  // ASCII-only, so that V8 keeps the built module's source as a one-byte string (asciiOnly)
+  expect(code.match(/[^\0-\x7f]/g) ?? []).toEqual([])
   const file = join(tmpdir(), `agent-core-analysis-${process.pid}.mjs`)
   writeFileSync(file, code)
   try {
@@ -172,4 +174,72 @@ it('the bundled Porter2 stemmer stems every word as the package does', async () 
   } finally {
     rmSync(file, { force: true })
   }
+})
+
+it('the bundled stemmer, written ASCII-only, treats the typographic apostrophe as the package does', async () => {
+  const main = join(installedPackageRoot(kits, 'wink-porter2-stemmer'), 'src/wink-porter2-stemmer.js')
+  expect(readFileSync(main, 'utf8')).toContain('\u2019')
+  const result = await build({
+    entryPoints: [main],
+    bundle: true,
+    write: false,
+    format: 'esm',
+    platform: 'node',
+    logLevel: 'silent',
+    plugins: [bundledPackages(kits, bundledPackageNames(kits))],
+  })
+  const code = result.outputFiles[0]?.text ?? ''
+  expect(code.match(/[^\0-\x7f]/g) ?? []).toEqual([])
+  const file = join(tmpdir(), `agent-core-stemmer-${process.pid}.mjs`)
+  writeFileSync(file, code)
+  try {
+    const bundled = ((await import(pathToFileURL(file).href)) as { default: (word: string) => string })
+      .default
+    const stem = createRequire(join(kits, 'package.json'))('wink-porter2-stemmer') as (word: string) => string
+    const words = [
+      'o\u2019neil\u2019s',
+      'boys\u2019',
+      'cat\u2019',
+      'user\u2019s',
+      "user's",
+      'yesterday\u2019s',
+      'flies\u2019',
+    ]
+    expect(words.map(bundled)).toEqual(words.map(stem))
+    expect(bundled('user\u2019s')).toBe('user')
+  } finally {
+    rmSync(file, { force: true })
+  }
+})
+
+it('asciiOnly writes non-ASCII characters as escapes that mean the same, and refuses what it cannot escape', () => {
+  // the source text of a module, with its non-ASCII characters as they are (the escapes are this file's)
+  const source = [
+    "m.a = /\\\u2019s$|\\'s$/;",
+    'm.b = /[\u2019\u00e9]+/u;',
+    "m.c = '\\\\\u2019 caf\u00e9';",
+    'm.d = /[\ud83d\ude00]/u;',
+    'm.e = `caf\u00e9 \u2019`;',
+    '// \u201cnote\u201d',
+  ].join('\n')
+  expect(source).toMatch(/[^\0-\x7f]/)
+  const escaped = asciiOnly(source, 'x.js')
+  expect(escaped.match(/[^\0-\x7f]/g) ?? []).toEqual([])
+  const evaluate = (code: string) => {
+    const m: Record<string, unknown> = {}
+    new Function('m', code)(m)
+    return m
+  }
+  const before = evaluate(source)
+  const after = evaluate(escaped)
+  for (const key of ['c', 'e']) expect(after[key]).toBe(before[key])
+  const probes = ['\u2019s', "'s", 'caf\u00e9', '\u00e9\u2019', '\ud83d\ude00', '\ud83d', 'x']
+  for (const key of ['a', 'b', 'd']) {
+    const [was, is] = [before[key], after[key]] as [RegExp, RegExp]
+    expect(is.flags).toBe(was.flags)
+    expect(probes.map((p) => is.test(p))).toEqual(probes.map((p) => was.test(p)))
+  }
+  expect(asciiOnly('\ufeffexport const a = 1', 'x.js')).toBe('export const a = 1')
+  expect(() => asciiOnly('const a = String.raw`\u00e9`', 'x.js')).toThrow(/raw text of a template/)
+  expect(() => asciiOnly("const a = 'a\\\u2028b'", 'x.js')).toThrow(/U\+2028/)
 })

@@ -65,7 +65,8 @@ export function bundledPackageNames(packageDir) {
  *   line) into ESM by rewriting that line to `export default name;`. Left to esbuild, a CommonJS file gets
  *   its `__commonJS`/`__toESM` helpers, which go into the helper chunk that every entry shares and that
  *   scripts/inline-name-helper.mjs can only inline when it holds `__name` alone. Any other CommonJS form
- *   fails the build: convert it here, or keep that package external.
+ *   fails the build: convert it here, or keep that package external;
+ * - writes every non-ASCII character of the file as a `\\uXXXX` escape (see {@link asciiOnly}).
  * @param {string} packageDir
  * @param {string[]} names
  */
@@ -87,7 +88,7 @@ export function bundledPackages(packageDir, names) {
         const owner = roots.find((r) => args.path.startsWith(r.root))
         if (!owner) return undefined
         return {
-          contents: `${toEsm(readFileSync(args.path, 'utf8'), args.path)}\n${owner.comment}\n`,
+          contents: `${asciiOnly(toEsm(readFileSync(args.path, 'utf8'), args.path), args.path)}\n${owner.comment}\n`,
           loader: 'js',
         }
       })
@@ -124,6 +125,45 @@ export function licenseFile(packageRoot) {
       `scripts/tsup-config.mjs: ${packageRoot} ships no LICENSE file; a package bundled into dist needs one (its text goes into the built file and THIRD_PARTY_NOTICES.md)`,
     )
   return join(packageRoot, name)
+}
+
+/**
+ * The file with every non-ASCII character written as a `\uXXXX` escape (one outside the BMP as its two
+ * surrogates), so that the built file is ASCII-only. V8 keeps a module's source as a one-byte string only
+ * when every character of it fits in Latin-1: one `’` (U+2019) in a regex literal of the stemmer made all
+ * 245 KB of `dist/search/index.js` a two-byte string, slower to scan and parse at every import
+ * (docs/design/cold-import.md). esbuild escapes non-ASCII characters in strings, template literals and
+ * identifiers (`charset: 'ascii'`, its default) but writes regex literals and tagged templates as they are,
+ * hence this step on the bundled packages' own text.
+ *
+ * The escape stands for the same character in a string, a template's cooked text, a regex literal (with or
+ * without the `u` flag, in a class or not: a surrogate pair of escapes is one code point under `u`) and an
+ * identifier; an identity escape (`\’`) becomes the escape of its character, and in a comment the escape is
+ * just text. Where it would mean something else, the build fails instead of changing the code: a line
+ * continued by an escaped U+2028/U+2029 (refused here), a non-ASCII space between tokens (the escape is a
+ * syntax error there), and the raw text of a tagged template (refused here in a file that reads `.raw`).
+ * @param {string} source
+ * @param {string} path
+ * @returns {string}
+ */
+export function asciiOnly(source, path) {
+  const text = source.replace(/^\uFEFF/, '')
+  if (!/[^\0-\x7f]/.test(text)) return text
+  const fail = (problem) => {
+    throw new Error(
+      `scripts/tsup-config.mjs: ${path} ${problem}, which asciiOnly() cannot write as \\u escapes without changing the code; escape it in asciiOnly() or keep the package external`,
+    )
+  }
+  if (/\.raw\b/.test(text)) fail('has non-ASCII characters and reads the raw text of a template')
+  return text.replace(/(\\*)([^\0-\x7f])/gu, (_, backslashes, character) => {
+    const escaped = backslashes.length % 2 === 1
+    if (escaped && (character === '\u2028' || character === '\u2029'))
+      fail('continues a line with an escaped U+2028 or U+2029')
+    let units = ''
+    for (let i = 0; i < character.length; i++)
+      units += `\\u${character.charCodeAt(i).toString(16).padStart(4, '0')}`
+    return (escaped ? backslashes.slice(1) : backslashes) + units
+  })
 }
 
 const MODULE_EXPORTS = /^module\.exports = ([A-Za-z_$][\w$]*);$/m

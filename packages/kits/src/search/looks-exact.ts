@@ -1,8 +1,12 @@
-import { ENGLISH_STOP_WORDS } from './internal/analysis.js'
+import { ENGLISH_STOP_WORDS, lazyRegExp } from './internal/analysis.js'
 
 const QUOTED = /"[^"]+"|\u201c[^\u201d]+\u201d|`[^`]+`/
-const IDENTIFIER =
-  /[\p{L}\p{N}][._/:#@]+[\p{L}\p{N}]|[\p{L}\p{N}]_[\p{L}\p{N}]|\p{Ll}\p{Lu}|[\p{L}\p{N}]\(\)|(?:^|\s)--?[\p{L}]/u
+// created on first use, like every Unicode property pattern of the kit (see lazyRegExp)
+const identifierPattern = lazyRegExp(
+  String.raw`[\p{L}\p{N}][._/:#@]+[\p{L}\p{N}]|[\p{L}\p{N}]_[\p{L}\p{N}]|\p{Ll}\p{Lu}|[\p{L}\p{N}]\(\)|(?:^|\s)--?[\p{L}]`,
+  'u',
+)
+const wordPattern = lazyRegExp(String.raw`[\p{L}\p{N}]+(?:-[\p{L}\p{N}]+)*(?:['\u2019][\p{L}]+)?`, 'gu')
 
 /**
  * True when a query looks like a lookup rather than a question: a quoted phrase, an identifier (a dotted
@@ -21,8 +25,8 @@ const IDENTIFIER =
  * ```
  */
 export function looksExact(query: string): boolean {
-  if (QUOTED.test(query) || IDENTIFIER.test(query)) return true
+  if (QUOTED.test(query) || identifierPattern().test(query)) return true
   // A hyphenated compound (`retry-after-ms`) is one keyword: its parts are not checked as stop words.
-  const words = query.toLowerCase().match(/[\p{L}\p{N}]+(?:-[\p{L}\p{N}]+)*(?:['\u2019][\p{L}]+)?/gu) ?? []
+  const words = query.toLowerCase().match(wordPattern()) ?? []
   return words.length > 0 && !words.some((word) => ENGLISH_STOP_WORDS.has(word.replace('\u2019', "'")))
 }

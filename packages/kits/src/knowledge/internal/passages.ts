@@ -3,10 +3,32 @@
  * that is embedded for each, and its hash (the key of its vector).
  */
 
-import { TextBlocks } from '@agent-core/kits/text-blocks'
+import type { TextBlocks } from '@agent-core/kits/text-blocks'
 import type { KnowledgePassageRecord } from '../knowledge-store.js'
 import type { KnowledgeMaterial, KnowledgeMetadata, KnowledgePassage } from '../knowledge-types.js'
 import { createHash } from './node-hash.js'
+
+/** What cuts a material's text into passages: the text-blocks kit's `TextBlocks`. */
+export type PassageSplitter = Pick<typeof TextBlocks, 'passages'>
+
+let splitter: Promise<PassageSplitter> | undefined
+
+/**
+ * The text-blocks kit, imported on the first publish instead of with every knowledge subpath: a process
+ * that only loads and searches a publication never splits text, and the import would cost each cold import
+ * of `kits/knowledge` (and of its store subpaths, which share this module) one module more
+ * (docs/design/cold-import.md). Imported once; a failed import is tried again by the next call.
+ */
+export function loadPassageSplitter(): Promise<PassageSplitter> {
+  splitter ??= import('@agent-core/kits/text-blocks').then(
+    (kit) => kit.TextBlocks,
+    (error: unknown) => {
+      splitter = undefined
+      throw error
+    },
+  )
+  return splitter
+}
 
 /** How materials are cut into passages. */
 export interface PassageSettings {
@@ -97,10 +119,11 @@ export function splitMaterial(
   material: KnowledgeMaterial,
   revision: number,
   settings: PassageSettings,
+  splitter: PassageSplitter,
 ): SplitPassage[] {
   const { text } = material
   if (text.trim() === '') return []
-  const pieces = TextBlocks.passages(text, settings)
+  const pieces = splitter.passages(text, settings)
   const breaks = lineBreaks(text)
   const out: SplitPassage[] = []
   for (const piece of pieces) {

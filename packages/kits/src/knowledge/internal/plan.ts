@@ -12,7 +12,13 @@ import type {
   KnowledgeSkipped,
 } from '../knowledge-types.js'
 import { contentHash } from './material.js'
-import { type PassageSettings, type SplitPassage, settingsKey, splitMaterial } from './passages.js'
+import {
+  type PassageSettings,
+  type PassageSplitter,
+  type SplitPassage,
+  settingsKey,
+  splitMaterial,
+} from './passages.js'
 
 /** What the publication remembers of a document (published, or retracted with its last revision). */
 export interface DocumentState {
@@ -47,6 +53,7 @@ export function planPublish(
   documents: ReadonlyMap<string, DocumentState>,
   settings: PassageSettings,
   publishedAtMs: number,
+  splitter: PassageSplitter,
 ): Plan {
   const key = settingsKey(settings)
   const skipped: KnowledgeSkipped[] = []
@@ -59,7 +66,7 @@ export function planPublish(
       continue
     }
     const revision = (before?.record.revision ?? 0) + 1
-    const split = splitMaterial(material, revision, settings)
+    const split = splitMaterial(material, revision, settings, splitter)
     const record: KnowledgeDocumentRecord = Object.freeze({
       id: material.id,
       revision,

@@ -49,7 +49,7 @@ import { asDefinitionError, type CheckedDefinition } from './definition.js'
 import { StagedEmbedder } from './index-embedder.js'
 import { buildIndex, documentStateOf } from './load-index.js'
 import { checkMaterials } from './material.js'
-import { embedTextOf } from './passages.js'
+import { embedTextOf, loadPassageSplitter } from './passages.js'
 import {
   batchesOf,
   type Change,
@@ -407,7 +407,13 @@ export class Publication<App> implements KnowledgePublication<App> {
       if (!this.#loaded) await this.#load(inner, onProgress, false)
       const plan =
         authorization.action === 'publish'
-          ? planPublish(authorization.materials, this.#documents, this.#definition.passages, context.now())
+          ? planPublish(
+              authorization.materials,
+              this.#documents,
+              this.#definition.passages,
+              context.now(),
+              await loadPassageSplitter(),
+            )
           : planRetract(authorization.ids, this.#documents, context.now())
       const receipt = await this.#apply(plan, action, count, inner, onProgress)
       span.end('ok', {

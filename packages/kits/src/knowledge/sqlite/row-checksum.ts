@@ -1,4 +1,17 @@
-import { createHash } from '../internal/node-hash.js'
+import type { Hash } from 'node:crypto'
+
+let nodeCrypto: typeof import('node:crypto') | undefined
+
+/**
+ * A SHA-256 hash, node:crypto loaded on first use (importing it at the top would cost every cold import of
+ * this subpath about 2 ms). This subpath's own copy of knowledge/internal/node-hash.ts: a module that both
+ * `kits/knowledge` and this subpath import becomes a chunk of its own in the build, one module more for
+ * each of them to load (docs/design/cold-import.md).
+ */
+function sha256(): Hash {
+  nodeCrypto ??= process.getBuiltinModule('node:crypto')
+  return nodeCrypto.createHash('sha256')
+}
 
 /** One column value of a checksummed row. */
 export type ChecksumValue = string | number | bigint | null | Buffer
@@ -8,7 +21,7 @@ export type ChecksumValue = string | number | bigint | null | Buffer
  * rows of different content encode alike), its first 64 bits as 16 hex digits.
  */
 export function rowChecksum(values: readonly ChecksumValue[]): string {
-  const hash = createHash('sha256')
+  const hash = sha256()
   for (const value of values) {
     if (value === null) hash.update('n;')
     else if (Buffer.isBuffer(value)) hash.update(`b${value.length};`).update(value)

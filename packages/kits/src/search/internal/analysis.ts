@@ -7,17 +7,35 @@ import { stopwords } from '@orama/stopwords/english'
 import porter2 from 'wink-porter2-stemmer'
 
 /**
+ * A regular expression created on first use, then shared. The patterns of this kit use Unicode property
+ * escapes (`\p{L}`), and V8 builds a property's character ranges when it parses a pattern: as regex
+ * literals at the top of a module (or `new RegExp` there) they cost every cold import of the search and
+ * knowledge subpaths about a millisecond, most of it for a query or an analysis that never runs in that
+ * process (docs/design/cold-import.md). The pattern and flags are the ones a literal would have had.
+ */
+export function lazyRegExp(source: string, flags: string): () => RegExp {
+  let pattern: RegExp | undefined
+  return () => {
+    pattern ??= new RegExp(source, flags)
+    return pattern
+  }
+}
+
+/**
  * A token: letters, marks and digits of any script, joined by identifier connectors (`.`, `_`, `-`, `/`,
  * `:`, `#`, `@`) or by an apostrophe inside a word. `sap.m.Table`, `manifest.json`, `npm`, `user's`,
  * `https://example.com/a-b` and `getEmbeddingsPath` are one token each; punctuation around them is not
- * part of them.
+ * part of them. Global (`g`): use it with `match` or `matchAll`, which do not depend on its `lastIndex`.
  */
-export const TOKEN = /[\p{L}\p{M}\p{N}]+(?:(?:[._\-/:#@]+|['\u2019])[\p{L}\p{M}\p{N}]+)*/gu
+export const tokenPattern = lazyRegExp(
+  String.raw`[\p{L}\p{M}\p{N}]+(?:(?:[._\-/:#@]+|['\u2019])[\p{L}\p{M}\p{N}]+)*`,
+  'gu',
+)
 
 const CONNECTORS = /[._\-/:#@]+/u
-const CAMEL = /\p{Ll}\p{Lu}|\p{N}\p{Lu}|\p{Lu}\p{Lu}\p{Ll}/u
-const CAMEL_SPLIT = /(?<=[\p{Ll}\p{N}])(?=\p{Lu})|(?<=\p{Lu})(?=\p{Lu}\p{Ll})/u
-const NUMBER = /^\p{N}+$/u
+const camel = lazyRegExp(String.raw`\p{Ll}\p{Lu}|\p{N}\p{Lu}|\p{Lu}\p{Lu}\p{Ll}`, 'u')
+const camelSplit = lazyRegExp(String.raw`(?<=[\p{Ll}\p{N}])(?=\p{Lu})|(?<=\p{Lu})(?=\p{Lu}\p{Ll})`, 'u')
+const number = lazyRegExp(String.raw`^\p{N}+$`, 'u')
 const STEMMABLE = /^[a-z][a-z']*$/
 const POSSESSIVE = /['\u2019]s$/
 
@@ -27,9 +45,9 @@ const POSSESSIVE = /['\u2019]s$/
  */
 export const ENGLISH_STOP_WORDS: ReadonlySet<string> = new Set([...stopwords, 'a'])
 
-/** Splits text into tokens (see {@link TOKEN}). */
+/** Splits text into tokens (see {@link tokenPattern}). */
 export function tokenizeText(text: string): string[] {
-  return text.match(TOKEN) ?? []
+  return text.match(tokenPattern()) ?? []
 }
 
 const stemCache = new Map<string, string>()
@@ -60,17 +78,17 @@ export function identifierTerms(token: string, english: boolean): string[] {
     token = token.slice(0, -2)
   }
   const compound = CONNECTORS.test(token)
-  if (!compound && !CAMEL.test(token)) return wordTerm(lower, english)
+  if (!compound && !camel().test(token)) return wordTerm(lower, english)
   const pieces = compound ? token.split(CONNECTORS) : [token]
   const terms = [lower]
   let numeric = true
   for (const piece of pieces) {
     if (piece === '') continue
-    if (!NUMBER.test(piece)) numeric = false
-    if (CAMEL.test(piece)) {
+    if (!number().test(piece)) numeric = false
+    if (camel().test(piece)) {
       // A camelCase piece inside a compound is also a term of its own (`TextSearch` in `TextSearch-Klasse`).
       if (compound) addTerm(terms, piece.toLowerCase())
-      for (const part of piece.split(CAMEL_SPLIT)) addWord(terms, part.toLowerCase(), english)
+      for (const part of piece.split(camelSplit())) addWord(terms, part.toLowerCase(), english)
     } else addWord(terms, piece.toLowerCase(), english)
   }
   return numeric ? [lower] : terms

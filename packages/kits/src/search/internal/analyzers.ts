@@ -1,6 +1,6 @@
 /** Internals of analyzers shared inside the kit: which analyzers are built in, keys and token spans. */
 import type { TextAnalyzer } from '../text-analyzer.js'
-import { TOKEN } from './analysis.js'
+import { tokenPattern } from './analysis.js'
 
 /** The analyzers this kit ships, whose output needs no checking and whose token spans are exact. */
 export const BUILT_IN = new WeakSet<TextAnalyzer>()
@@ -25,7 +25,7 @@ export interface TokenSpan {
 export function tokenSpans(analyzer: TextAnalyzer, text: string): TokenSpan[] {
   const spans: TokenSpan[] = []
   if (BUILT_IN.has(analyzer)) {
-    for (const match of text.matchAll(TOKEN)) {
+    for (const match of text.matchAll(tokenPattern())) {
       spans.push({ token: match[0], start: match.index, end: match.index + match[0].length })
     }
     return spans
