@@ -18,6 +18,20 @@ const root = join(import.meta.dirname, '..')
 const kits = join(root, 'packages/kits')
 
 /** Every lower-case ASCII word of the Markdown files under docs/. */
+/** One file bundled for Node as the kits' build bundles it (the bundled-packages plugin), as ESM text. */
+async function bundleWithPlugin(entry: string): Promise<string> {
+  const result = await build({
+    entryPoints: [entry],
+    bundle: true,
+    write: false,
+    format: 'esm',
+    platform: 'node',
+    logLevel: 'silent',
+    plugins: [bundledPackages(kits, bundledPackageNames(kits))],
+  })
+  return result.outputFiles[0]?.text ?? ''
+}
+
 function docsVocabulary(): string[] {
   const words = new Set<string>()
   const walk = (dir: string) => {
@@ -146,16 +160,7 @@ it('every bundled package is a devDependency the build can find', () => {
 })
 
 it('the bundled Porter2 stemmer stems every word as the package does', async () => {
-  const result = await build({
-    entryPoints: [join(kits, 'src/search/internal/analysis.ts')],
-    bundle: true,
-    write: false,
-    format: 'esm',
-    platform: 'node',
-    logLevel: 'silent',
-    plugins: [bundledPackages(kits, bundledPackageNames(kits))],
-  })
-  const code = result.outputFiles[0]?.text ?? ''
+  const code = await bundleWithPlugin(join(kits, 'src/search/internal/analysis.ts'))
   expect(code).not.toContain('__commonJS')
   expect(code).toContain('wink-porter2-stemmer 2.0.1, bundled into this file')
   // ASCII-only, so that V8 keeps the built module's source as a one-byte string (asciiOnly)
@@ -179,16 +184,7 @@ it('the bundled Porter2 stemmer stems every word as the package does', async () 
 it('the bundled stemmer, written ASCII-only, treats the typographic apostrophe as the package does', async () => {
   const main = join(installedPackageRoot(kits, 'wink-porter2-stemmer'), 'src/wink-porter2-stemmer.js')
   expect(readFileSync(main, 'utf8')).toContain('\u2019')
-  const result = await build({
-    entryPoints: [main],
-    bundle: true,
-    write: false,
-    format: 'esm',
-    platform: 'node',
-    logLevel: 'silent',
-    plugins: [bundledPackages(kits, bundledPackageNames(kits))],
-  })
-  const code = result.outputFiles[0]?.text ?? ''
+  const code = await bundleWithPlugin(main)
   expect(code.match(/[^\0-\x7f]/g) ?? []).toEqual([])
   const file = join(tmpdir(), `agent-core-stemmer-${process.pid}.mjs`)
   writeFileSync(file, code)
