@@ -9,7 +9,8 @@
  * 5. `hybrid`: HybridSearch with its defaults (English analyzer, boosts title 3 and headings 2, weighted
  *    RRF that leans on the text side for identifiers and quoted phrases, identifier parts weighted below
  *    whole identifiers, text candidates re-scored by the query words they hold as written (`verbatim`),
- *    `documentOf` given, its `documentSupport` off by default);
+ *    lookups ranked with no field boosts and BM25 b = 0.5 (`lookupRanking: 'flat'`), `documentOf`
+ *    given, its `documentSupport` off by default);
  * 6. `hybrid-text`: the same index searched with `mode: 'text'` (its text side alone, as a text-only
  *    index without an embedder ranks): what the offline vectors add or take away.
  *
@@ -21,7 +22,8 @@
  * by idea, are in docs/kits/search.md ("Issue 30, second pass"). The third pass (`fusion.verbatim` 0.5 by
  * default; `looksExact` takes bare keywords however many, a hyphenated compound as one) and the fusion
  * ceiling printed per corpus (recall@50 of each side's candidates and of their union, the best weighted
- * RRF chosen on the answers: what fusion alone could reach) are in "Issue 30, third pass". Run with
+ * RRF chosen on the answers: what fusion alone could reach) are in "Issue 30, third pass"; how lookups are
+ * ranked (`lookupRanking`) in "Issue 30, fourth pass". Run with
  * `pnpm bench retrieval`; the
  * first run embeds about 9,000 passages (several minutes on two cores) into a cache under node_modules.
  */

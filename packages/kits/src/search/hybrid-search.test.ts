@@ -127,6 +127,11 @@ function filedOptions(embedder: Embedder): HybridSearchOptions<Passage & { file:
 }
 
 /** Reference: the query's identifier parts that are not also words of it, at weight 0.25. */
+/** How a lookup is ranked by default (`lookupRanking: "flat"`): no field boosts, BM25 b = 0.5. */
+function flatLookup(query: string): { boost?: Record<string, never>; bm25?: { b: number } } {
+  return looksExact(query) ? { boost: {}, bm25: { b: 0.5 } } : {}
+}
+
 function identifierParts(query: string): Record<string, number> {
   const words = new Set<string>()
   const parts = new Set<string>()
@@ -224,7 +229,12 @@ describe('HybridSearch with an embedder', () => {
             [
               {
                 sourceId: 'text',
-                hits: text.search({ query, limit: 50, termBoost: identifierParts(query) }),
+                hits: text.search({
+                  query,
+                  limit: 50,
+                  termBoost: identifierParts(query),
+                  ...flatLookup(query),
+                }),
                 weight: textWeight,
               },
               {
@@ -433,7 +443,7 @@ describe('HybridSearch with an embedder', () => {
             if (terms.length > 0) queryWords.set(token.toLowerCase(), terms[0]!)
           }
           const expected = text
-            .search({ query, limit: 50, termBoost: identifierParts(query) })
+            .search({ query, limit: 50, termBoost: identifierParts(query), ...flatLookup(query) })
             .map((hit) => {
               const document = documents.find((d) => d.id === hit.id)!
               const tokens = new Set(
@@ -475,6 +485,49 @@ describe('HybridSearch with an embedder', () => {
     expect(await ids(byDefault)).toEqual(['b-cards', 'a-card'])
     // Without it both match the same stems equally, and the tie goes by id.
     expect(await ids(off)).toEqual(['a-card', 'b-cards'])
+  })
+
+  it('ranks a lookup by BM25 over all fields alike with b = 0.5 (lookupRanking "flat", the default)', async () => {
+    // Every passage of the guide has the identifier in its title; the reference passage uses it.
+    const documents: Passage[] = [
+      {
+        id: 'guide-1',
+        title: 'Migrating to macros:FormElement',
+        text: 'Why the old form extension is gone.',
+      },
+      { id: 'guide-2', title: 'Migrating to macros:FormElement', text: 'What changes in the manifest.' },
+      {
+        id: 'reference',
+        title: 'Form building block',
+        text: 'Place macros:FormElement elements as children of the form; each macros:FormElement takes a metaPath.',
+      },
+      { id: 'other', title: 'Tables', text: 'Columns and rows of a table.' },
+    ]
+    const flat = new HybridSearch<Passage>(options())
+    const boosted = new HybridSearch<Passage>(options(undefined, { fusion: { lookupRanking: 'boosted' } }))
+    await flat.upsertAll(documents)
+    await boosted.upsertAll(documents)
+    const query = 'macros:FormElement'
+    const ids = async (index: HybridSearch<Passage>) =>
+      (await index.search({ query, limit: 3, snippetChars: 0 })).map((hit) => hit.id)
+    expect(await ids(flat)).toEqual(['reference', 'guide-1', 'guide-2'])
+    expect(await ids(boosted)).toEqual(['guide-1', 'guide-2', 'reference'])
+    // "flat" is the text index searched with no boosts and b = 0.5; "boosted" with the index's boosts.
+    const text = new TextSearch<Passage>({
+      indexRevision: 'docs-v1',
+      fields: ['title', 'headings', 'text'],
+      analyzer: englishAnalyzer,
+    })
+    text.addAll(documents)
+    const reference = text
+      .search({ query, limit: 3, bm25: { b: 0.5 }, termBoost: identifierParts(query) })
+      .map((hit) => hit.id)
+    expect(await ids(flat)).toEqual(reference)
+    // A query that is no lookup keeps the boosts in both.
+    const question = 'why is the old form extension gone'
+    expect((await flat.search({ query: question, limit: 4 })).map((hit) => hit.id)).toEqual(
+      (await boosted.search({ query: question, limit: 4 })).map((hit) => hit.id),
+    )
   })
 
   it('re-adding unchanged documents embeds nothing; only changed texts are embedded (property)', async () => {
@@ -785,6 +838,16 @@ describe('HybridSearch bad input', () => {
     expect(
       field(() => new HybridSearch({ indexRevision: 'r', fields: ['a'], boost: { b: 2 } } as never)),
     ).toBe('options.boost.b')
+    expect(
+      field(
+        () =>
+          new HybridSearch({
+            indexRevision: 'r',
+            fields: ['a'],
+            fusion: { lookupRanking: 'plain' },
+          } as never),
+      ),
+    ).toBe('options.fusion.lookupRanking')
     expect(field(() => new HybridSearch({ indexRevision: 'r', fields: ['a'], embedder: {} } as never))).toBe(
       'options.embedder',
     )

@@ -49,6 +49,7 @@ import { looksExact } from './looks-exact.js'
 import { reciprocalRankFusion } from './reciprocal-rank-fusion.js'
 import { EmbeddingError } from './search-errors.js'
 import { englishAnalyzer, type TextAnalyzer } from './text-analyzer.js'
+import type { TextQueryOptions } from './text-query-options.js'
 import { TextSearch, type TextSearchSnapshot } from './text-search.js'
 import { VectorSearch, type VectorSearchSnapshot } from './vector-search.js'
 
@@ -57,6 +58,9 @@ const ENGINE = 'agent-core/hybrid'
 const SUPPORTING = 3
 /** The weight of an identifier's parts in a text query, against 1 for the whole identifier. */
 const IDENTIFIER_PART_WEIGHT = 0.25
+
+/** BM25's length normalization for a lookup ranked `lookupRanking: "flat"` (minisearch's default is 0.75). */
+const FLAT_LOOKUP_B = 0.5
 
 /** A stored document: the copy, whether it is JSON data, and the content hash of its embedded text. */
 interface Entry {
@@ -132,6 +136,12 @@ export class HybridSearch<Document extends object = Record<string, unknown>> {
   readonly #fusion: Required<HybridFusionOptions>
   readonly #documentOf: ((document: Document) => string) | undefined
   #text: TextSearch<Document>
+  /** The text request options of a lookup ranked `lookupRanking: "flat"`: no field boosts, b = 0.5. */
+  readonly #flatLookup: Pick<TextQueryOptions<Extract<keyof Document, string>>, 'boost' | 'bm25'> = {
+    // No field at all: TypeScript cannot see that an empty object fits a record over a generic key.
+    boost: {} as Readonly<Partial<Record<Extract<keyof Document, string>, number>>>,
+    bm25: { b: FLAT_LOOKUP_B },
+  }
   #vectors: VectorSearch<{ id: string }> | undefined
   #entries = new Map<string, Entry>()
   #tail: Promise<unknown> = Promise.resolve()
@@ -501,11 +511,14 @@ export class HybridSearch<Document extends object = Record<string, unknown>> {
       : undefined
     const { k, candidates } = this.#fusion
     const window = Math.max(candidates, limit)
+    // A lookup lets the text ranking decide: no vector rank can outweigh one text rank step.
+    const lookup = this.#fusion.lookups === 'text-first' && looksExact(query)
     const partBoost = useText ? this.#identifierParts(query) : undefined
     const bm25Hits = useText
       ? this.#text.search({
           query,
           limit: window,
+          ...(lookup && this.#fusion.lookupRanking === 'flat' ? this.#flatLookup : {}),
           ...(partBoost ? { termBoost: partBoost } : {}),
           ...(keep ? { filter: (_: unknown, id: string) => keep(id) } : {}),
         })
@@ -519,8 +532,6 @@ export class HybridSearch<Document extends object = Record<string, unknown>> {
             ...(keep ? { filter: (_: unknown, id: string) => keep(id) } : {}),
           })
         : []
-    // A lookup lets the text ranking decide: no vector rank can outweigh one text rank step.
-    const lookup = this.#fusion.lookups === 'text-first' && looksExact(query)
     const textWeight = this.#fusion.textWeight * (lookup ? k + window + 1 : 1)
     const support = lookup || this.#documentOf === undefined ? 0 : this.#fusion.documentSupport
     const fused = reciprocalRankFusion(

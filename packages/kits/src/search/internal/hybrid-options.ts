@@ -30,6 +30,7 @@ export function readFusion(value: unknown): Required<HybridFusionOptions> {
       textWeight: 1,
       vectorWeight: 1,
       lookups: 'text-first',
+      lookupRanking: 'flat',
       candidates: 50,
       documentSupport: 0,
       verbatim: 0.5,
@@ -52,11 +53,21 @@ export function readFusion(value: unknown): Required<HybridFusionOptions> {
       { prefix: 'HybridSearch ' },
     )
   }
+  const lookupRanking = options.lookupRanking ?? 'flat'
+  if (lookupRanking !== 'flat' && lookupRanking !== 'boosted') {
+    refuseField(
+      'input',
+      'options.fusion.lookupRanking',
+      `must be "flat" or "boosted", but got ${describeValue(lookupRanking)}`,
+      lookupRanking,
+      { prefix: 'HybridSearch ' },
+    )
+  }
   const candidates = options.candidates ?? 50
   assertSafeInteger(candidates, 'options.fusion.candidates', { min: 1 })
   const documentSupport = options.documentSupport ?? 0
   assertFiniteNumber(documentSupport, 'options.fusion.documentSupport', { min: 0 })
   const verbatim = options.verbatim ?? 0.5
   assertFiniteNumber(verbatim, 'options.fusion.verbatim', { min: 0 })
-  return { k, textWeight, vectorWeight, lookups, candidates, documentSupport, verbatim }
+  return { k, textWeight, vectorWeight, lookups, lookupRanking, candidates, documentSupport, verbatim }
 }
