@@ -43,26 +43,8 @@ export function readFusion(value: unknown): Required<HybridFusionOptions> {
   assertFiniteNumber(textWeight, 'options.fusion.textWeight', { min: 0, exclusiveMin: true })
   const vectorWeight = options.vectorWeight ?? 1
   assertFiniteNumber(vectorWeight, 'options.fusion.vectorWeight', { min: 0, exclusiveMin: true })
-  const lookups = options.lookups ?? 'text-first'
-  if (lookups !== 'text-first' && lookups !== 'fuse') {
-    refuseField(
-      'input',
-      'options.fusion.lookups',
-      `must be "text-first" or "fuse", but got ${describeValue(lookups)}`,
-      lookups,
-      { prefix: 'HybridSearch ' },
-    )
-  }
-  const lookupRanking = options.lookupRanking ?? 'flat'
-  if (lookupRanking !== 'flat' && lookupRanking !== 'boosted') {
-    refuseField(
-      'input',
-      'options.fusion.lookupRanking',
-      `must be "flat" or "boosted", but got ${describeValue(lookupRanking)}`,
-      lookupRanking,
-      { prefix: 'HybridSearch ' },
-    )
-  }
+  const lookups = readChoice(options.lookups, 'lookups', ['text-first', 'fuse'] as const)
+  const lookupRanking = readChoice(options.lookupRanking, 'lookupRanking', ['flat', 'boosted'] as const)
   const candidates = options.candidates ?? 50
   assertSafeInteger(candidates, 'options.fusion.candidates', { min: 1 })
   const documentSupport = options.documentSupport ?? 0
@@ -70,4 +52,21 @@ export function readFusion(value: unknown): Required<HybridFusionOptions> {
   const verbatim = options.verbatim ?? 0.5
   assertFiniteNumber(verbatim, 'options.fusion.verbatim', { min: 0 })
   return { k, textWeight, vectorWeight, lookups, lookupRanking, candidates, documentSupport, verbatim }
+}
+
+/** A fusion option that names one of `allowed` (the first is the default), or its refusal. */
+function readChoice<const Allowed extends readonly [string, ...string[]]>(
+  value: unknown,
+  field: string,
+  allowed: Allowed,
+): Allowed[number] {
+  if (value === undefined) return allowed[0]
+  if (typeof value === 'string' && allowed.includes(value)) return value
+  return refuseField(
+    'input',
+    `options.fusion.${field}`,
+    `must be ${allowed.map((choice) => `"${choice}"`).join(' or ')}, but got ${describeValue(value)}`,
+    value,
+    { prefix: 'HybridSearch ' },
+  )
 }
