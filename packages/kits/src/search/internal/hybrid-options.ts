@@ -24,19 +24,10 @@ export function checkEmbedder(embedder: unknown): Embedder {
 
 /** Checks fusion options and fills the defaults. */
 export function readFusion(value: unknown): Required<HybridFusionOptions> {
-  if (value === undefined)
-    return {
-      k: 60,
-      textWeight: 1,
-      vectorWeight: 1,
-      lookups: 'text-first',
-      lookupRanking: 'flat',
-      candidates: 50,
-      documentSupport: 0,
-      verbatim: 0.5,
-    }
-  assertRequest(value, 'new HybridSearch', '{ k: 60, textWeight: 1 }', 'options.fusion')
-  const options = value as HybridFusionOptions
+  // Each default is written once, below: no fusion options reads like an empty object.
+  if (value !== undefined)
+    assertRequest(value, 'new HybridSearch', '{ k: 60, textWeight: 1 }', 'options.fusion')
+  const options = (value ?? {}) as HybridFusionOptions
   const k = options.k ?? 60
   assertFiniteNumber(k, 'options.fusion.k', { min: 0 })
   const textWeight = options.textWeight ?? 1
