@@ -14,6 +14,7 @@ import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
 import { promisify } from 'node:util'
+import { build as bundle } from 'esbuild'
 import ts from 'typescript'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { publicSubpaths, readManifest } from './cold-import.mjs'
@@ -290,6 +291,54 @@ describe('installed from tarballs into an app outside the workspace', () => {
     for (const s of subpaths) {
       try {
         await run(process.execPath, [join('out', `${programName(s)}.js`)], npmApp, 60_000)
+      } catch (error) {
+        failures.push(`${s.specifier}: ${(error as Error).message}`)
+      }
+    }
+    expect(failures).toEqual([])
+  }, 600_000)
+
+  it('each program bundled for Node (esbuild, platform node) runs with no file of ours beside the bundle', async () => {
+    // What a serverless or CLI App ships: one file holding our code, third-party packages left to its
+    // node_modules (the bundles are written under the App, so they still resolve there). A module of ours
+    // that loads a file from beside itself at run time (ajv's bundle in Node, a worker script) breaks here.
+    const src = join(npmApp, 'src')
+    mkdirSync(src, { recursive: true })
+    for (const s of subpaths)
+      cpSync(join(consumerPrograms, `${programName(s)}.ts`), join(src, `${programName(s)}.ts`))
+    const outdir = join(npmApp, 'bundled')
+    const ours = /^@agent-core\//
+    await bundle({
+      entryPoints: subpaths.map((s) => join(src, `${programName(s)}.ts`)),
+      outdir,
+      outExtension: { '.js': '.mjs' },
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      absWorkingDir: npmApp,
+      logLevel: 'silent',
+      plugins: [
+        {
+          name: 'third-party-external',
+          setup(b) {
+            b.onResolve({ filter: /^[^./]/ }, (args) =>
+              ours.test(args.path) ? undefined : { external: true },
+            )
+          },
+        },
+      ],
+    })
+    const failures: string[] = []
+    for (const s of subpaths) {
+      const file = join(outdir, `${programName(s)}.mjs`)
+      const text = readFileSync(file, 'utf8')
+      // esbuild names each bundled file in a comment: the program's bundle must hold our code (the vitest
+      // program imports none itself: the test file it writes and hands to vitest does)
+      if (s.specifier !== '@agent-core/mock/vitest' && !text.includes('// node_modules/@agent-core/'))
+        failures.push(`${s.specifier}: the bundle holds none of our files`)
+      try {
+        await run(process.execPath, [file], npmApp, 60_000)
       } catch (error) {
         failures.push(`${s.specifier}: ${(error as Error).message}`)
       }

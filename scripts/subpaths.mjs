@@ -47,10 +47,12 @@ const EXTRA_ENTRIES = {
 }
 
 /**
- * Subpaths built twice: `node` gets `dist/<stem>.js`, everything else (browsers, workers, bundlers) gets
+ * Subpaths built twice: Node gets `dist/<stem>.js`, everything else (browsers, workers, bundlers) gets
  * `dist/<stem>.browser.js` (built by the package's tsup.config.ts). `@agent-core/core/tools` is one: in Node
  * it loads ajv's bundle from its own file on the first compile, elsewhere it holds it as a string
- * (docs/design/cold-import.md).
+ * (docs/design/cold-import.md). Bundlers are told apart by the `module` condition, which esbuild, webpack,
+ * Rollup and Vite set and Node does not: a bundle made for Node (esbuild's `platform: 'node'` sets `node`
+ * too) runs where no file of ours lies beside it, so it must hold the string form.
  */
 const NODE_AND_BROWSER = { core: ['./tools'] }
 
@@ -110,6 +112,7 @@ function exportsFor(p) {
       ? {
           [SOURCE_CONDITION]: `./src/${stem(s)}.ts`,
           types: `./dist/${stem(s)}.d.ts`,
+          module: `./dist/${stem(s)}.browser.js`,
           node: `./dist/${stem(s)}.js`,
           import: `./dist/${stem(s)}.browser.js`,
         }
