@@ -23,12 +23,7 @@ import {
   refuseField,
   throwIfAborted,
 } from '@agent-core/core'
-import {
-  type Embedder,
-  HybridSearch,
-  type HybridSearchHit,
-  type HybridSearchRequest,
-} from '@agent-core/kits/search'
+import type { Embedder, HybridSearch, HybridSearchHit, HybridSearchRequest } from '@agent-core/kits/search'
 import type {
   KnowledgeAuthorization,
   KnowledgeLoadRequest,
@@ -62,6 +57,8 @@ import {
 } from './plan.js'
 import { Progress } from './progress.js'
 import { checkIds, checkListener, checkRequest } from './requests.js'
+import { loadedSearchKit, loadSearchKit } from './search-kit.js'
+import { checkSearchSettings, hybridOptions } from './search-settings.js'
 import { type CheckedContents, checkContents, checkStoredVector } from './store-contents.js'
 import { embedTexts } from './vectors.js'
 
@@ -89,7 +86,8 @@ export class Publication<App> implements KnowledgePublication<App> {
   readonly #definition: CheckedDefinition
   readonly #staged: StagedEmbedder | undefined
   readonly #space: KnowledgeEmbeddingSpace | undefined
-  #index: HybridSearch<KnowledgePassage>
+  /** The search index: built by the first load that builds one (`load()`, or `#built` after a deferred load). */
+  #index: HybridSearch<KnowledgePassage> | undefined
   /** What a deferred load read from the store, until the index is built from it (`#built`). */
   #pending: PendingBuild | undefined
   #building: Promise<void> | undefined
@@ -110,27 +108,23 @@ export class Publication<App> implements KnowledgePublication<App> {
       embedder === undefined
         ? undefined
         : Object.freeze({ identity: embedder.identity, dimensions: embedder.dimensions })
+    // What `new HybridSearch` would refuse is refused now; the index itself is built on first need.
     try {
-      this.#index = this.#newIndex()
+      checkSearchSettings(definition.search)
     } catch (error) {
       throw asDefinitionError(error, definition.id)
     }
   }
 
-  #newIndex(): HybridSearch<KnowledgePassage> {
-    const { search } = this.#definition
-    return new HybridSearch<KnowledgePassage>({
-      indexRevision: `agent-core/knowledge:${this.id}`,
-      fields: ['title', 'headingPath', 'text'],
-      boost: search.boost ?? { title: 3, headingPath: 2 },
-      ...(search.analyzer !== undefined ? { analyzer: search.analyzer } : {}),
-      ...(search.fusion !== undefined ? { fusion: search.fusion } : {}),
-      ...(this.#staged !== undefined ? { embedder: this.#staged } : {}),
-      embedText: embedTextOf,
-      snippetField: 'text',
-      // Passages know their document: with fusion.documentSupport set, they support each other.
-      documentOf: (passage) => passage.documentId,
-    })
+  /** A new, empty index; the search kit is imported by the first call (search-kit.ts). */
+  async #newIndex(): Promise<HybridSearch<KnowledgePassage>> {
+    const { HybridSearch } = loadedSearchKit() ?? (await loadSearchKit())
+    try {
+      return new HybridSearch(hybridOptions(this.id, this.#definition.search, this.#staged))
+    } catch (error) {
+      // checkSearchSettings let through a setting that the index refuses: the same definition error.
+      throw asDefinitionError(error, this.id)
+    }
   }
 
   // ---- the public API ---------------------------------------------------------------------------
@@ -294,7 +288,7 @@ export class Publication<App> implements KnowledgePublication<App> {
         this.#index = await buildIndex(
           contents,
           vectors,
-          this.#newIndex(),
+          await this.#newIndex(),
           this.#staged,
           context.signal,
           progress,
@@ -336,6 +330,8 @@ export class Publication<App> implements KnowledgePublication<App> {
         ? building
         : raceSignal(building, signal, `waiting for the index of publication "${this.id}"`))
     }
+    // Every caller loads first, and a load leaves an index or a pending build: an empty one is a fallback.
+    this.#index ??= await this.#newIndex()
     return this.#index
   }
 
@@ -349,7 +345,7 @@ export class Publication<App> implements KnowledgePublication<App> {
       const index = await buildIndex(
         contents,
         vectors,
-        this.#newIndex(),
+        await this.#newIndex(),
         this.#staged,
         unstoppable,
         progress,
@@ -637,7 +633,8 @@ export class Publication<App> implements KnowledgePublication<App> {
     }
     const unstage = this.#staged?.stage(staged)
     try {
-      await this.#index.update({ remove, upsert })
+      // #apply waited for the index (#built) before the first batch.
+      await this.#index!.update({ remove, upsert })
     } catch (error) {
       // The store committed but the index refused (an App analyzer threw): reload from the store next time.
       this.#loaded = false

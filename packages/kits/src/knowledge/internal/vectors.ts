@@ -4,7 +4,8 @@
  * keeps and the index reads, so both see the same vector).
  */
 import { AgentCoreError, describeValue, raceSignal, refuseField, throwIfAborted } from '@agent-core/core'
-import { type Embedder, EmbeddingError } from '@agent-core/kits/search'
+import type { Embedder } from '@agent-core/kits/search'
+import { loadedSearchKit, loadSearchKit } from './search-kit.js'
 
 /** Converts one embedder answer to float32, or throws InvalidOutputError naming what is wrong. */
 export function toFloat32(value: unknown, dimensions: number, where: string, hook: string): Float32Array {
@@ -34,7 +35,7 @@ export function toFloat32(value: unknown, dimensions: number, where: string, hoo
 
 /**
  * Embeds `texts` in one call and checks the answer. A plain error from the embedder becomes an
- * {@link EmbeddingError}; agent-core errors (AbortedError, TimeoutError, ...) pass through.
+ * `EmbeddingError` (of `@agent-core/kits/search`, imported then); agent-core errors (AbortedError, TimeoutError, ...) pass through.
  */
 export async function embedTexts(
   embedder: Embedder,
@@ -51,6 +52,7 @@ export async function embedTexts(
     )
   } catch (error) {
     if (AgentCoreError.isInstance(error)) throw error
+    const { EmbeddingError } = loadedSearchKit() ?? (await loadSearchKit())
     throw new EmbeddingError(
       `The embedder "${embedder.identity}" failed on ${texts.length} texts: ${error instanceof Error ? error.message : describeValue(error)}. Nothing was published; retry once the model is reachable.`,
       { cause: error, details: { identity: embedder.identity, texts: texts.length } },
