@@ -2,7 +2,7 @@
  * The engine and the body pump, for the node side: `startMockGPTServer` imports this module when it first
  * creates an engine (`await import('./engine.js')`), and a request listener when it is created (its first
  * response that waits or streams awaits it), so that importing `@agent-core/mock/node` compiles only its
- * own HTTP side (the request listener, the server, the record proxy: about 20 KB) and not the engine's
+ * own HTTP side (the request listener, the server, the record proxy: about 17 KB) and not the engine's
  * 250 KB (options and script checks, routes, renderers, the schema generator).
  *
  * The pump, the frame writer and `sleep` come from here too, not by static imports: every module that the
