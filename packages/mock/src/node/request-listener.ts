@@ -1,10 +1,26 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { assertSafeInteger } from '@agent-core/core'
 import type { MockGPT } from '@agent-core/mock'
-import { PackedFrames } from '../internal/frame-writer.js'
-import { sleep, untilAborted } from '../internal/sleep.js'
 import type { MockHttpResponse, MockStreamStep } from '../mock-http.js'
-import { type MockBodySink, pumpMockBody } from '../pump-mock-body.js'
+import type { MockBodySink } from '../pump-mock-body.js'
+
+/** What serving a waiting or streamed body needs: the pump, the frame writer's class, `sleep`. */
+type BodyTools = typeof import('./engine.js')
+
+let bodyTools: BodyTools | undefined
+let loadingBodyTools: Promise<BodyTools> | undefined
+
+/**
+ * Imports the body pump (from `./engine.js`, see there why) on the first listener's creation; responses
+ * that need it before it arrived wait for it (only the first ones of a process can).
+ */
+function loadBodyTools(): Promise<BodyTools> {
+  loadingBodyTools ??= import('./engine.js').then((tools) => {
+    bodyTools = tools
+    return tools
+  })
+  return loadingBodyTools
+}
 
 /**
  * Options of {@link createMockGPTRequestListener}.
@@ -92,8 +108,11 @@ function hostRefused(host: string | undefined): MockHttpResponse {
 
 const CLOSED = new Error('MockGPT: the connection closed or the server is closing.')
 
-function needsFlush(steps: Iterable<MockStreamStep> | AsyncIterable<MockStreamStep>): boolean {
-  if (steps instanceof PackedFrames) return false
+function needsFlush(
+  steps: Iterable<MockStreamStep> | AsyncIterable<MockStreamStep>,
+  tools: BodyTools,
+): boolean {
+  if (steps instanceof tools.PackedFrames) return false
   if (!Array.isArray(steps)) return true
   const first = (steps as readonly MockStreamStep[])[0]
   return first === undefined || first.type !== 'data' || Boolean(first.delayMs)
@@ -103,7 +122,9 @@ async function writeTimed(
   response: MockHttpResponse,
   res: ServerResponse,
   signal: AbortSignal,
+  tools: BodyTools,
 ): Promise<void> {
+  const { pumpMockBody, sleep, untilAborted } = tools
   if (response.firstByteDelayMs > 0) await sleep(response.firstByteDelayMs, signal)
   if (signal.aborted) {
     res.destroy()
@@ -122,7 +143,7 @@ async function writeTimed(
     case 'stream': {
       res.writeHead(response.status, response.headers)
       // Headers go out with the first chunk unless that chunk waits (a delay or a test-driven stream).
-      if (needsFlush(body.steps)) res.flushHeaders()
+      if (needsFlush(body.steps, tools)) res.flushHeaders()
       const sink: MockBodySink = {
         write(chunk) {
           if (res.write(chunk)) return
@@ -175,12 +196,17 @@ function respond(
   serverSignal: AbortSignal | undefined,
 ): void {
   const body = response.body
+  if (response.firstByteDelayMs === 0 && (body.type === 'text' || body.type === 'empty')) {
+    writeNow(response, res)
+    return
+  }
+  const tools = bodyTools
+  if (tools === undefined) {
+    waitForBodyTools(response, res, serverSignal)
+    return
+  }
   if (response.firstByteDelayMs === 0) {
-    if (body.type === 'text' || body.type === 'empty') {
-      writeNow(response, res)
-      return
-    }
-    if (body.type === 'stream' && body.steps instanceof PackedFrames) {
+    if (body.type === 'stream' && body.steps instanceof tools.PackedFrames) {
       // A fully rendered stream without faults: one chunked write and the terminator, as a server that
       // has the whole body would do. Nothing waits, so no signal is needed.
       const frames = body.steps
@@ -197,9 +223,34 @@ function respond(
   if (serverSignal?.aborted) abort()
   serverSignal?.addEventListener('abort', abort, { once: true })
   res.once('close', abort)
-  writeTimed(response, res, controller.signal)
+  writeTimed(response, res, controller.signal, tools)
     .catch(() => res.destroy())
     .finally(() => serverSignal?.removeEventListener('abort', abort))
+}
+
+/**
+ * A response that waits or streams, before the body pump has arrived: answered once it has, unless the
+ * client went away meanwhile (then nothing would abort a hang or a slow stream: the `close` it listens for
+ * has passed).
+ */
+function waitForBodyTools(
+  response: MockHttpResponse,
+  res: ServerResponse,
+  serverSignal: AbortSignal | undefined,
+): void {
+  let closed = false
+  const onClose = () => {
+    closed = true
+  }
+  res.once('close', onClose)
+  loadBodyTools().then(
+    () => {
+      res.off('close', onClose)
+      if (closed || res.destroyed) return
+      respond(response, res, serverSignal)
+    },
+    () => res.destroy(),
+  )
 }
 
 /**
@@ -222,6 +273,8 @@ export function createMockGPTRequestListener(
   assertSafeInteger(maxBodyBytes, 'maxBodyBytes', { min: 1 })
   const serverSignal = options.signal
   const allowedHosts = options.allowedHosts?.map((h) => hostName(h))
+  // Loaded now, while the app is still setting up, so that the first stream rarely waits for it.
+  loadBodyTools().catch(() => undefined)
   return (req, res) => {
     if (allowedHosts) {
       const host = req.headers.host
