@@ -23,6 +23,7 @@ import {
   cloneIndexData,
   copyIndexData,
   firstNonJsonPath,
+  isAdoptable,
   notJsonError,
 } from './internal/index-data.js'
 import {
@@ -733,7 +734,7 @@ export class VectorSearch<Document extends object = Record<string, unknown>> {
             if (documents >= count)
               throw new CorruptStream('it holds more documents than its header announces')
             // Parsed from the stream just now: adopted, not copied.
-            this.#restoreDocument(state, line, documents++, true)
+            this.#restoreParsedDocument(state, line, documents++)
           }
         } else if (record.type !== RECORD.FLOATS) throw new CorruptStream('it has an unexpected record')
       }
@@ -836,6 +837,24 @@ export class VectorSearch<Document extends object = Record<string, unknown>> {
       throw this.#restoreError(`the id "${id}" occurs twice.`, `snapshot.documents[${i}]`)
     state.slots.set(id, i)
     state.ids[i] = id
+  }
+
+  /**
+   * {@link VectorSearch.#restoreDocument} for a document `JSON.parse` made just now, with the same checks
+   * in a fast path that builds no strings: a document that fails any of them takes the full path, which
+   * throws the error it always threw.
+   */
+  #restoreParsedDocument(state: VectorState, document: unknown, i: number): void {
+    if (typeof document === 'object' && document !== null && !Array.isArray(document)) {
+      const id: unknown = (document as Record<string, unknown>)[this.idField]
+      if (typeof id === 'string' && id.length > 0 && !state.slots.has(id) && isAdoptable(document)) {
+        state.documents[i] = document
+        state.slots.set(id, i)
+        state.ids[i] = id
+        return
+      }
+    }
+    this.#restoreDocument(state, document, i, true)
   }
 
   /** Every vector in `[from, to)` has finite values and unit length. */
