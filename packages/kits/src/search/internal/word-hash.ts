@@ -167,9 +167,15 @@ export class WordHash {
 
   #updateBlocks(bytes: Uint8Array, blocks: number): void {
     const inPlace = this.#path === 'auto' ? siteOf(bytes.buffer) : null
-    if (inPlace !== null) return updateBlocksAt(inPlace, this.#lanes, bytes.byteOffset, blocks)
+    if (inPlace !== null) {
+      updateBlocksAt(inPlace, this.#lanes, bytes.byteOffset, blocks)
+      return
+    }
     const site = this.#path === 'js' ? null : scratchSite()
-    if (site === null) return updateBlocksJs(this.#lanes, bytes, blocks)
+    if (site === null) {
+      updateBlocksJs(this.#lanes, bytes, blocks)
+      return
+    }
     for (let from = 0; from < bytes.length; from += SCRATCH_BYTES) {
       const piece = bytes.subarray(from, Math.min(bytes.length, from + SCRATCH_BYTES))
       site.bytes.set(piece)
@@ -199,6 +205,7 @@ export function wordHashReference(bytes: Uint8Array): number {
   const view = new DataView(padded.buffer)
   const lanes = new Uint32Array(16)
   for (let j = 0; j < 16; j++) lanes[j] = Math.imul(j + 1, P5)
-  for (let i = 0; i < padded.length / 4; i++) lanes[i % 16] = round(lanes[i % 16]!, view.getUint32(i * 4, true))
+  for (let i = 0; i < padded.length / 4; i++)
+    lanes[i % 16] = round(lanes[i % 16]!, view.getUint32(i * 4, true))
   return finish(lanes, bytes.length)
 }
