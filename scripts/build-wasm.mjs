@@ -6,6 +6,7 @@
  *
  *   packages/kits/src/search/internal/dot-f64x2.wat -> dot-f64x2-wasm.ts
  *   packages/kits/src/search/internal/dot-i8x16.wat -> dot-i8x16-wasm.ts
+ *   packages/kits/src/search/internal/word-hash.wat -> word-hash-wasm.ts
  */
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -15,6 +16,7 @@ const root = join(import.meta.dirname, '..')
 const KERNELS = [
   { source: 'packages/kits/src/search/internal/dot-f64x2.wat', name: 'DOT_F64X2_WASM' },
   { source: 'packages/kits/src/search/internal/dot-i8x16.wat', name: 'DOT_I8X16_WASM' },
+  { source: 'packages/kits/src/search/internal/word-hash.wat', name: 'WORD_HASH_WASM' },
 ]
 
 /** The TypeScript module for one kernel: its bytes in base64, and where they come from. */

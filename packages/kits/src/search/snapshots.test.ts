@@ -1,6 +1,7 @@
 /**
  * Snapshots that catch corruption: the TextSearch checksum and structural validation, and the binary
- * snapshot stream of VectorSearch (chunked records, a CRC-32 over everything, all-or-nothing restore).
+ * snapshot stream of VectorSearch (chunked records, all-or-nothing restore; version 1 has a CRC-32 over
+ * everything, version 2 a CRC-32 over all but the vectors and the word hash of the vectors).
  */
 import {
   createReadStream,
@@ -19,6 +20,7 @@ import fc from 'fast-check'
 import { afterAll, describe, expect, it } from 'vitest'
 import { seededRandom } from '../testing/seeded-random.js'
 import { englishAnalyzer, TextSearch, type TextSearchSnapshot, VectorSearch } from './index.js'
+import { RECORD, RecordWriter } from './internal/snapshot-stream.js'
 
 interface Doc {
   id: string
@@ -229,6 +231,45 @@ function large(): VectorSearch<{ id: string; text: string; n: number }> {
   return vectors
 }
 
+function small(): VectorSearch {
+  const vectors = new VectorSearch({ identity: 't', dimensions: 2 })
+  vectors.upsertAll([
+    { document: { id: 'a' }, vector: [1, 0] },
+    { document: { id: 'b' }, vector: [0, 1] },
+  ])
+  return vectors
+}
+
+/** The stream a VectorSearch wrote before version 2 (the version 1 container: one CRC-32 of everything). */
+function versionOneChunks<D extends object>(index: VectorSearch<D>): Uint8Array[] {
+  const snapshot = index.snapshot()
+  const writer = new RecordWriter()
+  const bytes = Buffer.from(snapshot.vectors, 'base64')
+  const floats = new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length))
+  return [
+    writer.start(),
+    writer.json(RECORD.HEADER, {
+      format: 'agent-core/vector-search',
+      version: 1,
+      engine: snapshot.engine,
+      configurationFingerprint: snapshot.configurationFingerprint,
+      identity: snapshot.identity,
+      dimensions: snapshot.dimensions,
+      count: snapshot.documents.length,
+    }),
+    ...writer.lines(snapshot.documents),
+    ...writer.floats(floats, floats.length),
+    writer.end(),
+  ]
+}
+
+/**
+ * A version 1 stream written by the code before version 2 (VectorSearch of identity "golden", 4
+ * dimensions: a {tags: ["x"]} [1, 2, 3, 4], b [0, 0, 1, 0], c {tags: []} [-1, 0.5, 0, 2]).
+ */
+const VERSION_1_GOLDEN =
+  'YWdlbnQtY29yZS1zbmFwc2hvdAoBwAAAAHsiZm9ybWF0IjoiYWdlbnQtY29yZS92ZWN0b3Itc2VhcmNoIiwidmVyc2lvbiI6MSwiZW5naW5lIjoiYWdlbnQtY29yZS9mbGF0LWNvc2luZS1mMzIiLCJjb25maWd1cmF0aW9uRmluZ2VycHJpbnQiOiJ2ZWN0b3Itc2VhcmNoOmRiNTY5YzhlNjQyOTZjOTAiLCJpZGVudGl0eSI6ImdvbGRlbiIsImRpbWVuc2lvbnMiOjQsImNvdW50IjozfQI5AAAAW3siaWQiOiJhIiwidGFncyI6WyJ4Il19LHsiaWQiOiJiIn0seyJpZCI6ImMiLCJ0YWdzIjpbXX1dAzAAAAC69Do+uvS6Pow3DD+69Do/AAAAAAAAAAAAAIA/AAAAAIN0376DdF8+AAAAAIN0Xz//BAAAACvic60='
+
 function concat(chunks: readonly Uint8Array[]): Uint8Array {
   const out = new Uint8Array(chunks.reduce((sum, chunk) => sum + chunk.length, 0))
   let at = 0
@@ -311,6 +352,92 @@ describe('VectorSearch binary snapshots', () => {
     vectors.upsert({ document: { id: 'meanwhile' }, vector: [0, 1] })
     await expect(restoring).rejects.toThrow(/changed while/)
     expect(vectors.has('meanwhile')).toBe(true)
+  })
+
+  it('writes version 2: a header that says so and an END record with the CRC-32 and the word hash', () => {
+    const bytes = concat(chunks)
+    const headerLength = new DataView(bytes.buffer, 21, 4).getUint32(0, true)
+    const header = JSON.parse(new TextDecoder().decode(bytes.subarray(25, 25 + headerLength)))
+    expect(header).toMatchObject({ format: 'agent-core/vector-search', version: 2, count: 1100 })
+    expect([...bytes.subarray(bytes.length - 13, bytes.length - 8)]).toEqual([RECORD.END, 8, 0, 0, 0])
+  })
+
+  it('refuses a version 2 stream with a flipped bit in any vector, in the checksums or in the header', async () => {
+    const bytes = concat(chunks)
+    const target = new VectorSearch<{ id: string }>({ identity: 'test-1024', dimensions: 1024 })
+    target.upsert({ document: { id: 'kept' }, vector: Float32Array.from({ length: 1024 }, () => 1) })
+    // The vectors are the last 1100 * 1024 * 4 bytes before the END record, in records of 4 MiB.
+    const vectorsFrom = bytes.length - 13 - 1100 * 1024 * 4 - 5 * 2
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(
+          fc.integer({ min: vectorsFrom, max: bytes.length - 14 }),
+          fc.integer({ min: bytes.length - 8, max: bytes.length - 1 }),
+          fc.integer({ min: 20, max: 200 }),
+        ),
+        fc.integer({ min: 0, max: 7 }),
+        async (at, bit) => {
+          const copy = bytes.slice()
+          copy[at]! ^= 1 << bit
+          await expect(target.restoreFrom([copy])).rejects.toThrow(InvalidStateError)
+        },
+      ),
+      { numRuns: 60 },
+    )
+    // A float changed to another finite value (a vector no longer of unit length) is caught by the hash.
+    const copy = bytes.slice()
+    new DataView(copy.buffer).setFloat32(vectorsFrom + 4096, 0.5, true)
+    await expect(target.restoreFrom([copy])).rejects.toThrow(/checksum does not match/)
+    expect(target.ids()).toEqual(['kept'])
+  })
+
+  it('refuses a version 2 stream whose END record has the length of version 1, and the other way round', async () => {
+    const target = new VectorSearch({ identity: 't', dimensions: 2 })
+    const v2 = concat([...small().snapshotChunks()])
+    const short = concat([
+      v2.subarray(0, v2.length - 13),
+      new Uint8Array([RECORD.END, 4, 0, 0, 0]),
+      v2.subarray(v2.length - 8, v2.length - 4),
+    ])
+    await expect(target.restoreFrom([short])).rejects.toThrow(/end record is malformed/)
+    const v1 = concat(versionOneChunks(small()))
+    const long = concat([
+      v1.subarray(0, v1.length - 9),
+      new Uint8Array([RECORD.END, 8, 0, 0, 0]),
+      v1.subarray(v1.length - 4),
+      new Uint8Array(4),
+    ])
+    await expect(target.restoreFrom([long])).rejects.toThrow(/end record is malformed/)
+    expect(target.size).toBe(0)
+  })
+
+  it('restores version 1 streams: bytes written before version 2, and a large one from the version 1 writer', async () => {
+    const golden = new VectorSearch<{ id: string; tags?: string[] }>({ identity: 'golden', dimensions: 4 })
+    await golden.restoreFrom([Buffer.from(VERSION_1_GOLDEN, 'base64')])
+    expect(golden.ids()).toEqual(['a', 'b', 'c'])
+    expect(golden.get('a')).toEqual({ id: 'a', tags: ['x'] })
+    expect(golden.search({ vector: [1, 1, 1, 1], limit: 3 }).map((hit) => [hit.id, hit.score])).toEqual([
+      ['a', 0.912870928645134],
+      ['b', 0.5],
+      ['c', 0.32732684165239334],
+    ])
+    const corrupt = Buffer.from(VERSION_1_GOLDEN, 'base64')
+    corrupt[corrupt.length - 20]! ^= 1
+    await expect(golden.restoreFrom([corrupt])).rejects.toThrow(/checksum does not match/)
+
+    const v1 = concat(versionOneChunks(source))
+    const fromV1 = new VectorSearch<{ id: string; text: string; n: number }>({
+      identity: 'test-1024',
+      dimensions: 1024,
+    })
+    await fromV1.restoreFrom([v1])
+    expect(fromV1.snapshot()).toEqual(source.snapshot())
+    for (const at of [40, 200, Math.floor(v1.length / 2), v1.length - 20, v1.length - 1]) {
+      const copy = v1.slice()
+      copy[at] = copy[at]! ^ 0x10
+      await expect(fromV1.restoreFrom([copy])).rejects.toThrow(InvalidStateError)
+    }
+    expect(fromV1.size).toBe(1100)
   })
 
   it('restores the JSON form of an older snapshot file unchanged', () => {

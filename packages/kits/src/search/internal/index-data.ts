@@ -80,6 +80,14 @@ export function adoptParsedIndexData(value: unknown, what: string, path: string)
   return copyIndexData(value, what, path)
 }
 
+/**
+ * True when `value` (a JSON.parse result) can be adopted by {@link adoptParsedIndexData} as it is: no
+ * array or object in it sits at depth MAX_DEPTH or deeper. A fast path needs no `what` or `path` strings.
+ */
+export function isAdoptable(value: unknown): boolean {
+  return nestedBelowLimit(value, 0)
+}
+
 /** True when no array or object in `value` (a JSON.parse result) sits at depth MAX_DEPTH or deeper. */
 function nestedBelowLimit(value: unknown, depth: number): boolean {
   if (typeof value !== 'object' || value === null) return true

@@ -5,12 +5,13 @@ import { DOT_F64X2_WASM } from './dot-f64x2-wasm.js'
  * dimension that is a multiple of 8 live in a WebAssembly memory of their own, of a fixed size (so views
  * on it never detach), laid out as
  *
- *   [ rows x dims float32: the vectors ][ dims float64: the query ][ rows float64: the scores ]
+ *   [ rows x dims float32: the vectors ][ dims float64: the query ][ rows float64: the scores ][ 64 bytes ]
  *
  * and a search scores them there, with the same float64 sums in the same order as the JavaScript loop
  * (`scoreAll` in vector-math.ts), so the scores are bit-for-bit the same. Anything the kernel cannot
  * serve (no WebAssembly or no SIMD, another dimension, a memory above 4 GiB, a small index) gets a plain
- * `Float32Array`, which the JavaScript loop scores.
+ * `Float32Array`, which the JavaScript loop scores. The last 64 bytes are where the word hash of the
+ * vector stream (word-hash.ts) keeps its lanes while it hashes the vectors in place.
  */
 
 /** Below this many float32 values (64 KiB) an index stays in a plain array: a memory of its own would cost more than it saves. */
@@ -25,6 +26,9 @@ interface Kernel {
   readonly query: Float64Array
   /** The scores, inside the memory. */
   readonly out: Float64Array
+  readonly memory: WebAssembly.Memory
+  /** The byte offset of the 64 spare bytes at the end. */
+  readonly spare: number
 }
 
 let compiled: WebAssembly.Module | null | undefined
@@ -57,7 +61,8 @@ export function allocateVectors(floats: number, dimensions: number): Float32Arra
   const rows = floats / dimensions
   const queryByte = floats * 4
   const outByte = queryByte + dimensions * 8
-  const pages = Math.ceil((outByte + rows * 8) / PAGE_BYTES)
+  const spareByte = outByte + rows * 8
+  const pages = Math.ceil((spareByte + 64) / PAGE_BYTES)
   if (pages > MAX_PAGES) return new Float32Array(floats)
   let memory: WebAssembly.Memory
   let instance: WebAssembly.Instance
@@ -73,6 +78,8 @@ export function allocateVectors(floats: number, dimensions: number): Float32Arra
     scores: instance.exports.scores as Kernel['scores'],
     query: new Float64Array(buffer, queryByte, dimensions),
     out: new Float64Array(buffer, outByte, rows),
+    memory,
+    spare: spareByte,
   })
   return new Float32Array(buffer, 0, floats)
 }
@@ -80,6 +87,16 @@ export function allocateVectors(floats: number, dimensions: number): Float32Arra
 /** True when `data` lives in a kernel's memory (bench and tests: which path a search takes). */
 export function hasKernel(data: Float32Array): boolean {
   return kernels.has(data.buffer)
+}
+
+/**
+ * The WebAssembly memory whose buffer is `buffer`, when it is a kernel's, and the byte offset of its 64
+ * spare bytes (for the word hash).
+ */
+export function kernelMemory(
+  buffer: ArrayBufferLike,
+): { readonly memory: WebAssembly.Memory; readonly spare: number } | undefined {
+  return kernels.get(buffer)
 }
 
 /**
