@@ -241,7 +241,7 @@ function small(): VectorSearch {
 }
 
 /** The stream a VectorSearch wrote before version 2 (the version 1 container: one CRC-32 of everything). */
-function versionOneChunks<D extends object>(index: VectorSearch<D>): Uint8Array[] {
+function versionOneChunks<D extends object>(index: VectorSearch<D>, version = 1): Uint8Array[] {
   const snapshot = index.snapshot()
   const writer = new RecordWriter()
   const bytes = Buffer.from(snapshot.vectors, 'base64')
@@ -250,7 +250,7 @@ function versionOneChunks<D extends object>(index: VectorSearch<D>): Uint8Array[
     writer.start(),
     writer.json(RECORD.HEADER, {
       format: 'agent-core/vector-search',
-      version: 1,
+      version,
       engine: snapshot.engine,
       configurationFingerprint: snapshot.configurationFingerprint,
       identity: snapshot.identity,
@@ -408,6 +408,14 @@ describe('VectorSearch binary snapshots', () => {
       new Uint8Array(4),
     ])
     await expect(target.restoreFrom([long])).rejects.toThrow(/end record is malformed/)
+    expect(target.size).toBe(0)
+  })
+
+  it('refuses a stream of a version it does not know, naming the versions it reads', async () => {
+    const target = new VectorSearch({ identity: 't', dimensions: 2 })
+    await expect(target.restoreFrom(versionOneChunks(small(), 3))).rejects.toThrow(
+      /not a version 1 or 2 .*version 3\)/,
+    )
     expect(target.size).toBe(0)
   })
 

@@ -710,7 +710,7 @@ export class VectorSearch<Document extends object = Record<string, unknown>> {
         fields.engine !== VECTOR_ENGINE
       ) {
         throw bad(
-          `it is not a version 1 "${VECTOR_ENGINE}" VectorSearch snapshot (format ${describeValue(fields.format)}, version ${describeValue(fields.version)}).`,
+          `it is not a version 1 or 2 "${VECTOR_ENGINE}" VectorSearch snapshot (format ${describeValue(fields.format)}, version ${describeValue(fields.version)}).`,
           'snapshot.version',
           fields.version,
         )
