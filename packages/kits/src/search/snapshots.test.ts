@@ -414,7 +414,7 @@ describe('VectorSearch binary snapshots', () => {
   it('refuses a stream of a version it does not know, naming the versions it reads', async () => {
     const target = new VectorSearch({ identity: 't', dimensions: 2 })
     await expect(target.restoreFrom(versionOneChunks(small(), 3))).rejects.toThrow(
-      /not a version 1 or 2 .*version 3\)/,
+      /not a version 1 or 2 .*version the number 3\)/,
     )
     expect(target.size).toBe(0)
   })
