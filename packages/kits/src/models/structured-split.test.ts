@@ -47,9 +47,7 @@ function reachable(from: string): Set<string> {
 
 const name = (file: string) => relative(here, file)
 const entry = reachable(join(here, 'index.ts'))
-const lazy = new Set(
-  [...reachable(join(here, 'internal/structured-deps.ts'))].filter((f) => !entry.has(f)),
-)
+const lazy = new Set([...reachable(join(here, 'internal/structured-deps.ts'))].filter((f) => !entry.has(f)))
 
 describe('the lazily loaded structured calls', () => {
   it('are not reached from the public entry by a static import', () => {
