@@ -1,7 +1,14 @@
-import * as testing from '@agent-core/kits/loop/testing'
+import type * as testing from '@agent-core/kits/loop/testing'
+import { createScriptedModel as scriptedModel } from './testing/scripted-model.js'
 
 // The scripted model moved to `@agent-core/kits/loop/testing`; these names keep the loop's old exports
 // working for one release. Each is the same function or type as the one in the testing subpath.
+//
+// The function is imported from the module behind that subpath, not from the subpath itself (the types
+// are, so that the declarations name them as before): both entries then share scripted-model.ts, and the
+// build puts it into the chunk they already share (the loop's check and token helpers, which the scripted
+// model uses), so `createScriptedModel` is still one function, while importing the loop no longer loads
+// `dist/loop/testing/index.js`: one module less at import (docs/design/cold-import.md).
 
 /**
  * Creates a scripted chat model for tests: the same function as `createScriptedModel` of
@@ -14,7 +21,7 @@ import * as testing from '@agent-core/kits/loop/testing'
  * const model = createScriptedModel([{ text: 'Hello!' }])
  * ```
  */
-export const createScriptedModel: typeof testing.createScriptedModel = testing.createScriptedModel
+export const createScriptedModel: typeof testing.createScriptedModel = scriptedModel
 
 /**
  * A scripted chat model for tests.

@@ -16,7 +16,7 @@ import {
   refuseField,
   ZERO_USAGE,
 } from '@agent-core/core'
-import { type Agent, estimateTokens } from '@agent-core/kits/loop'
+import type { Agent } from '@agent-core/kits/loop'
 import type {
   ModelCallsTarget,
   StructuredAttempt,
@@ -217,8 +217,24 @@ interface Compiled {
   readonly critiquePrompt: Prompt
   readonly revisePrompt: Prompt
   readonly prompts: object | undefined
-  readonly estimate: (messages: readonly ChatMessage[]) => number
+  /** The definition's `estimateTokens`; undefined for the default, the loop kit's (see {@link loopEstimate}). */
+  readonly estimate: TokenEstimate | undefined
   readonly holder: object
+}
+
+type TokenEstimate = (messages: readonly ChatMessage[]) => number
+
+let loopEstimate: TokenEstimate | undefined
+
+/**
+ * The default token estimate, the loop kit's `estimateTokens`, imported by the first run that has a token
+ * budget and no `estimateTokens` of its own: nothing else of this kit uses the loop's code (steps that are
+ * agents come from the App, which loaded the loop to define them), so importing the reflection kit does not
+ * load the loop (with the tools kit it needs, about 200 KB of built code; docs/design/cold-import.md).
+ */
+async function loadLoopEstimate(): Promise<TokenEstimate> {
+  loopEstimate ??= (await import('@agent-core/kits/loop')).estimateTokens
+  return loopEstimate
 }
 
 function compile(definition: unknown): Compiled {
@@ -264,8 +280,7 @@ function compile(definition: unknown): Compiled {
     revisePrompt = prompts.func<Prompt>('revise') ?? revisePrompt
     prompts.done()
   }
-  const estimate =
-    fields.func<(messages: readonly ChatMessage[]) => number>('estimateTokens') ?? estimateTokens
+  const estimate = fields.func<TokenEstimate>('estimateTokens')
   fields.done()
   const output = reflectionVerdictOutput({ maxCorrections })
   return {
@@ -380,6 +395,8 @@ class ReflectionRun {
   readonly #rounds: ReflectionRound[] = []
   #usage: ModelUsage = ZERO_USAGE
   #output: string | undefined
+  /** The token estimate; set before the first step when there is a token budget. */
+  #estimate: TokenEstimate | undefined
 
   constructor(compiled: Compiled, request: ParsedRequest, context: OperationContext<unknown>) {
     this.#compiled = compiled
@@ -393,6 +410,7 @@ class ReflectionRun {
           : Math.min(compiled.maxTokens, request.maxTokens)
     this.#budget = context.attemptBudget
     this.#attemptsAtStart = this.#budget?.used ?? 0
+    this.#estimate = compiled.estimate ?? loopEstimate
   }
 
   get #criteria(): string | undefined {
@@ -406,6 +424,8 @@ class ReflectionRun {
     })
     let end: End
     try {
+      if (this.#maxTokens !== undefined && this.#estimate === undefined)
+        this.#estimate = await loadLoopEstimate()
       end = await this.#drive(span)
     } catch (error) {
       end = this.#failure(error)
@@ -452,7 +472,7 @@ class ReflectionRun {
     const max = this.#maxTokens
     if (max === undefined) return
     if (this.#usage.totalTokens >= max) throw new Blocked({ reason: 'token-limit' })
-    const estimate: unknown = Reflect.apply(this.#compiled.estimate, this.#compiled.holder, [messages])
+    const estimate: unknown = Reflect.apply(this.#estimate!, this.#compiled.holder, [messages])
     if (typeof estimate !== 'number' || !Number.isFinite(estimate) || estimate < 0) {
       refuseField(
         'output',

@@ -8,7 +8,7 @@ import {
   type ModelRequest,
 } from '@agent-core/core'
 import { defineModelTool } from '@agent-core/core/tools'
-import { createScriptedModel, defineAgent, structuredAnswer } from '@agent-core/kits/loop'
+import { createScriptedModel, defineAgent, estimateTokens, structuredAnswer } from '@agent-core/kits/loop'
 import { StructuredOutputError } from '@agent-core/kits/models'
 import { describe, expect, it } from 'vitest'
 import {
@@ -262,6 +262,31 @@ describe('defineReflection: budgets and cancellation', () => {
       estimateTokens: () => Number.NaN,
     }).run({ prompt: 'Task' })
     expect(bad.reason === 'error' && InvalidOutputError.isInstance(bad.error)).toBe(true)
+  })
+
+  it("estimates with the loop kit's estimateTokens by default (imported by the first run with a token budget)", async () => {
+    const { target } = scripted(
+      { writer: [withUsage('draft', 40)], critic: [withUsage(verdict('revise', 'more'), 40)] },
+      { repeatLast: true },
+    )
+    const steps = { drafter: target('writer'), critic: target('critic'), maxRounds: 10 }
+    const summary = (result: Awaited<ReturnType<ReturnType<typeof defineReflection>['run']>>) => ({
+      reason: result.reason,
+      usage: result.usage,
+      rounds: result.rounds.map((round) => round.usage.totalTokens),
+    })
+    // the estimate decides where each run stops: before the draft, before the first verdict, in round 2, 3, 4
+    const seen = new Set<string>()
+    for (const maxTokens of [1, 20, 300, 400, 500]) {
+      const [byDefault, explicit] = await Promise.all([
+        defineReflection({ ...steps, maxTokens }).run({ prompt: 'Task' }),
+        defineReflection({ ...steps, maxTokens, estimateTokens }).run({ prompt: 'Task' }),
+      ])
+      expect(summary(byDefault)).toEqual(summary(explicit))
+      expect(byDefault.reason).toBe('token-limit')
+      seen.add(JSON.stringify(summary(byDefault).rounds))
+    }
+    expect(seen.size).toBe(5)
   })
 
   it('stops on the signal: before any call when already cancelled, or during a step', async () => {

@@ -1,8 +1,13 @@
 import type { ChatMessage } from '@agent-core/core'
 import { defineAgent, defineExternalTool } from '@agent-core/kits/loop'
-import { createScriptedModel } from '@agent-core/kits/loop/testing'
 import { type FactStore, runSession, SessionConflictError, type SessionStore } from '@agent-core/kits/memory'
 import { assert } from './assert.js'
+
+/**
+ * The loop's test kit, imported when the first runner test runs: the memory kit loads the loop itself, but
+ * its testing subpath is one module more that importing this suite need not load (docs/design/cold-import.md).
+ */
+const loadScriptedModel = async () => (await import('@agent-core/kits/loop/testing')).createScriptedModel
 
 /**
  * What the store factory of {@link describeSessionStoreConformance} hands to each test.
@@ -322,6 +327,7 @@ function runnerTests(): Record<string, Test> {
     'session runs through the store: the second run reads the first, and the session holds both': async ({
       store,
     }) => {
+      const createScriptedModel = await loadScriptedModel()
       const model = createScriptedModel([
         { text: 'Hi Ada.' },
         (request) => ({ text: `You said ${request.messages.length - 1} things before.` }),
@@ -339,6 +345,7 @@ function runnerTests(): Record<string, Test> {
     'agent.run({ session }) runs on the store too: it reads the history and appends its turn once': async ({
       store,
     }) => {
+      const createScriptedModel = await loadScriptedModel()
       const model = createScriptedModel([
         { text: 'Hi Ada.' },
         (request) => ({ text: `You said ${request.messages.length - 1} things before.` }),
@@ -367,6 +374,7 @@ function runnerTests(): Record<string, Test> {
           description: 'Pays',
           inputSchema: { type: 'object', properties: { amount: { type: 'number' } } },
         })
+        const createScriptedModel = await loadScriptedModel()
         const model = createScriptedModel([
           { toolCalls: [{ id: 'c1', name: 'pay', input: { amount: 5 } }] },
           { text: 'Paid.' },

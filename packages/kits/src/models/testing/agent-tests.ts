@@ -1,7 +1,12 @@
 import { defineModelTool } from '@agent-core/core/tools'
-import { defineAgent } from '@agent-core/kits/loop'
 import { assert } from './assert.js'
 import type { ConformanceSuite } from './conformance.js'
+
+/**
+ * The loop kit, imported when the first agent test runs: importing this subpath does not load the loop
+ * (with the tools kit, about 200 KB of built code that only these two tests use; docs/design/cold-import.md).
+ */
+const loadLoop = () => import('@agent-core/kits/loop')
 
 /** The tool of the loop guide's first agent. */
 function weatherTool(ran: string[]) {
@@ -25,6 +30,7 @@ export function registerAgentTests(suite: ConformanceSuite): void {
       { type: 'tool-results' },
     ],
     async (model) => {
+      const { defineAgent } = await loadLoop()
       const ran: string[] = []
       const agent = defineAgent({ model, tools: [weatherTool(ran)] })
       const result = await agent.run({ prompt: 'Use get_weather: how is Lisbon today?' })
@@ -49,6 +55,7 @@ export function registerAgentTests(suite: ConformanceSuite): void {
       { type: 'tool-results' },
     ],
     async (model) => {
+      const { defineAgent } = await loadLoop()
       const ran: string[] = []
       const agent = defineAgent({ model, tools: [weatherTool(ran)], system: 'Answer from the tools.' })
       const result = await agent.run({ prompt: 'Use get_weather: Lisbon or Porto, where is it nicer?' })

@@ -1,5 +1,7 @@
 import type { ToolTemplateInput } from '../tool-call-outcome.js'
-import { toolRefusal } from '../tool-refusal.js'
+import { toolRefusal } from './pass-host.js'
+
+// Loaded with the pass (tool-pass.ts); like it, this module imports the rest of the kit through pass-host.ts.
 
 /** A readable text for any thrown value, even one whose `toString` throws. */
 export function errorText(error: unknown): string {

@@ -6,18 +6,20 @@ import {
   UnauthorizedError,
 } from '@agent-core/core'
 import type { ToolCallOutcome, ToolCallView, ToolTemplateInput } from '../tool-call-outcome.js'
-import {
-  DECISION_MAKERS,
-  type ToolCallErrorRecord,
-  type ToolCallState,
-  type ToolLifecyclePhase,
-  type ToolRejection,
-  type ToolWaitKind,
+import type {
+  ToolCallErrorRecord,
+  ToolLifecyclePhase,
+  ToolRejection,
+  ToolWaitKind,
 } from '../tool-call-state.js'
-import { ApprovalRequiredError, ToolCallFailedError, ToolRejectedError } from '../tool-errors.js'
+import type { ApprovalRequiredError as ApprovalRequiredErrorClass } from '../tool-errors.js'
 import { errorText } from './default-message.js'
-import { copyJson, type JsonValue } from './json.js'
+import type { JsonValue } from './json.js'
+import { ApprovalRequiredError, copyJson, DECISION_MAKERS, ToolRejectedError } from './pass-host.js'
 import type { PassStart } from './request.js'
+
+// The settlements of a pass (tool-pass.ts), loaded with it on a registry's first call; like it, this
+// module imports the rest of the kit through pass-host.ts only.
 
 /** What the lifecycle settles on before its message is rendered. */
 export type Settlement =
@@ -36,7 +38,7 @@ export function failed(phase: ToolLifecyclePhase, error: unknown): Settlement {
 }
 
 /** A call that waits for a person, for the reason an `ApprovalRequiredError` gives. */
-export function pendingSettlement(error: ApprovalRequiredError): Settlement {
+export function pendingSettlement(error: ApprovalRequiredErrorClass): Settlement {
   const { reason } = error.details
   const sentence = typeof reason === 'string' && reason.length > 0 ? reason : error.message
   return {
@@ -124,57 +126,6 @@ export function failedIdentity(start: PassStart) {
     toolId: start.toolId,
     ...(start.input.ok ? { input: copyJson(start.input.value) } : { arguments: start.input.raw }),
     ...(start.runId === undefined ? {} : { runId: start.runId }),
-  }
-}
-
-/** The outcome a stored state stands for, without running anything. */
-export function replayOutcome(state: ToolCallState): ToolCallOutcome {
-  const base = {
-    toolCallId: state.toolCallId,
-    invocationId: state.invocationId,
-    toolId: state.toolId,
-    replayed: true,
-    finalizeErrors: Object.freeze([]) as readonly unknown[],
-  }
-  switch (state.status) {
-    case 'pending':
-      return Object.freeze({ ...base, status: 'pending', record: state })
-    case 'completed':
-      return Object.freeze({
-        ...base,
-        status: 'completed',
-        output: state.output,
-        message: state.message,
-        record: state,
-      })
-    case 'rejected':
-      return Object.freeze({
-        ...base,
-        status: 'rejected',
-        rejection: state.rejection,
-        message: state.message,
-        record: state,
-      })
-    case 'failed': {
-      const error = new ToolCallFailedError(state.error.message, {
-        details: {
-          toolId: state.toolId,
-          toolCallId: state.toolCallId,
-          invocationId: state.invocationId,
-          phase: state.phase,
-          errorCode: state.error.code,
-          errorName: state.error.name,
-        },
-      })
-      return Object.freeze({
-        ...base,
-        status: 'failed',
-        error,
-        phase: state.phase,
-        message: state.message,
-        record: state,
-      })
-    }
   }
 }
 
