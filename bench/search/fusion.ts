@@ -130,25 +130,23 @@ export async function fusionBench(): Promise<void> {
   v8.setFlagsFromString('--expose-gc')
   const collect = vm.runInNewContext('gc') as () => void
   console.log('\n## reciprocalRankFusion: 10 lists (random overlapping rankings of a corpus 3x a list)')
-  console.log(
-    'CPU ms, fastest round, each contender from a collected heap; ratios against the bare Map unless named',
-  )
-  const widths = [9, 8, 9, 6, 8, 8, 8, 7, 7, 8, 9, 9, 8]
+  console.log('CPU ms, fastest round, each contender from a collected heap')
+  const widths = [9, 8, 11, 6, 8, 9, 11, 7, 7, 9, 9, 11, 8]
   console.log(
     row(
       [
         'hits/list',
         'all, ms',
-        'top 100',
+        'top 100, ms',
         'ns/hit',
         'Map, ms',
-        'floor',
-        'Map RRF',
-        'all',
-        'top',
-        'floor',
+        'floor, ms',
+        'Map RRF, ms',
+        'all/Map',
+        'top/Map',
+        'floor/Map',
         'all/floor',
-        'vs MapRRF',
+        'all/Map RRF',
         'distinct',
       ],
       widths,
