@@ -126,6 +126,41 @@ describe('reciprocalRankFusion', () => {
     )
   })
 
+  it('equals the formula when scores differ only below their top 32 bits (huge k, property)', () => {
+    // With k = 1e9 every score is about weight * 1e-9 and distinct scores share their sign, exponent and
+    // top 20 mantissa bits, which the radix sort keys on: the order within those runs (short ones and
+    // ones longer than 16) comes from the full comparison alone.
+    const universe = fc.constantFrom(...Array.from({ length: 30 }, (_, i) => `id-${i}`))
+    const longRanking = (sourceId: string) =>
+      fc.record({
+        sourceId: fc.constant(sourceId),
+        hits: fc.uniqueArray(universe, { maxLength: 30 }).map((ids) => ids.map((id) => ({ id }))),
+        weight: fc.option(fc.constantFrom(1, 1.5), { nil: undefined }),
+      })
+    fc.assert(
+      fc.property(
+        fc
+          .array(fc.nat(), { minLength: 1, maxLength: 6 })
+          .chain((seeds) => fc.tuple(...seeds.map((_, i) => longRanking(`s${i}`)))),
+        fc.constantFrom(1e9, 1e12, 123_456_789.5),
+        fc.option(fc.integer({ min: 0, max: 40 }), { nil: undefined }),
+        (lists, k, limit) => {
+          const actual = reciprocalRankFusion(lists, { k, limit })
+          const expected = formula(lists, k, Number.POSITIVE_INFINITY).slice(0, limit)
+          expect(
+            actual.map(({ id, score, rank, contributions }) => ({
+              id,
+              score,
+              rank,
+              contributions: contributions.map(({ hit: _hit, ...rest }) => rest),
+            })),
+          ).toEqual(expected)
+        },
+      ),
+      { numRuns: 300 },
+    )
+  })
+
   it('orders a large tie by id in UTF-16 code-unit order', () => {
     // 2,000 lists of one id each: every id scores 1 / 61 with best rank 1.
     const ids = Array.from({ length: 2000 }, (_, i) => `${String.fromCodePoint(0x1f600 + (i % 7))}${i}`)

@@ -376,14 +376,15 @@ function compareSlots(
 const HIGH_WORD = new Uint32Array(new Float64Array([1]).buffer)[1] === 0x3ff00000 ? 1 : 0
 
 /**
- * Slots 0..count-1 in the documented order, in linear time. A counting sort on the best rank
- * (ascending; ranks are at most the longest list's length), then a stable least-significant-digit radix
- * sort on the score's 64 bits (descending) in six digits of 11, 11 and 10 bits per 32-bit word, each pass
- * moving the keys along with the slots so that it reads them in order; a digit that all slots share is
- * skipped. Scores are sums of positive terms (at least +0, never NaN), whose IEEE 754 bit patterns order
- * like the numbers. Slots left equal on both keys (a run of ties) are then ordered by id; a run is no
- * longer than the number of ways the lists can produce the same score, so that step stays linear in
- * practice.
+ * Slots 0..count-1 in the documented order, in linear time. A stable least-significant-digit radix
+ * sort, descending, on the high 32 bits of each score (sign, exponent and the top 20 bits of the
+ * mantissa: about six significant digits) in three digits of 11, 11 and 10 bits, each pass moving the
+ * keys along with the slots so that it reads them in order; a digit that all slots share is skipped.
+ * Scores are sums of positive terms (at least +0, never NaN), whose IEEE 754 bit patterns order like the
+ * numbers, so slots with different keys are then in order. A run of slots with equal keys (equal scores,
+ * or scores within about a millionth of each other) is then ordered by the full comparison: score, best
+ * rank, id. Runs are as long as the number of ways the lists can produce nearly the same score (a few
+ * slots, as a rule), so that step stays linear in practice.
  */
 function sortSlots(
   count: number,
@@ -394,34 +395,20 @@ function sortSlots(
   let order = new Int32Array(count)
   if (count < 2) return order
   const words = new Uint32Array(scores.buffer, scores.byteOffset, 2 * count)
-  const low = 1 - HIGH_WORD
-  let maxRank = 0
-  for (let s = 0; s < count; s++) if (bestRanks[s]! > maxRank) maxRank = bestRanks[s]!
-  const rankStart = new Int32Array(maxRank + 2)
-  for (let s = 0; s < count; s++) rankStart[bestRanks[s]! + 1]!++
-  for (let r = 1; r <= maxRank; r++) rankStart[r + 1] = rankStart[r + 1]! + rankStart[r]!
-  let high = new Uint32Array(count)
-  let lowWords = new Uint32Array(count)
-  const histogram = new Int32Array(6 * 2048)
+  let keys = new Uint32Array(count)
+  const histogram = new Int32Array(3 * 2048)
   for (let s = 0; s < count; s++) {
-    const at = rankStart[bestRanks[s]!]!++
-    order[at] = s
-    const hi = words[2 * s + HIGH_WORD]!
-    const lo = words[2 * s + low]!
-    high[at] = hi
-    lowWords[at] = lo
-    histogram[lo & 2047]!++
-    histogram[2048 + ((lo >>> 11) & 2047)]!++
-    histogram[4096 + (lo >>> 22)]!++
-    histogram[6144 + (hi & 2047)]!++
-    histogram[8192 + ((hi >>> 11) & 2047)]!++
-    histogram[10240 + (hi >>> 22)]!++
+    const key = words[2 * s + HIGH_WORD]!
+    order[s] = s
+    keys[s] = key
+    histogram[key & 2047]!++
+    histogram[2048 + ((key >>> 11) & 2047)]!++
+    histogram[4096 + (key >>> 22)]!++
   }
   let nextOrder = new Int32Array(count)
-  let nextHigh = new Uint32Array(count)
-  let nextLow = new Uint32Array(count)
+  let nextKeys = new Uint32Array(count)
   const offsets = new Int32Array(2048)
-  for (let digit = 0; digit < 6; digit++) {
+  for (let digit = 0; digit < 3; digit++) {
     const base = digit * 2048
     let at = 0
     let shared = false
@@ -435,47 +422,33 @@ function sortSlots(
       at += c
     }
     if (shared) continue
-    const shift = (digit % 3) * 11
-    if (digit < 3) {
-      for (let i = 0; i < count; i++) {
-        const to = offsets[(lowWords[i]! >>> shift) & 2047]!++
-        nextOrder[to] = order[i]!
-        nextHigh[to] = high[i]!
-        nextLow[to] = lowWords[i]!
-      }
-      const t = lowWords
-      lowWords = nextLow
-      nextLow = t
-    } else {
-      for (let i = 0; i < count; i++) {
-        const to = offsets[(high[i]! >>> shift) & 2047]!++
-        nextOrder[to] = order[i]!
-        nextHigh[to] = high[i]!
-      }
+    const shift = digit * 11
+    for (let i = 0; i < count; i++) {
+      const key = keys[i]!
+      const to = offsets[(key >>> shift) & 2047]!++
+      nextOrder[to] = order[i]!
+      nextKeys[to] = key
     }
-    const a = order
+    const o = order
     order = nextOrder
-    nextOrder = a
-    const b = high
-    high = nextHigh
-    nextHigh = b
+    nextOrder = o
+    const k = keys
+    keys = nextKeys
+    nextKeys = k
   }
   for (let i = 0; i < count; ) {
-    const first = order[i]!
-    const score = scores[first]!
-    const rank = bestRanks[first]!
+    const key = keys[i]!
     let j = i + 1
-    while (j < count && scores[order[j]!] === score && bestRanks[order[j]!] === rank) j++
+    while (j < count && keys[j] === key) j++
     if (j - i > 16) {
-      const run = Array.from(order.subarray(i, j)).sort((a, b) => (ids[a]! < ids[b]! ? -1 : 1))
+      const run = Array.from(order.subarray(i, j)).sort((a, b) => compareSlots(a, b, scores, bestRanks, ids))
       order.set(run, i)
     } else {
       // a short run (the common case): an insertion sort in place, with no array or closure made
       for (let m = i + 1; m < j; m++) {
         const slot = order[m]!
-        const id = ids[slot]!
         let n = m - 1
-        while (n >= i && ids[order[n]!]! > id) {
+        while (n >= i && compareSlots(order[n]!, slot, scores, bestRanks, ids) > 0) {
           order[n + 1] = order[n]!
           n--
         }
