@@ -5,62 +5,21 @@
  * internal/engine-host.ts (a plain import would make the build split the shared code into one more chunk
  * that every import of the kit loads).
  */
-import { readFileSync } from 'node:fs'
-import { dirname, join, relative, resolve } from 'node:path'
+import { dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
+import { lazySplit } from '../testing/lazy-split.js'
 
-const here = dirname(fileURLToPath(import.meta.url))
-// the clause holds no quote, so that it never runs on past another statement's specifier
-const STATEMENT = /^(?:import|export)\s+([^;'"]*?)\s+from\s+'(\.{1,2}\/[^']+)'/gm
-
-/** The relative modules a file imports for their values (type-only imports left out). */
-function valueImports(file: string): string[] {
-  const source = readFileSync(file, 'utf8')
-  const found: string[] = []
-  for (const [, clause = '', specifier = ''] of source.matchAll(STATEMENT)) {
-    if (/^type\b/.test(clause)) continue
-    const names = /^\{([^}]*)\}$/s.exec(clause.trim())?.[1]
-    const typeOnly = names
-      ?.split(',')
-      .map((n) => n.trim())
-      .filter(Boolean)
-      .every((n) => n.startsWith('type '))
-    if (typeOnly) continue
-    found.push(resolve(dirname(file), specifier.replace(/\.js$/, '.ts')))
-  }
-  return found
-}
-
-function reachable(from: string): Set<string> {
-  const seen = new Set<string>()
-  const stack = [from]
-  while (stack.length > 0) {
-    const file = stack.pop()!
-    if (seen.has(file)) continue
-    seen.add(file)
-    stack.push(...valueImports(file))
-  }
-  return seen
-}
-
-const name = (file: string) => relative(here, file)
-const entry = reachable(join(here, 'index.ts'))
-const engine = new Set([...reachable(join(here, 'internal/engine-deps.ts'))].filter((f) => !entry.has(f)))
+const split = lazySplit(dirname(fileURLToPath(import.meta.url)), 'internal/engine-deps.ts')
 
 describe('the lazy run engine', () => {
   it('is not reached from the public entry by a static import', () => {
-    expect([...entry].map(name)).not.toContain('internal/engine-deps.ts')
-    expect([...entry].map(name)).not.toContain('internal/run.ts')
-    expect(engine.size).toBeGreaterThan(5)
+    expect(split.entry).not.toContain('internal/engine-deps.ts')
+    expect(split.entry).not.toContain('internal/run.ts')
+    expect(split.lazy.length).toBeGreaterThan(5)
   })
 
   it('imports from the rest of the kit only through engine-host.ts', () => {
-    const crossings = [...engine].flatMap((file) =>
-      valueImports(file)
-        .filter((target) => entry.has(target))
-        .map((target) => `${name(file)} -> ${name(target)}`),
-    )
-    expect(crossings).toEqual([])
+    expect(split.crossings).toEqual([])
   })
 })

@@ -6,54 +6,18 @@
  * shared code into one more chunk that every import of the kit loads). The loop kit's engine-split.test.ts
  * checks its engine the same way.
  */
-import { readFileSync } from 'node:fs'
-import { dirname, join, relative, resolve } from 'node:path'
+import { dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
+import { lazySplit } from '../testing/lazy-split.js'
 
-const here = dirname(fileURLToPath(import.meta.url))
-// the clause holds no quote, so that it never runs on past another statement's specifier
-const STATEMENT = /^(?:import|export)\s+([^;'"]*?)\s+from\s+'(\.{1,2}\/[^']+)'/gm
-
-/** The relative modules a file imports for their values (type-only imports left out). */
-function valueImports(file: string): string[] {
-  const source = readFileSync(file, 'utf8')
-  const found: string[] = []
-  for (const [, clause = '', specifier = ''] of source.matchAll(STATEMENT)) {
-    if (/^type\b/.test(clause)) continue
-    const names = /^\{([^}]*)\}$/s.exec(clause.trim())?.[1]
-    const typeOnly = names
-      ?.split(',')
-      .map((n) => n.trim())
-      .filter(Boolean)
-      .every((n) => n.startsWith('type '))
-    if (typeOnly) continue
-    found.push(resolve(dirname(file), specifier.replace(/\.js$/, '.ts')))
-  }
-  return found
-}
-
-function reachable(from: string): Set<string> {
-  const seen = new Set<string>()
-  const stack = [from]
-  while (stack.length > 0) {
-    const file = stack.pop()!
-    if (seen.has(file)) continue
-    seen.add(file)
-    stack.push(...valueImports(file))
-  }
-  return seen
-}
-
-const name = (file: string) => relative(here, file)
-const entry = reachable(join(here, 'index.ts'))
-const lazy = new Set([...reachable(join(here, 'internal/tool-pass.ts'))].filter((f) => !entry.has(f)))
+const split = lazySplit(dirname(fileURLToPath(import.meta.url)), 'internal/tool-pass.ts')
 
 describe('the lazily loaded pass', () => {
   it('is not reached from the public entry by a static import', () => {
-    expect([...entry].map(name)).not.toContain('internal/tool-pass.ts')
-    expect([...entry].map(name)).not.toContain('internal/settlement.ts')
-    expect([...lazy].map(name).sort()).toEqual([
+    expect(split.entry).not.toContain('internal/tool-pass.ts')
+    expect(split.entry).not.toContain('internal/settlement.ts')
+    expect(split.lazy).toEqual([
       'internal/default-message.ts',
       'internal/pass-host.ts',
       'internal/settlement.ts',
@@ -62,11 +26,6 @@ describe('the lazily loaded pass', () => {
   })
 
   it('imports from the rest of the kit only through pass-host.ts', () => {
-    const crossings = [...lazy].flatMap((file) =>
-      valueImports(file)
-        .filter((target) => entry.has(target))
-        .map((target) => `${name(file)} -> ${name(target)}`),
-    )
-    expect(crossings).toEqual([])
+    expect(split.crossings).toEqual([])
   })
 })
