@@ -26,14 +26,39 @@ function formula(lists: readonly Ranking[], k: number, window: number) {
   return rows.map(({ id, score, contributions }, i) => ({ id, score, rank: i + 1, contributions }))
 }
 
-const ranking = (sourceId: string) =>
-  fc.record({
+/** A ranking named `sourceId` of up to `maxHits` distinct ids of `universe`, with one of `weights` or none. */
+function rankingOf(
+  sourceId: string,
+  universe: fc.Arbitrary<string>,
+  maxHits: number,
+  weights: readonly number[],
+) {
+  return fc.record({
     sourceId: fc.constant(sourceId),
-    hits: fc
-      .uniqueArray(fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'), { maxLength: 8 })
-      .map((ids) => ids.map((id) => ({ id }))),
-    weight: fc.option(fc.constantFrom(0.5, 1, 2, 3), { nil: undefined }),
+    hits: fc.uniqueArray(universe, { maxLength: maxHits }).map((ids) => ids.map((id) => ({ id }))),
+    weight: fc.option(fc.constantFrom(...weights), { nil: undefined }),
   })
+}
+
+/** One to `maxLists` rankings named s0, s1, ... made by `ranking`. */
+function rankingsOf(maxLists: number, ranking: (sourceId: string) => fc.Arbitrary<Ranking>) {
+  return fc
+    .array(fc.nat(), { minLength: 1, maxLength: maxLists })
+    .chain((seeds) => fc.tuple(...seeds.map((_, i) => ranking(`s${i}`))))
+}
+
+/** The fused results without each contribution's hit (the reference model has none). */
+function withoutHits(fused: ReturnType<typeof reciprocalRankFusion>) {
+  return fused.map(({ id, score, rank, contributions }) => ({
+    id,
+    score,
+    rank,
+    contributions: contributions.map(({ hit: _hit, ...rest }) => rest),
+  }))
+}
+
+const ranking = (sourceId: string) =>
+  rankingOf(sourceId, fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'), 8, [0.5, 1, 2, 3])
 
 describe('reciprocalRankFusion', () => {
   it('scores 1 / (k + rank) with k = 60 and ranks from 1', () => {
@@ -65,14 +90,7 @@ describe('reciprocalRankFusion', () => {
         (lists, k, rankWindow, limit) => {
           const actual = reciprocalRankFusion(lists, { k, rankWindow, limit })
           const expected = formula(lists, k, rankWindow ?? Number.POSITIVE_INFINITY).slice(0, limit)
-          expect(
-            actual.map(({ id, score, rank, contributions }) => ({
-              id,
-              score,
-              rank,
-              contributions: contributions.map(({ hit: _hit, ...rest }) => rest),
-            })),
-          ).toEqual(expected)
+          expect(withoutHits(actual)).toEqual(expected)
         },
       ),
       { numRuns: 500 },
@@ -90,31 +108,16 @@ describe('reciprocalRankFusion', () => {
       'Z',
       'a',
     )
-    const longRanking = (sourceId: string) =>
-      fc.record({
-        sourceId: fc.constant(sourceId),
-        hits: fc.uniqueArray(universe, { maxLength: 45 }).map((ids) => ids.map((id) => ({ id }))),
-        weight: fc.option(fc.constantFrom(1, 2), { nil: undefined }),
-      })
     fc.assert(
       fc.property(
-        fc
-          .array(fc.nat(), { minLength: 1, maxLength: 12 })
-          .chain((seeds) => fc.tuple(...seeds.map((_, i) => longRanking(`s${i}`)))),
+        rankingsOf(12, (sourceId) => rankingOf(sourceId, universe, 45, [1, 2])),
         fc.constantFrom(0, 1, 60),
         fc.option(fc.integer({ min: 1, max: 50 }), { nil: undefined }),
         fc.option(fc.integer({ min: 0, max: 60 }), { nil: undefined }),
         (lists, k, rankWindow, limit) => {
           const actual = reciprocalRankFusion(lists, { k, rankWindow, limit })
           const expected = formula(lists, k, rankWindow ?? Number.POSITIVE_INFINITY).slice(0, limit)
-          expect(
-            actual.map(({ id, score, rank, contributions }) => ({
-              id,
-              score,
-              rank,
-              contributions: contributions.map(({ hit: _hit, ...rest }) => rest),
-            })),
-          ).toEqual(expected)
+          expect(withoutHits(actual)).toEqual(expected)
           for (const fused of actual) {
             for (const c of fused.contributions) {
               expect(c.hit).toBe(lists.find((l) => l.sourceId === c.sourceId)!.hits[c.rank - 1])
@@ -131,30 +134,15 @@ describe('reciprocalRankFusion', () => {
     // top 20 mantissa bits, which the radix sort keys on: the order within those runs (short ones and
     // ones longer than 16) comes from the full comparison alone.
     const universe = fc.constantFrom(...Array.from({ length: 30 }, (_, i) => `id-${i}`))
-    const longRanking = (sourceId: string) =>
-      fc.record({
-        sourceId: fc.constant(sourceId),
-        hits: fc.uniqueArray(universe, { maxLength: 30 }).map((ids) => ids.map((id) => ({ id }))),
-        weight: fc.option(fc.constantFrom(1, 1.5), { nil: undefined }),
-      })
     fc.assert(
       fc.property(
-        fc
-          .array(fc.nat(), { minLength: 1, maxLength: 6 })
-          .chain((seeds) => fc.tuple(...seeds.map((_, i) => longRanking(`s${i}`)))),
+        rankingsOf(6, (sourceId) => rankingOf(sourceId, universe, 30, [1, 1.5])),
         fc.constantFrom(1e9, 1e12, 123_456_789.5),
         fc.option(fc.integer({ min: 0, max: 40 }), { nil: undefined }),
         (lists, k, limit) => {
           const actual = reciprocalRankFusion(lists, { k, limit })
           const expected = formula(lists, k, Number.POSITIVE_INFINITY).slice(0, limit)
-          expect(
-            actual.map(({ id, score, rank, contributions }) => ({
-              id,
-              score,
-              rank,
-              contributions: contributions.map(({ hit: _hit, ...rest }) => rest),
-            })),
-          ).toEqual(expected)
+          expect(withoutHits(actual)).toEqual(expected)
         },
       ),
       { numRuns: 300 },
