@@ -1,4 +1,5 @@
 import { DOT_I8X16_WASM } from './dot-i8x16-wasm.js'
+import { lazyWasmModule } from './wasm-module.js'
 
 /**
  * The int8 copy of VectorSearch's unit vectors for `precision: 'int8'`: each vector is scaled by its own
@@ -12,23 +13,9 @@ import { DOT_I8X16_WASM } from './dot-i8x16-wasm.js'
 const PAGE_BYTES = 65_536
 const MAX_PAGES = 65_536
 
-let compiled: WebAssembly.Module | null | undefined
-
 type Kernel = (data: number, count: number, dims: number, query: number, out: number) => void
 
-function kernelModule(): WebAssembly.Module | null {
-  if (compiled !== undefined) return compiled
-  compiled = null
-  try {
-    if (typeof WebAssembly === 'object') {
-      const bytes = Uint8Array.from(Buffer.from(DOT_I8X16_WASM, 'base64'))
-      if (WebAssembly.validate(bytes)) compiled = new WebAssembly.Module(bytes)
-    }
-  } catch {
-    compiled = null
-  }
-  return compiled
-}
+const kernelModule = lazyWasmModule(DOT_I8X16_WASM)
 
 /** Quantizes `dims` values of `source` from `offset` into `target` at `at`; returns the scale. */
 function quantize(source: Float32Array, offset: number, dims: number, target: Int8Array, at: number): number {

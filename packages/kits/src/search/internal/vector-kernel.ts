@@ -1,4 +1,5 @@
 import { DOT_F64X2_WASM } from './dot-f64x2-wasm.js'
+import { lazyWasmModule } from './wasm-module.js'
 
 /**
  * VectorSearch's storage and its WebAssembly SIMD scoring kernel (dot-f64x2.wat). Vectors of a
@@ -31,23 +32,10 @@ interface Kernel {
   readonly spare: number
 }
 
-let compiled: WebAssembly.Module | null | undefined
 const kernels = new WeakMap<ArrayBufferLike, Kernel>()
 
 /** The compiled kernel, or null when this runtime has no WebAssembly SIMD. */
-function kernelModule(): WebAssembly.Module | null {
-  if (compiled !== undefined) return compiled
-  compiled = null
-  try {
-    if (typeof WebAssembly === 'object') {
-      const bytes = Uint8Array.from(Buffer.from(DOT_F64X2_WASM, 'base64'))
-      if (WebAssembly.validate(bytes)) compiled = new WebAssembly.Module(bytes)
-    }
-  } catch {
-    compiled = null
-  }
-  return compiled
-}
+const kernelModule = lazyWasmModule(DOT_F64X2_WASM)
 
 /**
  * Room for `floats` float32 values (`floats / dimensions` vectors), zeroed: in a kernel's memory when the

@@ -1,4 +1,5 @@
 import { kernelMemory } from './vector-kernel.js'
+import { lazyWasmModule } from './wasm-module.js'
 import { WORD_HASH_WASM } from './word-hash-wasm.js'
 
 /**
@@ -40,23 +41,10 @@ interface Site {
   readonly state: number
 }
 
-let compiled: WebAssembly.Module | null | undefined
 const sites = new WeakMap<ArrayBufferLike, Site | null>()
 let scratch: (Site & { readonly bytes: Uint8Array }) | null | undefined
 
-function module(): WebAssembly.Module | null {
-  if (compiled !== undefined) return compiled
-  compiled = null
-  try {
-    if (typeof WebAssembly === 'object') {
-      const bytes = Uint8Array.from(Buffer.from(WORD_HASH_WASM, 'base64'))
-      if (WebAssembly.validate(bytes)) compiled = new WebAssembly.Module(bytes)
-    }
-  } catch {
-    compiled = null
-  }
-  return compiled
-}
+const module = lazyWasmModule(WORD_HASH_WASM)
 
 function instantiate(memory: WebAssembly.Memory, state: number): Site | null {
   const compiledModule = module()
