@@ -15,10 +15,17 @@ let loadingBodyTools: Promise<BodyTools> | undefined
  * that need it before it arrived wait for it (only the first ones of a process can).
  */
 function loadBodyTools(): Promise<BodyTools> {
-  loadingBodyTools ??= import('./engine.js').then((tools) => {
-    bodyTools = tools
-    return tools
-  })
+  loadingBodyTools ??= import('./engine.js').then(
+    (tools) => {
+      bodyTools = tools
+      return tools
+    },
+    (error: unknown) => {
+      // a failed import is tried again by the next response that needs it
+      loadingBodyTools = undefined
+      throw error
+    },
+  )
   return loadingBodyTools
 }
 
