@@ -1,16 +1,21 @@
 /**
  * The search kit, imported by the first call that needs it instead of with every knowledge subpath:
  * building the publication's HybridSearch (the first search, passage lookup or change after a load, or
- * `load()`) and turning a failed embedding call into an EmbeddingError. Imported at the top, it cost each
- * cold import of `kits/knowledge` and of the store subpaths that import it (`/sqlite`, `/testing`) the
- * search kit's compile, minisearch and the stemmer included (docs/design/cold-import.md). A process that
- * lists or publishes unchanged documents never loads it. Every check of a definition or a request still
- * runs where it did (search-settings.ts for the search settings).
+ * `load()`), turning a failed embedding call into an EmbeddingError, and the first search of a
+ * `PostgresKnowledgeIndex` (`looksExact`, the hits' details, `englishAnalyzer` when the options gave no
+ * analyzer). Imported at the top, it cost each cold import of `kits/knowledge` and of the store subpaths
+ * that import it (`/sqlite`, `/testing`, `/postgres`) the search kit's compile, minisearch and the stemmer
+ * included (docs/design/cold-import.md). A process that lists or publishes unchanged documents never
+ * loads it. Every check of a definition or a request still runs where it did (search-settings.ts for the
+ * search settings).
  */
 import type * as SearchKit from '@agent-core/kits/search'
 
 /** What the knowledge kit uses of `@agent-core/kits/search` at run time. */
-export type SearchKitModule = Pick<typeof SearchKit, 'HybridSearch' | 'EmbeddingError'>
+export type SearchKitModule = Pick<
+  typeof SearchKit,
+  'HybridSearch' | 'EmbeddingError' | 'englishAnalyzer' | 'looksExact'
+>
 
 let loaded: SearchKitModule | undefined
 let loading: Promise<SearchKitModule> | undefined

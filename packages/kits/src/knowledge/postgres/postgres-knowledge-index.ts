@@ -7,17 +7,15 @@ import {
   refuseField,
 } from '@agent-core/core'
 import type { KnowledgeFilter, KnowledgePassage } from '@agent-core/kits/knowledge'
-import {
-  type Embedder,
-  englishAnalyzer,
-  type HybridContribution,
-  type HybridFusionOptions,
-  HybridSearch,
-  type HybridSearchHit,
-  looksExact,
-  type TextAnalyzer,
+import type {
+  Embedder,
+  HybridContribution,
+  HybridFusionOptions,
+  HybridSearchHit,
+  TextAnalyzer,
 } from '@agent-core/kits/search'
 import { embedTextOf } from '../internal/passages.js'
+import { loadedSearchKit, loadSearchKit, type SearchKitModule } from '../internal/search-kit.js'
 import { embedTexts } from '../internal/vectors.js'
 import { type CheckedKnowledgeFilter, checkKnowledgeFilter } from '../knowledge-filter.js'
 import { type PostgresKnowledgeStore, realArrayLiteral, runTransaction } from './postgres-knowledge-store.js'
@@ -50,7 +48,10 @@ export interface PostgresKnowledgeIndexOptions {
     | undefined
   /** How the rankings fuse: the same options and defaults as `HybridSearch`. */
   readonly fusion?: HybridFusionOptions | undefined
-  /** The analyzer of terms, matches and snippets of the hits (the ranking is PostgreSQL's). Default `englishAnalyzer`. */
+  /**
+   * The analyzer of terms, matches and snippets of the hits (the ranking is PostgreSQL's). Default
+   * `englishAnalyzer` (the index's `analyzer` stays `undefined` then).
+   */
   readonly analyzer?: TextAnalyzer | undefined
 }
 
@@ -248,7 +249,21 @@ export class PostgresKnowledgeIndex {
   readonly store: PostgresKnowledgeStore
   readonly publicationId: string
   readonly embedder: Embedder | undefined
-  readonly analyzer: TextAnalyzer
+  /**
+   * The analyzer of the hits' terms, matches and snippets that the options gave; `undefined` means the
+   * default `englishAnalyzer` (as `KnowledgeSearchOptions.analyzer`). The search kit, which holds
+   * `englishAnalyzer`, is imported by the first search, not with this subpath (docs/design/cold-import.md).
+   * @example
+   * ```ts no-run
+   * import { PostgresKnowledgeIndex, PostgresKnowledgeStore } from '@agent-core/kits/knowledge/postgres'
+   * import { englishAnalyzer } from '@agent-core/kits/search'
+   * declare const store: PostgresKnowledgeStore
+   * const index = new PostgresKnowledgeIndex({ store, publicationId: 'docs' })
+   * const analyzer = index.analyzer ?? englishAnalyzer
+   * console.log(analyzer.name) // "agent-core/english"
+   * ```
+   */
+  readonly analyzer: TextAnalyzer | undefined
   readonly #boost: { title: number; headingPath: number; text: number }
   readonly #fusion: Resolved
 
@@ -285,7 +300,7 @@ export class PostgresKnowledgeIndex {
     this.store = store
     this.publicationId = publicationId
     this.embedder = embedder
-    this.analyzer = analyzer ?? englishAnalyzer
+    this.analyzer = analyzer
   }
 
   /**
@@ -406,6 +421,8 @@ export class PostgresKnowledgeIndex {
       request.filter === undefined ? undefined : checkKnowledgeFilter(request.filter, 'request.filter')
     if (limit === 0) return []
     const schema = await this.store.checkSchema()
+    // The search kit (looksExact, and HybridSearch for the hits' details), imported by the first search.
+    const kit = loadedSearchKit() ?? (await loadSearchKit())
     const embedder = this.embedder
     const useVectors = mode !== 'text' && embedder !== undefined && query.trim() !== ''
     const useText = mode !== 'vector'
@@ -416,7 +433,7 @@ export class PostgresKnowledgeIndex {
     }
     const { k, candidates } = this.#fusion
     const window = Math.max(candidates, limit)
-    const lookup = this.#fusion.lookups === 'text-first' && looksExact(query)
+    const lookup = this.#fusion.lookups === 'text-first' && kit.looksExact(query)
     const textWeight = this.#fusion.textWeight * (lookup ? k + window + 1 : 1)
     const vectorWeight = this.#fusion.vectorWeight
     const support = lookup ? 0 : this.#fusion.documentSupport
@@ -511,10 +528,11 @@ export class PostgresKnowledgeIndex {
       },
       (error) => error,
     )
-    return await this.#hits(rows, query, { textWeight, vectorWeight, k }, snippetChars)
+    return await this.#hits(kit, rows, query, { textWeight, vectorWeight, k }, snippetChars)
   }
 
   async #hits(
+    kit: SearchKitModule,
     rows: readonly HitRow[],
     query: string,
     weights: { textWeight: number; vectorWeight: number; k: number },
@@ -540,11 +558,11 @@ export class PostgresKnowledgeIndex {
     // Terms, matches and snippets as the in-memory index computes them, over the returned passages only.
     const details = new Map<string, HybridSearchHit<KnowledgePassage>>()
     if (documents.some((_, i) => rows[i]!.text_rank !== null)) {
-      const local = new HybridSearch<KnowledgePassage>({
+      const local = new kit.HybridSearch<KnowledgePassage>({
         indexRevision: 'agent-core/knowledge-postgres-hits',
         fields: ['title', 'headingPath', 'text'],
         boost: { title: this.#boost.title, headingPath: this.#boost.headingPath, text: this.#boost.text },
-        analyzer: this.analyzer,
+        analyzer: this.analyzer ?? kit.englishAnalyzer,
         embedText: embedTextOf,
         snippetField: 'text',
       })

@@ -4,6 +4,7 @@
  * atomic batches under concurrent searches and conflicting writers. pgvector: `pgvector.test.ts`.
  */
 import { ConflictError, InvalidStateError } from '@agent-core/core'
+import { defineTextAnalyzer, englishAnalyzer, standardAnalyzer } from '@agent-core/kits/search'
 import type pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 // the repository's embedded PostgreSQL test harness (test-only, not a public subpath)
@@ -11,8 +12,12 @@ import {
   type EmbeddedPostgresServer,
   startEmbeddedPostgres,
 } from '../../durable/postgres/testing/embedded.js'
-import { Knowledge } from '../index.js'
-import { describeKnowledgeSearchConformance, describeKnowledgeStoreConformance } from '../testing/index.js'
+import { createMemoryKnowledgeStore, Knowledge } from '../index.js'
+import {
+  conformanceMaterials,
+  describeKnowledgeSearchConformance,
+  describeKnowledgeStoreConformance,
+} from '../testing/index.js'
 import { KnowledgeSchemaVersionError, PostgresKnowledgeIndex, PostgresKnowledgeStore } from './index.js'
 
 let server: EmbeddedPostgresServer | undefined
@@ -71,6 +76,87 @@ describeKnowledgeSearchConformance({
       close: () => pool.end(),
     }
   },
+})
+
+describe('PostgreSQL knowledge: the analyzer of the hits', () => {
+  async function published() {
+    const pool = running().createPool({ max: 2 })
+    const store = new PostgresKnowledgeStore(pool, { tablePrefix: freshPrefix() })
+    await store.createSchema()
+    await Knowledge.defineKnowledgePublication({ id: 'docs', store }).publish({
+      materials: conformanceMaterials,
+    })
+    return { pool, store }
+  }
+  const queries = ['snapshots', 'restore()', 'manager two weeks', 'bananas']
+
+  it('is undefined without options.analyzer, and the hits have englishAnalyzer terms and snippets', async () => {
+    const { pool, store } = await published()
+    try {
+      const index = new PostgresKnowledgeIndex({ store, publicationId: 'docs' })
+      expect(index.analyzer).toBeUndefined()
+      const memory = Knowledge.defineKnowledgePublication({
+        id: 'docs',
+        store: createMemoryKnowledgeStore(),
+        search: { analyzer: englishAnalyzer },
+      })
+      await memory.publish({ materials: conformanceMaterials })
+      for (const query of queries) {
+        const expected = await memory.search({ query, limit: 10, mode: 'text' })
+        const actual = await index.search({ query, limit: 10, mode: 'text' })
+        expect(actual.length, query).toBeGreaterThan(0)
+        expect(actual.map((hit) => [hit.id, hit.terms, hit.match, hit.snippet])).toEqual(
+          expected.map((hit) => [hit.id, hit.terms, hit.match, hit.snippet]),
+        )
+      }
+      // English stems ("snapshots" is the term "snapshot"), which standardAnalyzer does not.
+      const [hit] = await index.search({ query: 'snapshots', limit: 1, mode: 'text' })
+      expect(hit?.terms).toEqual(englishAnalyzer.analyze('snapshots'))
+      expect(hit?.terms).not.toEqual(standardAnalyzer.analyze('snapshots'))
+      expect(index.analyzer).toBeUndefined()
+    } finally {
+      await pool.end()
+    }
+  })
+
+  it('is the analyzer options.analyzer gave, and the hits terms, matches and snippets are its own', async () => {
+    const { pool, store } = await published()
+    try {
+      let calls = 0
+      const upper = defineTextAnalyzer({
+        name: 'test/upper',
+        version: 1,
+        tokenize: (text) => {
+          calls++
+          return standardAnalyzer.tokenize(text)
+        },
+        terms: (token) => standardAnalyzer.terms(token).map((term) => term.toUpperCase()),
+      })
+      const index = new PostgresKnowledgeIndex({ store, publicationId: 'docs', analyzer: upper })
+      expect(index.analyzer).toBe(upper)
+      const [hit] = await index.search({ query: 'manager', limit: 1, mode: 'text' })
+      expect(calls).toBeGreaterThan(0)
+      expect(hit?.id).toBe('guides/leave.md@1#1')
+      expect(hit?.terms).toEqual(['MANAGER'])
+      expect(hit?.snippet?.highlights.length).toBe(1)
+      const memory = Knowledge.defineKnowledgePublication({
+        id: 'docs',
+        store: createMemoryKnowledgeStore(),
+        search: { analyzer: upper },
+      })
+      await memory.publish({ materials: conformanceMaterials })
+      for (const query of ['manager', 'bananas', 'restore()']) {
+        const expected = await memory.search({ query, limit: 10, mode: 'text' })
+        const actual = await index.search({ query, limit: 10, mode: 'text' })
+        expect(actual.map((hit) => [hit.id, hit.terms, hit.match, hit.snippet])).toEqual(
+          expected.map((hit) => [hit.id, hit.terms, hit.match, hit.snippet]),
+        )
+      }
+      expect(index.analyzer).toBe(upper)
+    } finally {
+      await pool.end()
+    }
+  })
 })
 
 describe('PostgreSQL knowledge: schema', () => {
