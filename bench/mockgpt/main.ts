@@ -183,13 +183,20 @@ await new Promise<void>((resolve) => bare.close(() => resolve()))
 
 const rps = (seconds: number) => SMALL_REQUESTS / seconds
 const tps = (seconds: number) => (STREAM_REQUESTS * tokensPerStream) / seconds
-const row = (label: string, mockValue: number, bareValue: number, unit: string, target: number) => {
+// `target` undefined: a row shown for information, with no verdict.
+const row = (label: string, mockValue: number, bareValue: number, unit: string, target?: number) => {
   const ratio = mockValue / bareValue
-  const percent = `${(target * 100).toFixed(0)}%`
+  const percent = `${((target ?? 0) * 100).toFixed(0)}%`
+  const verdict =
+    target === undefined
+      ? '(for information: no target)'
+      : ratio >= target
+        ? `(meets >= ${percent})`
+        : `(BELOW the ${percent} target)`
   console.log(
-    `${label.padEnd(34)} MockGPT ${mockValue.toFixed(0).padStart(9)} ${unit}   bare node:http ${bareValue.toFixed(0).padStart(9)} ${unit}   ratio ${(ratio * 100).toFixed(1)}% ${ratio >= target ? `(meets >= ${percent})` : `(BELOW the ${percent} target)`}`,
+    `${label.padEnd(34)} MockGPT ${mockValue.toFixed(0).padStart(9)} ${unit}   bare node:http ${bareValue.toFixed(0).padStart(9)} ${unit}   ratio ${(ratio * 100).toFixed(1)}% ${verdict}`,
   )
-  return ratio >= target
+  return target === undefined || ratio >= target
 }
 console.log(
   `loopback, concurrency ${CONCURRENCY}, keep-alive, ${ROUNDS} alternating rounds (${SMALL_REQUESTS} completions, ${STREAM_REQUESTS} streams per server); ${small.body.length} B per completion, ${tokensPerStream} tokens (${stream.body.length} B) per stream`,
@@ -199,6 +206,6 @@ const met = [
   row('streamed tokens', tps(total.mockStream), tps(total.bareStream), 'tok/s', 0.7),
 ]
 // Every body distinct: what a test suite sends (MockGPT's caches of repeated bodies never answer). Shown
-// beside the targets, which the issue sets on the repeated body above.
-row('  the same, every body distinct', rps(total.mockDistinct), rps(total.bareDistinct), 'req/s', 0.75)
+// for information beside the targets, which the issue sets on the repeated body above.
+row('  the same, every body distinct', rps(total.mockDistinct), rps(total.bareDistinct), 'req/s')
 if (met.includes(false)) process.exitCode = 1
