@@ -51,6 +51,13 @@ const echo = defineModelTool({
 })
 
 describe('sandbox kit: garbage input (property)', () => {
+  it('refuses a limit named after an Object.prototype member as an unknown limit (seed 13826630)', () => {
+    for (const key of ['toString', 'constructor', 'hasOwnProperty', '__proto__']) {
+      const limits = JSON.parse(`{"${key}": 1}`)
+      expect(() => defineCodeTool({ tools: [echo], limits })).toThrow(`limits.${key} is not a sandbox limit`)
+    }
+  })
+
   it('definitions and checks reject garbage only with AgentCoreError', async () => {
     await fc.assert(
       fc.asyncProperty(garbage, garbage, async (a, b) => {

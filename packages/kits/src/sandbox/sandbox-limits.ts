@@ -112,7 +112,8 @@ export function resolveLimits(limits: unknown, field = 'limits'): ResolvedSandbo
   }
   const out: Record<string, unknown> = { ...DEFAULT_SANDBOX_LIMITS }
   for (const key of Object.keys(limits)) {
-    const bounds = BOUNDS[key as keyof SandboxLimits]
+    // own keys only: `toString` or `constructor` would find Object.prototype's members
+    const bounds = Object.hasOwn(BOUNDS, key) ? BOUNDS[key as keyof SandboxLimits] : undefined
     if (bounds === undefined) {
       refuseField(
         'definition',
