@@ -45,14 +45,15 @@ function valueImports(file: string): string[] {
     .map((specifier) => resolveRelative(file, specifier))
 }
 
-function reachable(from: string): Set<string> {
+/** Every file reachable from `from`, where `next(file)` lists the files it imports. */
+function reachable(from: string, next: (file: string) => string[] = valueImports): Set<string> {
   const seen = new Set<string>()
   const stack = [from]
   while (stack.length > 0) {
     const file = stack.pop()!
     if (seen.has(file)) continue
     seen.add(file)
-    stack.push(...valueImports(file))
+    stack.push(...next(file))
   }
   return seen
 }
@@ -98,19 +99,15 @@ export interface StaticGraph {
  * are followed; a dynamic `import()` is not.
  */
 export function staticGraph(entry: string): StaticGraph {
-  const seen = new Set<string>()
   const packages = new Set<string>()
-  const stack = [join(KITS_SRC, entry)]
-  while (stack.length > 0) {
-    const file = stack.pop()!
-    if (seen.has(file)) continue
-    seen.add(file)
-    for (const specifier of valueSpecifiers(file)) {
+  const seen = reachable(join(KITS_SRC, entry), (file) =>
+    valueSpecifiers(file).flatMap((specifier) => {
       const subpath = KITS_SUBPATH.exec(specifier)?.[1]
-      if (isRelative(specifier)) stack.push(resolveRelative(file, specifier))
-      else if (subpath !== undefined) stack.push(join(KITS_SRC, subpath, 'index.ts'))
-      else packages.add(specifier)
-    }
-  }
+      if (isRelative(specifier)) return [resolveRelative(file, specifier)]
+      if (subpath !== undefined) return [join(KITS_SRC, subpath, 'index.ts')]
+      packages.add(specifier)
+      return []
+    }),
+  )
   return { modules: [...seen].map((file) => relative(KITS_SRC, file)).sort(), packages: [...packages].sort() }
 }
